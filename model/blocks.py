@@ -1,0 +1,55 @@
+"""The pieces every Transformer layer shares: the feed-forward network and the position plumbing."""
+import torch
+import torch.nn as nn
+
+from .positional import (LearnedPositionalEmbedding, PositionalEncoding, RotaryEmbedding,
+                         SCHEMES, alibi_bias)
+
+
+class FeedForward(nn.Module):
+    """FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2, applied to each position on its own."""
+
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.linear2(self.dropout(torch.relu(self.linear1(x))))
+
+
+class Position(nn.Module):
+    """One positional scheme, and the two places it can act: on the embeddings, or inside attention."""
+
+    def __init__(self, scheme, d_model, num_heads, max_seq_len):
+        super().__init__()
+        if scheme not in SCHEMES:
+            raise ValueError(f"unknown positional scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
+        self.scheme, self.num_heads = scheme, num_heads
+        self.table = (PositionalEncoding(d_model, max_seq_len) if scheme == "sinusoidal" else
+                      LearnedPositionalEmbedding(d_model, max_seq_len) if scheme == "learned" else None)
+        self.rope = RotaryEmbedding(d_model // num_heads, max_seq_len) if scheme == "rope" else None
+
+    def add_to_embeddings(self, x, use_position=True):
+        return self.table(x) if (self.table is not None and use_position) else x
+
+    def attention_extras(self, seq_q, seq_k, device, use_position=True):
+        """Keyword arguments for MultiHeadAttention: RoPE's rotation or ALiBi's bias, if any."""
+        if not use_position:
+            return {}
+        if self.rope is not None:
+            return {"rope": self.rope}
+        if self.scheme == "alibi":
+            return {"bias": alibi_bias(self.num_heads, seq_q, seq_k, device)}
+        return {}
+
+
+def causal_mask(seq_len, device=None):
+    """(1, 1, T, T) lower triangle: position i may look at positions 0..i, never ahead."""
+    return torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool, device=device)).view(1, 1, seq_len, seq_len)
+
+
+def padding_mask(ids, pad_id):
+    """(B, 1, 1, T): keys that are padding are hidden from every query."""
+    return (ids != pad_id).unsqueeze(1).unsqueeze(2)

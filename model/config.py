@@ -1,0 +1,49 @@
+"""Model sizes and inference settings, as plain dataclasses (saved next to the weights as JSON)."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass
+class ModelConfig:
+    arch: str = "gpt"               # "transformer" (encoder-decoder) or "gpt" (decoder only)
+    vocab_size: int = 1000
+    d_model: int = 128
+    num_heads: int = 4              # h
+    num_layers: int = 3             # N: per stack (the translator has N encoder and N decoder layers)
+    d_ff: int = 512                 # the feed-forward's hidden width
+    max_seq_len: int = 64
+    positional: str = "learned"     # see positional.SCHEMES
+    dropout: float = 0.1
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass(frozen=True)
+class AttentionSettings:
+    """What a user may change at inference without retraining.
+
+    temperature: divides the scores inside softmax; temperature_layer: None = every layer, else
+    only that layer (0-based) in each stack; use_position: False drops the positional information
+    (embedding added, RoPE rotation or ALiBi bias) to show that attention alone ignores word order.
+    """
+    temperature: float = 1.0
+    temperature_layer: int | None = None
+    use_position: bool = True
+
+    def __post_init__(self):
+        t = self.temperature
+        if not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+            raise ValueError(f"attention temperature must be a finite number > 0, got {t!r}")
+
+    def temperature_at(self, layer: int) -> float:
+        if self.temperature_layer is None or self.temperature_layer == layer:
+            return float(self.temperature)
+        return 1.0

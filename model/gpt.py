@@ -1,0 +1,112 @@
+"""A decoder-only GPT: masked self-attention blocks and a next-token head, nothing else.
+
+Each block: x = x + MaskedSelfAttention(LayerNorm(x));  x = x + FFN(LayerNorm(x)).
+The LayerNorm comes *before* each sub-layer (GPT-2's choice, which trains more stably than the
+original "Add & Norm" after it); the attention is the tutorial's MultiHeadAttention with a causal
+mask, so token i can only read tokens 0..i.
+"""
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .attention import MultiHeadAttention
+from .blocks import FeedForward, Position, causal_mask
+from .config import AttentionSettings, ModelConfig
+
+DEFAULT = AttentionSettings()
+
+
+class Block(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, mask, temperature=1.0, extras=None, record=None):
+        attn_rec = {} if record is not None else None
+        n = self.norm1(x)
+        a, weights = self.attn(n, n, n, mask, temperature, record=attn_rec, **(extras or {}))
+        h = x + self.dropout(a)
+        f = self.ffn(self.norm2(h))
+        out = h + self.dropout(f)
+        if record is not None:
+            record.update(x=x, normed=n, self_attn=attn_rec, after_attn=h, ffn=f, out=out)
+        return out, weights
+
+
+class GPT(nn.Module):
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        c = self.config = config
+        self.embedding = nn.Embedding(c.vocab_size, c.d_model)
+        self.position = Position(c.positional, c.d_model, c.num_heads, c.max_seq_len)
+        self.blocks = nn.ModuleList(Block(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers))
+        self.norm = nn.LayerNorm(c.d_model)
+        self.dropout = nn.Dropout(c.dropout)
+        self.lm_head = nn.Linear(c.d_model, c.vocab_size, bias=False)
+        self.lm_head.weight = self.embedding.weight  # weight tying, as GPT-2 does
+
+    def forward(self, ids, settings=DEFAULT, record=None):
+        """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)})."""
+        T = ids.size(1)
+        if T > self.config.max_seq_len:
+            raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
+        mask = causal_mask(T, ids.device)
+        x = self.embedding(ids) * math.sqrt(self.config.d_model)
+        x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
+        if record is not None:
+            record["decoder_input"] = x
+        extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
+        all_weights = []
+        for i, block in enumerate(self.blocks):
+            rec = {} if record is not None else None
+            x, w = block(x, mask, settings.temperature_at(i), extras, rec)
+            all_weights.append(w)
+            if record is not None:
+                record.setdefault("decoder", []).append(rec)
+        return self.lm_head(self.norm(x)), {"decoder": torch.stack(all_weights)}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The *sampling* temperature, top-k and top-p: they reshape the next-token distribution,
+    unlike the attention temperature, which reshapes where each token looks."""
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+
+    def __post_init__(self):
+        if not math.isfinite(self.temperature) or self.temperature < 0:
+            raise ValueError(f"sampling temperature must be a finite number >= 0, got {self.temperature!r}")
+        if self.top_k is not None and self.top_k < 1:
+            raise ValueError(f"top-k must be at least 1, got {self.top_k}")
+        if self.top_p is not None and not (0 < self.top_p <= 1):
+            raise ValueError(f"top-p must be in (0, 1], got {self.top_p}")
+
+
+def sampling_distribution(logits, sampling: Sampling):
+    """logits (vocab,) -> (probabilities after temperature, top-k and top-p; kept mask).
+
+    Temperature 0 means greedy: all the probability on the most likely token."""
+    if sampling.temperature == 0:
+        probs = torch.zeros_like(logits)
+        probs[logits.argmax()] = 1.0
+        return probs, probs > 0
+    probs = F.softmax(logits / sampling.temperature, dim=-1)
+    keep = torch.ones_like(probs, dtype=torch.bool)
+    order = probs.argsort(descending=True)
+    if sampling.top_k is not None:
+        keep[order[sampling.top_k:]] = False
+    if sampling.top_p is not None:
+        # keep the smallest set of most likely tokens whose mass reaches top_p (at least one)
+        cumulative = probs[order].cumsum(0)
+        outside = (cumulative - probs[order]) >= sampling.top_p
+        keep[order[outside]] = False
+    kept = torch.where(keep, probs, torch.zeros_like(probs))
+    return kept / kept.sum(), keep

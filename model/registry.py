@@ -1,0 +1,115 @@
+"""The shipped models: their sizes, where their files live, and how to load them.
+
+Weights are safetensors with a JSON config beside them; the tokenizer is a SentencePiece .model.
+Nothing is ever loaded with pickle.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from . import device as devices
+from .config import ModelConfig
+from .errors import InputError, ModelFileError
+from .gpt import GPT
+from .runner import GPTRunner, TranslatorRunner
+from .tokenizer import PAD, Tokenizer
+from .transformer import Transformer
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+
+# Small enough to train on two CPU cores in minutes, large enough for heads to specialise.
+PRESETS: dict[str, ModelConfig] = {
+    "translator": ModelConfig(arch="transformer", d_model=128, num_heads=4, num_layers=2, d_ff=512,
+                              max_seq_len=96, positional="sinusoidal"),
+    "gpt": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
+                       max_seq_len=128, positional="learned"),
+    "gpt-rope": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
+                            max_seq_len=128, positional="rope"),
+    "gpt-alibi": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
+                             max_seq_len=128, positional="alibi"),
+}
+NAMES = tuple(PRESETS)
+
+
+def weights_dir() -> Path:
+    return Path(os.environ.get("ATTN_WEIGHTS_DIR", WEIGHTS_DIR))
+
+
+def paths(name: str, directory: Path | None = None) -> tuple[Path, Path]:
+    d = Path(directory) if directory else weights_dir()
+    return d / f"{name}.safetensors", d / f"{name}.json"
+
+
+def build(config: ModelConfig) -> torch.nn.Module:
+    return Transformer(config, pad_id=PAD) if config.arch == "transformer" else GPT(config)
+
+
+def check_name(name: str) -> str:
+    if name not in PRESETS:
+        raise InputError("model", f"unknown model {name!r}; choose one of: {', '.join(NAMES)}")
+    return name
+
+
+def read_config(name: str, directory: Path | None = None) -> tuple[ModelConfig, dict]:
+    """The config saved with the weights (and its training notes), or the preset when none is saved."""
+    _, cfg_path = paths(name, directory)
+    if not cfg_path.exists():
+        return PRESETS[name], {}
+    try:
+        meta = json.loads(cfg_path.read_text(encoding="utf-8"))
+        return ModelConfig.from_dict(meta["config"]), meta
+    except (ValueError, KeyError, TypeError) as e:
+        raise ModelFileError(cfg_path, f"python -m model train {name}", f"unreadable ({e})") from None
+
+
+def load(name: str, device: str | None = None, random_weights: bool = False, directory=None):
+    """Load a shipped model by name ("translator", "gpt", "gpt-rope", "gpt-alibi").
+
+    random_weights=True builds the same architecture with seed-0 random weights when no trained
+    file exists (and says so in every trace's notices) instead of raising ModelFileError.
+    """
+    check_name(name)
+    tokenizer = Tokenizer.load(Path(directory) / "tokenizer.model" if directory else None)
+    config, _ = read_config(name, directory)
+    config.vocab_size = tokenizer.vocab_size
+    dev, dev_notice = devices.pick(device)
+    torch.manual_seed(0)
+    module = build(config)
+    notices = [dev_notice] if dev_notice else []
+    weights_path, _ = paths(name, directory)
+    trained = weights_path.exists()
+    if trained:
+        try:
+            state = load_file(str(weights_path))
+            # tied weights are saved once; the module expects both names
+            missing, unexpected = module.load_state_dict(state, strict=False)
+            if unexpected or [k for k in missing if k != "lm_head.weight"]:
+                raise ValueError(f"tensors do not match the model: missing {missing[:3]}, unexpected {unexpected[:3]}")
+        except Exception as e:  # safetensors raises its own error types for truncated files
+            raise ModelFileError(weights_path, f"python -m model train {name}", f"unreadable ({e})") from None
+    elif not random_weights:
+        raise ModelFileError(weights_path, f"python -m model train {name}")
+    else:
+        notices.append(f"{name} has no trained weights yet: random weights (seed 0), so its attention means nothing")
+    module = module.to(dev).eval()
+    runner = TranslatorRunner if config.arch == "transformer" else GPTRunner
+    return runner(name, module, tokenizer, dev, trained=trained, notices=notices)
+
+
+def save(name: str, module: torch.nn.Module, meta: dict, directory: Path | None = None) -> None:
+    """Write weights and config atomically (temp file, then rename): a failed run changes nothing."""
+    weights_path, cfg_path = paths(name, directory)
+    weights_path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()
+             if k != "lm_head.weight"}  # tied to the embedding
+    tmp_w, tmp_c = weights_path.with_suffix(".tmp"), cfg_path.with_suffix(".tmp")
+    save_file(state, str(tmp_w), metadata={"model": name})
+    tmp_c.write_text(json.dumps({"config": module.config.to_dict(), **meta}, indent=2, ensure_ascii=False),
+                     encoding="utf-8")
+    os.replace(tmp_w, weights_path)
+    os.replace(tmp_c, cfg_path)

@@ -1,0 +1,64 @@
+"""One colour scale for every attention chart, so a weight has the same colour everywhere."""
+from __future__ import annotations
+
+import base64
+import io
+from functools import lru_cache
+
+import numpy as np
+
+# ColorBrewer Blues: 0 is near-white (nothing attended), 1 dark blue. Masked cells are a neutral
+# grey that is not on this scale, so "masked" never reads as "weight 0".
+COLORSCALE = [
+    [0.0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"],
+    [0.5, "#6baed6"], [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1.0, "#08306b"],
+]
+MASKED = "#b4b4b4"
+MASKED_HATCH = "#8c8c8c"
+BACKGROUND = "#ffffff"
+HIGHLIGHT = "#e6550d"
+
+# Categorical colours for heads (d3 category20 order: 10 strong then 10 light).
+HEAD_COLORS = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+    "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+]
+
+
+def hex_to_rgb(color: str) -> tuple[int, int, int]:
+    c = color.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+@lru_cache(maxsize=8)
+def lut(levels: int = 240) -> np.ndarray:
+    """(levels, 3) uint8: COLORSCALE sampled at ``levels`` evenly spaced points of 0..1."""
+    stops = np.array([s for s, _ in COLORSCALE])
+    rgb = np.array([hex_to_rgb(c) for _, c in COLORSCALE], dtype=np.float64)
+    t = np.linspace(0.0, 1.0, levels)
+    out = np.stack([np.interp(t, stops, rgb[:, i]) for i in range(3)], axis=-1)
+    out = np.round(out).astype(np.uint8)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=1)
+def hatch_png_uri(size: int = 240, period: int = 12) -> str:
+    """A small PNG of grey diagonal stripes, as a data URI, drawn behind heatmaps so masked
+    (transparent, NaN) cells show as hatched."""
+    from PIL import Image
+
+    yy, xx = np.mgrid[0:size, 0:size]
+    stripe = ((xx + yy) % period) < period // 3
+    img = np.empty((size, size, 3), dtype=np.uint8)
+    img[...] = hex_to_rgb(MASKED)
+    img[stripe] = hex_to_rgb(MASKED_HATCH)
+    buf = io.BytesIO()
+    Image.fromarray(img).convert("P", palette=Image.Palette.ADAPTIVE, colors=2).save(
+        buf, format="PNG", optimize=True)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def png_data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
