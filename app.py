@@ -1,4 +1,27 @@
-"""Transformer Attention Explorer (placeholder until the app lands)."""
+"""Transformer Attention Explorer: `streamlit run app.py`.
+
+The entry: the shared sidebar (model, sentence, language, device), then the chosen page.
+"""
 import streamlit as st
 
-st.title("Transformer Attention Explorer")
+from ui.context import sidebar
+from ui.i18n import t
+
+st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
+
+ctx = sidebar()
+
+# (file, url path, translation key, icon); the first is the home page
+PAGES = [
+    ("pages/home.py", "home", "page_home", "🏠"),
+    ("pages/attention.py", "attention", "page_attention", "🔍"),
+    ("pages/temperature.py", "temperature", "page_temperature", "🌡️"),
+    ("pages/positional.py", "positional", "page_positional", "📍"),
+    ("pages/generation.py", "generation", "page_generation", "✍️"),
+    ("pages/steps.py", "steps", "page_steps", "🧮"),
+    ("pages/architecture.py", "architecture", "page_architecture", "🏛️"),
+]
+nav = st.navigation([st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
+                     for i, (f, path, key, icon) in enumerate(PAGES)],
+                    position="hidden" if ctx.presentation else "sidebar")
+nav.run()

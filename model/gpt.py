@@ -51,6 +51,16 @@ class GPT(nn.Module):
         self.dropout = nn.Dropout(c.dropout)
         self.lm_head = nn.Linear(c.d_model, c.vocab_size, bias=False)
         self.lm_head.weight = self.embedding.weight  # weight tying, as GPT-2 does
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module):
+        # GPT-2's small normal init: with tied weights, PyTorch's default N(0, 1) embedding would
+        # start the logits with a spread of sqrt(d_model) and the loss far above ln(vocab)
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
 
     def forward(self, ids, settings=DEFAULT, record=None):
         """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)})."""
@@ -58,7 +68,7 @@ class GPT(nn.Module):
         if T > self.config.max_seq_len:
             raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
         mask = causal_mask(T, ids.device)
-        x = self.embedding(ids) * math.sqrt(self.config.d_model)
+        x = self.embedding(ids)
         x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
         if record is not None:
             record["decoder_input"] = x

@@ -74,6 +74,8 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     file exists (and says so in every trace's notices) instead of raising ModelFileError.
     """
     check_name(name)
+    # development only: lets the app run before `python -m model train` has produced weights
+    random_weights = random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1"
     tokenizer = Tokenizer.load(Path(directory) / "tokenizer.model" if directory else None)
     config, _ = read_config(name, directory)
     config.vocab_size = tokenizer.vocab_size
@@ -107,7 +109,7 @@ def save(name: str, module: torch.nn.Module, meta: dict, directory: Path | None 
     weights_path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()
              if k != "lm_head.weight"}  # tied to the embedding
-    tmp_w, tmp_c = weights_path.with_suffix(".tmp"), cfg_path.with_suffix(".tmp")
+    tmp_w, tmp_c = (p.with_name(p.name + ".tmp") for p in (weights_path, cfg_path))
     save_file(state, str(tmp_w), metadata={"model": name})
     tmp_c.write_text(json.dumps({"config": module.config.to_dict(), **meta}, indent=2, ensure_ascii=False),
                      encoding="utf-8")

@@ -1,0 +1,154 @@
+"""Command line: python -m model {trace, info, translate, generate, train, evaluate}.
+
+Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+from .errors import InputError, ModelFileError
+
+
+def _float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
+    return value
+
+
+def cmd_trace(a):
+    from .registry import load
+    m = load(a.model, device=a.device)
+    kwargs = dict(temperature=a.temperature, temperature_layer=a.layer, use_position=not a.no_position)
+    tr = m.trace(a.text, **kwargs)
+    if a.json:
+        out = tr.to_json()
+        for att in out["attention"].values():  # six decimals: rows still sum to 1 within 1e-5
+            att["weights"] = np.round(np.asarray(att["weights"], dtype=np.float64), 6).tolist()
+        print(json.dumps(out, ensure_ascii=False))
+        return
+    print(f"model: {tr.model}\ninput: {tr.input_text}")
+    if tr.output_text:
+        print(f"output: {tr.output_text}")
+    for note in tr.notices:
+        print(f"note: {note}")
+    for kind in tr.kinds():
+        att = tr.attention[kind]
+        L, H = att.num_layers, att.num_heads
+        print(f"\n{kind}: {L} layers x {H} heads, {len(att.query_tokens)} queries x {len(att.key_tokens)} keys")
+        w = att.weights[-1].mean(0)  # last layer, mean of heads
+        for q, row in zip(att.query_tokens, w):
+            j = int(row.argmax())
+            print(f"  {q!r:>14} looks most at {att.key_tokens[j]!r} ({row[j]:.2f}) in the last layer")
+
+
+def cmd_info(a):
+    from . import device
+    from .registry import NAMES, paths, read_config
+    dev, note = device.pick(a.device)
+    print(f"device: {dev.type}" + (f" ({note})" if note else ""))
+    for name in NAMES:
+        config, meta = read_config(name)
+        w, _ = paths(name)
+        size = f"{w.stat().st_size / 1e6:.1f} MB" if w.exists() else "not trained"
+        stacks = "encoder + decoder" if config.arch == "transformer" else "decoder"
+        print(f"{name:10} {stacks:17} layers={config.num_layers} heads={config.num_heads} "
+              f"d_model={config.d_model} positional={config.positional} weights={size}")
+
+
+def cmd_translate(a):
+    from .registry import load
+    m = load("translator", device=a.device)
+    print(m.translate([a.text], direction=a.direction)[0])
+
+
+def cmd_generate(a):
+    from .registry import load
+    m = load(a.model, device=a.device)
+    if m.kind != "gpt":
+        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi")
+    g = m.generate(a.prompt, a.max_new_tokens, a.temperature, a.top_k, a.top_p, a.seed)
+    for note in g.notices:
+        print(f"note: {note}", file=sys.stderr)
+    print(g.text)
+
+
+def cmd_train(a):
+    if a.name == "tokenizer":
+        from .tokenizer import train_default
+        print(f"saved {train_default(seed=a.seed)}")
+        return
+    import torch
+    from .train import train
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    train(a.name, steps=a.steps, seed=a.seed)
+
+
+def cmd_evaluate(a):
+    from .evaluate import evaluate
+    result = evaluate(a.name, n=a.n)
+    print(json.dumps(result, ensure_ascii=False) if a.json else
+          "\n".join(f"{k}: {v}" for k, v in result.items()))
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="python -m model", description=__doc__.splitlines()[0])
+    p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("trace", help="every layer's and head's attention for a text")
+    t.add_argument("--model", default="translator")
+    t.add_argument("--text", required=True)
+    t.add_argument("--temperature", type=_float, default=1.0, help="attention temperature (> 0)")
+    t.add_argument("--layer", type=int, default=None, help="apply the temperature in this layer only (0-based)")
+    t.add_argument("--no-position", action="store_true", help="drop the positional encoding")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(fn=cmd_trace)
+    sub.add_parser("info", help="the models, their sizes and the device").set_defaults(fn=cmd_info)
+    tr = sub.add_parser("translate", help="English <-> Chinese")
+    tr.add_argument("text")
+    tr.add_argument("--direction", choices=["en-zh", "zh-en"])
+    tr.set_defaults(fn=cmd_translate)
+    g = sub.add_parser("generate", help="sample text from a GPT")
+    g.add_argument("--model", default="gpt")
+    g.add_argument("--prompt", default="")
+    g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
+    g.add_argument("--top-k", type=int)
+    g.add_argument("--top-p", type=_float)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--max-new-tokens", type=int, default=30)
+    g.set_defaults(fn=cmd_generate)
+    r = sub.add_parser("train", help="train a shipped model (or the tokenizer) and save it")
+    r.add_argument("name", help="tokenizer, translator, gpt, gpt-rope or gpt-alibi")
+    r.add_argument("--steps", type=int)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--threads", type=int)
+    r.set_defaults(fn=cmd_train)
+    e = sub.add_parser("evaluate", help="quality on held-out sentences")
+    e.add_argument("name")
+    e.add_argument("--n", type=int, default=1000)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(fn=cmd_evaluate)
+    return p
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    try:
+        a.fn(a)
+    except (InputError, ModelFileError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Training the shipped models on the project's own corpus: `python -m model train NAME`.
+
+Reproducible from a seed (same seed, same machine, same weights); each run fits in minutes on
+two CPU cores. Data: the synchronous grammar of corpus.py, never its held-out sentences.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from . import corpus, registry
+from .config import ModelConfig
+from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
+
+# steps x batch chosen so each run stays well under 20 minutes on two cores (see README figures)
+RECIPES = {
+    "translator": dict(steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000),
+    "gpt": dict(steps=5000, batch_size=64, lr=1e-3, warmup=300, pairs=120000),
+}
+
+
+def _pad(rows, width=None):
+    width = width or max(len(r) for r in rows)
+    out = torch.full((len(rows), width), PAD, dtype=torch.long)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = torch.tensor(r)
+    return out
+
+
+def _schedule(step, warmup, total):
+    """Linear warm-up, then cosine decay to a tenth: post-LN Transformers need the warm-up."""
+    if step < warmup:
+        return (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def translator_examples(tok: Tokenizer, n_pairs: int, seed: int):
+    """Both directions from each pair: (source ids, target ids starting with the direction token)."""
+    examples = []
+    for p in corpus.train_pairs(n_pairs, seed):
+        en, zh = tok.encode(p.en), tok.encode(p.zh)
+        examples.append((en, [TO_ZH] + zh + [EOS]))
+        examples.append((zh, [TO_EN] + en + [EOS]))
+    return examples
+
+
+def gpt_examples(tok: Tokenizer, n_items: int, seed: int):
+    return [[BOS] + tok.encode(text) + [EOS] for _, text in corpus.gpt_items(n_items, seed)]
+
+
+def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfig | None = None,
+          directory=None, save: bool = True, progress: bool = True, log=print) -> dict:
+    """Train one shipped model and save it. Returns its training notes (loss, time, steps)."""
+    registry.check_name(name)
+    recipe = RECIPES["translator" if name == "translator" else "gpt"]
+    steps = steps or recipe["steps"]
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    tok = Tokenizer.load()
+    config = config or ModelConfig.from_dict(registry.PRESETS[name].to_dict())
+    config.vocab_size = tok.vocab_size
+    model = registry.build(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=recipe["lr"], betas=(0.9, 0.98), weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, recipe["warmup"], steps))
+    n = min(recipe["pairs"], max(2000, steps * recipe["batch_size"] // 4))
+    if config.arch == "transformer":
+        data = translator_examples(tok, n, seed)
+    else:
+        data = gpt_examples(tok, n, seed)
+    model.train()
+    started, loss_avg = time.time(), None
+    bar = tqdm(range(steps), desc=f"train {name}", disable=not progress, mininterval=2)
+    for step in bar:
+        batch = rng.sample(data, recipe["batch_size"])
+        if config.arch == "transformer":
+            src = _pad([b[0] for b in batch])
+            tgt = _pad([b[1] for b in batch])
+            logits, _ = model(src, tgt[:, :-1])
+            target = tgt[:, 1:]
+        else:
+            ids = _pad(batch)
+            logits, _ = model(ids[:, :-1])
+            target = ids[:, 1:]
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        loss_avg = loss.item() if loss_avg is None else 0.98 * loss_avg + 0.02 * loss.item()
+        if step % 50 == 0:
+            bar.set_postfix(loss=f"{loss_avg:.3f}")
+    model.eval()
+    notes = {"trained": {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"],
+                         "examples": len(data), "final_loss": round(loss_avg, 4),
+                         "seconds": round(time.time() - started, 1),
+                         "torch_threads": torch.get_num_threads()}}
+    if save:
+        registry.save(name, model, notes, directory)
+        log(f"saved {registry.paths(name, directory)[0]} ({notes['trained']['seconds']} s, loss {loss_avg:.3f})")
+    return {"model": model, **notes}

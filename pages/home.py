@@ -1,0 +1,44 @@
+"""Home: the sentence's tokens, one heatmap, the tutorial's table, and the way into the rest."""
+import streamlit as st
+
+from ui import state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header
+from ui.widgets import show_heatmap, show_table, token_picker
+from viz.analysis import mean_of_heads
+
+ctx = current()
+page_header("app_title", "home_intro")
+st.markdown(t("home_meaning"))
+
+tr = ctx.trace()
+if tr is not None:
+    kind = "encoder" if "encoder" in tr.attention else "decoder"
+    att = tr.attention[kind]
+    if tr.output_text:
+        st.markdown(t("home_translation", text=tr.output_text.replace("`", "'")))
+    state.url_param("q", min(1, len(att.query_tokens) - 1), int, key="home_q")
+    q = token_picker(att.query_tokens, "home_q")
+    state.set_url(q=q)
+    layer = att.num_layers - 1
+    w = mean_of_heads(att.weights)[layer]
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
+        show_heatmap(w, att.query_tokens, att.key_tokens, mask=att.mask, key="home_heatmap")
+    with right:
+        show_table(att.key_tokens, w[q], att.query_tokens[q],
+                   None if att.mask is None else att.mask[q], key="home_table")
+
+st.subheader(t("home_next"))
+cols = st.columns(3)
+for i, (page, key) in enumerate([("pages/attention.py", "home_link_attention"),
+                                 ("pages/temperature.py", "home_link_temperature"),
+                                 ("pages/positional.py", "home_link_positional"),
+                                 ("pages/generation.py", "home_link_generation"),
+                                 ("pages/steps.py", "home_link_steps"),
+                                 ("pages/architecture.py", "home_link_architecture")]):
+    with cols[i % 3]:
+        st.page_link(page, label=t(key))
+copy_link()

@@ -1,0 +1,30 @@
+"""Loading models once per process and traces once per input, shared by every session.
+
+Models: st.cache_resource (loaded and put in eval mode once, never mutated after).
+Traces: st.cache_data keyed by strings and numbers, bounded by max_entries so a class typing
+hundreds of sentences cannot grow the server without limit.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+import model
+from model.runner import clean_text  # noqa: F401  (re-exported for pages)
+
+TRACE_CACHE_ENTRIES = 200
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def runner(name: str, device: str = "auto"):
+    return model.load(name, device=device)
+
+
+@st.cache_data(show_spinner=False, max_entries=TRACE_CACHE_ENTRIES)
+def trace(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer: int | None = None,
+          use_position: bool = True, direction: str | None = None):
+    m = runner(name, device)
+    if m.kind == "translator":
+        return m.trace(text, direction=direction, temperature=temperature,
+                       temperature_layer=temperature_layer, use_position=use_position)
+    return m.trace(text, temperature=temperature, temperature_layer=temperature_layer,
+                   use_position=use_position)

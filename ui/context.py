@@ -1,0 +1,98 @@
+"""The shared sidebar (model, sentence, language, device) and the Context every page reads.
+
+app.py calls sidebar() on every run before the page runs; pages call current() and get the
+same settings, so no page re-declares them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+import model
+from model import device as devices
+from model.errors import InputError, ModelFileError
+
+from . import cache, state
+from .i18n import LANGS, lang_from_locale, t
+from .safe import md
+
+DEFAULT_TEXT = "The cat sat on the mat"
+MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
+TEXT_KEY = "text"
+
+
+@dataclass(frozen=True)
+class Context:
+    lang: str
+    model: str
+    text: str
+    device: str          # what the user asked for: "auto" or "cpu"
+    presentation: bool
+
+    def runner(self):
+        """The cached model, or None after showing a clear message (missing / corrupt file)."""
+        try:
+            return cache.runner(self.model, self.device)
+        except ModelFileError as e:
+            st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
+        except InputError as e:
+            st.error(md(str(e)), icon="🚫")
+        return None
+
+    def trace(self, text: str | None = None, **settings):
+        """The Trace of text (default: the sidebar's sentence), or None after showing why not."""
+        text = self.text if text is None else text
+        if not text.strip():
+            st.info(t("empty_text_hint"), icon="✏️")
+            return None
+        if self.runner() is None:
+            return None
+        try:
+            tr = cache.trace(self.model, self.device, text, **settings)
+        except InputError as e:
+            st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+            return None
+        for note in tr.notices:
+            st.caption("ⓘ " + md(note))
+        return tr
+
+
+def _model_label(name: str) -> str:
+    return t(f"model_{name.replace('-', '_')}")
+
+
+def sidebar() -> Context:
+    if "lang" not in st.session_state and not st.query_params.get("lang"):
+        st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
+    state.url_param("lang", st.session_state.get("lang", "en"), state.choice(LANGS), key="lang")
+    state.url_param("model", "translator", state.choice(model.NAMES), key="model")
+    state.url_param("text", DEFAULT_TEXT, state.text, key=TEXT_KEY)
+    state.url_param("device", "auto", state.choice(("auto", "cpu")), key="device")
+    state.url_param("present", False, state.flag, key="present")
+
+    with st.sidebar:
+        st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
+        st.selectbox(t("model"), model.NAMES, format_func=_model_label, key="model",
+                     help=t("model_help"))
+        st.text_area(t("sentence"), key=TEXT_KEY, height=90, help=t("sentence_help"))
+        dev, note = devices.pick(st.session_state["device"])
+        st.toggle(t("force_cpu"), value=st.session_state["device"] == "cpu", key="_force_cpu",
+                  on_change=lambda: st.session_state.update(
+                      device="cpu" if st.session_state["_force_cpu"] else "auto"))
+        st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {md(note)}" if note else ""))
+        st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
+
+    text = st.session_state[TEXT_KEY]
+    state.set_url(lang=st.session_state["lang"], model=st.session_state["model"],
+                  text=text if len(text) <= MAX_URL_TEXT else None,
+                  device=None if st.session_state["device"] == "auto" else "cpu",
+                  present=st.session_state["present"] or None)
+    ctx = Context(st.session_state["lang"], st.session_state["model"], text,
+                  st.session_state["device"], st.session_state["present"])
+    st.session_state["_ctx"] = ctx
+    return ctx
+
+
+def current() -> Context:
+    return st.session_state["_ctx"]

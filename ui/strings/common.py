@@ -1,0 +1,78 @@
+"""Strings shared by every page: the sidebar, navigation, errors and notices."""
+STRINGS = {
+    "app_title": {"en": "Transformer Attention Explorer", "zh": "Transformer 注意力探索器"},
+    "language": {"en": "Language", "zh": "界面语言"},
+    "model": {"en": "Model", "zh": "模型"},
+    "model_help": {"en": "Small models trained by this project on its own English–Chinese corpus.",
+                   "zh": "本项目在自建的中英语料上训练的小模型。"},
+    "model_translator": {"en": "Translator (encoder–decoder)", "zh": "翻译模型（编码器–解码器）"},
+    "model_gpt": {"en": "GPT (learned positions)", "zh": "GPT（可学习位置编码）"},
+    "model_gpt_rope": {"en": "GPT with RoPE", "zh": "GPT（旋转位置编码 RoPE）"},
+    "model_gpt_alibi": {"en": "GPT with ALiBi", "zh": "GPT（ALiBi 线性偏置）"},
+    "sentence": {"en": "Sentence", "zh": "句子"},
+    "sentence_help": {"en": "English or Chinese. Press Ctrl+Enter to apply.",
+                      "zh": "英文或中文均可。按 Ctrl+Enter 生效。"},
+    "force_cpu": {"en": "Force CPU", "zh": "强制使用 CPU"},
+    "device_in_use": {"en": "Running on: {device}", "zh": "运行设备：{device}"},
+    "presentation_mode": {"en": "Presentation mode", "zh": "演示模式"},
+    "presentation_help": {"en": "Hides the sidebar and enlarges text and charts for a projector.",
+                          "zh": "隐藏侧边栏，放大文字和图表，适合投影。"},
+    "bad_url_value": {"en": "The link's value {value} for “{name}” is not valid; using the default instead.",
+                      "zh": "链接中“{name}”的值 {value} 无效，已改用默认值。"},
+    "empty_text_hint": {"en": "Type a sentence in the sidebar, e.g. “The cat sat on the mat” or “狗咬人”.",
+                        "zh": "请在侧边栏输入一个句子，例如 “The cat sat on the mat” 或 “狗咬人”。"},
+    "input_error": {"en": "Cannot run the model on this input: {message}",
+                    "zh": "无法对该输入运行模型：{message}"},
+    "model_file_error": {"en": "The model file {path} is missing or damaged. Rebuild it with `{command}`.",
+                         "zh": "模型文件 {path} 缺失或已损坏。请运行 `{command}` 重新生成。"},
+}
+STRINGS.update({
+    "copy_link": {"en": "Copy link to this view", "zh": "复制本视图链接"},
+    "copy_link_help": {"en": "Anyone who opens this link sees the same view. Click the copy icon.",
+                       "zh": "打开此链接的人会看到同样的视图。点击右侧复制图标。"},
+})
+STRINGS.update({
+    "page_home": {"en": "Home", "zh": "首页"},
+    "page_attention": {"en": "Attention explorer", "zh": "注意力探索"},
+    "page_temperature": {"en": "Temperature", "zh": "温度"},
+    "page_positional": {"en": "Positional encoding", "zh": "位置编码"},
+    "page_generation": {"en": "GPT generation", "zh": "GPT 生成"},
+    "page_steps": {"en": "Step by step", "zh": "逐步计算"},
+    "page_architecture": {"en": "Architectures", "zh": "架构对比"},
+})
+STRINGS.update({
+    "axis_key": {"en": "Key (looked at)", "zh": "键 Key（被关注）"},
+    "axis_query": {"en": "Query (looking)", "zh": "查询 Query（发出关注）"},
+    "weight": {"en": "Weight", "zh": "权重"},
+    "masked": {"en": "masked (cannot look here)", "zh": "已遮蔽（不能看这里）"},
+    "query_token": {"en": "Query token", "zh": "查询词"},
+    "table_caption": {"en": "When the model processes **{token}**, its attention weights are:",
+                      "zh": "当模型处理 **{token}** 时，注意力权重如下："},
+    "col_position": {"en": "Position", "zh": "位置"},
+    "col_token": {"en": "Token", "zh": "词 Token"},
+    "col_weight": {"en": "Attention weight", "zh": "注意力权重"},
+    "col_masked": {"en": "Masked", "zh": "被遮蔽"},
+    "download_csv": {"en": "Table as CSV", "zh": "下载表格 CSV"},
+})
+STRINGS.update({
+    "home_intro": {"en": "Type a sentence in the sidebar and see, for every token, which other tokens it reads from — in small Transformers trained by this project.",
+                   "zh": "在侧边栏输入一句话，看看每个词从哪些词那里读取信息——模型是本项目自己训练的小型 Transformer。"},
+    "home_meaning": {"en": "- An **attention weight** says how much of each token's value a position mixes into its own: *where this token reads from*.\n"
+                           "- Each row sums to 1: attention is a distribution over the tokens the row may see.\n"
+                           "- It shows where information flows, not *why* the model decided: a high weight is not an explanation.",
+                     "zh": "- **注意力权重**表示某个位置从每个词的值（Value）中取用多少：*这个词从哪里读取信息*。\n"
+                           "- 每一行之和为 1：注意力是该行能看到的词上的一个分布。\n"
+                           "- 它展示信息从哪里流过来，而不是模型*为什么*这样决定：权重高不等于解释。"},
+    "home_translation": {"en": "Translation: `{text}`", "zh": "译文：`{text}`"},
+    "home_heatmap_title": {"en": "{kind}, layer {layer}, mean of heads", "zh": "{kind}，第 {layer} 层，各头平均"},
+    "kind_encoder": {"en": "Encoder self-attention", "zh": "编码器自注意力"},
+    "kind_decoder": {"en": "Decoder masked self-attention", "zh": "解码器掩码自注意力"},
+    "kind_cross": {"en": "Cross-attention", "zh": "交叉注意力"},
+    "home_next": {"en": "Explore further", "zh": "继续探索"},
+    "home_link_attention": {"en": "🔍 Every layer and head", "zh": "🔍 每一层、每一个头"},
+    "home_link_temperature": {"en": "🌡️ Turn the attention temperature", "zh": "🌡️ 调节注意力温度"},
+    "home_link_positional": {"en": "📍 Why 狗咬人 differs from 人咬狗", "zh": "📍 为什么“狗咬人”不同于“人咬狗”"},
+    "home_link_generation": {"en": "✍️ Watch a GPT write", "zh": "✍️ 看 GPT 逐词生成"},
+    "home_link_steps": {"en": "🧮 One head, step by step", "zh": "🧮 逐步计算一个注意力头"},
+    "home_link_architecture": {"en": "🏛️ BERT, GPT and T5 compared", "zh": "🏛️ BERT、GPT 与 T5 对比"},
+})

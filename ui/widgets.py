@@ -1,0 +1,50 @@
+"""Small pieces of layout that several pages show the same way."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from viz.heatmap import attention_heatmap
+from viz.table import to_csv, weights_table
+
+from .i18n import t
+from .safe import md
+
+PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def heatmap_labels() -> dict:
+    return {"x": t("axis_key"), "y": t("axis_query"), "weight": t("weight"), "masked": t("masked")}
+
+
+def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str = "query_token") -> int:
+    """The tokens as pills; the chosen one is the query. Returns its position."""
+    options = list(range(len(tokens)))
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = min(max(default, 0), len(tokens) - 1)
+    choice = st.pills(t(label_key), options, format_func=lambda i: f"{tokens[i]}", key=key,
+                      selection_mode="single")
+    return st.session_state[key] if choice is None else choice
+
+
+def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=None, zmax=None,
+                 height=None, **plotly_kwargs):
+    fig = attention_heatmap(weights_2d, query_tokens, key_tokens, mask=mask, title=title, zmax=zmax,
+                            labels=heatmap_labels(), height=height)
+    return st.plotly_chart(fig, config=PLOTLY_CONFIG, key=key, **plotly_kwargs)
+
+
+def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None = None,
+               download: bool = True):
+    """The tutorial's table: every key token with its weight, sortable, with bars."""
+    st.markdown(t("table_caption", token=md(query_token)))
+    df = weights_table(key_tokens, np.asarray(row), mask_row=mask_row)
+    shown = df.rename(columns={"position": t("col_position"), "token": t("col_token"),
+                               "weight": t("col_weight"), "masked": t("col_masked")})
+    st.dataframe(shown, hide_index=True, key=key, width="stretch",
+                 column_config={t("col_weight"): st.column_config.ProgressColumn(
+                     t("col_weight"), format="%.4f", min_value=0.0, max_value=1.0)})
+    if download:
+        st.download_button(t("download_csv"), to_csv(df), file_name="attention_table.csv",
+                           mime="text/csv", key=None if key is None else f"{key}_csv", icon="⬇️")
+    return df
