@@ -44,7 +44,7 @@ def lut(levels: int = 240) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def hatch_png_uri(size: int = 240, period: int = 12) -> str:
+def hatch_png_uri(size: int = 400, period: int = 10) -> str:
     """A small PNG of grey diagonal stripes, as a data URI, drawn behind heatmaps so masked
     (transparent, NaN) cells show as hatched."""
     from PIL import Image

@@ -1,0 +1,248 @@
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from viz.curves import bar_chart, entropy_vs_temperature
+from viz.head_view import head_view, head_view_data
+from viz.heatmap import attention_heatmap, heatmap_weights
+from viz.model_view import model_view, model_view_png, pool
+from viz.table import to_csv, weights_table
+
+EVIL = "<img src=x onerror=alert(1)>"
+TOKENS = ["The", "cat", "<b>x</b>", "<script>", EVIL, "猫", "😺", "שלום", "the"]
+
+
+def attention(shape, causal=True, seed=0, sharpness=1):
+    rng = np.random.default_rng(seed)
+    w = rng.random(shape, dtype=np.float32) ** sharpness
+    mask = np.tril(np.ones(shape[-2:], bool)) if causal else np.ones(shape[-2:], bool)
+    w = w * mask
+    return (w / w.sum(-1, keepdims=True)).astype(np.float32), mask
+
+
+def figure_strings(fig):
+    """Every string in the figure as the browser receives it (plotly's JSON writes < as \\u003c,
+    so searching the raw JSON text for "<img" would prove nothing)."""
+    out = []
+
+    def walk(node):
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(json.loads(fig.to_json()))
+    return out
+
+
+def decode_z(fig):
+    return heatmap_weights(fig)
+
+
+# ---- heatmap
+
+def test_heatmap_z_equals_weights_and_masked_cells_are_nan():
+    n = len(TOKENS)
+    w, mask = attention((n, n))
+    fig = attention_heatmap(w, TOKENS, TOKENS, mask=mask, labels={"masked": "已遮蔽"})
+    z = decode_z(fig)
+    assert z.dtype == np.float32
+    np.testing.assert_array_equal(z[mask], w[mask])        # exact float32 values
+    assert np.isnan(z[~mask]).all()
+    # a causal mask: masked cells carry no value at all, so the hover shows the fallback
+    assert [len(row) for row in fig.data[0].z] == list(range(1, n + 1))
+    heat = fig.data[0]
+    assert (heat.zmin, heat.zmax) == (0.0, 1.0)
+    assert heat.hovertemplatefallback == "已遮蔽"
+    assert fig.layout.yaxis.autorange == "reversed"       # query 0 at the top
+    # duplicate labels stay two rows: coordinates are unique, tick text is the token
+    assert len(set(heat.y)) == n
+    assert fig.layout.xaxis.ticktext[0] == "The" and fig.layout.xaxis.ticktext[-1] == "the"
+
+
+def test_heatmap_with_a_mask_that_is_not_a_suffix_uses_nan():
+    w, _ = attention((4, 4), causal=False)
+    mask = np.ones((4, 4), bool)
+    mask[:, 0] = False                                      # left padding
+    w[:, 0] = 0
+    fig = attention_heatmap(w, list("abcd"), list("abcd"), mask=mask)
+    z = decode_z(fig)
+    assert np.isnan(z[:, 0]).all()
+    np.testing.assert_array_equal(z[:, 1:], w[:, 1:])
+
+
+def test_heatmap_without_mask_and_zmax():
+    w, _ = attention((3, 4), causal=False)
+    fig = attention_heatmap(w, ["a", "b", "c"], ["w", "x", "y", "z"], zmax=0.5)
+    np.testing.assert_array_equal(decode_z(fig), w)
+    assert fig.data[0].zmax == 0.5
+    with pytest.raises(ValueError):
+        attention_heatmap(w, ["a", "b"], ["w", "x", "y", "z"])
+
+
+def test_heatmap_labels_are_escaped():
+    n = len(TOKENS)
+    w, mask = attention((n, n))
+    fig = attention_heatmap(w, TOKENS, TOKENS, mask=mask, title="<i>t</i>",
+                            labels={"x": "<u>k</u>", "y": "q", "weight": "w", "masked": "<m>"})
+    strings = figure_strings(fig)
+    joined = "\n".join(strings).replace("<extra></extra>", "")  # our own hover markup
+    assert "<" not in joined and ">" not in joined         # no other markup reaches plotly.js
+    assert "&lt;img src=x onerror=alert(1)&gt;" in strings  # the tick label, escaped
+    assert "&lt;img src=x onerror=alert(1)&gt; (4)" in strings  # the hover category
+    assert "&lt;script&gt;" in strings and "&lt;b&gt;x&lt;/b&gt;" in strings
+    assert "&lt;i&gt;t&lt;/i&gt;" in strings and "&lt;u&gt;k&lt;/u&gt;" in strings
+    assert "&lt;m&gt;" in strings                            # the masked hover fallback
+    assert "猫" in strings and "😺" in strings and "שלום" in strings
+
+
+@pytest.mark.parametrize("n", [16, 128, 512])
+@pytest.mark.parametrize("causal", [True, False])
+def test_heatmap_sizes(n, causal):
+    w, mask = attention((n, n), causal=causal)
+    tokens = [f"tok{i}" for i in range(n)]
+    fig = attention_heatmap(w, tokens, tokens, mask=mask)
+    text = fig.to_json()
+    assert 300 <= fig.layout.height <= 900
+    assert len(fig.layout.xaxis.tickvals) <= 80
+    if n == 512:
+        # unmasked: float32 as base64 (~1.4 MB); causal: the 131k allowed values as text (~1.7 MB)
+        assert len(text) < 2_000_000, len(text)
+        assert ('"bdata"' in text) == (not causal)
+
+
+# ---- model view
+
+def test_model_view_tiles_customdata_and_png():
+    n_layers, n_heads, t = 2, 3, 10
+    w, mask = attention((n_layers, n_heads, t, t))
+    fig = model_view(w, mask=mask, selected=(1, 2), labels={"layer": "层", "head": "头"})
+    assert fig.data[0].type == "image"
+    assert fig.data[0].source.startswith("data:image/png;base64,")
+    markers = fig.data[1]
+    assert len(markers.x) == n_layers * n_heads
+    assert [list(c) for c in markers.customdata] == [[l, h] for l in range(n_layers)
+                                                     for h in range(n_heads)]
+    assert markers.text[5] == "层 2 · 头 3"
+    assert list(fig.layout.xaxis.ticktext) == ["头 1", "头 2", "头 3"]
+    assert list(fig.layout.yaxis.ticktext) == ["层 1", "层 2"]
+    assert len(fig.layout.shapes) == 1                    # the highlight
+
+    png = model_view_png(w, mask=mask)
+    img = Image.open(io.BytesIO(png))
+    # 10 tokens are upscaled x4 to 40 px tiles, gaps of 2 px
+    assert img.size == (3 * 40 + 4 * 2, 2 * 40 + 3 * 2)
+    inline = Image.open(io.BytesIO(base64.b64decode(fig.data[0].source.split(",", 1)[1])))
+    assert inline.size == img.size
+
+
+def test_model_view_colours_and_mask():
+    t = 64
+    w = np.zeros((1, 1, t, t), np.float32)
+    w[0, 0, :, 0] = 1.0
+    mask = np.tril(np.ones((t, t), bool))
+    rgb = np.asarray(Image.open(io.BytesIO(model_view_png(w, mask=mask))).convert("RGB"))
+    gap = 4
+    tile = rgb[gap:gap + t, gap:gap + t]
+    assert tuple(tile[10, 0]) == (8, 48, 107)            # weight 1: top of the colour scale
+    assert tuple(tile[10, 5]) == (247, 251, 255)         # weight 0: bottom of it
+    assert tuple(tile[0, 10]) == (180, 180, 180)         # masked: neutral grey
+
+
+def test_pool_max_keeps_a_diagonal():
+    w = np.eye(512, dtype=np.float32)[None, None]
+    pooled, allowed = pool(w, 64)
+    assert pooled.shape == (1, 1, 64, 64) and allowed.all()
+    np.testing.assert_array_equal(np.diagonal(pooled[0, 0]), 1.0)
+    mean, _ = pool(w, 64, reduce="mean")
+    np.testing.assert_allclose(np.diagonal(mean[0, 0]), 1 / 8)
+
+
+def test_model_view_scales_to_6x12x512():
+    w, mask = attention((6, 12, 512, 512), sharpness=8)
+    fig = model_view(w, mask=mask, selected=(0, 0))
+    assert len(fig.to_json()) < 1_000_000
+    img = Image.open(io.BytesIO(model_view_png(w, mask=mask)))
+    assert img.size == (12 * 64 + 13 * 4, 6 * 64 + 7 * 4)
+
+
+# ---- head view
+
+def test_head_view_selections_and_threshold():
+    heads, t = 4, 12
+    w, _ = attention((heads, t, t), sharpness=4)
+    tokens = TOKENS + ["a", "b", "c"]
+    chart = head_view(w, tokens, tokens, threshold=0.05, top_k=3)
+    spec = chart.to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["heads"]["bind"] == "legend"
+    assert params["heads"]["select"]["fields"] == ["head"]
+    # each hover selection listens only to its own column's marks (checked in a browser: without
+    # that, pointing at a left token also sets hover_key and hides every line)
+    assert params["hover_query"]["select"]["on"] == "@hv_query_marks:pointerover"
+    assert params["hover_key"]["select"]["on"] == "@hv_key_marks:pointerover"
+    assert params["hover_key"]["select"]["fields"] == ["key"]
+    assert [layer["name"] for layer in spec["layer"]] == ["hv_lines", "hv_query", "hv_key"]
+    lines = spec["datasets"][spec["layer"][0]["data"]["name"]]
+    assert lines and all(r["weight"] >= 0.05 for r in lines)
+    per_query = {}
+    for r in lines:
+        per_query[(r["head"], r["query"])] = per_query.get((r["head"], r["query"]), 0) + 1
+    assert max(per_query.values()) <= 3
+    for r in lines[:20]:
+        assert r["weight"] == pytest.approx(float(w[r["head"] - 1, r["query"], r["key"]]))
+        assert r["query_token"] == tokens[r["query"]]
+    tips = spec["layer"][0]["encoding"]["tooltip"]
+    assert all(tip["type"] in ("nominal", "quantitative") for tip in tips)
+
+
+def test_head_view_data_caps_lines_for_long_inputs():
+    w, _ = attention((12, 512, 512), sharpness=8)
+    df = head_view_data(w, [str(i) for i in range(512)], [str(i) for i in range(512)])
+    assert len(df) <= 4000
+    assert df["weight"].min() >= 0.02
+    assert all(str(t) in ("int64", "float64", "object", "str") for t in df.dtypes.astype(str))
+
+
+# ---- table
+
+def test_weights_table_values_equal_row():
+    w, mask = attention((5, 5))
+    tokens = ["The", "cat", "sat", "on", "The"]
+    df = weights_table(tokens, w[2], mask_row=mask[2],
+                       labels={"position": "位置", "token": "词元", "weight": "权重",
+                               "masked": "遮蔽"})
+    assert list(df.columns) == ["位置", "词元", "权重", "遮蔽"]
+    np.testing.assert_array_equal(df["权重"].to_numpy(), w[2].astype(np.float64))
+    assert df["词元"].tolist() == tokens
+    assert df["遮蔽"].tolist() == [False, False, False, True, True]
+    assert df["位置"].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_to_csv_has_bom_and_defuses_formulas():
+    df = weights_table(["猫", "=HYPERLINK(\"x\")", "-"], np.array([0.5, 0.25, 0.25]))
+    data = to_csv(df)
+    assert data.startswith(b"\xef\xbb\xbf")
+    text = data.decode("utf-8-sig")
+    assert "猫" in text
+    assert "'=HYPERLINK" in text
+    assert "\n2,-,0.25" in text.replace("\r\n", "\n")
+
+
+# ---- curves
+
+def test_curves():
+    temps = np.array([0.1, 1.0, 10.0])
+    fig = entropy_vs_temperature(temps, [0.1, 1.0, 2.0], n_keys=8)
+    assert fig.layout.shapes[0].y0 == pytest.approx(np.log(8))
+    fig = bar_chart(["the", "the", EVIL], [0.5, 0.3, 0.2], greyed_mask=[False, False, True])
+    assert len(fig.data[0].x) == 3
+    strings = figure_strings(fig)
+    assert EVIL not in strings and "&lt;img src=x onerror=alert(1)&gt;" in strings
