@@ -17,6 +17,7 @@ STRINGS = {
                           "zh": "交叉注意力：解码器读入的每个输出词（查询）去看编码器的源句词（键）：译文正是在这里读取原文。"},
     "att_layer": {"en": "Layer", "zh": "层"},
     "att_head": {"en": "Head", "zh": "注意力头"},
+    "att_head_short": {"en": "Head", "zh": "头"},
     "att_layer_n": {"en": "Layer {n}", "zh": "第 {n} 层"},
     "att_head_n": {"en": "Head {n}", "zh": "头 {n}"},
     "att_mean_heads": {"en": "Mean of heads", "zh": "各头平均"},
@@ -72,9 +73,9 @@ STRINGS = {
                                "shown for encoder and decoder self-attention, not for cross-attention.",
                          "zh": "Rollout 追踪信息在逐层堆叠的自注意力中的流动，因此只适用于编码器和解码器自注意力，不适用于交叉注意力。"},
     "att_roles": {"en": "Head roles", "zh": "注意力头的角色"},
-    "att_roles_help": {"en": "A score per head, on this sentence's tokens: **previous** = mean weight on the "
-                             "token just before, **current** = on the token itself, **first** = on the first "
-                             "token, **broad** = how evenly spread (normalised entropy, 1 = uniform). A head "
+    "att_roles_help": {"en": "A score per head, on this sentence's tokens: **previous token** = mean weight on "
+                             "the token just before, **current token** = on the token itself, **first token** = "
+                             "on the first token, **broad** = how evenly spread (normalised entropy, 1 = uniform). A head "
                              "gets the role of its best score if that is at least 0.5, else “mixed”.",
                        "zh": "每个头的得分（基于本句的词）：**前一个词** = 对紧邻前一个词的平均权重，**当前词** = 对自身的平均权重，"
                              "**第一个词** = 对第一个词的平均权重，**广泛** = 分布有多均匀（归一化熵，1 = 完全均匀）。"
@@ -94,11 +95,11 @@ STRINGS = {
     "att_col_head": {"en": "Head", "zh": "头"},
     "att_col_role": {"en": "Role", "zh": "角色"},
     "att_col_score": {"en": "Score", "zh": "得分"},
-    "att_export_intro": {"en": "The table's CSV button is under the table. Charts: the camera button in each "
-                               "chart's toolbar saves the image (the format is chosen here); the head view's "
-                               "toolbar saves PNG, and SVG is below.",
-                         "zh": "表格的 CSV 按钮在表格下方。图表：每张图工具栏中的相机按钮保存图片（格式在此选择）；"
-                               "头视图工具栏可保存 PNG，SVG 在下方下载。"},
+    "att_export_intro": {"en": "The table's CSV button is under the table. Heatmaps and the model view: point at "
+                               "the chart and its camera button saves the image, in the format chosen here. "
+                               "Head view: the buttons below save it as SVG or PNG.",
+                         "zh": "表格的 CSV 按钮在表格下方。热力图和模型视图：把鼠标移到图上，点击相机按钮即可保存图片，"
+                               "格式在此选择。头视图：用下方按钮保存为 SVG 或 PNG。"},
     "att_image_format": {"en": "Format of the chart camera button", "zh": "图表相机按钮保存的格式"},
     "att_image_format_help": {"en": "Heatmaps and the model view are drawn in your browser, which writes the "
                                     "PNG or SVG file itself, without any server.",
@@ -109,7 +110,7 @@ STRINGS = {
                                "zh": "输入和输出文本，以及每种注意力的词和权重（层 × 头 × 查询 × 键）。"},
     "att_download_svg": {"en": "Head view as SVG", "zh": "下载头视图 SVG"},
     "att_download_png": {"en": "Head view as PNG", "zh": "下载头视图 PNG"},
-    "att_no_svg": {"en": "Saving the head view as SVG needs the vl-convert-python package, which is not "
-                         "installed here; its toolbar still saves PNG.",
-                   "zh": "将头视图保存为 SVG 需要 vl-convert-python 包，此处未安装；其工具栏仍可保存 PNG。"},
+    "att_no_svg": {"en": "Saving the head view as SVG or PNG needs the vl-convert-python package, which is "
+                         "not installed on this server.",
+                   "zh": "将头视图保存为 SVG 或 PNG 需要 vl-convert-python 包，此服务器未安装。"},
 }

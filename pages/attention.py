@@ -1,0 +1,281 @@
+"""Attention explorer: every layer and head of one attention kind, as a heatmap, the tutorial's
+table, the model view (all heads; a click picks one), the head view (lines), rollout and head
+roles, with every view setting in the URL."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from model.tokenizer import BOS, SPECIALS
+from ui import cache, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header
+from ui.safe import md
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
+from viz.analysis import (head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words,
+                          rollout, word_groups)
+from viz.head_view import head_view
+from viz.heatmap import attention_heatmap
+from viz.model_view import model_view
+
+KINDS_TRANSLATOR = ("encoder", "decoder", "cross")
+INDUCTION_PERIOD = 10
+HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
+MODEL_VIEW_TILE = 64
+
+try:  # optional: Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)
+    import vl_convert
+except ImportError:
+    vl_convert = None
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def induction(name: str, device: str, period: int = INDUCTION_PERIOD) -> np.ndarray:
+    """(layers, heads) induction scores: the model reads <s> r r for fixed random ordinary tokens r."""
+    m = cache.runner(name, device)
+    tok = m.tokenizer
+    ordinary = [i for i in range(len(SPECIALS), tok.vocab_size) if not tok.sp.is_byte(i)]
+    r = np.random.default_rng(0).choice(ordinary, size=period, replace=False).tolist()
+    weights = m.trace_ids([BOS] + r + r).attention["decoder"].weights
+    return induction_scores(weights, period, offset=1)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def head_view_spec(layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, labels: tuple) -> dict:
+    """The head view's Vega-Lite spec: building and validating the Altair chart takes ~1 s, so a
+    rerun that keeps the layer (another head or query) reuses it."""
+    chart = head_view(layer_weights, list(q_tokens), list(k_tokens), threshold=HEAD_VIEW_THRESHOLD,
+                      top_k=HEAD_VIEW_TOP_K, labels=dict(labels))
+    rows = max(len(q_tokens), len(k_tokens))
+    if rows < HEAD_VIEW_SHORT:   # the chart's 18 px rows crowd the lines of a short sentence together
+        chart = chart.properties(height=int(rows * min(40, 600 / rows)))
+    return chart.to_dict()
+
+
+def plotly_config(image_format: str, filename: str) -> dict:
+    # plotly.js writes the PNG or SVG in the browser: works offline, no server-side renderer
+    return {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"],
+                                                      "format": image_format, "filename": filename}}
+
+
+def layer_label(i: int) -> str:
+    return t("att_layer_n", n=i + 1)
+
+
+def head_label(h) -> str:
+    return t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1)
+
+
+def clamp(key: str, value: int, lo: int, hi: int, what: str, linked: bool, shown=lambda v: v) -> int:
+    """value limited to lo..hi; says so when the out-of-range value came from the link."""
+    fixed = min(max(value, lo), hi)
+    if fixed != value and linked:
+        st.warning(t("att_clamped", what=t(f"att_what_{what}"), value=shown(value), lo=shown(lo),
+                     hi=shown(hi), shown=shown(fixed)), icon="⚠️")
+    st.session_state[key] = fixed
+    return fixed
+
+
+def pick_tile(widget_key: str) -> None:
+    """Model view click: the tile's [layer, head] becomes the selection; a fresh chart key clears
+    the plotly selection so the same tile can be clicked again later."""
+    event = st.session_state.get(widget_key)
+    points = (event or {}).get("selection", {}).get("points", [])
+    for p in points:
+        data = p.get("customdata")
+        if data is not None and len(data) == 2:
+            st.session_state["att_layer"], st.session_state["att_head"] = int(data[0]), int(data[1])
+            st.session_state["att_mv_gen"] = st.session_state.get("att_mv_gen", 0) + 1
+            return
+
+
+def toggle_words() -> None:
+    """Keep the same query when switching between tokens and words."""
+    groups, q = st.session_state.get("_att_groups"), st.session_state.get("att_q")
+    if not groups or q is None:
+        return
+    if st.session_state["att_words"]:        # tokens -> words
+        st.session_state["att_q"] = groups[min(q, len(groups) - 1)]
+    elif q in groups:                          # words -> the word's first token
+        st.session_state["att_q"] = groups.index(q)
+
+
+ctx = current()
+
+# -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
+seen = st.session_state.get(state._SEEN, {})
+linked = {n for n in ("kind", "layer", "head", "q")
+          if st.query_params.get(n) is not None
+          and (seen.get(n) != st.query_params.get(n) or f"att_{n}" not in st.session_state)}
+state.url_param("kind", None, state.choice(KINDS_TRANSLATOR), key="att_kind")
+state.url_param("layer", None, lambda raw: int(raw) - 1, key="att_layer")
+state.url_param("head", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="att_head")
+state.url_param("q", 1, int, key="att_q")
+state.url_param("words", False, state.flag, key="att_words")
+temperature = state.url_param("temp", 1.0, state.number(0.05, 20.0), key="att_temp")
+
+page_header("page_attention", "att_intro")
+
+runner = ctx.runner()
+tr = None
+if runner is not None:
+    tr = ctx.trace(**({} if temperature == 1.0 else {"temperature": temperature}))
+if tr is None:
+    copy_link()
+    st.stop()
+
+if temperature != 1.0:
+    st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))
+if tr.output_text:
+    st.markdown(t("att_translation", text=md(tr.output_text)))
+
+# -- controls --------------------------------------------------------------------------------
+kinds = tr.kinds()
+if st.session_state.get("att_kind") not in kinds:
+    asked = st.session_state.get("att_kind")
+    st.session_state["att_kind"] = kinds[0]
+    if asked is not None and "kind" in linked:
+        st.warning(t("att_kind_unavailable", kind=t(f"kind_{asked}"), shown=t(f"kind_{kinds[0]}")), icon="⚠️")
+n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
+if st.session_state.get("att_layer") is None:
+    st.session_state["att_layer"] = n_layers - 1
+clamp("att_layer", st.session_state["att_layer"], 0, n_layers - 1, "layer", "layer" in linked,
+      shown=lambda v: v + 1)
+if st.session_state.get("att_head") != "mean":
+    clamp("att_head", st.session_state["att_head"], 0, n_heads - 1, "head", "head" in linked,
+          shown=lambda v: v + 1)
+
+kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="att_kind",
+                horizontal=True, disabled=len(kinds) == 1)
+st.caption(t(f"att_explain_{kind}"))
+c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+with c_layer:
+    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer")
+with c_head:
+    head = st.selectbox(t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head")
+with c_words:
+    words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
+
+att = tr.attention[kind]
+weights, mask = att.weights, att.mask
+q_tokens, k_tokens = att.query_tokens, att.key_tokens
+st.session_state["_att_groups"] = word_groups(att.query_words).tolist() if att.query_words else None
+if words:
+    weights, mask = merge_words(weights, att.query_words, att.key_words, mask)
+    q_tokens = merge_tokens(q_tokens, att.query_words)
+    k_tokens = merge_tokens(k_tokens, att.key_words)
+
+if st.session_state.get("att_q") is None:
+    st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)
+q = clamp("att_q", st.session_state["att_q"], 0, len(q_tokens) - 1, "q", "q" in linked)
+st.session_state["_att_q_last"] = q
+
+layer_w = weights[layer]                                         # (heads, Q, K)
+w2d = mean_of_heads(weights)[layer] if head == "mean" else layer_w[head]
+image_format = st.session_state.get("att_img", "png")
+title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer), head=head_label(head))
+
+
+def heatmap(w, key, filename):
+    fig = attention_heatmap(w, q_tokens, k_tokens, mask=mask, labels=heatmap_labels())
+    st.plotly_chart(fig, config=plotly_config(image_format, filename), key=key)
+    return fig
+
+
+tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
+    [t("att_tab_head"), t("att_tab_model"), t("att_tab_lines"), t("att_tab_agg"), t("att_tab_export")])
+
+with tab_head:
+    q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
+                 key="att_q", selection_mode="single", required=True)
+    left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
+    with left:
+        st.markdown(f"**{title}**")
+        st.caption(t("att_heatmap_help"))
+        head_fig = heatmap(w2d, "att_heatmap", "attention_heatmap")
+    with right:
+        show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table")
+
+with tab_model:
+    st.caption(t("att_model_view_help"))
+    if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
+        st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        fig = model_view(weights, mask, selected=None if head == "mean" else (layer, head),
+                         labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
+        mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
+        st.plotly_chart(fig, config=plotly_config(image_format, "attention_model_view"), key=mv_key,
+                        on_select=lambda: pick_tile(mv_key), selection_mode="points")
+    with right:
+        st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
+        head_fig.update_layout(height=360)   # the same figure again, smaller: building one costs ~0.2 s
+        st.plotly_chart(head_fig, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
+
+with tab_lines:
+    st.caption(t("att_head_view_help"))
+    st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
+    if len(k_tokens) > HEAD_VIEW_TOP_K:
+        st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
+    labels = (("head", t("att_head")), ("query", t("axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
+    lines = head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), labels)
+    st.vega_lite_chart(lines, key="att_head_view", width=620)
+
+with tab_agg:
+    st.subheader(t("att_rollout"))
+    if kind == "cross":
+        st.info(t("att_rollout_none"), icon="ℹ️")
+    else:
+        st.caption(t("att_rollout_help"))
+        r = rollout(att.weights)
+        if words:
+            r, _ = merge_words(r, att.query_words, att.key_words)
+        left, _ = st.columns([3, 2])
+        with left:
+            heatmap(r, "att_rollout", "attention_rollout")
+
+    st.subheader(t("att_roles"))
+    st.markdown(t("att_roles_help"))
+    ind = None
+    if runner.kind == "gpt":
+        st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
+        ind = induction(ctx.model, ctx.device)
+    roles = head_roles(att.weights, att.mask, induction=ind)
+    roles["layer"] += 1
+    roles["head"] += 1
+    roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
+    score_cols = [c for c in ("previous", "current", "first", "broad", "induction") if c in roles]
+    roles = roles[["layer", "head", "role", "score", *score_cols]]
+    roles = roles.rename(columns={"layer": t("att_col_layer"), "head": t("att_col_head"),
+                                  "role": t("att_col_role"), "score": t("att_col_score"),
+                                  **{c: t(f"att_role_{c}") for c in score_cols}})
+    bars = {t(f"att_role_{c}"): st.column_config.ProgressColumn(t(f"att_role_{c}"), format="%.2f",
+                                                                min_value=0.0, max_value=1.0)
+            for c in score_cols}
+    st.dataframe(roles, hide_index=True, width="stretch", height="content", key="att_roles",
+                 column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")})
+
+with tab_export:
+    st.markdown(t("att_export_intro"))
+    st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="att_img", horizontal=True,
+             help=t("att_image_format_help"))
+    with st.container(horizontal=True):
+        st.download_button(t("att_download_json"), tr.dumps, file_name=f"attention_{ctx.model}.json",
+                           mime="application/json", on_click="ignore", icon="⬇️", key="att_json",
+                           help=t("att_download_json_help"))
+        if vl_convert is not None:
+            st.download_button(t("att_download_svg"), lambda: vl_convert.vegalite_to_svg(lines),
+                               file_name="attention_head_view.svg", mime="image/svg+xml", on_click="ignore",
+                               icon="⬇️", key="att_svg")
+            st.download_button(t("att_download_png"),
+                               lambda: vl_convert.vegalite_to_png(lines, scale=2),
+                               file_name="attention_head_view.png", mime="image/png", on_click="ignore",
+                               icon="⬇️", key="att_png")
+    if vl_convert is None:
+        st.caption(t("att_no_svg"))
+
+state.set_url(kind=kind if len(kinds) > 1 else None, layer=layer + 1,
+              head="mean" if head == "mean" else head + 1, q=q, words=True if words else None,
+              temp=None if temperature == 1.0 else temperature)
+copy_link()

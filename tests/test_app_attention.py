@@ -1,0 +1,183 @@
+"""The attention explorer page, run with streamlit.testing's AppTest: every model and attention
+kind at the default sentence, a link carrying every setting, and links with bad values.
+
+What is asserted is what a user sees: the tokens, the table's weights (equal to the trace's for
+the chosen layer, head and query), the notices, and no exception.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import model
+from model import registry
+from ui import cache
+from ui.context import DEFAULT_TEXT
+from ui.safe import md
+from viz.analysis import merge_tokens, merge_words
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/attention.py"
+TIMEOUT = 90  # an untrained translator decodes to its full length once; later runs are cached
+
+
+@pytest.fixture(autouse=True)
+def weights(monkeypatch):
+    """Random weights only where trained ones are absent, so this passes before and after they land."""
+    if not all(registry.paths(name)[0].exists() for name in model.NAMES):
+        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
+
+
+def open_page(model_name: str, **params) -> AppTest:
+    """The attention page opened from a link carrying params. The sidebar's own settings (model,
+    lang, text) go in before the first run: AppTest keeps the URL the app itself last wrote for
+    them, so a later change would not reach the script."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["model"] = model_name
+    at.query_params["lang"] = params.pop("lang", "en")
+    if "text" in params:
+        at.query_params["text"] = params.pop("text")
+    at.run()                               # AppTest learns the pages from st.navigation here
+    at.switch_page(PAGE)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def trace(model_name: str, text: str = DEFAULT_TEXT, **settings):
+    return cache.trace(model_name, "auto", text, **settings)
+
+
+def table(at: AppTest):
+    """The tutorial's table: (tokens, weights) as the user sees them."""
+    df = at.dataframe[0].value             # the first table on the page; head roles come later
+    return list(df["Token"]), df["Attention weight"].to_numpy()
+
+
+def view(at: AppTest):
+    """(kind, layer 0-based, head 0-based or "mean", query position) shown by the widgets."""
+    return (at.radio(key="att_kind").value, at.selectbox(key="att_layer").value,
+            at.selectbox(key="att_head").value, at.session_state["att_q"])
+
+
+def expected_row(att, layer, head, q):
+    w = att.weights[layer]
+    return (w.mean(axis=0) if head == "mean" else w[head])[q]
+
+
+def notices(at: AppTest) -> str:
+    return " ".join(w.value for w in at.warning)
+
+
+CASES = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"),
+         ("gpt", "decoder"), ("gpt-rope", "decoder"), ("gpt-alibi", "decoder")]
+
+
+@pytest.mark.parametrize("model_name,kind", CASES)
+def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
+    at = open_page(model_name, kind=kind)
+    shown_kind, layer, head, q = view(at)
+    assert shown_kind == kind and head == "mean"
+    att = trace(model_name).attention[kind]
+    assert layer == att.num_layers - 1                       # the default: last layer, mean of heads
+    # the query tokens are the pills; the table lists every key token with its weight
+    pills = at.button_group(key="att_q")
+    assert [o.content for o in pills.proto.options] == [md(tok) for tok in att.query_tokens]
+    tokens, weights = table(at)
+    assert tokens == att.key_tokens
+    np.testing.assert_allclose(weights, expected_row(att, layer, head, q), atol=1e-6)
+    assert not notices(at)
+    # the model view: one clickable marker per layer x head, with [layer, head] as its data
+    spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert spec["data"][1]["customdata"] == [[la, h] for la in range(att.num_layers)
+                                             for h in range(att.num_heads)]
+    # the URL now holds the view, so a copied link reopens it
+    assert qp(at, "layer") == str(layer + 1) and qp(at, "head") == "mean"
+
+
+def qp(at: AppTest, name: str) -> str:
+    value = at.query_params[name]
+    return value[0] if isinstance(value, list) else value
+
+
+def test_a_link_with_every_setting_reopens_that_view():
+    at = open_page("gpt", layer=2, head=3, q=4, temp=2, kind="decoder")
+    assert view(at) == ("decoder", 1, 2, 4)
+    att = trace("gpt", temperature=2.0).attention["decoder"]
+    tokens, weights = table(at)
+    assert tokens == att.key_tokens
+    np.testing.assert_allclose(weights, att.weights[1, 2, 4], atol=1e-6)
+    assert any("2" in c.value for c in at.caption if "🌡️" in c.value)   # the temperature is said
+    assert not notices(at)
+    assert (qp(at, "layer"), qp(at, "head"), qp(at, "q"), qp(at, "temp")) == ("2", "3", "4", "2")
+
+
+def test_word_view_merges_pieces_into_words():
+    text = "The cat sat on the mat."          # "mat" and "." are two pieces of one word
+    at = open_page("gpt", text=text, words=1, layer=1, head=1, q=6)
+    att = trace("gpt", text).attention["decoder"]
+    words = merge_tokens(att.query_tokens, att.query_words)
+    assert len(words) < len(att.query_tokens)
+    merged, _ = merge_words(att.weights, att.query_words, att.key_words, att.mask)
+    tokens, weights = table(at)
+    assert tokens == merge_tokens(att.key_tokens, att.key_words)
+    np.testing.assert_allclose(weights, merged[0, 0, 6], atol=1e-6)
+    # switching back to tokens keeps the same query word (its first piece)
+    at.toggle(key="att_words").set_value(False).run()
+    assert not at.exception
+    tokens, _ = table(at)
+    assert tokens == att.key_tokens
+    assert att.query_tokens[at.session_state["att_q"]].startswith(words[6][:1])
+
+
+def test_a_translator_link_picks_kind_layer_head_and_query():
+    at = open_page("translator", kind="cross", layer=1, head=2, q=1)
+    assert view(at) == ("cross", 0, 1, 1)
+    att = trace("translator").attention["cross"]
+    tokens, weights = table(at)
+    assert tokens == att.key_tokens
+    np.testing.assert_allclose(weights, att.weights[0, 1, 1], atol=1e-6)
+    # choosing another query token in the pills changes the table to that row (AppTest finds a
+    # pill by its label, so pick a token that occurs once)
+    other = next(i for i, tok in enumerate(att.query_tokens) if att.query_tokens.count(tok) == 1 and i != 1)
+    at.button_group(key="att_q").set_value(other).run()
+    assert at.session_state["att_q"] == other
+    np.testing.assert_allclose(table(at)[1], att.weights[0, 1, other], atol=1e-6)
+
+
+def test_bad_link_values_fall_back_with_a_notice():
+    at = open_page("gpt", layer=99, head="abc", kind="nope", q=-1, temp="nan")
+    said = notices(at)
+    for name in ("kind", "head", "temp"):                    # unreadable: the default
+        assert f"“{name}”" in said
+    assert "layer 99" in said and "query position -1" in said   # out of range: clamped
+    att = trace("gpt").attention["decoder"]
+    assert view(at) == ("decoder", att.num_layers - 1, "mean", 0)
+    np.testing.assert_allclose(table(at)[1], att.weights[-1].mean(axis=0)[0], atol=1e-6)
+
+
+def test_a_kind_the_model_lacks_and_a_head_out_of_range_say_so():
+    at = open_page("gpt", kind="cross", head=99)
+    said = notices(at)
+    assert "Cross-attention" in said and "head 99" in said
+    assert view(at)[0] == "decoder" and view(at)[2] == model.PRESETS["gpt"].num_heads - 1
+
+
+def test_chinese_interface_and_empty_text(monkeypatch):
+    from ui import i18n
+    # AppTest formats widget options in the test's own thread, where t() sees no session: make
+    # its fallback language Chinese too, or the sidebar's translated options would not match
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
+    at = open_page("gpt", lang="zh")
+    assert at.radio(key="att_kind").label == "注意力类型"
+    assert not [k for k in i18n.MISSING if k.startswith("att_")]
+    assert at.selectbox(key="att_head").value == "mean"
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", "en")
+    at = open_page("gpt", text="")
+    assert at.info and not at.dataframe                     # the hint, and nothing else to show
