@@ -90,7 +90,7 @@ def cmd_train(a):
     from .train import train
     if a.threads:
         torch.set_num_threads(a.threads)
-    train(a.name, steps=a.steps, seed=a.seed)
+    train(a.name, steps=a.steps, seed=a.seed, resume=a.resume, lr=a.lr)
 
 
 def cmd_evaluate(a):
@@ -131,6 +131,8 @@ def parser():
     r.add_argument("--steps", type=int)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--threads", type=int)
+    r.add_argument("--resume", action="store_true", help="continue from the saved weights")
+    r.add_argument("--lr", type=_float, help="peak learning rate (default: the recipe's)")
     r.set_defaults(fn=cmd_train)
     e = sub.add_parser("evaluate", help="quality on held-out sentences")
     e.add_argument("name")

@@ -55,8 +55,12 @@ def gpt_examples(tok: Tokenizer, n_items: int, seed: int):
 
 
 def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfig | None = None,
-          directory=None, save: bool = True, progress: bool = True, log=print) -> dict:
-    """Train one shipped model and save it. Returns its training notes (loss, time, steps)."""
+          directory=None, save: bool = True, progress: bool = True, log=print, resume: bool = False,
+          lr: float | None = None) -> dict:
+    """Train one shipped model and save it. Returns its training notes (loss, time, steps).
+
+    resume=True starts from the saved weights (a second, shorter run at a lower learning rate);
+    the notes saved with the weights list every run, so the result can be reproduced."""
     registry.check_name(name)
     recipe = RECIPES["translator" if name == "translator" else "gpt"]
     steps = steps or recipe["steps"]
@@ -65,8 +69,16 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
     tok = Tokenizer.load()
     config = config or ModelConfig.from_dict(registry.PRESETS[name].to_dict())
     config.vocab_size = tok.vocab_size
-    model = registry.build(config)
-    opt = torch.optim.AdamW(model.parameters(), lr=recipe["lr"], betas=(0.9, 0.98), weight_decay=0.01)
+    history = []
+    if resume:
+        previous = registry.load(name, device="cpu", directory=directory)
+        model, config = previous.module.train(), previous.config
+        history = registry.read_config(name, directory)[1].get("runs", [])
+        seed += 1000 * (len(history) + 1)  # fresh batches, still reproducible
+        rng = random.Random(seed)
+    else:
+        model = registry.build(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr or recipe["lr"], betas=(0.9, 0.98), weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, recipe["warmup"], steps))
     n = min(recipe["pairs"], max(2000, steps * recipe["batch_size"] // 4))
     if config.arch == "transformer":
@@ -97,10 +109,10 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss_avg:.3f}")
     model.eval()
-    notes = {"trained": {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"],
-                         "examples": len(data), "final_loss": round(loss_avg, 4),
-                         "seconds": round(time.time() - started, 1),
-                         "torch_threads": torch.get_num_threads()}}
+    run = {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"], "lr": lr or recipe["lr"],
+           "resumed": resume, "examples": len(data), "final_loss": round(loss_avg, 4),
+           "seconds": round(time.time() - started, 1), "torch_threads": torch.get_num_threads()}
+    notes = {"trained": run, "runs": history + [run]}
     if save:
         registry.save(name, model, notes, directory)
         log(f"saved {registry.paths(name, directory)[0]} ({notes['trained']['seconds']} s, loss {loss_avg:.3f})")
