@@ -115,7 +115,8 @@ class Runner:
         return Attention(query_tokens=tok.labels(query_ids), key_tokens=tok.labels(key_ids),
                          weights=weights[:, 0].float().cpu().numpy(),
                          mask=None if mask is None else mask.cpu().numpy().astype(bool),
-                         query_words=tok.word_ids(query_ids), key_words=tok.word_ids(key_ids))
+                         query_words=tok.word_ids(query_ids), key_words=tok.word_ids(key_ids),
+                         query_word_labels=tok.word_labels(query_ids), key_word_labels=tok.word_labels(key_ids))
 
     def _tensor(self, ids, device):
         return torch.tensor([ids], dtype=torch.long, device=device)

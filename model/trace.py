@@ -27,6 +27,8 @@ class Attention:
     mask: np.ndarray | None = None
     query_words: list[int] | None = None
     key_words: list[int] | None = None
+    query_word_labels: list[str] | None = None  # one per word: "mat.", "垫子", "😀"
+    key_word_labels: list[str] | None = None
 
     def __post_init__(self):
         w = self.weights

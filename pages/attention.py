@@ -163,8 +163,8 @@ q_tokens, k_tokens = att.query_tokens, att.key_tokens
 st.session_state["_att_groups"] = word_groups(att.query_words).tolist() if att.query_words else None
 if words:
     weights, mask = merge_words(weights, att.query_words, att.key_words, mask)
-    q_tokens = merge_tokens(q_tokens, att.query_words)
-    k_tokens = merge_tokens(k_tokens, att.key_words)
+    q_tokens = att.query_word_labels or merge_tokens(q_tokens, att.query_words)
+    k_tokens = att.key_word_labels or merge_tokens(k_tokens, att.key_words)
 
 if st.session_state.get("att_q") is None:
     st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)

@@ -22,16 +22,17 @@ def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str =
     options = list(range(len(tokens)))
     if st.session_state.get(key) not in options:
         st.session_state[key] = min(max(default, 0), len(tokens) - 1)
-    choice = st.pills(t(label_key), options, format_func=lambda i: f"{tokens[i]}", key=key,
+    # pill labels render Markdown: a token is data, so escape it
+    choice = st.pills(t(label_key), options, format_func=lambda i: md(tokens[i]), key=key,
                       selection_mode="single")
     return st.session_state[key] if choice is None else choice
 
 
 def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=None, zmax=None,
-                 height=None, **plotly_kwargs):
+                 height=None, config=None, **plotly_kwargs):
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, mask=mask, title=title, zmax=zmax,
                             labels=heatmap_labels(), height=height)
-    return st.plotly_chart(fig, config=PLOTLY_CONFIG, key=key, **plotly_kwargs)
+    return st.plotly_chart(fig, config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
 
 
 def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None = None,
