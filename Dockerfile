@@ -1,0 +1,33 @@
+# The Transformer Attention Explorer as a container: CPU torch, the shipped weights, one
+# `streamlit run app.py` on port 8501 with .streamlit/config.toml's production settings.
+#   docker build -t attention-explorer .
+#   docker run --rm -p 8501:8501 attention-explorer
+# docs/hosting.md: running several replicas behind nginx (deploy/nginx.conf).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    # the models are small: more threads per request only fight each other under a class's load
+    OMP_NUM_THREADS=1 \
+    MKL_NUM_THREADS=1
+
+# torch first, from PyTorch's CPU index: from PyPI the same pin pulls a multi-GB CUDA build
+RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin explorer
+# .dockerignore keeps out .venv, tests' screenshots, bench's own environment and .git
+COPY --chown=explorer:explorer . .
+USER explorer
+
+EXPOSE 8501
+# python:3.11-slim has no curl; Python's urllib asks Streamlit's own health endpoint
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"]
+
+CMD ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]

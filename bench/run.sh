@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,capture,load]
+# Makes bench/.venv (BertViz 1.4.1 without its CUDA-pulling dependencies; everything else, torch
+# included, comes from the app's .venv through a .pth file) and bench/node_modules (the d3,
+# jQuery and require.js that BertViz's HTML loads from a CDN), then runs `python -m bench`.
+# Never part of the tests. Writes bench/results.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || { python3 -m venv .venv; .venv/bin/python -m pip install -q -r requirements-dev.txt; }
+if [ ! -x bench/.venv/bin/python ]; then
+  python3 -m venv bench/.venv
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  bsite=$(bench/.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$site" > "$bsite/main_venv.pth"
+  bench/.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps bertviz==1.4.1
+  bench/.venv/bin/python -m pip install -q --disable-pip-version-check ipython
+fi
+[ -f bench/node_modules/d3/dist/d3.min.js ] || (cd bench && npm install --no-audit --no-fund --silent)
+command -v chromium >/dev/null || { echo "bench needs Debian's chromium: apt-get install -y chromium" >&2; exit 1; }
+exec bench/.venv/bin/python -m bench "$@"

@@ -1,0 +1,131 @@
+"""Speed of our views: the real attention page (bench/views_app.py) on synthetic 6 x 12 traces,
+from submitting a sentence to the page being drawn, in headless Chromium, and the bytes the
+server sent the browser for it.
+
+Phase 1 (one browser context) submits every sentence once, so the traces are made and cached.
+Phase 2 (a fresh context: a new session whose browser has no cached messages) submits them again
+and is timed: what remains is the views' cost (a cache hit, layout, transfer, drawing), not the
+model's. The model's cost is bench/capture.py's business.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+from tests.browser.helpers import (ROOT, SCREENSHOTS, VIEWPORT, AppServer, exceptions, goto, launch,
+                                   settle, sidebar_text, wait_for_run_start)
+
+from . import synthetic
+
+DRAWN = """(first) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const charts = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"))
+      .filter(c => c.offsetWidth);
+  if (!charts.length) return false;
+  const gds = charts.map(c => c.querySelector('.js-plotly-plot'));
+  if (gds.some(gd => !gd || !gd._fullLayout)) return false;
+  const heat = gds.find(gd => gd.data && gd.data[0] && gd.data[0].type === 'heatmap');
+  return !!heat && String(heat.data[0].y[0]).startsWith(first + ' ');
+}"""
+
+MODEL_VIEW_DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .some(gd => gd.offsetWidth && gd._fullLayout && (gd.data || []).some(t => t.type === 'image')
+        && gd.querySelector('image'))"""
+
+HEAD_VIEW_DRAWN = """() => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart']"))
+  .some(c => c.offsetWidth && c.querySelector('canvas, svg'))"""
+
+
+class Bytes:
+    """Payload bytes the page received over its websockets and plain HTTP."""
+
+    def __init__(self, page, context):
+        self.ws = self.http = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.on("Network.loadingFinished", lambda e: setattr(self, "http", self.http + int(e.get("encodedDataLength", 0))))
+
+    def _frame(self, payload):
+        self.ws += len(payload)
+
+    def total(self):
+        return self.ws + self.http
+
+
+def _submit(page, text):
+    box = sidebar_text(page)
+    box.fill(text)
+    t0 = time.perf_counter()
+    box.press("Control+Enter")
+    return t0
+
+
+def _tab(page, name_part):
+    import re
+    return page.get_by_role("tab", name=re.compile(name_part))
+
+
+def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
+    server = AppServer(script=ROOT / "bench" / "views_app.py", log=SCREENSHOTS / "bench-views.log").start()
+    sentences = {n: [synthetic.sentence(n, f"r{r}n{n}x") for r in range(reps)] for n in sizes}
+    rows = []
+    from playwright.sync_api import sync_playwright
+    try:
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            # phase 1: make and cache every trace
+            warm = browser.new_context(viewport=VIEWPORT)
+            page = warm.new_page()
+            goto(page, server.url)
+            for n in sizes:
+                for text in sentences[n]:
+                    _submit(page, text)
+                    wait_for_run_start(page)
+                    settle(page, timeout)
+            warm.close()
+            # phase 2: a fresh session, timed
+            ctx = browser.new_context(viewport=VIEWPORT)
+            page = ctx.new_page()
+            counter = Bytes(page, ctx)
+            goto(page, server.url)
+            results = {n: {"drawn": [], "bytes": [], "model_view": [], "head_view": []} for n in sizes}
+            for r in range(reps):
+                for n in sizes:
+                    text = sentences[n][r]
+                    before = counter.total()
+                    t0 = _submit(page, text)
+                    page.wait_for_function(DRAWN, arg=text.split()[0], polling="raf", timeout=timeout * 1000)
+                    drawn = time.perf_counter() - t0
+                    sent = counter.total() - before
+                    if exceptions(page):
+                        raise RuntimeError(f"the attention page failed at {n} tokens: {exceptions(page)[0][:300]}")
+                    t1 = time.perf_counter()
+                    _tab(page, "Model view").click()
+                    page.wait_for_function(MODEL_VIEW_DRAWN, polling="raf", timeout=timeout * 1000)
+                    mv = time.perf_counter() - t1
+                    t2 = time.perf_counter()
+                    _tab(page, "Head view").click()
+                    page.wait_for_function(HEAD_VIEW_DRAWN, polling="raf", timeout=timeout * 1000)
+                    hv = time.perf_counter() - t2
+                    if r == reps - 1:
+                        page.screenshot(path=str(SCREENSHOTS / f"bench-views-{n}-head-view.png"))
+                    _tab(page, "Heatmap").click()
+                    settle(page, timeout)
+                    for key, v in (("drawn", drawn), ("bytes", sent), ("model_view", mv), ("head_view", hv)):
+                        results[n][key].append(v)
+                    log(f"  views n={n} rep={r}: drawn {drawn:.2f} s, {sent / 1e6:.2f} MB, "
+                        f"model-view tab {mv:.2f} s, head-view tab {hv:.2f} s")
+            ctx.close()
+            browser.close()
+    finally:
+        server.stop()
+    for n in sizes:
+        res = results[n]
+        rows.append({"tokens": n, "drawn_s": statistics.median(res["drawn"]),
+                     "drawn_max_s": max(res["drawn"]), "mb": statistics.median(res["bytes"]) / 1e6,
+                     "model_view_tab_s": statistics.median(res["model_view"]),
+                     "head_view_tab_s": statistics.median(res["head_view"])})
+    return rows

@@ -1,0 +1,67 @@
+"""Bench only: the app's real attention page, fed a synthetic 6-layer x 12-head trace.
+
+    streamlit run bench/views_app.py        (bench/views.py starts it and drives it)
+
+The sidebar is the app's own; the sentence's words are the trace's tokens, so typing N words
+gives an N-token trace. ui.cache's model loader and trace cache are swapped for synthetic ones
+(the trace cache keeps st.cache_data with the same bound, so a hit costs what it costs in the
+app); everything the page draws is the page's own code.
+"""
+import contextlib
+import runpy
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from bench import synthetic  # noqa: E402
+from model.config import ModelConfig  # noqa: E402
+from ui import cache  # noqa: E402
+from ui import context  # noqa: E402
+from ui.context import sidebar  # noqa: E402
+
+
+class SyntheticRunner:
+    name = "synthetic"
+    kind = "encoder"          # not "gpt": the page computes induction scores only for a GPT
+    trained = True
+    notices: list = []
+    config = ModelConfig(arch="transformer", num_layers=synthetic.LAYERS, num_heads=synthetic.HEADS,
+                         d_model=768, max_seq_len=4096)
+
+
+_RUNNER = SyntheticRunner()
+
+
+def runner(name, device="auto"):
+    return _RUNNER
+
+
+@st.cache_data(show_spinner=False, max_entries=cache.TRACE_CACHE_ENTRIES)
+def trace(name, device, text, temperature=1.0, temperature_layer=None, use_position=True, direction=None):
+    return synthetic.trace(text)
+
+
+cache.runner, cache.trace = runner, trace
+
+st.set_page_config(page_title="Attention views (bench)", layout="wide")
+sidebar()
+
+
+def attention_page():
+    for folder in ("pages", "views", "app_pages"):
+        path = ROOT / folder / "attention.py"
+        if path.exists():
+            runpy.run_path(str(path), run_name="__page__")
+            return
+    st.error("no attention page found")
+
+
+nav = st.navigation([st.Page(attention_page, title="Attention", url_path="attention", default=True)],
+                    position="hidden")
+# ui.context.current() runs app.py itself unless it is inside app.py's run: say we are that run
+with (context.app_run() if hasattr(context, "app_run") else contextlib.nullcontext()):
+    nav.run()

@@ -1,0 +1,1 @@
+"""Browser tests: the app in headless Chromium (see conftest.py)."""

@@ -1,0 +1,261 @@
+"""Driving the real app in headless Chromium: start `streamlit run`, launch Debian's chromium,
+wait for Streamlit to settle, read what was drawn.
+
+Used by the browser tests (tests/browser/conftest.py) and by the benchmarks (bench/).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "screenshots"
+CHROMIUM = os.environ.get("ATTN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# Playwright's own browser download does not work everywhere this runs: Debian's chromium, with
+# everything that would phone home switched off.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+APP = "[data-testid='stApp']"
+SIDEBAR = "section[data-testid='stSidebar']"
+EXCEPTION = "[data-testid='stException']"
+PLOT = ".js-plotly-plot"
+
+
+def chromium_problem() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return (f"Debian's chromium was not found at {CHROMIUM}. Install it with "
+                "`apt-get install -y chromium fonts-noto-cjk` (./scripts/test does this), point "
+                "ATTN_CHROMIUM at another chromium binary, or set ATTN_SKIP_BROWSER=1 to skip the "
+                "browser tests on purpose.")
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+MODELS = ("translator", "gpt", "gpt-rope", "gpt-alibi")
+
+
+def has_trained_weights(directory: Path | None = None) -> bool:
+    """Whether every shipped model has its trained weights (else the app is started with
+    ATTN_RANDOM_WEIGHTS=1, which only stands in for the files that are missing)."""
+    d = Path(directory) if directory else ROOT / "model" / "weights"
+    try:
+        from model.registry import NAMES
+    except Exception:
+        NAMES = MODELS
+    return all((d / f"{name}.safetensors").exists() for name in NAMES)
+
+
+class AppServer:
+    """`streamlit run SCRIPT` on a free local port, its output in a log file.
+
+    Development settings on top of the production .streamlit/config.toml: full error details,
+    so a test that looks for a traceback would see one if the app let one through.
+    """
+
+    def __init__(self, script: str | Path = "app.py", env: dict | None = None, args=(), log: Path | None = None,
+                 port: int | None = None, cwd: Path = ROOT):
+        self.script, self.cwd, self.port = str(script), cwd, port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, **(env or {})}
+        for k, v in (env or {}).items():   # env value None: unset it
+            if v is None:
+                self.env.pop(k, None)
+        self.args = list(args)
+        self.log_path = Path(log) if log else Path(tempfile.mkstemp(prefix="streamlit-", suffix=".log")[1])
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 120) -> "AppServer":
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "w")
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script,
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", "--client.showErrorDetails", "full", *self.args]
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"streamlit did not answer /_stcore/health within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server process (Linux)."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        if getattr(self, "_log", None):
+            self._log.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def launch(playwright, **kwargs):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)
+
+
+# -- waiting for Streamlit -------------------------------------------------------------------
+_STATE_JS = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return {
+    connection: app ? app.getAttribute('data-test-connection-state') : null,
+    script: app ? app.getAttribute('data-test-script-state') : null,
+    status: document.querySelectorAll("[data-testid='stStatusWidget']").length,
+    stale: document.querySelectorAll("[data-stale='true']").length,
+    // placeholders: before the first run's elements arrive, and while a chart's code loads
+    // (visible ones: a hidden tab may keep its placeholders until it is opened)
+    skeletons: Array.from(document.querySelectorAll("[data-testid='stSkeleton']"))
+      .filter(e => e.offsetWidth || e.offsetHeight).length,
+    // visible plotly charts whose figure is not drawn yet
+    pending: Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"))
+      .filter(c => (c.offsetWidth || c.offsetHeight))
+      .filter(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout)).length,
+  };
+}"""
+
+_RUNNING_JS = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return (app && app.getAttribute('data-test-script-state') === 'running')
+      || document.querySelectorAll("[data-testid='stStatusWidget']").length > 0;
+}"""
+
+
+def app_state(page) -> dict:
+    return page.evaluate(_STATE_JS)
+
+
+def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) -> None:
+    """Wait until Streamlit is connected and idle, for quiet_polls polls in a row: its status
+    widget ("Running...") is gone, the script is not running, no element is stale, no skeleton
+    placeholder is left and every plotly chart has drawn its figure."""
+    deadline = time.time() + timeout
+    quiet, last = 0, None
+    while time.time() < deadline:
+        last = app_state(page)
+        idle = (last["connection"] == "CONNECTED" and last["script"] not in ("running", "initial", None)
+                and not last["status"] and not last["stale"] and not last["skeletons"]
+                and not last["pending"])
+        quiet = quiet + 1 if idle else 0
+        if quiet >= quiet_polls:
+            return
+        time.sleep(poll)
+    raise TimeoutError(f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}")
+
+
+def wait_for_run_start(page, timeout: float = 10) -> bool:
+    """After an action: wait (briefly) for the rerun it caused to start. False if none did."""
+    try:
+        page.wait_for_function(_RUNNING_JS, polling="raf", timeout=timeout * 1000)
+        return True
+    except Exception:  # playwright's TimeoutError
+        return False
+
+
+def goto(page, url: str, timeout: float = 120) -> None:
+    page.goto(url, timeout=timeout * 1000, wait_until="domcontentloaded")
+    page.wait_for_selector(APP, timeout=timeout * 1000)
+    settle(page, timeout)
+
+
+def sidebar_text(page):
+    return page.locator(f"{SIDEBAR} textarea").first
+
+
+def submit_text(page, text: str, timeout: float = 120) -> bool:
+    """Type text into the sidebar's sentence box and apply it with Ctrl+Enter, then settle.
+    Returns whether a rerun started (False when the text did not change)."""
+    box = sidebar_text(page)
+    box.fill(text)
+    box.press("Control+Enter")
+    started = wait_for_run_start(page)
+    settle(page, timeout)
+    return started
+
+
+def click_and_settle(locator, page, timeout: float = 120) -> bool:
+    locator.click()
+    started = wait_for_run_start(page)
+    settle(page, timeout)
+    return started
+
+
+def nav_links(page, base: str) -> list[str]:
+    """The app's pages, from the links of its navigation (sidebar or top), without query strings."""
+    hrefs = page.eval_on_selector_all(
+        "[data-testid='stSidebarNav'] a[href], [data-testid='stTopNavLink'] a[href], "
+        "a[data-testid='stSidebarNavLink'], a[data-testid='stTopNavLink']",
+        "els => els.map(e => e.href)")
+    out = []
+    for h in hrefs:
+        h = h.split("#")[0].split("?")[0]
+        if h.startswith(base) and "/_stcore" not in h and h not in out:
+            out.append(h)
+    return out
+
+
+def exceptions(page) -> list[str]:
+    return [e.inner_text()[:2000] for e in page.locator(EXCEPTION).all()]
+
+
+def plot_summaries(page) -> list[dict]:
+    """Each plotly chart on the page: its trace types, sizes and title (from the live graph div)."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
+        visible: !!(gd.offsetWidth || gd.offsetHeight),
+        drawn: !!gd._fullLayout,
+        types: (gd.data || []).map(t => t.type || 'scatter'),
+        y: gd.data && gd.data[0] && gd.data[0].y ? Array.from(gd.data[0].y).map(String) : null,
+        x: gd.data && gd.data[0] && gd.data[0].x ? Array.from(gd.data[0].x).map(String) : null,
+        shapes: ((gd.layout || {}).shapes || []).length,
+        title: (((gd.layout || {}).title || {}).text) || '',
+    }))""")
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,227 @@
+"""Every page of the app, opened the way a student opens a shared link, in headless Chromium.
+
+Pages are discovered from the app's navigation, so a page added later is covered without a
+change here; home and the attention explorer get specific checks on what they draw.
+Screenshots of every page land in screenshots/.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from ui.i18n import TABLE
+
+from .conftest import slug
+from .helpers import (EXCEPTION, PLOT, SIDEBAR, click_and_settle, exceptions, goto, nav_links,
+                      plot_summaries, screenshot, settle, sidebar_text, submit_text,
+                      wait_for_run_start)
+
+# translation keys look like page_home, att_intro: one shown as is means a string is missing
+KEYS = sorted((k for k in TABLE if "_" in k), key=len, reverse=True)
+SECOND_SENTENCE = "狗咬人"
+
+
+def untranslated(text: str) -> list[str]:
+    return [k for k in KEYS if re.search(rf"(?<![\w/]){re.escape(k)}(?![\w/])", text)]
+
+
+def query(page) -> dict:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def problems_on(page) -> list[str]:
+    """What any page must not show."""
+    found = [f"exception: {e[:600]}" for e in exceptions(page)]
+    dialog = page.locator("[role='dialog']")
+    if dialog.count() and "not found" in dialog.first.inner_text().lower():
+        found.append("Streamlit says: page not found")
+    if not page.locator("[data-testid='stMain'] h1").count():
+        found.append("no page title (h1) drawn")
+    main = page.locator("[data-testid='stMain']").inner_text() if page.locator("[data-testid='stMain']").count() else ""
+    missing = untranslated(main + "\n" + page.locator(SIDEBAR).inner_text())
+    if missing:
+        found.append(f"untranslated keys shown: {missing[:8]}")
+    for i, p in enumerate(plot_summaries(page)):
+        if p["visible"] and (not p["drawn"] or not p["types"]):
+            found.append(f"plotly chart {i} is empty or not drawn: {p}")
+    found += [f"dialog: {d}" for d in page.rec.dialogs]
+    return found
+
+
+@pytest.fixture(scope="module")
+def pages(app_server, browser):
+    """The app's pages, from the navigation of a first visit."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    goto(page, app_server.url)
+    view_more = page.locator("[data-testid='stSidebarNavViewButton']")
+    if view_more.count():
+        view_more.first.click()
+    links = nav_links(page, app_server.url)
+    ctx.close()
+    return links
+
+
+def test_navigation_lists_home_and_attention(pages, app_server):
+    assert app_server.url + "/" in pages or app_server.url in pages, pages
+    assert any(p.endswith("/attention") for p in pages), f"no attention page in the navigation: {pages}"
+
+
+def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_page):
+    """Each page as a shared link opens it (a new session), then with a sentence typed in."""
+    report = {}
+    for url in pages:
+        page = new_page()
+        name = slug(url)
+        try:
+            goto(page, url)
+            found = problems_on(page)
+            screenshot(page, f"page-{name}")
+            submit_text(page, SECOND_SENTENCE)
+            found += [f"after typing {SECOND_SENTENCE}: {p}" for p in problems_on(page)]
+            if sidebar_text(page).input_value() != SECOND_SENTENCE:
+                found.append(f"the sentence box reads {sidebar_text(page).input_value()!r} after typing "
+                             f"{SECOND_SENTENCE!r} and Ctrl+Enter")
+            screenshot(page, f"page-{name}-typed")
+        except Exception as e:  # a page that never settles is a finding too; go on with the rest
+            found = [f"{type(e).__name__}: {str(e)[:400]}"]
+            screenshot(page, f"page-{name}-failed")
+        page.context.close()
+        if found:
+            report[url] = found
+    assert not report, "pages with problems (screenshots in screenshots/):\n" + "\n".join(
+        f"{u}:\n  " + "\n  ".join(f) for u, f in report.items())
+
+
+# -- home ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def home(app_server, browser):
+    """One session on the home page, shared by the home tests in order (saves page loads)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page = ctx.new_page()
+    from .conftest import Recorder
+    page.rec = Recorder(page)
+    goto(page, app_server.url)
+    yield page
+    ctx.close()
+    assert not page.rec.dialogs, page.rec.dialogs
+
+
+def heatmap_tokens(page) -> list[str]:
+    heat = [p for p in plot_summaries(page) if p["visible"] and p["types"] == ["heatmap"]]
+    assert heat, f"no heatmap drawn: {plot_summaries(page)}"
+    return [re.sub(r" \(\d+\)$", "", y) for y in heat[0]["y"]]
+
+
+def download_table(page) -> list[dict]:
+    button = page.locator("[data-testid='stMain'] [data-testid='stDownloadButton'] button").first
+    with page.expect_download() as info:
+        button.click()
+    data = open(info.value.path(), "rb").read().decode("utf-8-sig")
+    return list(csv.DictReader(io.StringIO(data)))
+
+
+def test_home_draws_the_heatmap_and_the_table_of_the_default_sentence(home):
+    assert not exceptions(home)
+    tokens = heatmap_tokens(home)
+    assert " ".join(tokens).replace("▁", "").split() == "The cat sat on the mat".split() or \
+        "".join(tokens).replace("▁", "").replace(" ", "") == "Thecatsatonthemat", tokens
+    rows = download_table(home)
+    assert [r["token"] for r in rows] == tokens
+    weights = [float(r["weight"]) for r in rows]
+    assert abs(sum(weights) - 1) < 1e-3 and all(0 <= w <= 1 for w in weights), weights
+    # the table is the heatmap's row for the query the pills picked
+    q = int(query(home).get("q", 1))
+    row = home.evaluate("""(q) => {
+        const gd = Array.from(document.querySelectorAll('.js-plotly-plot')).find(g => g.offsetWidth);
+        return Array.from(gd._fullData[0].z[q]).map(Number);
+    }""", q)
+    assert [round(v, 3) for v in row[:len(weights)]] == [round(w, 3) for w in weights]
+    # the dataframe shows the same tokens
+    grid = home.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first.text_content()
+    for tok in set(tokens):
+        assert tok in grid, (tok, grid[:300])
+    screenshot(home, "home-en")
+
+
+def test_home_redraws_for_a_typed_sentence_and_puts_it_in_the_link(home):
+    assert submit_text(home, "The dog barked at the cat"), "Ctrl+Enter did not rerun the app"
+    assert sidebar_text(home).input_value() == "The dog barked at the cat"
+    assert "dog" in heatmap_tokens(home)
+    assert query(home).get("text") == "The dog barked at the cat"
+    assert not exceptions(home)
+    submit_text(home, "狗咬人")
+    assert any("狗" in t or "咬" in t for t in heatmap_tokens(home)), heatmap_tokens(home)
+    rows = download_table(home)
+    assert abs(sum(float(r["weight"]) for r in rows) - 1) < 1e-3
+    assert not exceptions(home)
+    screenshot(home, "home-zh-sentence")
+
+
+def test_switching_the_language_to_chinese_and_back(home):
+    click_and_settle(home.locator(SIDEBAR).get_by_text("中文", exact=True), home)
+    title = home.locator("[data-testid='stMain'] h1").first.inner_text()
+    assert "注意力" in title, title
+    assert query(home).get("lang") == "zh"
+    assert "句子" in home.locator(SIDEBAR).inner_text()
+    assert not untranslated(home.locator("[data-testid='stMain']").inner_text())
+    assert home.locator(PLOT).count() and not exceptions(home)
+    screenshot(home, "home-zh")
+    click_and_settle(home.locator(SIDEBAR).get_by_text("English", exact=True), home)
+    assert "Transformer Attention Explorer" in home.locator("[data-testid='stMain'] h1").first.inner_text()
+    assert query(home).get("lang") == "en"
+
+
+# -- attention explorer --------------------------------------------------------------------------
+TILE_XY = """([layer, head]) => {
+    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
+    if (!gd) return null;
+    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
+    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
+    const r = gd.getBoundingClientRect();
+    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i]),
+            layers: new Set(markers.customdata.map(c => Number(c[0]))).size,
+            heads: new Set(markers.customdata.map(c => Number(c[1]))).size,
+            shapes: (fl.shapes || []).length};
+}"""
+
+
+SCROLL_TO_MODEL_VIEW = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))?.scrollIntoView({block: 'center'})"""
+
+
+def test_attention_model_view_click_selects_that_layer_and_head(home, pages):
+    url = next(p for p in pages if p.endswith("/attention"))
+    page = home
+    page.locator(f"{SIDEBAR} a[href='{url}'], {SIDEBAR} a[href$='/attention']").first.click()
+    page.wait_for_url(re.compile(r".*/attention.*"))
+    settle(page)
+    assert not exceptions(page), exceptions(page)
+    screenshot(page, "attention-en")
+    click_and_settle(page.get_by_role("tab", name=re.compile("Model view")), page)
+    page.evaluate(SCROLL_TO_MODEL_VIEW)
+    before = page.evaluate(TILE_XY, [0, 0])
+    assert before and before["layers"] >= 1 and before["heads"] >= 2, before
+    target = [0, 1]
+    page.evaluate(SCROLL_TO_MODEL_VIEW)
+    xy = page.evaluate(TILE_XY, target)
+    page.mouse.click(xy["x"], xy["y"])
+    assert wait_for_run_start(page, 5), "clicking a model-view tile did not rerun the page"
+    settle(page)
+    assert query(page).get("layer") == "1" and query(page).get("head") == "2", page.url
+    assert "Layer 1 · Head 2" in page.locator("[data-testid='stMain']").inner_text()
+    after = page.evaluate(TILE_XY, target)
+    assert after and after["shapes"] >= 1, "the selected tile is not highlighted"
+    assert not exceptions(page)
+    screenshot(page, "attention-model-view-clicked")
+    # the head view (lines) draws a Vega-Lite chart
+    click_and_settle(page.get_by_role("tab", name=re.compile("Head view")), page)
+    chart = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("canvas, svg"))
+    assert chart.count(), "the head view drew nothing"
+    screenshot(page, "attention-head-view")
