@@ -1,16 +1,26 @@
 """Page furniture every page uses: the title, presentation mode, the copy-link box."""
 from __future__ import annotations
 
+from urllib.parse import quote, urlencode
+
 import streamlit as st
 
 from .i18n import t
 
+PRESENT_SCALE = 1.35   # charts and their type in presentation mode
+
 # Our own constant CSS (never user text): bigger type and charts for a projector.
 _PRESENTATION_CSS = """
 <style>
-section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapseButton"] {display: none;}
 .stMainBlockContainer, .block-container {max-width: 100%; padding-left: 2rem; padding-right: 2rem;}
-html, body, [data-testid="stMarkdownContainer"] p, .stMarkdown, label, li {font-size: 1.35rem !important;}
+html, body, [data-testid="stMarkdownContainer"] p, .stMarkdown, label, li,
+[data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"], button p {font-size: 1.35rem !important;}
+[data-testid="stCode"] code, [data-testid="stCode"] pre {font-size: 1.15rem !important;}
+[data-baseweb="select"] div, [data-testid="stSelectbox"] input, [data-testid="stButtonGroup"] p,
+[data-testid="stTab"] p {font-size: 1.25rem !important;}
+.katex {font-size: 1.6em !important;}
 h1 {font-size: 2.6rem !important;} h2 {font-size: 2.1rem !important;} h3 {font-size: 1.7rem !important;}
 </style>
 """
@@ -22,19 +32,54 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     ctx = current()
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
-        st.toggle(t("presentation_mode"), key="present")  # the way back, since the sidebar is hidden
+        # the way back, since the sidebar (and its toggle, key "present") is hidden; a second
+        # widget with that key would raise, so this one has its own and switches "present" off
+        st.toggle(t("presentation_mode"), value=True, key="_present_exit", on_change=_leave_presentation,
+                  help=t("presentation_help"))
     st.title(t(title_key))
     state.show_notices()
     if intro_key:
         st.markdown(t(intro_key))
 
 
+def _leave_presentation() -> None:
+    st.session_state["present"] = False
+    st.session_state.pop("_present_exit", None)
+
+
+def present_figure(fig):
+    """A plotly figure made bigger for a projector in presentation mode: taller, larger type
+    (ticks, titles, annotations); unchanged otherwise. Returns the figure."""
+    from .context import current
+    if not current().presentation:
+        return fig
+    k = PRESENT_SCALE
+    layout = fig.layout
+    fig.update_layout(height=int((layout.height or 450) * k),
+                      font=dict(size=round((layout.font.size or 12) * k)))
+    for axis in ("xaxis", "yaxis"):
+        size = getattr(layout, axis).tickfont.size or 12
+        fig.update_layout({axis: dict(tickfont=dict(size=round(size * k)))})
+    for ann in layout.annotations or ():
+        ann.font.size = round((ann.font.size or 12) * k)
+    if layout.title and layout.title.text:
+        fig.update_layout(title_font_size=round((layout.title.font.size or 16) * k))
+    return fig
+
+
+def view_url() -> str:
+    """The address of the current view: the page's URL (scheme, host, port, page path, as the
+    browser sees it) and every query parameter this run wrote. Relative ("?...") when the
+    browser has not told the server its URL (AppTest, very old browsers)."""
+    url = (getattr(st.context, "url", None) or "").split("?")[0].split("#")[0]
+    params = st.query_params.to_dict()
+    query = urlencode(params, quote_via=quote) if params else ""
+    return url + ("?" + query if query else "") if url else ("?" + query if query else "/")
+
+
 def copy_link() -> None:
-    """The current view's address in a code box: its copy button copies the link."""
-    url = getattr(st.context, "url", None) or ""
-    query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
+    """The current view's address in a code box: its copy button copies the link. Call it last on
+    a page, after the page has written its own settings into the URL."""
     with st.popover(t("copy_link"), icon="🔗"):
         st.caption(t("copy_link_help"))
-        from urllib.parse import urlencode
-        st.code((url.split("?")[0] + ("?" + urlencode(st.query_params.to_dict()) if query else "")) or "/",
-                language=None)
+        st.code(view_url(), language=None, wrap_lines=True)

@@ -1,0 +1,147 @@
+"""Architectures: BERT (encoder, bidirectional), GPT (decoder, causal) and T5 / the original
+Transformer (encoder-decoder with cross-attention) side by side, with the masks each would put on
+the sidebar's sentence, what each is trained to do, the shipped model that stands for each here,
+and the tutorial's table of modern models."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from model.blocks import causal_mask, padding_mask
+from model.errors import InputError, ModelFileError
+from model.runner import TranslatorRunner, clean_text
+from model.tokenizer import BOS, PAD, TO_EN, TO_ZH, Tokenizer
+from ui import cache
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header, present_figure
+from ui.widgets import PLOTLY_CONFIG
+from viz.steps import mask_figure
+
+SHOWN = 12   # tokens drawn per mask: a 12 x 12 grid is still readable on a projector
+
+
+@st.cache_resource(show_spinner=False)
+def tokenizer() -> Tokenizer:
+    return Tokenizer.load()
+
+
+def masks_of(src_ids: list[int], tgt_ids: list[int]) -> dict[str, np.ndarray]:
+    """The masks our models build (model/blocks.py), as (queries, keys) bool matrices:
+    encoder self-attention (padding only), decoder masked self-attention (padding and causal),
+    cross-attention (the source's padding)."""
+    src = torch.tensor([src_ids])
+    tgt = torch.tensor([tgt_ids])
+    S, T = len(src_ids), len(tgt_ids)
+    return {
+        "bidirectional": padding_mask(src, PAD).expand(1, 1, S, S)[0, 0].numpy(),
+        "causal": (padding_mask(tgt, PAD) & causal_mask(T))[0, 0].numpy(),
+        "cross": padding_mask(src, PAD).expand(1, 1, T, S)[0, 0].numpy(),
+    }
+
+
+def draw(mask, q_tokens, k_tokens, key: str, title: str = "") -> None:
+    fig = mask_figure(mask, q_tokens, k_tokens, title=title,
+                      labels={"x": t("axis_key"), "y": t("axis_query"), "allowed": t("arch_may_look"),
+                              "masked": t("masked")}, height=None)
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+
+
+def link(model: str, kind: str, label_key: str) -> None:
+    params = {"model": model, "step": "6", "lang": ctx.lang}
+    if model == "translator":
+        params["kind"] = kind
+    if len(ctx.text) <= 500:
+        params["text"] = ctx.text
+    st.page_link("pages/steps.py", label=t(label_key), icon="🧮", query_params=params)
+
+
+ctx = current()
+page_header("page_architecture", "arch_intro")
+
+tok = tokenizer()
+try:
+    text, _ = clean_text(ctx.text)
+except InputError:
+    st.info(t("empty_text_hint"), icon="✏️")
+    copy_link()
+    st.stop()
+ids = tok.encode(text)
+src_ids = ids[:SHOWN]
+if len(ids) > SHOWN:
+    st.caption(t("arch_first_n", n=SHOWN, total=len(ids)))
+src_tokens = tok.labels(src_ids)
+gpt_ids = [BOS] + ids[:SHOWN - 1]
+gpt_tokens = tok.labels(gpt_ids)
+
+# the translator's own output as the decoder's tokens, when it can run; else the start token and
+# numbered placeholders (the masks do not depend on which tokens they are)
+start = TO_EN if TranslatorRunner.direction(text) == "zh-en" else TO_ZH
+tgt_tokens, placeholder = None, False
+try:
+    tr = cache.trace("translator", ctx.device, text)
+    tgt_tokens = tr.attention["decoder"].query_tokens[:SHOWN]
+except (ModelFileError, InputError):
+    pass
+if tgt_tokens is None:
+    placeholder = True
+    tgt_tokens = tok.labels([start]) + [f"y{i}" for i in range(1, min(len(src_ids), SHOWN - 1) + 1)]
+tgt_ids = [start] + [BOS] * (len(tgt_tokens) - 1)   # any non-pad ids: only the padding test reads them
+m_bert = masks_of(src_ids, tgt_ids)["bidirectional"]
+m_gpt = masks_of(gpt_ids, gpt_ids)["causal"]
+m_t5 = masks_of(src_ids, tgt_ids)
+
+# -- side by side -----------------------------------------------------------------------------
+cols = st.columns(3, gap="medium")
+with cols[0]:
+    st.subheader("BERT")
+    st.markdown(t("arch_bert_kind"))
+    draw(m_bert, src_tokens, src_tokens, "arch_mask_bert", t("arch_mask_bidirectional"))
+    st.markdown(t("arch_bert_text"))
+    link("translator", "encoder", "arch_bert_link")
+with cols[1]:
+    st.subheader("GPT")
+    st.markdown(t("arch_gpt_kind"))
+    draw(m_gpt, gpt_tokens, gpt_tokens, "arch_mask_gpt", t("arch_mask_causal"))
+    st.markdown(t("arch_gpt_text"))
+    link("gpt", "decoder", "arch_gpt_link")
+with cols[2]:
+    st.subheader(t("arch_t5_title"))
+    st.markdown(t("arch_t5_kind"))
+    tabs = st.tabs([t("arch_tab_encoder"), t("arch_tab_decoder"), t("arch_tab_cross")])
+    with tabs[0]:
+        draw(m_t5["bidirectional"], src_tokens, src_tokens, "arch_mask_t5_enc", t("arch_mask_bidirectional"))
+    with tabs[1]:
+        draw(m_t5["causal"], tgt_tokens, tgt_tokens, "arch_mask_t5_dec", t("arch_mask_causal"))
+    with tabs[2]:
+        draw(m_t5["cross"], tgt_tokens, src_tokens, "arch_mask_t5_cross", t("arch_mask_cross"))
+    st.markdown(t("arch_t5_text"))
+    if placeholder:
+        st.caption(t("arch_t5_placeholder"))
+    link("translator", "cross", "arch_t5_link")
+
+# -- the comparison in one table --------------------------------------------------------------
+st.subheader(t("arch_compare"))
+compare = pd.DataFrame({
+    t("arch_col_model"): ["BERT", "GPT", "T5 / Transformer"],
+    t("arch_col_arch"): [t("arch_encoder_only"), t("arch_decoder_only"), t("arch_encoder_decoder")],
+    t("arch_col_attention"): [t("arch_att_bert"), t("arch_att_gpt"), t("arch_att_t5")],
+    t("arch_col_mask"): [t("arch_mask_bidirectional"), t("arch_mask_causal"), t("arch_mask_t5")],
+    t("arch_col_trained"): [t("arch_train_bert"), t("arch_train_gpt"), t("arch_train_t5")],
+    t("arch_col_here"): [t("arch_here_bert"), t("arch_here_gpt"), t("arch_here_t5")],
+})
+st.table(compare.set_index(t("arch_col_model")))   # a static table: every column shows, wrapped
+
+# -- the tutorial's table of modern models ----------------------------------------------------
+st.subheader(t("arch_modern"))
+modern = pd.DataFrame({
+    t("arch_col_model"): ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"],
+    t("arch_col_arch"): [t("arch_decoder")] * 5,
+    t("arch_col_notes"): [t(f"arch_modern_{m}") for m in ("gpt4", "llama", "chatglm", "mistral", "claude")],
+})
+st.table(modern.set_index(t("arch_col_model")))
+st.caption(t("arch_modern_note"))
+
+copy_link()

@@ -1,0 +1,397 @@
+"""Step by step: the tutorial's recipe for one head of one layer, one step at a time, on the
+sidebar's sentence: tokens, embeddings + position, Q K V, QK^T, / sqrt(d_k), mask, softmax,
+weights x V, concat + W^O, residual + LayerNorm + FFN. Each step: its formula, the numbers the
+model computed (model/walkthrough.py), and the lines of model/ that computed them, read now."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from model.errors import InputError, ModelFileError
+from model.walkthrough import STEPS, kinds_of, record, walk
+from ui import cache, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header, present_figure
+from ui.safe import md
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table, token_picker
+from viz.heatmap import attention_heatmap
+from viz.steps import matrix_heatmap, shapes_figure
+
+N = len(STEPS)
+ALL_KINDS = ("encoder", "decoder", "cross")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)     # a translator's recording: a few MB
+def recording(name: str, device: str, text: str):
+    """One recorded forward pass per (model, sentence): every layer and head is picked from it."""
+    return record(cache.runner(name, device), text)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)    # one head's numbers: up to about 1 MB
+def walkthrough(name: str, device: str, text: str, kind: str, layer: int, head: int):
+    return walk(cache.runner(name, device), recording(name, device, text), kind, layer, head)
+
+
+def go(delta: int) -> None:
+    st.session_state["steps_step"] = min(max(int(st.session_state.get("steps_step", 1)) + delta, 1), N)
+
+
+def fit(key: str, hi: int, what: str) -> int:
+    """session_state[key] limited to 0..hi-1, with a notice when it was outside (a link's value)."""
+    value = st.session_state.get(key)
+    fixed = min(max(value if isinstance(value, int) else 0, 0), hi - 1)
+    if fixed != value:
+        st.warning(t("steps_out_of_range", what=t(f"steps_{what}"), value=md(str(value + 1 if isinstance(value, int) else value)),
+                     hi=hi, shown=fixed + 1), icon="⚠️")
+    st.session_state[key] = fixed
+    return fixed
+
+
+def rows(tokens) -> list[str]:
+    return [f"{i} {tok}" for i, tok in enumerate(tokens)]
+
+
+def chart(fig, key: str) -> None:
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+
+
+def numbers(values, row_tokens, columns=None, key: str | None = None) -> pd.DataFrame:
+    """The matrix as a table, rounded to 4 decimals: the same numbers as the chart above it."""
+    v = np.round(np.asarray(values, dtype=np.float64), 4)
+    cols = rows(columns) if columns is not None else [str(j) for j in range(v.shape[1])]
+    df = pd.DataFrame(v, index=rows(row_tokens), columns=cols)
+    st.dataframe(df, key=key, height=min(3 + 35 * (len(df) + 1), 420))
+    return df
+
+
+def shape(name: str, a) -> str:
+    return f"`{name}`: " + t("steps_shape", shape=" × ".join(str(n) for n in np.shape(a)))
+
+
+def show_code(step_key: str, w) -> None:
+    st.markdown("**" + t("steps_code") + "**")
+    for sn in w.code[step_key]:
+        last = sn.first_line + sn.text.count("\n")
+        st.caption(t("steps_code_from", path=md(sn.path), name=md(sn.name), first=sn.first_line, last=last))
+        st.code(sn.text, language="python", wrap_lines=True)
+
+
+def matrix(values, row_tokens, key: str, title: str = "", columns=None, **kw) -> None:
+    fig = matrix_heatmap(values, row_tokens, columns=columns, title=title, labels=mlabels(columns), **kw)
+    chart(fig, key)
+
+
+def mlabels(columns=None) -> dict:
+    return {"x": t("axis_key") if columns is not None else t("steps_axis_dim"), "y": t("steps_axis_token"),
+            "value": t("steps_value"), "masked": t("masked"), "head": t("steps_head_short"),
+            "seq": "seq_len", "heads": "heads"}
+
+
+# -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
+ctx = current()
+state.url_param("step", 1, state.integer(1, N), key="steps_step")
+state.url_param("kind", None, state.choice(ALL_KINDS), key="steps_kind")
+state.url_param("layer", 0, lambda raw: int(raw) - 1, key="steps_layer")
+state.url_param("head", 0, lambda raw: int(raw) - 1, key="steps_head")
+state.url_param("q", None, int, key="steps_q")
+
+page_header("page_steps", "steps_intro")
+st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V")
+
+runner = ctx.runner()
+if runner is None:
+    copy_link()
+    st.stop()
+cfg = runner.config
+kinds = kinds_of(cfg.arch)
+asked = st.session_state.get("steps_kind")
+if asked not in kinds:
+    if asked is not None:
+        st.info(t("steps_kind_unavailable", kind=t(f"kind_{asked}"), shown=t(f"kind_{kinds[0]}")), icon="ℹ️")
+    st.session_state["steps_kind"] = kinds[0]
+fit("steps_layer", cfg.num_layers, "layer")
+fit("steps_head", cfg.num_heads, "head")
+
+# -- which attention, layer and head ----------------------------------------------------------
+c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
+with c_kind:
+    if len(kinds) > 1:
+        kind = st.radio(t("steps_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="steps_kind",
+                        horizontal=True)
+    else:  # a GPT has one attention: say which instead of offering a choice of one
+        kind = kinds[0]
+        st.markdown(f"**{t('steps_kind')}:** {t(f'kind_{kind}')}")
+with c_layer:
+    layer = st.selectbox(t("steps_layer"), list(range(cfg.num_layers)), key="steps_layer",
+                         format_func=lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers))
+with c_head:
+    head = st.selectbox(t("steps_head"), list(range(cfg.num_heads)), key="steps_head",
+                        format_func=lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads))
+
+# -- previous / next --------------------------------------------------------------------------
+step = int(st.session_state["steps_step"])
+c_prev, c_pick, c_next = st.columns([1, 4, 1], vertical_alignment="bottom")
+with c_prev:
+    st.button(t("steps_prev"), key="steps_prev", on_click=go, args=(-1,), disabled=step <= 1,
+              shortcut="Left", width="stretch", help=t("steps_keys_help"))
+with c_pick:
+    step = st.selectbox(t("steps_step"), list(range(1, N + 1)), key="steps_step",
+                        format_func=lambda n: t("steps_step_of", n=n, total=N, title=t(f"steps_title_{STEPS[n - 1]}")))
+with c_next:
+    st.button(t("steps_next"), key="steps_next", on_click=go, args=(1,), disabled=step >= N,
+              shortcut="Right", width="stretch",
+              help=t("steps_keys_help"))
+st.progress(step / N)
+state.set_url(step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1,
+              q=st.session_state.get("steps_q"))
+
+if not ctx.text.strip():
+    st.info(t("empty_text_hint"), icon="✏️")
+    copy_link()
+    st.stop()
+try:
+    with st.spinner(t("steps_running")):
+        w = walkthrough(ctx.model, ctx.device, ctx.text, kind, layer, head)
+except InputError as e:
+    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+    copy_link()
+    st.stop()
+except ModelFileError as e:
+    st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
+    copy_link()
+    st.stop()
+for note in w.notices:
+    st.caption("ⓘ " + md(note))
+
+T, S = len(w.query_tokens), len(w.key_tokens)
+qt, kt = w.query_tokens, w.key_tokens
+st.caption(t("steps_where", model=t(f"model_{w.model.replace('-', '_')}"), kind=t(f"kind_{kind}"),
+             layer=layer + 1, layers=w.num_layers, head=head + 1, heads=w.num_heads, d_model=w.d_model,
+             d_k=w.d_k, T=T, S=S))
+if w.output_text:
+    st.caption(t("steps_translation", text=md(w.output_text)))
+
+q_asked = st.session_state.get("steps_q")
+if q_asked is not None and not (isinstance(q_asked, int) and 0 <= q_asked < T):
+    st.warning(t("steps_out_of_range", what=t("query_token"), value=md(str(q_asked)), hi=T,
+                 shown=min(1, T - 1)), icon="⚠️")
+    st.session_state["steps_q"] = min(1, T - 1)
+
+key = STEPS[step - 1]
+st.subheader(f"{step}. {t(f'steps_title_{key}')}")
+formula = st.container()
+left, right = st.columns([3, 2], gap="large")
+
+# ---------------------------------------------------------------------------------------------
+if key == "tokens":
+    formula.latex(r"\text{text} \;\rightarrow\; [t_1, \dots, t_n] \;\rightarrow\; [\mathrm{id}_1, \dots, \mathrm{id}_n]")
+    with left:
+        if w.arch == "gpt":
+            st.markdown(t("steps_tokens_gpt"))
+        elif kind == "encoder":
+            st.markdown(t("steps_tokens_encoder"))
+        else:
+            st.markdown(t("steps_tokens_translator_target"))
+        sides = [("query", qt, w.query_ids)] if kind != "cross" else [("query", qt, w.query_ids), ("key", kt, w.key_ids)]
+        for side, toks, ids in sides:
+            if kind == "cross":
+                st.markdown("**" + t(f"steps_tokens_{side}_side") + "**")
+            df = pd.DataFrame({t("col_position"): range(len(toks)), t("col_token"): toks, t("steps_col_id"): ids})
+            st.dataframe(df, hide_index=True, key=f"steps_tokens_{side}", height=min(3 + 35 * (len(df) + 1), 420))
+            st.caption(t("steps_n_tokens", n=len(toks)))
+    with right:
+        show_code("tokens", w)
+
+elif key == "embed":
+    scheme = w.positional
+    emb = r"\mathrm{Embedding}(\mathrm{ids})" + (r"\cdot\sqrt{d_{\text{model}}}" if w.arch == "transformer" else "")
+    if scheme == "sinusoidal":
+        formula.latex(r"X^{(0)} = " + emb + r" + PE")
+        formula.latex(r"PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right),\quad "
+                 r"PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
+    elif scheme == "learned":
+        formula.latex(r"X^{(0)} = " + emb + r" + P_{\text{learned}}[pos]")
+    else:
+        formula.latex(r"X^{(0)} = " + emb)
+    with left:
+        st.markdown(t(f"steps_embed_{scheme}"))
+        if w.arch == "transformer":
+            st.caption(t("steps_embed_scaled", d=w.d_model, s=f"{math.sqrt(w.d_model):.3f}"))
+        streams = [("query", qt, w.query_embed, w.query_position, w.query_input)]
+        if kind == "cross":
+            streams.append(("key", kt, w.key_embed, w.key_position, w.key_input))
+        tabs = st.tabs([t(f"steps_stream_{s[0]}") for s in streams]) if len(streams) > 1 else [st.container()]
+        for tab, (side, toks, e, p, x0) in zip(tabs, streams):
+            with tab:
+                st.markdown(shape("Embedding", e))
+                matrix(e, toks, f"steps_emb_{side}")
+                if p is not None:
+                    st.markdown(shape("PE", p))
+                    matrix(p, toks, f"steps_pe_{side}")
+                    st.markdown(shape("X⁽⁰⁾", x0))
+                    matrix(x0, toks, f"steps_x0_{side}")
+                with st.expander(t("steps_numbers", name="X⁽⁰⁾")):
+                    numbers(x0, toks, key=f"steps_df_x0_{side}")
+    with right:
+        show_code("embed", w)
+
+elif key == "qkv":
+    rope = w.positional == "rope"
+    if kind == "cross":
+        formula.latex(r"Q = H W^Q,\quad K = M W^K,\quad V = M W^V")
+    else:
+        formula.latex(r"Q = X W^Q,\quad K = X W^K,\quad V = X W^V")
+    if rope:
+        formula.latex(r"q_m \leftarrow R_{\Theta,m}\, q_m,\qquad k_n \leftarrow R_{\Theta,n}\, k_n")
+    with left:
+        which = ("gpt" if w.pre_ln else "cross" if kind == "cross" else "first" if layer == 0 else "later")
+        st.markdown(t(f"steps_x_{which}", layer=layer + 1, prev=layer))
+        st.markdown(shape("X" if kind != "cross" else "H", w.X))
+        matrix(w.X, qt, "steps_X")
+        if kind == "cross":
+            st.markdown(shape("M", w.X_kv))
+            matrix(w.X_kv, kt, "steps_M")
+        st.markdown(t("steps_linear", d=w.d_model))
+        st.markdown("**" + t("steps_split_title") + "**")
+        st.caption(t("steps_split_help", h=w.num_heads, d_k=w.d_k, d=w.d_model, head=head + 1))
+        chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, labels=mlabels()), "steps_split")
+        tabs = st.tabs(["Q", "K", "V"])
+        for tab, name, full, part, pre, toks in zip(
+                tabs, "QKV", (w.Q_full, w.K_full, w.V_full), (w.q, w.k, w.v),
+                (w.q_unrotated, w.k_unrotated, None), (qt, kt, kt)):
+            with tab:
+                st.markdown(shape(name, full) + " · " + t("steps_bands", head=head + 1))
+                matrix(full, toks, f"steps_{name}_full", head_bands=w.num_heads, chosen_head=head)
+                if pre is not None:
+                    st.markdown(t("steps_rope_before", name=name.lower()) + " · " + shape(f"{name.lower()}_{head + 1}", pre))
+                    matrix(pre, toks, f"steps_{name}_pre")
+                    st.markdown(t("steps_rope_after", name=name.lower()))
+                st.markdown(shape(f"{name}_{head + 1}", part))
+                matrix(part, toks, f"steps_{name}_head")
+                with st.expander(t("steps_numbers", name=f"{name}_{head + 1}")):
+                    numbers(part, toks, key=f"steps_df_{name}")
+    with right:
+        show_code("qkv", w)
+
+elif key == "scores":
+    formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
+    with left:
+        st.markdown(t("steps_scores_explain", d_k=w.d_k))
+        st.markdown(shape("S", w.scores))
+        matrix(w.scores, qt, "steps_scores", columns=kt)
+        numbers(w.scores, qt, kt, key="steps_df_scores")
+    with right:
+        show_code("scores", w)
+
+elif key == "scale":
+    formula.latex(r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
+             % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k)))
+    with left:
+        st.markdown(t("steps_scale_explain", d_k=w.d_k, s=f"{math.sqrt(w.d_k):.3f}",
+                      before=f"{np.std(w.scores):.3f}", after=f"{np.std(w.scaled):.3f}"))
+        st.markdown(shape("S'", w.scaled))
+        matrix(w.scaled, qt, "steps_scaled", columns=kt)
+        numbers(w.scaled, qt, kt, key="steps_df_scaled")
+    with right:
+        show_code("scale", w)
+
+elif key == "mask":
+    lines = []
+    if w.bias is not None:
+        lines.append(r"S'_{ij} \leftarrow S'_{ij} - m_{%d}\,|i - j|,\quad m_{%d} = %.4g" % (
+            head + 1, head + 1, float(-w.bias[min(1, T - 1), 0]) if T > 1 else 0.0))
+    if w.mask_kind == "causal":
+        lines.append(r"S'_{ij} \leftarrow -10^{9}\quad \text{if } j > i")
+    else:
+        lines.append(r"S'_{ij} \leftarrow -10^{9}\quad \text{if key } j \text{ is } \langle\mathrm{pad}\rangle")
+    for line in lines:
+        formula.latex(line)
+    with left:
+        st.markdown(t(f"steps_mask_{w.mask_kind}"))
+        if w.bias is not None:
+            st.markdown(t("steps_alibi", head=head + 1) + " · " + shape("bias", w.bias))
+            matrix(w.bias, qt, "steps_bias", columns=kt)
+        st.markdown(t("steps_mask_matrix") + " · " + shape("mask", w.mask))
+        st.dataframe(pd.DataFrame(np.where(w.mask, "✓", "✗"), index=rows(qt), columns=rows(kt)),
+                     key="steps_df_maskmatrix", height=min(3 + 35 * (T + 1), 420))
+        st.markdown(shape("S' (" + t("steps_after_mask") + ")", w.masked))
+        matrix(w.masked, qt, "steps_masked", columns=kt, mask=w.mask, masked_text=t("steps_masked_value"))
+        numbers(w.masked, qt, kt, key="steps_df_masked")
+    with right:
+        show_code("mask", w)
+
+elif key == "softmax":
+    temp = "" if w.temperature == 1.0 else f"/{w.temperature:g}"
+    formula.latex(r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{e^{S'_{ij}%s}}{\sum_{k} e^{S'_{ik}%s}}" % (temp, temp, temp))
+    with left:
+        st.markdown(t("steps_softmax_explain"))
+        st.markdown(shape("A", w.weights))
+        mask = None if w.mask.all() else w.mask
+        fig = attention_heatmap(w.weights, qt, kt, mask=mask, labels=heatmap_labels())
+        chart(fig, "steps_weights")
+        sums = w.weights.sum(-1)
+        st.caption(t("steps_row_sums", lo=f"{sums.min():.6f}", hi=f"{sums.max():.6f}"))
+        numbers(w.weights, qt, kt, key="steps_df_weights")
+    with right:
+        q = token_picker(qt, "steps_q", default=min(1, T - 1))
+        show_table(kt, w.weights[q], qt[q], None if mask is None else mask[q], key="steps_table")
+        show_code("softmax", w)
+
+elif key == "weighted":
+    formula.latex(r"\mathrm{head}_{%d} = A\,V_{%d},\qquad \mathrm{head}_{%d}[i] = \sum_j A_{ij}\, V_{%d}[j]"
+             % (head + 1, head + 1, head + 1, head + 1))
+    with left:
+        st.markdown(t("steps_weighted_explain"))
+        q = token_picker(qt, "steps_q", default=min(1, T - 1))
+        top = np.argsort(-w.weights[q])[:3]
+        st.markdown(t("steps_weighted_row", token=md(qt[q]),
+                      parts=" + ".join(f"{w.weights[q, j]:.3f}·V[{md(kt[j])}]" for j in top)))
+        st.markdown(shape("A", w.weights) + " · " + shape(f"V_{head + 1}", w.v) + " → "
+                    + shape(f"head_{head + 1}", w.head_output))
+        matrix(w.v, kt, "steps_V_again", title=f"V_{head + 1}")
+        matrix(w.head_output, qt, "steps_head_output", title=f"head_{head + 1} = A V_{head + 1}")
+        with st.expander(t("steps_numbers", name=f"head_{head + 1}"), expanded=True):
+            numbers(w.head_output, qt, key="steps_df_head_output")
+    with right:
+        show_code("weighted", w)
+
+elif key == "concat":
+    formula.latex(r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O"
+             % w.num_heads)
+    with left:
+        st.markdown(t("steps_concat_explain", h=w.num_heads, d_k=w.d_k, d=w.d_model))
+        chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, merge=True, labels=mlabels()), "steps_merge")
+        st.markdown(shape("Concat", w.concat) + " · " + t("steps_bands", head=head + 1))
+        matrix(w.concat, qt, "steps_concat", head_bands=w.num_heads, chosen_head=head)
+        st.markdown(shape("MultiHead = Concat·W^O + b", w.output))
+        matrix(w.output, qt, "steps_output")
+        with st.expander(t("steps_numbers", name="MultiHead")):
+            numbers(w.output, qt, key="steps_df_output")
+    with right:
+        show_code("concat", w)
+
+else:  # ffn
+    if w.pre_ln:
+        formula.latex(r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
+    else:
+        formula.latex(r"\mathrm{Output} = \mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
+    with left:
+        st.markdown(t("steps_ffn_pre_ln" if w.pre_ln else f"steps_ffn_post_ln_{kind}"))
+        tabs = st.tabs([t(f"steps_post_{p.key}") for p in w.post])
+        for tab, p in zip(tabs, w.post):
+            with tab:
+                st.latex(p.latex)
+                st.markdown(shape(t(f"steps_post_{p.key}"), p.value))
+                matrix(p.value, qt, f"steps_post_{p.key}")
+                with st.expander(t("steps_numbers", name=t(f"steps_post_{p.key}"))):
+                    numbers(p.value, qt, key=f"steps_df_post_{p.key}")
+        last = layer == w.num_layers - 1
+        st.info(t("steps_next_layer_last" if last else "steps_next_layer", n=layer + 2), icon="➡️")
+    with right:
+        show_code("ffn", w)
+
+copy_link()

@@ -1,0 +1,317 @@
+"""The step-by-step page (and the architecture page), run with streamlit.testing's AppTest.
+
+Every step of the translator's three attentions and of a GPT is walked with the Next button; the
+numbers each step shows are compared with a recomputation from the model's weights (the helpers
+of tests/test_walkthrough.py, which never use our model code). Then bad links (layer, head, step,
+kind and query out of range or not numbers), a one-token sentence, a sentence past the maximum
+length, presentation mode, and the copy-link box.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import tempfile
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import model
+from model.walkthrough import STEPS, walk
+from test_walkthrough import cap_translation, first_input, recompute, recompute_post, untrained
+from ui import cache
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/steps.py"
+TIMEOUT = 90
+TEXT = "The cat sat on the mat"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def apptest_setup():
+    """Two changes to AppTest itself, none to the app:
+
+    - One ScriptCache for the module: AppTest makes a new one on every run, so it re-parses
+      app.py and the page (and rewrites their AST for magic) each time, most of a run's time.
+      The files do not change while the tests run.
+    - The app as a server runs it once st.navigation has been called: AppTest forgets that on
+      every run, and because a folder named pages/ sits beside app.py, Streamlit's older
+      multipage mode then sends each rerun straight to the page file, around app.py (and
+      ui.context.current() re-runs app.py from inside the page, under the page's script hash, so
+      the sidebar's widgets get new ids and lose their values).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    class NavigationSeen(PagesManager):
+        def __init__(self, *args, **kwargs):
+            PagesManager.uses_pages_directory = False      # as after st.navigation's first call
+            super().__init__(*args, **kwargs)
+
+    shared = ScriptCache()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(app_test, "ScriptCache", lambda: shared)
+        mp.setattr(local_script_runner, "ScriptCache", lambda: shared)
+        mp.setattr(app_test, "PagesManager", NavigationSeen)
+        yield
+        PagesManager.uses_pages_directory = None
+
+
+@pytest.fixture(autouse=True)
+def weights(monkeypatch):
+    """Random weights only where trained ones are absent (and then a capped translation)."""
+    if any(untrained(n) for n in model.NAMES):
+        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
+        cap_translation(monkeypatch)
+
+
+def pages_of_app() -> tuple[list[tuple], int]:
+    """app.py's PAGES (file, url path, title key, icon), read without running app.py, and the
+    line its assignment ends on."""
+    tree = ast.parse(Path(APP).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [tuple(p) for p in ast.literal_eval(node.value)], node.end_lineno
+    raise AssertionError("app.py has no PAGES list")
+
+
+@functools.lru_cache(maxsize=None)
+def app_copy(page: str) -> Path:
+    """app.py, changed in one line: PAGES keeps only the files that exist (others are being
+    written in parallel) and lists `page` first; app.py makes the first page the default, so that
+    page runs (and reruns) without a switch_page. Beside it a link to pages/, so st.page_link's
+    "pages/..." resolve as in the app."""
+    _, end = pages_of_app()
+    lines = Path(APP).read_text(encoding="utf-8").splitlines()
+    lines.insert(end, "PAGES = sorted([p for p in PAGES if (__import__('pathlib').Path(__file__).parent / p[0]).exists()], "
+                      f"key=lambda p: p[0] != {page!r})")
+    folder = Path(tempfile.mkdtemp(prefix="apptest_"))
+    root = Path(APP).parent
+    (folder / "pages").symlink_to(root / "pages", target_is_directory=True)
+    (folder / "app.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder / "app.py"
+
+
+def open_alone(page: str = PAGE, **params) -> AppTest:
+    """The app opened straight on one page, every param in the link before the first run. Unlike
+    after a switch_page (where AppTest drops the sidebar's widgets, and with them their values:
+    the language falls back to English), the sidebar's widgets are there to read and use."""
+    at = AppTest.from_file(str(app_copy(page)), default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    ok(at)
+    return at
+
+
+def open_page(model_name: str, page: str = PAGE, lang: str = "en", text: str | None = None, **params) -> AppTest:
+    """The page opened from a link carrying params (the sidebar's own settings go in before the
+    first run: AppTest keeps the URL the app last wrote for them)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["model"] = model_name
+    at.query_params["lang"] = lang
+    if text is not None:
+        at.query_params["text"] = text
+    at.run()
+    at.switch_page(page)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    ok(at)
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def step_of(at: AppTest) -> int:
+    return int(at.subheader[0].value.split(".")[0])
+
+
+def tables(at: AppTest) -> list:
+    return [d.value for d in at.dataframe]
+
+
+def same(df, expected, what):
+    got = df.to_numpy(dtype=np.float64)
+    expected = np.asarray(expected, np.float64)
+    assert got.shape == expected.shape, f"{what}: {got.shape} != {expected.shape}"
+    assert np.allclose(got, expected, atol=3e-4, rtol=1e-4), f"{what}: off by {np.abs(got - expected).max():g}"
+
+
+def check_numbers(at: AppTest, runner, w, step: int) -> None:
+    """What the page shows on this step equals the recomputation from the weights."""
+    r = recompute(runner, w)
+    dfs = tables(at)
+    key = STEPS[step - 1]
+    if key == "tokens":
+        assert list(dfs[0]["Token"]) == w.query_tokens and list(dfs[0]["Token id"]) == w.query_ids
+        if w.kind == "cross":
+            assert list(dfs[1]["Token"]) == w.key_tokens and list(dfs[1]["Token id"]) == w.key_ids
+    elif key == "embed":
+        same(dfs[0], first_input(runner, w.query_ids), "X^(0)")
+        if w.kind == "cross":
+            same(dfs[1], first_input(runner, w.key_ids), "encoder X^(0)")
+    elif key == "qkv":
+        for df, name in zip(dfs, "qkv"):
+            same(df, r[name], name)
+    elif key in ("scores", "scale"):
+        same(dfs[0], r["scores" if key == "scores" else "scaled"], key)
+        assert list(dfs[0].columns) == [f"{j} {tok}" for j, tok in enumerate(w.key_tokens)]
+    elif key == "mask":
+        assert np.array_equal(dfs[0].to_numpy() == "✓", r["mask"])
+        same(dfs[1], r["masked"], "masked scores")
+    elif key == "softmax":
+        same(dfs[0], r["weights"], "weights")
+        q = at.session_state["steps_q"]
+        same(dfs[1]["Attention weight"], r["weights"][q], "the tutorial's table")
+        assert list(dfs[1]["Token"]) == w.key_tokens
+    elif key == "weighted":
+        same(dfs[0], r["head_output"], "head output")
+    elif key == "concat":
+        same(dfs[0], r["output"], "MultiHead output")
+    else:
+        post = recompute_post(runner, w, r["output"])
+        shown = dict(zip([p.key for p in w.post], dfs))
+        for name, value in post.items():
+            same(shown[name], value, f"step 10 {name}")
+
+
+WALKS = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"), ("gpt-rope", "decoder")]
+
+
+@pytest.mark.parametrize("name,kind", WALKS)
+def test_every_step_shows_the_models_numbers(name, kind):
+    runner = cache.runner(name, "auto")
+    layer, head = runner.config.num_layers, 2            # 1-based in the link: the last layer, head 2
+    params = {"step": 1, "layer": layer, "head": head} | ({"kind": kind} if name == "translator" else {})
+    at = open_page(name, **params)
+    w = walk(runner, TEXT, kind, layer - 1, head - 1)
+    assert at.selectbox(key="steps_layer").value == layer - 1 and at.selectbox(key="steps_head").value == head - 1
+    for step in range(1, len(STEPS) + 1):
+        assert step_of(at) == step and at.query_params["step"] == str(step)
+        assert len(at.latex) >= 2                       # the page's formula and this step's
+        assert at.code, "the step shows the code that computes it"
+        check_numbers(at, runner, w, step)
+        if step < len(STEPS):
+            at.button(key="steps_next").click().run()
+            ok(at)
+    assert at.button(key="steps_next").disabled
+    at.button(key="steps_prev").click().run()
+    ok(at)
+    assert step_of(at) == len(STEPS) - 1
+
+
+def warnings(at: AppTest) -> str:
+    return " ".join(w.value for w in at.warning) + " " + " ".join(i.value for i in at.info)
+
+
+@pytest.mark.parametrize("params,expect", [
+    ({"layer": 99}, "Layer 99"), ({"head": 0}, "Head 0"), ({"head": "abc"}, "abc"), ({"step": 42}, "42"),
+    ({"step": "x"}, "x"), ({"kind": "cross"}, "no Cross-attention"),
+])
+def test_bad_links_show_a_notice(params, expect):
+    at = open_page("gpt", **params)
+    assert expect in warnings(at), warnings(at)
+    assert 0 <= at.session_state["steps_layer"] < 3 and 0 <= at.session_state["steps_head"] < 4
+    assert 1 <= step_of(at) <= len(STEPS)
+
+
+def test_every_step_renders_after_a_bad_link():
+    at = open_page("gpt-alibi", layer=-3, head=77, step=1)
+    assert "Head 77" in warnings(at) and "only 3" in warnings(at)
+    assert (at.session_state["steps_layer"], at.session_state["steps_head"]) == (0, 3)
+    for _ in range(len(STEPS) - 1):
+        at.button(key="steps_next").click().run()
+        ok(at)
+    assert step_of(at) == len(STEPS)
+    assert at.query_params["layer"] == "1" and at.query_params["head"] == "4"   # the link now says what is shown
+
+
+def test_query_out_of_range_in_the_link():
+    at = open_page("gpt", step=7, q=999)
+    assert "999" in warnings(at)
+    assert at.session_state["steps_q"] == 1
+
+
+def test_one_token_sentence():
+    """"猫" is one token: 1 x 1 (encoder), 1 key per query (cross), <s> + 猫 (GPT)."""
+    for name, kind in (("gpt", "decoder"), ("translator", "cross")):
+        at = open_page(name, text="猫", step=1, **({"kind": kind} if name == "translator" else {}))
+        for _ in range(len(STEPS) - 1):
+            at.button(key="steps_next").click().run()
+            ok(at)
+        assert step_of(at) == len(STEPS)
+    for kind in ("encoder", "decoder"):                   # the translator's other two, at their core steps
+        at.radio(key="steps_kind").set_value(kind)
+        for step in (3, 6, 7, 9):
+            at.selectbox(key="steps_step").set_value(step).run()
+            ok(at)
+            assert step_of(at) == step
+
+
+def test_sentence_past_the_maximum_length():
+    runner = cache.runner("gpt", "auto")
+    long = " ".join(["the cat sat on the mat"] * 40)
+    at = open_page("gpt", text=long, step=7)
+    assert any("cut" in c.value for c in at.caption), "the page says the text was cut"
+    w = walk(runner, long, "decoder", 0, 0)
+    assert len(w.query_tokens) == runner.config.max_seq_len
+    check_numbers(at, runner, w, 7)
+    for _ in range(3):
+        at.button(key="steps_next").click().run()
+        ok(at)
+
+
+def test_presentation_mode_can_be_left():
+    at = open_alone(model="gpt", present=1, step=3)
+    assert at.toggle(key="present").value is True       # the sidebar's toggle (the sidebar is hidden)
+    css = [m.value for m in at.markdown if "stSidebar" in m.value]
+    assert css and "display: none" in css[0] and "font-size" in css[0]
+    exit_toggle = at.toggle(key="_present_exit")         # the way back, on the page itself
+    assert exit_toggle.value is True
+    exit_toggle.set_value(False).run()
+    ok(at)
+    assert "present" not in at.query_params
+    assert not any("stSidebar" in m.value for m in at.markdown)
+    assert at.toggle(key="present").value is False       # the sidebar's toggle agrees
+    assert step_of(at) == 3                              # same view, just not enlarged
+    at.toggle(key="present").set_value(True).run()       # and back in again
+    ok(at)
+    assert at.query_params["present"] == "1" and at.toggle(key="_present_exit").value is True
+
+
+def test_copy_link_reproduces_the_view():
+    at = open_page("translator", step=6, kind="cross", layer=2, head=3)
+    link = at.code[-1].value
+    query = dict(parse_qsl(link.split("?", 1)[1]))
+    assert query["step"] == "6" and query["kind"] == "cross" and query["layer"] == "2" and query["head"] == "3"
+    assert query["model"] == "translator" and query["text"] == TEXT
+    # opening that link shows the same view
+    again = open_page(query.pop("model"), text=query.pop("text"), lang=query.pop("lang"), **query)
+    assert step_of(again) == 6 and again.radio(key="steps_kind").value == "cross"
+    assert again.selectbox(key="steps_layer").value == 1 and again.selectbox(key="steps_head").value == 2
+
+
+def test_architecture_page():
+    at = open_page("gpt", page="pages/architecture.py", text="狗咬人")
+    compare, modern = at.table[0].value, at.table[1].value
+    assert list(compare.index) == ["BERT", "GPT", "T5 / Transformer"]
+    assert list(modern.index) == ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"]
+    assert set(modern["Architecture"]) == {"Decoder"}
+    charts = at.get("plotly_chart")
+    assert len(charts) == 5                               # BERT, GPT, and T5's three masks
+    tok = cache.runner("gpt", "auto").tokenizer
+    n = len(tok.encode("狗咬人"))
+    for chart, rows, cols, causal in zip(charts, (n, n + 1, n), (n, n + 1, n), (False, True, False)):
+        z = json.loads(chart.proto.spec)["data"][0]["z"]    # 1 where the query may look, null where masked
+        allowed = np.array([[v is not None for v in row] for row in z])
+        assert allowed.shape == (rows, cols)
+        assert np.array_equal(allowed, np.tril(np.ones((rows, cols), bool)) if causal else np.ones((rows, cols), bool))
+    zh = open_alone("pages/architecture.py", model="gpt", lang="zh")
+    assert set(zh.table[1].value["架构"]) == {"解码器"}
