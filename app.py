@@ -4,7 +4,7 @@ The entry: the shared sidebar (model, sentence, language, device), then the chos
 """
 import streamlit as st
 
-from ui.context import app_run, sidebar
+from ui.context import sidebar
 from ui.i18n import t
 
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
@@ -24,5 +24,4 @@ PAGES = [
 nav = st.navigation([st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
                      for i, (f, path, key, icon) in enumerate(PAGES)],
                     position="hidden" if ctx.presentation else "sidebar")
-with app_run():
-    nav.run()
+nav.run()

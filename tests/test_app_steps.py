@@ -30,37 +30,6 @@ TIMEOUT = 90
 TEXT = "The cat sat on the mat"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def apptest_setup():
-    """Two changes to AppTest itself, none to the app:
-
-    - One ScriptCache for the module: AppTest makes a new one on every run, so it re-parses
-      app.py and the page (and rewrites their AST for magic) each time, most of a run's time.
-      The files do not change while the tests run.
-    - The app as a server runs it once st.navigation has been called: AppTest forgets that on
-      every run, and because a folder named pages/ sits beside app.py, Streamlit's older
-      multipage mode then sends each rerun straight to the page file, around app.py (and
-      ui.context.current() re-runs app.py from inside the page, under the page's script hash, so
-      the sidebar's widgets get new ids and lose their values).
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import app_test, local_script_runner
-
-    class NavigationSeen(PagesManager):
-        def __init__(self, *args, **kwargs):
-            PagesManager.uses_pages_directory = False      # as after st.navigation's first call
-            super().__init__(*args, **kwargs)
-
-    shared = ScriptCache()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(app_test, "ScriptCache", lambda: shared)
-        mp.setattr(local_script_runner, "ScriptCache", lambda: shared)
-        mp.setattr(app_test, "PagesManager", NavigationSeen)
-        yield
-        PagesManager.uses_pages_directory = None
-
-
 @pytest.fixture(autouse=True)
 def weights(monkeypatch):
     """Random weights only where trained ones are absent (and then a capped translation)."""

@@ -19,7 +19,7 @@ import pytest
 
 import model
 import ui.i18n as i18n
-from test_app_steps import apptest_setup, open_alone, pages_of_app  # noqa: F401  (apptest_setup: autouse)
+from test_app_steps import open_alone, pages_of_app
 from test_walkthrough import cap_translation, untrained
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,11 +5,7 @@ same settings, so no page re-declares them.
 """
 from __future__ import annotations
 
-import contextlib
-import runpy
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import streamlit as st
 
@@ -98,29 +94,17 @@ def sidebar() -> Context:
     return ctx
 
 
-_RUN = threading.local()  # Streamlit runs each session's script in its own thread
-APP = Path(__file__).resolve().parent.parent / "app.py"
-
-
-@contextlib.contextmanager
-def app_run():
-    """Marks the page that app.py runs, so current() can tell it from a page run on its own."""
-    _RUN.active = True
-    try:
-        yield
-    finally:
-        _RUN.active = False
-
-
 def current() -> Context:
-    """The sidebar's settings. Called first by every page.
+    """The sidebar's settings. Every page calls this first.
 
-    A folder named pages/ beside app.py also makes Streamlit's older multipage mode route a deep
-    link (/attention on a server no session has used yet) straight to the page file, skipping
-    app.py. Then this runs app.py instead (sidebar, navigation, and through it this very page)
-    and stops the direct run, so a shared link always gets the whole app.
+    A folder named pages/ beside app.py makes Streamlit start in its older multipage mode, in
+    which a deep link (/attention?... on a server no session has used yet) runs the page file
+    alone, without app.py. Leaving that mode and rerunning sends the same request through
+    app.py's st.navigation, so a shared link always gets the whole app with its sidebar.
+    (Streamlit leaves the mode by itself at the first st.navigation call; this does it sooner.)
     """
-    if not getattr(_RUN, "active", False):
-        runpy.run_path(str(APP), run_name="__main__")
-        st.stop()
+    from streamlit.runtime.pages_manager import PagesManager  # pinned streamlit==1.67.0
+    if PagesManager.uses_pages_directory or "_ctx" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
     return st.session_state["_ctx"]
