@@ -25,7 +25,16 @@ def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str =
     # pill labels render Markdown: a token is data, so escape it
     choice = st.pills(t(label_key), options, format_func=lambda i: md(tokens[i]), key=key,
                       selection_mode="single")
+    token_legend(tokens)
     return st.session_state[key] if choice is None else choice
+
+
+def token_legend(tokens: list[str]) -> None:
+    """Explain the two kinds of label that are not plain words, when the sentence has them."""
+    if any(t == "␣" for t in tokens):
+        st.caption(t("legend_space"))
+    if any("/" in t and t.rsplit(" ", 1)[-1][:1].isdigit() for t in tokens):
+        st.caption(t("legend_bytes"))
 
 
 def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=None, zmax=None,

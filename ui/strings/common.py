@@ -76,3 +76,8 @@ STRINGS.update({
     "home_link_steps": {"en": "🧮 One head, step by step", "zh": "🧮 逐步计算一个注意力头"},
     "home_link_architecture": {"en": "🏛️ BERT, GPT and T5 compared", "zh": "🏛️ BERT、GPT 与 T5 对比"},
 })
+STRINGS.update({
+    "legend_space": {"en": "␣ is a token that holds only a space.", "zh": "␣ 表示只包含一个空格的词元。"},
+    "legend_bytes": {"en": "“😀 1/4” is byte 1 of the 4 UTF-8 bytes of a character the vocabulary does not have: the tokenizer spells it out byte by byte instead of giving up.",
+                     "zh": "“😀 1/4” 表示词表中没有的字符的第 1 个字节（共 4 个 UTF-8 字节）：分词器逐字节拼出它，而不是放弃。"},
+})
