@@ -1,0 +1,210 @@
+"""GPT generation, step by step: at each step the next-token distribution (cut-off tokens grey,
+the drawn one orange) and what the newest token attends to in every layer and head."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import streamlit as st
+
+from model.errors import InputError
+from model.tokenizer import EOS
+from ui import cache, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header
+from ui.safe import md, short
+from ui.widgets import PLOTLY_CONFIG
+from viz.generation import next_token_bars, top_indices
+from viz.heatmap import attention_heatmap
+
+GPTS = ("gpt", "gpt-rope", "gpt-alibi")
+MAX_NEW = 100
+STEMP_MAX = 3.0
+SEED_MAX = 2**31 - 1
+N_BARS = 15
+KEEP_RUNS = 20
+
+
+def clamped(name: str, lo, hi, cast=float):
+    """A link's number limited to lo..hi (with a notice when it was outside); NaN is invalid."""
+    def parse(raw: str):
+        v = float(raw)
+        if math.isnan(v):
+            raise ValueError(raw)
+        fixed = cast(min(max(v, lo), hi))
+        if fixed != v:
+            state._notices().append(t("gen_clamped", name=md(name), value=md(short(raw, 20)),
+                                      lo=lo, hi=hi, shown=fixed))
+        return fixed
+    return parse
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def generate(name: str, device: str, prompt: str, n: int, stemp: float, top_k: int, top_p: float, seed: int):
+    """The first n steps; the same settings with a larger n continue the same text (the draws use
+    one seeded generator, step after step)."""
+    return cache.runner(name, device).generate(prompt, max_new_tokens=n, temperature=stemp,
+                                               top_k=top_k or None, top_p=None if top_p >= 1.0 else top_p,
+                                               seed=seed)
+
+
+def runs() -> dict:
+    return st.session_state.setdefault("gen_runs", {})
+
+
+def advance(run_key, to: int | None) -> None:
+    """Step (to=None: one more token) or run (to: the maximum); show the newest step."""
+    r = runs()
+    done = r.pop(run_key, 0)
+    r[run_key] = min(done + 1, st.session_state["gen_n"]) if to is None else to   # newest last
+    while len(r) > KEEP_RUNS:
+        del r[next(iter(r))]
+    st.session_state.pop("gen_view", None)
+
+
+ctx = current()
+
+state.url_param("prompt", ctx.text, state.text, key="gen_prompt")
+state.url_param("n", 20, clamped("n", 1, MAX_NEW, int), key="gen_n")
+state.url_param("stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), key="gen_stemp")
+state.url_param("topk", 0, clamped("topk", 0, 1_000_000, int), key="gen_topk")
+state.url_param("topp", 1.0, clamped("topp", 0.01, 1.0), key="gen_topp")
+state.url_param("seed", 0, clamped("seed", 0, SEED_MAX, int), key="gen_seed")
+# a link's step count applies once, when the link is opened (afterwards the buttons own it)
+done_from_link = (st.query_params.get("done") is not None
+                  and st.session_state.get(state._SEEN, {}).get("done") != st.query_params.get("done"))
+done_link = state.url_param("done", 0, clamped("done", 0, MAX_NEW, int), key="gen_done_link")
+
+page_header("page_generation", "gen_intro")
+
+gen_ctx = ctx
+if ctx.model not in GPTS:
+    st.info(t("gen_translator_note"), icon="ℹ️")
+    gen_ctx = dataclasses.replace(ctx, model="gpt")
+runner = gen_ctx.runner()
+if runner is None:
+    copy_link()
+    st.stop()
+vocab = runner.tokenizer.vocab_size
+if st.session_state["gen_topk"] > vocab:
+    st.warning(t("gen_clamped", name="topk", value=st.session_state["gen_topk"], lo=0, hi=vocab, shown=vocab),
+               icon="⚠️")
+    st.session_state["gen_topk"] = vocab
+
+# -- settings ----------------------------------------------------------------------------------
+prompt = st.text_input(t("gen_prompt"), key="gen_prompt", help=t("gen_prompt_help"))
+c1, c2, c3, c4, c5 = st.columns(5)
+with c1:
+    n_max = st.slider(t("gen_max_new"), 1, MAX_NEW, key="gen_n")
+with c2:
+    stemp = st.slider(t("gen_stemp"), 0.0, STEMP_MAX, step=0.05, key="gen_stemp", help=t("gen_stemp_help"))
+with c3:
+    top_k = st.number_input(t("gen_topk"), 0, vocab, step=1, key="gen_topk", help=t("gen_topk_help"))
+with c4:
+    top_p = st.slider(t("gen_topp"), 0.01, 1.0, step=0.01, key="gen_topp", help=t("gen_topp_help"))
+with c5:
+    seed = st.number_input(t("gen_seed"), 0, SEED_MAX, step=1, key="gen_seed", help=t("gen_seed_help"))
+
+run_key = (gen_ctx.model, prompt, float(stemp), int(top_k), float(top_p), int(seed))
+if done_from_link:
+    runs()[run_key] = done_link                             # a link reopens the same steps
+done = min(runs().get(run_key, 0), n_max)
+
+try:
+    gen = generate(gen_ctx.model, gen_ctx.device, prompt, done, float(stemp), int(top_k), float(top_p), int(seed))
+except InputError as e:
+    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+    copy_link()
+    st.stop()
+n_steps = len(gen.steps)
+finished = n_steps >= n_max or n_steps < done          # </s>, or the model's length limit
+if finished:
+    done = n_steps
+
+b1, b2, b3, _ = st.columns([1, 1.4, 1.2, 4])
+b1.button(t("gen_step"), key="gen_step", icon="➡️", help=t("gen_step_help"), type="primary",
+          on_click=advance, args=(run_key, None), disabled=finished)
+b2.button(t("gen_run"), key="gen_run", icon="⏩", help=t("gen_run_help"),
+          on_click=advance, args=(run_key, n_max), disabled=finished)
+b3.button(t("gen_reset"), key="gen_reset", icon="↩️", on_click=advance, args=(run_key, 0), disabled=done == 0)
+
+for note in gen.notices:
+    st.caption("ⓘ " + md(note))
+
+tok = runner.tokenizer
+prompt_len = len(gen.ids) - n_steps                    # <s> and the prompt's tokens
+labels = tok.labels(gen.ids)
+
+# -- the text so far: prompt, then the generated tokens in bold --------------------------------
+st.subheader(t("gen_text"))
+before_text = tok.decode(gen.ids[:prompt_len])
+new_text = gen.text[len(before_text):] if gen.text.startswith(before_text) else tok.decode(gen.ids[prompt_len:])
+gap = " " if new_text[:1].isspace() else ""
+# a background directive, not bare **…**: Markdown would not embolden "mat**.**" (no word boundary)
+st.markdown("> " + md(before_text) + gap +
+            (f":blue-background[**{md(new_text.strip())}**]" if new_text.strip() else ""))
+if n_steps:
+    st.caption(" · ".join(md(x) for x in labels[prompt_len:]))
+if n_steps == 0:
+    st.info(t("gen_nothing_yet"), icon="✏️")
+else:
+    status = t("gen_progress", done=n_steps, total=n_max)
+    if gen.steps[-1].token_id == EOS:
+        status += " " + t("gen_finished_eos")
+    elif n_steps >= n_max:
+        status += " " + t("gen_finished_n")
+    elif finished:
+        status += " " + t("gen_finished_len")
+    st.caption(status)
+
+# -- one step: its distribution and what the newest token attended to ---------------------------
+if n_steps:
+    if n_steps > 1:
+        if st.session_state.get("gen_view") not in range(1, n_steps + 1):
+            st.session_state["gen_view"] = n_steps
+        i = st.select_slider(t("gen_view_step"), options=list(range(1, n_steps + 1)), key="gen_view")
+    else:
+        i = 1
+    step = gen.steps[i - 1]
+    read = gen.ids[:prompt_len + i - 1]                # what the model read before drawing step i
+    context = tok.decode(read) or "<s>"
+    st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
+        if stemp > 0:
+            before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
+            before /= before.sum()
+        else:
+            before = step.raw_probs.astype(np.float64)
+        idx = top_indices(before, N_BARS, step.token_id)
+        shown = np.where(step.kept[idx], step.probs[idx], before[idx])
+        chosen = int(np.flatnonzero(idx == step.token_id)[0])
+        fig = next_token_bars(tok.labels(idx.tolist()), shown, cut=~step.kept[idx], chosen=chosen,
+                              labels={"cut": t("gen_bars_cut"), "kept": t("gen_bars_kept"),
+                                      "chosen": t("gen_bars_chosen"), "token": t("gen_bars_token"),
+                                      "probability": t("gen_bars_probability")})
+        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_bars")
+        st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()),
+                                                   p=float(step.probs[step.token_id])))
+    with right:
+        st.markdown("**" + t("gen_attention_title", token=md(labels[len(read) - 1])) + "**")
+        st.caption(t("gen_attention_help"))
+        a = step.attention                              # (layers, heads, keys)
+        L, H, K = a.shape
+        rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
+        fig = attention_heatmap(a.reshape(L * H, K), rows, labels[:K],
+                                labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"),
+                                        "masked": t("masked")},
+                                height=min(120 + 30 * L * H, 700))
+        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_attention")
+
+    st.page_link("pages/attention.py", label=t("gen_open_attention"), icon="🔍",
+                 query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang})
+
+state.set_url(prompt=prompt if prompt != ctx.text else None, n=None if n_max == 20 else n_max,
+              stemp=None if stemp == 1.0 else float(stemp), topk=int(top_k) or None,
+              topp=None if top_p >= 1.0 else float(top_p), seed=int(seed) or None, done=done or None)
+copy_link()

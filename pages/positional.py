@@ -1,0 +1,349 @@
+"""Positional encoding: the sinusoidal table and its relative-position property, the shipped
+GPT's learned positions, RoPE and ALiBi, word order (狗咬人 vs 人咬狗) with and without the
+encoding, and the three GPTs on texts longer than they were trained on."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from model import experiments as ex
+from model.errors import InputError
+from model.registry import PRESETS
+from ui import cache, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header
+from ui.safe import md, short
+from ui.widgets import PLOTLY_CONFIG, show_heatmap
+from viz.analysis import mean_of_heads
+from viz import positional as vp
+
+SECTIONS = ("sin", "rel", "learned", "rope", "order", "long")
+D_MAX, LEN_MAX = 512, 200
+DIMS, MAX_DIMS = (0, 1, 10, 30), 8
+GPTS = ("gpt", "gpt-rope", "gpt-alibi")
+ORDER_A, ORDER_B = "狗咬人", "人咬狗"
+BUCKETS = (0, 20, 40, 60, 80, 100, 127)
+LONG_TOKENS = 126                    # + <s> = 127 positions, inside max_seq_len 128
+N_TEXTS = 4                          # long texts averaged per bucket
+ALIBI_N = 16
+ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
+
+
+def clamped(name: str, lo, hi, cast=int):
+    """A link's number limited to lo..hi (with a notice when it was outside); NaN is invalid."""
+    def parse(raw: str):
+        v = float(raw)
+        if math.isnan(v):
+            raise ValueError(raw)
+        fixed = cast(min(max(v, lo), hi))
+        if fixed != v:
+            state._notices().append(t("pos_clamped", name=md(name), value=md(short(raw, 20)),
+                                      lo=lo, hi=hi, shown=fixed))
+        return fixed
+    return parse
+
+
+def int_list(raw: str) -> list[int]:
+    return [int(x) for x in raw.split(",") if x.strip()]
+
+
+def model_label(name: str) -> str:
+    return t(f"model_{name.replace('-', '_')}")
+
+
+def runner_of(name: str):
+    """The named model, or None after a clear message (the shared Context shows it); its notices
+    (e.g. random weights before training) as captions."""
+    r = dataclasses.replace(ctx, model=name).runner()
+    for note in [] if r is None else r.notices:
+        st.caption("ⓘ " + md(note))
+    return r
+
+
+# -- cached model computations -------------------------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=16)
+def table(d: int, n: int) -> np.ndarray:
+    return ex.pe_table(d, n)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def learned(name: str, device: str):
+    return ex.learned_positions(cache.runner(name, device))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def word_order(device: str, a: str, b: str) -> dict:
+    return ex.word_order(cache.runner("translator", device), a, b)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def translations(device: str, a: str, b: str, use_position: bool) -> list[str]:
+    return cache.runner("translator", device).translate([a, b], use_position=use_position)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def long_loss(name: str, device: str, lang: str) -> dict:
+    return ex.length_buckets(cache.runner(name, device), lang, BUCKETS, N_TEXTS, LONG_TOKENS)
+
+
+ctx = current()
+
+state.url_param("sec", "sin", state.choice(SECTIONS), key="pos_sec")
+state.url_param("d", 128, clamped("d", 1, D_MAX), key="pos_d")
+state.url_param("len", 100, clamped("len", 1, LEN_MAX), key="pos_len")
+state.url_param("dims", None, int_list, key="pos_dims")
+state.url_param("p", 5, clamped("p", 0, 10_000), key="pos_p")
+state.url_param("k", 3, clamped("k", 0, 10_000), key="pos_k")
+state.url_param("a", ORDER_A, state.text, key="pos_a")
+state.url_param("b", ORDER_B, state.text, key="pos_b")
+state.url_param("olayer", None, lambda raw: int(raw) - 1, key="pos_olayer")
+state.url_param("ohead", None, lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="pos_ohead")
+state.url_param("glayer", 0, lambda raw: int(raw) - 1, key="pos_glayer")
+state.url_param("llang", "en", state.choice(("en", "zh")), key="pos_llang")
+state.url_param("npos", 64, clamped("npos", 2, 128), key="pos_npos")
+
+page_header("page_positional", "pos_intro")
+sec = st.segmented_control(t("pos_section"), SECTIONS, key="pos_sec", format_func=lambda s: t(f"pos_sec_{s}"),
+                           required=True, label_visibility="collapsed", width="stretch")
+url: dict = {"sec": None if sec == "sin" else sec}
+
+
+def clamp_choice(key: str, options: list, item) -> None:
+    """A value from the link that this model lacks: the nearest that exists, with a notice."""
+    value = st.session_state.get(key)
+    if value in options:
+        return
+    fixed = options[-1] if isinstance(value, int) and value > options[-1] else options[0]
+    st.warning(t("pos_clamped", name=item, value=value if not isinstance(value, int) else value + 1,
+                 lo=1, hi=len([o for o in options if isinstance(o, int)]),
+                 shown=fixed if not isinstance(fixed, int) else fixed + 1), icon="⚠️")
+    st.session_state[key] = fixed
+
+
+# -- 1. the sinusoidal table ---------------------------------------------------------------------
+if sec in ("sin", "rel"):
+    c1, c2, _ = st.columns([1, 1, 3])
+    d = int(c1.number_input(t("pos_d_model"), 1, D_MAX, step=1, key="pos_d"))
+    n = int(c2.number_input(t("pos_length"), 1, LEN_MAX, step=1, key="pos_len"))
+    pe = table(d, n)
+    url.update(d=None if d == 128 else d, len=None if n == 100 else n)
+    if d % 2:
+        st.caption("ⓘ " + t("pos_odd_note"))
+
+if sec == "sin":
+    st.markdown(t("pos_formula_intro"))
+    st.latex(r"PE_{(pos,\,2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
+    st.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
+    st.subheader(t("pos_heatmap_title", n=n, d=d))
+    st.caption(t("pos_heatmap_help"))
+    st.plotly_chart(vp.pe_heatmap(pe, labels={"position": t("pos_axis_position"), "dimension": t("pos_axis_dimension"),
+                                              "value": t("pos_axis_value")}),
+                    config=PLOTLY_CONFIG, key="pos_heatmap")
+    asked = st.session_state.get("pos_dims") or list(DIMS)
+    dims = sorted({x for x in asked if 0 <= x < d})[:MAX_DIMS] or [0]
+    if dims != sorted(set(asked)):
+        st.caption("ⓘ " + t("pos_dims_dropped", d=d, n=MAX_DIMS))
+    st.session_state["pos_dims"] = dims
+    st.subheader(t("pos_curves_title"))
+    chosen = st.multiselect(t("pos_dims"), list(range(d)), key="pos_dims", max_selections=MAX_DIMS,
+                            format_func=lambda x: t("pos_dim_label", d=x))
+    st.plotly_chart(vp.pe_curves(pe, chosen, labels={"position": t("pos_axis_position"), "value": t("pos_axis_value"),
+                                                     "dim": t("pos_dim_label")}),
+                    config=PLOTLY_CONFIG, key="pos_curves")
+    url["dims"] = ",".join(map(str, chosen)) if chosen != list(DIMS) else None
+
+# -- 2. relative positions -----------------------------------------------------------------------
+if sec == "rel":
+    st.subheader(t("pos_dot_title"))
+    st.caption(t("pos_dot_help") + (" " + t("pos_dot_odd") if d % 2 else ""))
+    dots = pe.astype(np.float64) @ pe.T.astype(np.float64)
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.plotly_chart(vp.matrix(dots, t("pos_axis_q"), t("pos_axis_p"), t("pos_axis_dot")),
+                        config=PLOTLY_CONFIG, key="pos_dots")
+    with right:
+        st.plotly_chart(vp.dot_vs_offset(dots, labels={"offset": t("pos_axis_offset"), "dot": t("pos_axis_dot")}),
+                        config=PLOTLY_CONFIG, key="pos_dot_offset")
+
+    st.subheader(t("pos_rotation_title"))
+    st.markdown(t("pos_rotation_help"))
+    st.latex(r"\begin{pmatrix}\sin((p+k)\,\omega_i)\\ \cos((p+k)\,\omega_i)\end{pmatrix}"
+             r"=\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+             r"\begin{pmatrix}\sin p\,\omega_i\\ \cos p\,\omega_i\end{pmatrix},\qquad"
+             r"\omega_i = \frac{1}{10000^{2i/d_{\text{model}}}}")
+    c1, c2, _ = st.columns([1, 1, 3])
+    p = int(c1.number_input(t("pos_p"), 0, 10_000, step=1, key="pos_p"))
+    k = int(c2.number_input(t("pos_k"), 0, 10_000, step=1, key="pos_k"))
+    url.update(p=None if p == 5 else p, k=None if k == 3 else k)
+    check = ex.rotation_check(d, p, k)
+    if check["paired"] == 0:
+        st.info(t("pos_rotation_none"), icon="ℹ️")
+    else:
+        shown = min(d, 8)
+        st.caption(t("pos_rotation_first", n=shown, d=d))
+        st.dataframe(pd.DataFrame({t("pos_col_dim"): np.arange(shown),
+                                   t("pos_col_pe_p"): check["pe_p"][:shown],
+                                   t("pos_col_pred"): check["predicted"][:shown],
+                                   t("pos_col_pe_pk"): check["pe_pk"][:shown]}),
+                     hide_index=True, key="pos_rotation",
+                     column_config={c: st.column_config.NumberColumn(format="%.6f")
+                                    for c in (t("pos_col_pe_p"), t("pos_col_pred"), t("pos_col_pe_pk"))})
+        st.markdown(t("pos_rotation_error", n=check["paired"], err=check["max_error"]))
+
+# -- 3. learned positions beside sinusoids --------------------------------------------------------
+if sec == "learned":
+    st.markdown(t("pos_learned_intro"))
+    gpt = runner_of("gpt")
+    if gpt is not None:
+        table_l = learned("gpt", ctx.device)
+        if table_l is None:
+            st.info(t("pos_learned_none"), icon="ℹ️")
+        else:
+            npos = int(st.slider(t("pos_learned_show"), 2, table_l.shape[0], key="pos_npos"))
+            url["npos"] = None if npos == 64 else npos
+            sims = {"l": ex.cosine_similarity(table_l[:npos]),
+                    "s": ex.cosine_similarity(table(table_l.shape[1], table_l.shape[0])[:npos])}
+            left, right = st.columns(2, gap="large")
+            for col, key, title in ((left, "l", t("pos_learned_title")),
+                                    (right, "s", t("pos_sin_title", d=table_l.shape[1]))):
+                with col:
+                    st.markdown(f"**{title}**")
+                    st.plotly_chart(vp.matrix(sims[key], t("pos_axis_position"), t("pos_axis_position"),
+                                              t("pos_axis_similarity"), -1.0, 1.0, height=440),
+                                    config=PLOTLY_CONFIG, key=f"pos_sim_{key}")
+            st.caption(t("pos_learned_help"))
+
+# -- 4. RoPE and ALiBi -------------------------------------------------------------------------
+if sec == "rope":
+    st.subheader(t("pos_rope_title"))
+    st.markdown(t("pos_rope_help"))
+    st.latex(r"q_m \cdot k_n = (R_{m}\,q)\cdot(R_{n}\,k) = q \cdot R_{n-m}\,k")
+    d_head = PRESETS["gpt-rope"].d_model // PRESETS["gpt-rope"].num_heads
+    scores = ex.rope_scores(d_head, ROPE_OFFSETS, ROPE_STARTS)
+    st.plotly_chart(vp.rope_curves(ROPE_OFFSETS, scores, ROPE_STARTS,
+                                   labels={"offset": t("pos_axis_rope_offset"), "score": t("pos_axis_score"),
+                                           "start": t("pos_rope_start")}),
+                    config=PLOTLY_CONFIG, key="pos_rope")
+    st.caption(t("pos_rope_diff", diff=float(np.abs(scores[0] - scores[1]).max())))
+
+    st.subheader(t("pos_alibi_title"))
+    st.markdown(t("pos_alibi_help"))
+    st.latex(r"\text{score}(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,(i - j),\qquad m_h = 2^{-8h/H}")
+    bias, slopes = ex.alibi(PRESETS["gpt-alibi"].num_heads, ALIBI_N)
+    causal = np.tril(np.ones((ALIBI_N, ALIBI_N), bool))
+    st.plotly_chart(vp.alibi_grid(bias, slopes, causal, labels={"head": t("pos_alibi_head"), "bias": t("pos_axis_bias")}),
+                    config=PLOTLY_CONFIG, key="pos_alibi")
+
+# -- 5. word order: 狗咬人 vs 人咬狗 ------------------------------------------------------------
+if sec == "order":
+    st.markdown(t("pos_order_intro"))
+    st.caption("ⓘ " + t("pos_order_model_note"))
+    c1, c2 = st.columns(2)
+    a = c1.text_input(t("pos_order_a"), key="pos_a")
+    b = c2.text_input(t("pos_order_b"), key="pos_b")
+    url.update(a=None if a == ORDER_A else a, b=None if b == ORDER_B else b)
+    tr_runner = runner_of("translator")
+    if tr_runner is not None and (not a.strip() or not b.strip()):
+        st.info(t("pos_empty"), icon="✏️")
+    elif tr_runner is not None:
+        try:
+            result = word_order(ctx.device, a, b)
+        except InputError as e:
+            st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+            result = None
+        if result is not None:
+            n_layers, n_heads = tr_runner.config.num_layers, tr_runner.config.num_heads
+            if st.session_state.get("pos_olayer") is None or st.session_state.get("pos_ohead") is None:
+                # start where word order changes the attention most
+                diffs = result[True]["diffs"]
+                best = np.unravel_index(np.argmax(diffs), diffs.shape) if diffs is not None else (0, 0)
+                st.session_state["pos_olayer"], st.session_state["pos_ohead"] = int(best[0]), int(best[1])
+            clamp_choice("pos_olayer", list(range(n_layers)), "olayer")
+            clamp_choice("pos_ohead", ["mean", *range(n_heads)], "ohead")
+            c1, c2, _ = st.columns([1, 1, 2])
+            layer = c1.selectbox(t("pos_order_layer"), list(range(n_layers)), key="pos_olayer",
+                                 format_func=lambda v: t("pos_layer_n", n=v + 1))
+            head = c2.selectbox(t("pos_order_head"), ["mean", *range(n_heads)], key="pos_ohead",
+                                format_func=lambda v: t("pos_mean_heads") if v == "mean" else t("pos_head_n", n=v + 1))
+            url.update(olayer=layer + 1, ohead="mean" if head == "mean" else head + 1)
+            ta, tb = result["tokens"]
+            if result["perm"] is None:
+                st.info(t("pos_order_not_perm"), icon="ℹ️")
+            else:
+                st.caption(t("pos_order_perm", perm="B = (" + ", ".join(f"A{j + 1}" for j in result["perm"]) + ")"))
+            for use in (False, True):
+                st.subheader(t("pos_with" if use else "pos_without"))
+                w = result[use]
+                pick = (lambda x: mean_of_heads(x)[layer]) if head == "mean" else (lambda x: x[layer, head])
+                left, right = st.columns(2, gap="large")
+                with left:
+                    show_heatmap(pick(w["a"]), ta, ta, key=f"pos_order_a_{use}", title=short(a, 40), height=330)
+                with right:
+                    show_heatmap(pick(w["b"]), tb, tb, key=f"pos_order_b_{use}", title=short(b, 40), height=330)
+                if w["diff"] is not None:
+                    verdict = t("pos_order_same") if w["diff"] < 1e-5 else t("pos_order_differs")
+                    st.markdown(t("pos_order_diff", diff=w["diff"]) + f" — {verdict}")
+            st.subheader(t("pos_translations"))
+            rows = {t("pos_col_sentence"): [a, b]}
+            for use in (False, True):
+                rows[t("pos_with" if use else "pos_without")] = translations(ctx.device, a, b, use)
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="pos_translations")
+
+# -- 6. three GPTs on one sentence; texts longer than they were trained on ------------------------
+if sec == "long":
+    st.markdown(t("pos_gpts_intro"))
+    runners = {name: runner_of(name) for name in GPTS}
+    ok = [name for name, r in runners.items() if r is not None]
+    if ok:
+        n_layers = runners[ok[0]].config.num_layers
+        clamp_choice("pos_glayer", list(range(n_layers)), "glayer")
+        c1, _ = st.columns([1, 3])
+        layer = c1.selectbox(t("pos_gpts_layer"), list(range(n_layers)), key="pos_glayer",
+                             format_func=lambda v: t("pos_layer_n", n=v + 1))
+        url["glayer"] = None if layer == 0 else layer + 1
+        cols = st.columns(len(ok), gap="medium")
+        for col, name in zip(cols, ok):
+            with col:
+                st.markdown(f"**{model_label(name)}**")
+                try:
+                    tr = cache.trace(name, ctx.device, ctx.text) if ctx.text.strip() else None
+                except InputError as e:
+                    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+                    tr = None
+                if tr is None:
+                    st.info(t("empty_text_hint"), icon="✏️")
+                    continue
+                att = tr.attention["decoder"]
+                show_heatmap(mean_of_heads(att.weights)[min(layer, att.num_layers - 1)], att.query_tokens,
+                             att.key_tokens, mask=att.mask, key=f"pos_gpt_{name}", height=380)
+
+        st.subheader(t("pos_long_title"))
+        lang = st.radio(t("pos_long_lang"), ("en", "zh"), key="pos_llang", horizontal=True,
+                        format_func=lambda x: t(f"pos_lang_{x}"))
+        url["llang"] = None if lang == "en" else lang
+        st.markdown(t("pos_long_help", n=LONG_TOKENS, k=N_TEXTS))
+        with st.spinner():
+            results = {name: long_loss(name, ctx.device, lang) for name in ok}
+        names = [f"{BUCKETS[i] + 1}–{BUCKETS[i + 1]}" for i in range(len(BUCKETS) - 1)]
+        bars = {model_label(nm): r["long"] for nm, r in results.items()}
+        # the three read short texts equally well (their "alone" losses differ by hundredths): one line
+        alone = {t("pos_alone_mean"): np.mean([r["alone"] for r in results.values()], axis=0)}
+        st.plotly_chart(vp.loss_by_bucket(names, bars, dashed=alone,
+                                          labels={"bucket": t("pos_axis_bucket"), "loss": t("pos_axis_loss")}),
+                        config=PLOTLY_CONFIG, key="pos_long")
+        df = pd.DataFrame({t("pos_long_table_model"): list(bars),
+                           **{nm: [float(v[i]) for v in bars.values()] for i, nm in enumerate(names)},
+                           t("pos_long_table_alone"): [float(np.nanmean(r["alone"])) for r in results.values()]})
+        st.dataframe(df, hide_index=True, width="stretch", key="pos_long_table",
+                     column_config={c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[1:]})
+        pieces = results[ok[0]]["pieces"]
+        with st.expander(t("pos_long_text")):
+            st.markdown(md((" " if lang == "en" else "").join(pieces)))
+
+state.set_url(**url)
+copy_link()

@@ -1,0 +1,312 @@
+"""Temperature: one head at T = 1 beside the same head at T (the model re-run), the entropy of its
+rows against T, the tutorial's table at both, what T does to the output, and, as a separate knob,
+the sampling temperature with top-k and top-p."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from model import experiments as ex
+from model.errors import InputError
+from model.gpt import Sampling, sampling_distribution
+from ui import cache, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header
+from ui.safe import md, short
+from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_table
+from viz.curves import entropy_vs_temperature
+from viz.generation import compare_bars, next_token_bars, top_indices
+
+# a log-spaced grid with 1 on it: each step multiplies T by about 1.4
+TEMPS = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)
+T_MIN, T_MAX = TEMPS[0], TEMPS[-1]
+CURVE_TEMPS = ex.log_temperatures(T_MIN, T_MAX, 41)
+AXIS_TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+SWEEP_TEMPS = (0.05, 0.3, 1.0, 3.0, 20.0)
+STEMP_MAX = 5.0
+N_BARS = 15
+
+
+# -- reading the link: out-of-range numbers are clamped, with a notice -------------------------
+def clamped(name: str, lo, hi, cast=float):
+    def parse(raw: str):
+        v = float(raw)
+        if math.isnan(v):
+            raise ValueError(raw)
+        fixed = cast(min(max(v, lo), hi))
+        if fixed != v:
+            state._notices().append(t("temp_clamped", name=md(name), value=md(short(raw, 20)),
+                                      lo=lo, hi=hi, shown=fixed))
+        return fixed
+    return parse
+
+
+def temperature_param(raw: str) -> float:
+    v = clamped("temp", T_MIN, T_MAX)(raw)
+    nearest = min(TEMPS, key=lambda g: abs(math.log(g) - math.log(v)))
+    if abs(nearest - v) > 1e-9 * nearest:
+        state._notices().append(t("temp_snapped", value=f"{v:g}", shown=f"{nearest:g}"))
+    return nearest
+
+
+def scope_param(raw: str):
+    if raw == "all":
+        return "all"
+    v = int(raw) - 1
+    if v < 0:
+        raise ValueError(raw)
+    return v
+
+
+def fit(key: str, options: list, item, shown) -> None:
+    """A value from the link (or kept from another model) that this model lacks: the nearest that
+    exists, with a notice."""
+    value = st.session_state.get(key)
+    if value in options:
+        return
+    fixed = options[-1] if isinstance(value, int) and value > options[-1] else options[0]
+    if value is not None:
+        st.warning(t("temp_not_available", item=item(value), shown=shown(fixed)), icon="⚠️")
+    st.session_state[key] = fixed
+
+
+# -- cached model computations (strings and numbers in, numpy out) ------------------------------
+@st.cache_data(show_spinner=False, max_entries=32)
+def scores(name: str, device: str, text: str) -> dict:
+    return ex.attention_scores(cache.runner(name, device), text)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def gpt_logits(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer=None):
+    return ex.gpt_next_token_logits(cache.runner(name, device), text, temperature=temperature,
+                                    temperature_layer=temperature_layer)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def translations(name: str, device: str, text: str, temps: tuple, temperature_layer=None) -> list[str]:
+    m = cache.runner(name, device)
+    return [m.translate([text], temperature=tt, temperature_layer=temperature_layer)[0] for tt in temps]
+
+
+def t_label(v: float) -> str:
+    return t("temp_t_one") if v == 1.0 else f"{v:g}"
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    return torch.softmax(torch.from_numpy(np.asarray(logits, dtype=np.float64)), -1).numpy()
+
+
+ctx = current()
+
+# -- the view's settings from the link ---------------------------------------------------------
+state.url_param("temp", 1.0, temperature_param, key="temp_t")
+state.url_param("tlayer", "all", scope_param, key="temp_scope")
+state.url_param("kind", None, state.choice(("encoder", "decoder", "cross")), key="temp_kind")
+state.url_param("layer", None, lambda raw: int(raw) - 1, key="temp_layer")
+state.url_param("head", 0, lambda raw: int(raw) - 1, key="temp_head")
+state.url_param("q", None, int, key="temp_q")
+state.url_param("sweep", False, state.flag, key="temp_sweep")
+state.url_param("stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), key="temp_stemp")
+state.url_param("topk", 0, clamped("topk", 0, 1_000_000, int), key="temp_topk")
+state.url_param("topp", 1.0, clamped("topp", 0.01, 1.0), key="temp_topp")
+
+page_header("page_temperature", "temp_intro")
+st.latex(r"\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^T}{\sqrt{d_k}\;\cdot\;T}\right)V")
+st.caption(t("temp_formula_caption"))
+
+runner = ctx.runner()
+if runner is None:
+    copy_link()
+    st.stop()
+n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
+translator = runner.kind == "translator"
+
+# -- temperature and where it applies ----------------------------------------------------------
+fit("temp_scope", ["all", *range(n_layers)], lambda v: t("temp_layer_n", n=v + 1),
+    lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1))
+c_t, c_reset, c_scope = st.columns([6, 1.4, 2.6], vertical_alignment="bottom")
+with c_t:
+    T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label,
+                         help=t("temp_t_help"))
+with c_reset:
+    st.button(t("temp_reset"), key="temp_reset", disabled=T == 1.0,
+              on_click=lambda: st.session_state.update(temp_t=1.0))
+with c_scope:
+    scope = st.selectbox(t("temp_scope"), ["all", *range(n_layers)], key="temp_scope",
+                         format_func=lambda v: t("temp_scope_all") if v == "all"
+                         else t("temp_scope_layer", n=v + 1),
+                         help=t("temp_scope_help_translator" if translator else "temp_scope_help_gpt"))
+t_layer = None if scope == "all" else scope
+
+base = ctx.trace()
+if base is None:
+    copy_link()
+    st.stop()
+hot = base
+if T != 1.0:
+    try:
+        hot = cache.trace(ctx.model, ctx.device, ctx.text, temperature=T, temperature_layer=t_layer)
+    except InputError as e:
+        st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+
+# -- which head ---------------------------------------------------------------------------------
+kinds = base.kinds()
+fit("temp_kind", kinds, lambda v: t(f"kind_{v}"), lambda v: t(f"kind_{v}"))
+if st.session_state.get("temp_layer") is None:
+    st.session_state["temp_layer"] = n_layers - 1
+fit("temp_layer", list(range(n_layers)), lambda v: t("temp_layer_n", n=v + 1), lambda v: t("temp_layer_n", n=v + 1))
+fit("temp_head", list(range(n_heads)), lambda v: t("temp_head_n", n=v + 1), lambda v: t("temp_head_n", n=v + 1))
+c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
+with c_kind:
+    kind = st.radio(t("temp_kind"), kinds, key="temp_kind", format_func=lambda k: t(f"kind_{k}"),
+                    horizontal=True, disabled=len(kinds) == 1)
+with c_layer:
+    layer = st.selectbox(t("temp_layer"), list(range(n_layers)), key="temp_layer",
+                         format_func=lambda v: t("temp_layer_n", n=v + 1))
+with c_head:
+    head = st.selectbox(t("temp_head"), list(range(n_heads)), key="temp_head",
+                        format_func=lambda v: t("temp_head_n", n=v + 1))
+
+att1, attT = base.attention[kind], hot.attention[kind]
+w1, wT = att1.weights[layer, head], attT.weights[layer, head]
+title = t("temp_heat_title", kind=t(f"kind_{kind}"), layer=t("temp_layer_n", n=layer + 1),
+          head=t("temp_head_n", n=head + 1))
+st.subheader(title)
+st.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
+if T != 1.0 and t_layer is not None and t_layer != layer:
+    st.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
+if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
+    st.caption("ⓘ " + t("temp_tokens_differ"))
+left, right = st.columns(2, gap="large")
+with left:
+    st.markdown("**" + t("temp_at_one") + "**")
+    show_heatmap(w1, att1.query_tokens, att1.key_tokens, mask=att1.mask, key="temp_heat_1", zmax=1.0)
+with right:
+    st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
+    show_heatmap(wT, attT.query_tokens, attT.key_tokens, mask=attT.mask, key="temp_heat_t", zmax=1.0)
+
+# -- the chosen query: the tutorial's table at both temperatures --------------------------------
+q_tokens = att1.query_tokens
+if st.session_state.get("temp_q") is None:
+    st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
+fit("temp_q", list(range(len(q_tokens))), lambda v: t("temp_query_n", n=v), lambda v: t("temp_query_n", n=v))
+q = st.pills(t("temp_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
+             key="temp_q", selection_mode="single", required=True)
+st.subheader(t("temp_table_title"))
+left, right = st.columns(2, gap="large")
+with left:
+    st.markdown("**" + t("temp_at_one") + "**")
+    show_table(att1.key_tokens, w1[q], q_tokens[q], None if att1.mask is None else att1.mask[q],
+               key="temp_table_1", download=False)
+with right:
+    st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
+    qT = min(q, len(attT.query_tokens) - 1)
+    show_table(attT.key_tokens, wT[qT], attT.query_tokens[qT], None if attT.mask is None else attT.mask[qT],
+               key="temp_table_t", download=False)
+
+# -- entropy against temperature -----------------------------------------------------------------
+st.subheader(t("temp_entropy_title"))
+st.markdown(t("temp_entropy_help"))
+s = scores(ctx.model, ctx.device, base.input_text)[kind][layer, head]          # (Q, K)
+if s.shape == w1.shape:
+    curves = ex.entropy_curve(s, CURVE_TEMPS)                                 # (temps, Q)
+    allowed = np.isfinite(s).sum(-1)                                          # keys each row may see
+    n_q = int(allowed[q])
+    fig = entropy_vs_temperature(
+        CURVE_TEMPS, np.stack([curves[:, q], curves.mean(axis=1)]), n_q,
+        names=[t("temp_curve_row", token=q_tokens[q]), t("temp_curve_mean")],
+        labels={"temperature": t("temp_axis_t"), "entropy": t("temp_axis_entropy"),
+                "uniform": t("temp_uniform")})
+    mean_limit = float(np.log(allowed).mean())
+    if abs(mean_limit - math.log(max(n_q, 1))) > 1e-9:
+        fig.add_hline(y=mean_limit, line=dict(dash="dot", color="#888888"),
+                      annotation_text=t("temp_uniform_mean", value=mean_limit), annotation_position="top left")
+    top = max(math.log(max(int(allowed.max()), 1)), 1e-9) * 1.1
+    # on a log axis a shape takes T itself but an annotation takes log10(T)
+    fig.add_vline(x=T, line=dict(color="#e6550d", width=2))
+    fig.add_annotation(x=math.log10(T), y=1, yref="paper", text=t("temp_now"), showarrow=False,
+                       yanchor="bottom", font=dict(color="#e6550d"))
+    fig.update_xaxes(type="log", range=[math.log10(T_MIN), math.log10(T_MAX)], tickmode="array",
+                     tickvals=AXIS_TEMPS, ticktext=[f"{v:g}" for v in AXIS_TEMPS])
+    fig.update_yaxes(range=[0, top])
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02))
+    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_entropy")
+    i1 = int(np.argmin(np.abs(np.log(CURVE_TEMPS))))
+    hT = float(ex.entropy_curve(s[q:q + 1], [T])[0, 0])
+    st.caption(t("temp_entropy_values", token=md(q_tokens[q]), h1=float(curves[i1, q]), ht=hT, t=f"{T:g}",
+                 n=n_q, limit=math.log(max(n_q, 1))))
+
+# -- what it does to the output --------------------------------------------------------------------
+st.subheader(t("temp_output_title"))
+if translator:
+    left, right = st.columns(2, gap="large")
+    left.markdown("**" + t("temp_translation_one") + "**")
+    left.markdown("> " + (md(base.output_text) or t("temp_empty")))
+    right.markdown("**" + t("temp_translation_t", t=f"{T:g}") + "**")
+    right.markdown("> " + (md(hot.output_text) or t("temp_empty")))
+    st.caption(t("temp_translation_help"))
+    if st.toggle(t("temp_sweep"), key="temp_sweep"):
+        texts = translations(ctx.model, ctx.device, base.input_text, SWEEP_TEMPS, t_layer)
+        st.dataframe(pd.DataFrame({t("temp_sweep_col_t"): [f"{v:g}" for v in SWEEP_TEMPS],
+                                   t("temp_sweep_col_text"): texts}),
+                     hide_index=True, width="stretch", key="temp_sweep_table")
+else:
+    st.markdown("**" + t("temp_next_title") + "**")
+    st.caption(t("temp_next_help"))
+    p1 = softmax(gpt_logits(ctx.model, ctx.device, base.input_text))
+    pT = softmax(gpt_logits(ctx.model, ctx.device, base.input_text, T, t_layer)) if T != 1.0 else p1
+    idx = top_indices(p1 + pT, N_BARS)
+    fig = compare_bars(runner.tokenizer.labels(idx.tolist()), p1[idx], pT[idx],
+                       labels={"a": t("temp_at_one"), "b": t("temp_at_t", t=f"{T:g}"),
+                               "token": t("temp_bars_token"), "probability": t("temp_bars_probability")})
+    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_next")
+
+# -- sampling temperature: a separate knob ------------------------------------------------------
+st.divider()
+st.subheader(t("temp_sampling_title"))
+st.markdown(t("temp_sampling_intro"))
+gpt_ctx = ctx
+if translator:
+    st.caption("ⓘ " + t("temp_sampling_gpt_note"))
+    gpt_ctx = dataclasses.replace(ctx, model="gpt")
+gpt = gpt_ctx.runner()
+if gpt is not None:
+    vocab = gpt.tokenizer.vocab_size
+    if int(st.session_state["temp_topk"]) > vocab:
+        st.warning(t("temp_clamped", name="topk", value=st.session_state["temp_topk"], lo=0, hi=vocab,
+                     shown=vocab), icon="⚠️")
+        st.session_state["temp_topk"] = vocab
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        stemp = st.slider(t("temp_stemp"), 0.0, STEMP_MAX, step=0.05, key="temp_stemp", help=t("temp_stemp_help"))
+    with c2:
+        top_k = st.number_input(t("temp_topk"), 0, vocab, step=1, key="temp_topk", help=t("temp_topk_help"))
+    with c3:
+        top_p = st.slider(t("temp_topp"), 0.01, 1.0, step=0.01, key="temp_topp", help=t("temp_topp_help"))
+    logits = gpt_logits(gpt_ctx.model, gpt_ctx.device, base.input_text)
+    sampling = Sampling(float(stemp), int(top_k) or None, None if top_p >= 1.0 else float(top_p))
+    final, kept = (x.numpy() for x in sampling_distribution(torch.from_numpy(logits), sampling))
+    before = final if stemp == 0 else softmax(logits / stemp)
+    idx = top_indices(before, N_BARS)
+    shown = np.where(kept[idx], final[idx], before[idx])
+    fig = next_token_bars(gpt.tokenizer.labels(idx.tolist()), shown, cut=~kept[idx],
+                          labels={"cut": t("temp_bars_cut"), "kept": t("temp_bars_kept"),
+                                  "chosen": t("temp_bars_chosen"), "token": t("temp_bars_token"),
+                                  "probability": t("temp_bars_probability")})
+    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_sampling")
+    st.caption(t("temp_bars_caption") + " " + t("temp_sampling_kept", n=int(kept.sum()), p=float(final.max())))
+else:
+    stemp, top_k, top_p = (st.session_state[k] for k in ("temp_stemp", "temp_topk", "temp_topp"))
+
+state.set_url(temp=None if T == 1.0 else T, tlayer=None if scope == "all" else scope + 1,
+              kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1, q=q,
+              sweep=True if translator and st.session_state.get("temp_sweep") else None,
+              stemp=None if stemp == 1.0 else float(stemp), topk=int(top_k) or None,
+              topp=None if top_p >= 1.0 else float(top_p))
+copy_link()

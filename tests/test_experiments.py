@@ -1,0 +1,177 @@
+"""The claims the temperature, positional-encoding and generation pages make, checked on the
+models' own numbers (trained weights when they exist, seed-0 random weights before)."""
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+import model
+from model import experiments as ex
+from model import registry
+from model.positional import sinusoidal_table
+
+TEXT = "The cat sat on the mat"
+
+
+@pytest.fixture(scope="module")
+def load():
+    cache = {}
+    random = not all(registry.paths(name)[0].exists() for name in model.NAMES)
+
+    def get(name):
+        if name not in cache:
+            cache[name] = model.load(name, device="cpu", random_weights=random)
+        return cache[name]
+    return get
+
+
+# -- attention temperature ----------------------------------------------------------------------
+@pytest.mark.parametrize("name,kind", [("gpt", "decoder"), ("gpt-alibi", "decoder"), ("translator", "encoder")])
+def test_scores_give_back_the_models_weights_at_any_temperature(load, name, kind):
+    m = load(name)
+    scores = ex.attention_scores(m, TEXT)[kind]                       # (L, H, Q, K)
+    w1 = m.trace(TEXT).attention[kind].weights
+    np.testing.assert_allclose(ex.softmax_at(scores, 1.0), w1, atol=1e-5)
+    # the temperature in one layer only: that layer's scores are unchanged, divided by T
+    layer = scores.shape[0] - 1
+    w3 = m.trace(TEXT, temperature=3.0, temperature_layer=layer).attention[kind].weights[layer]
+    np.testing.assert_allclose(ex.softmax_at(scores[layer], 3.0), w3, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,kind", [("gpt", "decoder"), ("gpt-rope", "decoder"), ("translator", "encoder")])
+def test_entropy_rises_with_temperature_towards_ln_n(load, name, kind):
+    scores = ex.attention_scores(load(name), TEXT)[kind]
+    temps = ex.log_temperatures(0.05, 20.0, 41)
+    assert 1.0 in temps and np.all(np.diff(temps) > 0)
+    n = np.isfinite(scores).sum(-1)                                   # keys each row may see
+    for layer in range(scores.shape[0]):
+        for head in range(scores.shape[1]):
+            curve = ex.entropy_curve(scores[layer, head], temps)      # (temps, Q)
+            assert np.all(np.diff(curve, axis=0) >= -1e-9), (layer, head)
+            assert np.all(curve <= np.log(n[layer, head]) + 1e-9)
+            far = ex.entropy_curve(scores[layer, head], [1e6])[0]
+            np.testing.assert_allclose(far, np.log(n[layer, head]), atol=1e-3)
+
+
+def test_softmax_at_keeps_masked_cells_at_zero():
+    s = np.array([[1.0, -np.inf], [0.5, 2.0]])
+    for temp in (0.05, 1.0, 20.0):
+        p = ex.softmax_at(s, temp)
+        assert p[0, 1] == 0 and p[0, 0] == 1
+        np.testing.assert_allclose(p.sum(-1), 1.0)
+
+
+def test_gpt_next_token_logits_change_with_attention_temperature(load):
+    m = load("gpt")
+    base = ex.gpt_next_token_logits(m, TEXT)
+    assert base.shape == (m.tokenizer.vocab_size,)
+    assert not np.allclose(base, ex.gpt_next_token_logits(m, TEXT, temperature=20.0))
+    assert ex.gpt_next_token_logits(m, "").shape == base.shape      # empty: from <s> alone
+
+
+# -- word order ---------------------------------------------------------------------------------
+def test_token_permutation():
+    assert ex.token_permutation([1, 2, 3], [3, 2, 1]) == [2, 1, 0]
+    assert ex.token_permutation([5, 7, 5], [7, 5, 5]) == [1, 0, 2]
+    assert ex.token_permutation([1, 2], [1, 3]) is None
+    assert ex.token_permutation([1, 2], [1, 2, 2]) is None
+
+
+@pytest.mark.parametrize("a,b", [("狗咬人", "人咬狗"), ("The dog bites the man", "The man bites the dog")])
+def test_without_positions_attention_is_blind_to_word_order(load, a, b):
+    r = ex.word_order(load("translator"), a, b)
+    assert r["perm"] is not None and r["perm"] != list(range(len(r["perm"])))
+    assert r[False]["diff"] < 1e-5                 # permuted attention equal: order is invisible
+    assert r[True]["diff"] > 1e-3                  # with the sinusoidal encoding it is not
+    assert r[True]["diffs"].shape == r[True]["a"].shape[:2]
+
+
+def test_not_a_reordering_has_no_permutation(load):
+    r = ex.word_order(load("translator"), "狗咬人", "猫咬人")
+    assert r["perm"] is None and r[False]["diff"] is None
+
+
+# -- sinusoidal table, RoPE, ALiBi --------------------------------------------------------------
+@pytest.mark.parametrize("d", [1, 2, 3, 7, 128])
+def test_rotation_property_holds_for_any_d_model(d):
+    for p, k in ((0, 1), (5, 3), (40, 17)):
+        check = ex.rotation_check(d, p, k)
+        assert check["max_error"] < 1e-12
+        assert check["paired"] == 2 * (d // 2)
+        table = sinusoidal_table(d, p + k + 1).double().numpy()
+        np.testing.assert_allclose(check["pe_p"], table[p], atol=1e-5)          # the buffer is float32
+        np.testing.assert_allclose(check["pe_pk"], table[p + k], atol=1e-5)
+    assert ex.pe_table(d, 10).shape == (10, d)
+
+
+def test_rope_scores_depend_on_the_offset_only():
+    scores = ex.rope_scores(32, np.arange(0, 40), starts=(0, 25, 60))
+    np.testing.assert_allclose(scores[1], scores[0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(scores[2], scores[0], rtol=1e-4, atol=1e-4)
+
+
+def test_alibi_bias_is_minus_slope_times_distance():
+    bias, slopes = ex.alibi(4, 6)
+    assert bias.shape == (4, 6, 6)
+    np.testing.assert_allclose(slopes, [2 ** (-8 * h / 4) for h in range(1, 5)])
+    np.testing.assert_allclose(bias[2, 5, 1], -slopes[2] * 4)
+
+
+def test_cosine_similarity_and_learned_positions(load):
+    table = ex.learned_positions(load("gpt"))
+    assert table.shape == (load("gpt").config.max_seq_len, load("gpt").config.d_model)
+    sim = ex.cosine_similarity(table)
+    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-9)
+    assert ex.learned_positions(load("gpt-rope")) is None
+
+
+# -- longer than trained on ---------------------------------------------------------------------
+def test_long_sequence_loss_lines_up_with_each_piece_alone(load):
+    m = load("gpt-alibi")
+    pieces = ex.long_pieces(m.tokenizer, "en", 126, seed=0)
+    n_tokens = sum(len(m.tokenizer.encode(p)) for p in pieces)
+    assert 100 <= n_tokens <= 126
+    r = ex.long_sequence_loss(m, pieces)
+    assert len(r["position"]) == len(r["long"]) == len(r["alone"]) == n_tokens
+    assert r["first"].sum() == len(pieces)
+    first_len = len(m.tokenizer.encode(pieces[0]))
+    # the first piece has the same context in both readings
+    np.testing.assert_allclose(r["long"][:first_len], r["alone"][:first_len], atol=1e-4)
+    # the batched per-token losses add up to the runner's own -log p (which also scores </s>)
+    ids = [model.tokenizer.BOS] + m.tokenizer.encode(pieces[0]) + [model.tokenizer.EOS]
+    np.testing.assert_allclose(ex.token_losses(m, [ids])[0].sum(), m.nll([pieces[0]])[0], rtol=1e-4)
+
+
+def test_length_buckets(load):
+    r = ex.length_buckets(load("gpt"), "zh", edges=(0, 40, 127), n_texts=2)
+    assert r["long"].shape == r["alone"].shape == (2,)
+    assert np.all(np.isfinite(r["long"])) and np.all(r["long"] > 0)
+    assert r["pieces"]
+    np.testing.assert_allclose(ex.bucket_means(np.arange(1, 6), np.arange(5.0), (0, 2, 5, 9)),
+                               [0.5, 3.0, np.nan])
+
+
+# -- generation ---------------------------------------------------------------------------------
+def test_generation_is_reproducible_and_steps_extend_it(load):
+    m = load("gpt")
+    a = m.generate("The cat", max_new_tokens=8, temperature=1.5, top_k=50, top_p=0.95, seed=7)
+    b = m.generate("The cat", max_new_tokens=8, temperature=1.5, top_k=50, top_p=0.95, seed=7)
+    assert a.ids == b.ids and a.text == b.text
+    # the page steps by asking for one more token with the same seed: the text only grows
+    short = m.generate("The cat", max_new_tokens=3, temperature=1.5, top_k=50, top_p=0.95, seed=7)
+    assert a.ids[:len(short.ids)] == short.ids
+    for s1, s2 in zip(short.steps, a.steps):
+        np.testing.assert_array_equal(s1.probs, s2.probs)
+
+
+def test_greedy_and_top_k_1_agree_and_top_p_keeps_the_fewest(load):
+    m = load("gpt-rope")
+    greedy = m.generate("", max_new_tokens=5, temperature=0.0, seed=1)
+    top1 = m.generate("", max_new_tokens=5, temperature=1.0, top_k=1, seed=2)
+    assert greedy.ids == top1.ids
+    assert all(s.kept.sum() == 1 for s in greedy.steps + top1.steps)
+    for s in m.generate("", max_new_tokens=5, temperature=1.0, top_p=0.01, seed=3).steps:
+        # the most likely tokens whose mass reaches 0.01, and no more: one when the top one does
+        order = np.sort(s.raw_probs)[::-1]
+        assert s.kept.sum() == int(np.searchsorted(np.cumsum(order), 0.01 - 1e-7) + 1)
