@@ -27,18 +27,6 @@ N_BARS = 15
 KEEP_RUNS = 20
 
 
-def clamped(name: str, lo, hi, cast=float):
-    """A link's number limited to lo..hi (with a notice when it was outside); NaN is invalid."""
-    def parse(raw: str):
-        v = float(raw)
-        if math.isnan(v):
-            raise ValueError(raw)
-        fixed = cast(min(max(v, lo), hi))
-        if fixed != v:
-            state._notices().append(t("gen_clamped", name=md(name), value=md(short(raw, 20)),
-                                      lo=lo, hi=hi, shown=fixed))
-        return fixed
-    return parse
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -67,15 +55,15 @@ def advance(run_key, to: int | None) -> None:
 ctx = current()
 
 state.url_param("prompt", ctx.text, state.text, key="gen_prompt")
-state.url_param("n", 20, clamped("n", 1, MAX_NEW, int), key="gen_n")
-state.url_param("stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), key="gen_stemp")
-state.url_param("topk", 0, clamped("topk", 0, 1_000_000, int), key="gen_topk")
-state.url_param("topp", 1.0, clamped("topp", 0.01, 1.0), key="gen_topp")
-state.url_param("seed", 0, clamped("seed", 0, SEED_MAX, int), key="gen_seed")
+state.url_param("n", 20, state.clamped("n", 1, MAX_NEW, int), key="gen_n")
+state.url_param("stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), key="gen_stemp")
+state.url_param("topk", 0, state.clamped("topk", 0, 1_000_000, int), key="gen_topk")
+state.url_param("topp", 1.0, state.clamped("topp", 0.01, 1.0), key="gen_topp")
+state.url_param("seed", 0, state.clamped("seed", 0, SEED_MAX, int), key="gen_seed")
 # a link's step count applies once, when the link is opened (afterwards the buttons own it)
 done_from_link = (st.query_params.get("done") is not None
                   and st.session_state.get(state._SEEN, {}).get("done") != st.query_params.get("done"))
-done_link = state.url_param("done", 0, clamped("done", 0, MAX_NEW, int), key="gen_done_link")
+done_link = state.url_param("done", 0, state.clamped("done", 0, MAX_NEW, int), key="gen_done_link")
 
 page_header("page_generation", "gen_intro")
 
@@ -89,7 +77,7 @@ if runner is None:
     st.stop()
 vocab = runner.tokenizer.vocab_size
 if st.session_state["gen_topk"] > vocab:
-    st.warning(t("gen_clamped", name="topk", value=st.session_state["gen_topk"], lo=0, hi=vocab, shown=vocab),
+    st.warning(t("url_clamped", name="topk", value=st.session_state["gen_topk"], lo=0, hi=vocab, shown=vocab),
                icon="⚠️")
     st.session_state["gen_topk"] = vocab
 

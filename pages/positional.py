@@ -34,18 +34,6 @@ ALIBI_N = 16
 ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
 
 
-def clamped(name: str, lo, hi, cast=int):
-    """A link's number limited to lo..hi (with a notice when it was outside); NaN is invalid."""
-    def parse(raw: str):
-        v = float(raw)
-        if math.isnan(v):
-            raise ValueError(raw)
-        fixed = cast(min(max(v, lo), hi))
-        if fixed != v:
-            state._notices().append(t("pos_clamped", name=md(name), value=md(short(raw, 20)),
-                                      lo=lo, hi=hi, shown=fixed))
-        return fixed
-    return parse
 
 
 def int_list(raw: str) -> list[int]:
@@ -94,18 +82,18 @@ def long_loss(name: str, device: str, lang: str) -> dict:
 ctx = current()
 
 state.url_param("sec", "sin", state.choice(SECTIONS), key="pos_sec")
-state.url_param("d", 128, clamped("d", 1, D_MAX), key="pos_d")
-state.url_param("len", 100, clamped("len", 1, LEN_MAX), key="pos_len")
+state.url_param("d", 128, state.clamped("d", 1, D_MAX, cast=int), key="pos_d")
+state.url_param("len", 100, state.clamped("len", 1, LEN_MAX, cast=int), key="pos_len")
 state.url_param("dims", None, int_list, key="pos_dims")
-state.url_param("p", 5, clamped("p", 0, 10_000), key="pos_p")
-state.url_param("k", 3, clamped("k", 0, 10_000), key="pos_k")
+state.url_param("p", 5, state.clamped("p", 0, 10_000, cast=int), key="pos_p")
+state.url_param("k", 3, state.clamped("k", 0, 10_000, cast=int), key="pos_k")
 state.url_param("a", ORDER_A, state.text, key="pos_a")
 state.url_param("b", ORDER_B, state.text, key="pos_b")
 state.url_param("olayer", None, lambda raw: int(raw) - 1, key="pos_olayer")
 state.url_param("ohead", None, lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="pos_ohead")
 state.url_param("glayer", 0, lambda raw: int(raw) - 1, key="pos_glayer")
 state.url_param("llang", "en", state.choice(("en", "zh")), key="pos_llang")
-state.url_param("npos", 64, clamped("npos", 2, 128), key="pos_npos")
+state.url_param("npos", 64, state.clamped("npos", 2, 128, cast=int), key="pos_npos")
 
 page_header("page_positional", "pos_intro")
 sec = st.segmented_control(t("pos_section"), SECTIONS, key="pos_sec", format_func=lambda s: t(f"pos_sec_{s}"),
@@ -119,7 +107,7 @@ def clamp_choice(key: str, options: list, item) -> None:
     if value in options:
         return
     fixed = options[-1] if isinstance(value, int) and value > options[-1] else options[0]
-    st.warning(t("pos_clamped", name=item, value=value if not isinstance(value, int) else value + 1,
+    st.warning(t("url_clamped", name=item, value=value if not isinstance(value, int) else value + 1,
                  lo=1, hi=len([o for o in options if isinstance(o, int)]),
                  shown=fixed if not isinstance(fixed, int) else fixed + 1), icon="⚠️")
     st.session_state[key] = fixed

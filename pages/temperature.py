@@ -33,22 +33,10 @@ STEMP_MAX = 5.0
 N_BARS = 15
 
 
-# -- reading the link: out-of-range numbers are clamped, with a notice -------------------------
-def clamped(name: str, lo, hi, cast=float):
-    def parse(raw: str):
-        v = float(raw)
-        if math.isnan(v):
-            raise ValueError(raw)
-        fixed = cast(min(max(v, lo), hi))
-        if fixed != v:
-            state._notices().append(t("temp_clamped", name=md(name), value=md(short(raw, 20)),
-                                      lo=lo, hi=hi, shown=fixed))
-        return fixed
-    return parse
 
 
 def temperature_param(raw: str) -> float:
-    v = clamped("temp", T_MIN, T_MAX)(raw)
+    v = state.clamped("temp", T_MIN, T_MAX)(raw)
     nearest = min(TEMPS, key=lambda g: abs(math.log(g) - math.log(v)))
     if abs(nearest - v) > 1e-9 * nearest:
         state._notices().append(t("temp_snapped", value=f"{v:g}", shown=f"{nearest:g}"))
@@ -112,9 +100,9 @@ state.url_param("layer", None, lambda raw: int(raw) - 1, key="temp_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="temp_head")
 state.url_param("q", None, int, key="temp_q")
 state.url_param("sweep", False, state.flag, key="temp_sweep")
-state.url_param("stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), key="temp_stemp")
-state.url_param("topk", 0, clamped("topk", 0, 1_000_000, int), key="temp_topk")
-state.url_param("topp", 1.0, clamped("topp", 0.01, 1.0), key="temp_topp")
+state.url_param("stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), key="temp_stemp")
+state.url_param("topk", 0, state.clamped("topk", 0, 1_000_000, int), key="temp_topk")
+state.url_param("topp", 1.0, state.clamped("topp", 0.01, 1.0), key="temp_topp")
 
 page_header("page_temperature", "temp_intro")
 st.latex(r"\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^T}{\sqrt{d_k}\;\cdot\;T}\right)V")
@@ -279,7 +267,7 @@ gpt = gpt_ctx.runner()
 if gpt is not None:
     vocab = gpt.tokenizer.vocab_size
     if int(st.session_state["temp_topk"]) > vocab:
-        st.warning(t("temp_clamped", name="topk", value=st.session_state["temp_topk"], lo=0, hi=vocab,
+        st.warning(t("url_clamped", name="topk", value=st.session_state["temp_topk"], lo=0, hi=vocab,
                      shown=vocab), icon="⚠️")
         st.session_state["temp_topk"] = vocab
     c1, c2, c3 = st.columns(3)

@@ -97,6 +97,20 @@ def number(lo: float, hi: float) -> Callable[[str], float]:
     return parse
 
 
+def clamped(name: str, lo, hi, cast=float) -> Callable[[str], Any]:
+    """A link's number limited to lo..hi, with a notice when it was outside; NaN is invalid."""
+    def parse(raw: str):
+        v = float(raw)
+        if math.isnan(v):
+            raise ValueError(raw)
+        fixed = cast(min(max(v, lo), hi))
+        if fixed != v:
+            _notices().append(t("url_clamped", name=md(name), value=md(short(raw, 20)),
+                                lo=lo, hi=hi, shown=fixed))
+        return fixed
+    return parse
+
+
 def flag(raw: str) -> bool:
     if raw in ("1", "true", "yes", "on"):
         return True

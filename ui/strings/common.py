@@ -81,3 +81,7 @@ STRINGS.update({
     "legend_bytes": {"en": "“😀 1/4” is byte 1 of the 4 UTF-8 bytes of a character the vocabulary does not have: the tokenizer spells it out byte by byte instead of giving up.",
                      "zh": "“😀 1/4” 表示词表中没有的字符的第 1 个字节（共 4 个 UTF-8 字节）：分词器逐字节拼出它，而不是放弃。"},
 })
+STRINGS.update({
+    "url_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
+                    "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
+})

@@ -64,6 +64,4 @@ STRINGS = {
     "gen_row": {"en": "L{layer} H{head}", "zh": "第{layer}层 头{head}"},
     "gen_axis_rows": {"en": "Layer · head", "zh": "层 · 头"},
     "gen_open_attention": {"en": "Open the whole text in the attention explorer", "zh": "在注意力探索页打开完整文本"},
-    "gen_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
-                    "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
 }

@@ -159,6 +159,4 @@ STRINGS = {
     "pos_long_table_alone": {"en": "Alone (all positions)", "zh": "单独读（全部位置）"},
     "pos_model_unavailable": {"en": "{model} is not available.", "zh": "{model} 不可用。"},
     # link values
-    "pos_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
-                    "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
 }

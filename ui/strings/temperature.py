@@ -106,8 +106,6 @@ STRINGS = {
     "temp_bars_probability": {"en": "Probability", "zh": "概率"},
     "temp_bars_caption": {"en": "Blue: kept, probability after the cut and renormalising. Grey: cut off, shown at its probability before the cut.",
                           "zh": "蓝色：保留，数值为截断并重新归一化后的概率。灰色：被截掉，显示截断前的概率。"},
-    "temp_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
-                     "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
     "temp_snapped": {"en": "The link's temperature {value} is not on the slider; showing the nearest, {shown}.",
                      "zh": "链接中的温度 {value} 不在滑块刻度上，已改为最接近的 {shown}。"},
     "temp_not_available": {"en": "{item} does not exist in this model; showing {shown}.",
