@@ -89,7 +89,7 @@ def views_md(ours, bertviz) -> str:
 
 def capture_md(rows) -> str:
     return table(["forward", "returning attention", "fused SDPA, none returned", "ratio", "target", "met",
-                  "runs, threads", "max |Δ logits|"],
+                  "runs, threads", "largest logit difference"],
                  [[r["case"], fmt(r["with_weights_ms"], " ms", 1), fmt(r["fused_ms"], " ms", 1),
                    fmt(r["ratio"], "x"), "≤ 1.3x", "yes" if r["ratio"] <= 1.3 else "**no**",
                    f"{r['reps']}, {r['threads']}", f"{r['max_logit_diff']:.1e}"] for r in rows])

@@ -3,8 +3,8 @@ protocol, as the browser speaks it), each submitting a new sentence every 2-4 s.
 
 A student's time = from sending the rerun (the new sentence, as the browser sends a changed link)
 to the server's "script finished": the model run, the page's layout and every chart's bytes
-received. The browser's drawing comes on top (bench/views.py measures it: ~0.1-0.3 s at classroom
-sentence lengths). Server RSS is sampled once a second.
+received. The browser's drawing comes on top and is not in these figures (bench/views.py times
+a page from submit to drawn). Server RSS is sampled once a second.
 """
 from __future__ import annotations
 

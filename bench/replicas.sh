@@ -15,9 +15,9 @@ read -r PA PB PP < <($PY -c 'import socket
 s=[socket.socket() for _ in range(3)]
 [x.bind(("127.0.0.1", 0)) for x in s]
 print(*[x.getsockname()[1] for x in s])')
-ENVS=()
+ENVS=(OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}")   # one torch thread per replica (docs/hosting.md)
 for m in translator gpt gpt-rope gpt-alibi; do
-  [ -f "model/weights/$m.safetensors" ] || ENVS=(ATTN_RANDOM_WEIGHTS=1)
+  [ -f "model/weights/$m.safetensors" ] || ENVS+=(ATTN_RANDOM_WEIGHTS=1)
 done
 PIDS=()
 cleanup() {

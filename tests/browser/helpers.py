@@ -5,6 +5,7 @@ Used by the browser tests (tests/browser/conftest.py) and by the benchmarks (ben
 """
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -71,7 +72,9 @@ class AppServer:
                  port: int | None = None, cwd: Path = ROOT):
         self.script, self.cwd, self.port = str(script), cwd, port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **(env or {})}
+        # one torch thread per server, as in production (Dockerfile): on a busy machine two
+        # spinning OpenMP threads per request made a 0.13 s translation take 2-20 s
+        self.env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), **(env or {})}
         for k, v in (env or {}).items():   # env value None: unset it
             if v is None:
                 self.env.pop(k, None)
@@ -88,6 +91,7 @@ class AppServer:
                "--server.fileWatcherType", "none", "--client.showErrorDetails", "full", *self.args]
         self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
+        atexit.register(self.stop)       # a crashed caller must not leave the server running
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -107,7 +107,10 @@ def http_get(url: str) -> tuple[int, str]:
         with urllib.request.urlopen(url, timeout=30) as r:
             return r.status, r.read(2000).decode(errors="replace")
     except urllib.error.HTTPError as e:
-        return e.code, e.read(2000).decode(errors="replace")
+        try:
+            return e.code, e.read(2000).decode(errors="replace")
+        except OSError:                 # the server closed the connection after its answer
+            return e.code, ""
 
 
 def hostile_query(payload: str) -> str:
