@@ -7,47 +7,25 @@ the chosen layer, head and query), the notices, and no exception.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import apptest
+
 import model
-from model import registry
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.safe import md
 from viz.analysis import merge_tokens, merge_words
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/attention.py"
 TIMEOUT = 90  # an untrained translator decodes to its full length once; later runs are cached
 
 
-@pytest.fixture(autouse=True)
-def weights(monkeypatch):
-    """Random weights only where trained ones are absent, so this passes before and after they land."""
-    if not all(registry.paths(name)[0].exists() for name in model.NAMES):
-        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
-
-
 def open_page(model_name: str, **params) -> AppTest:
-    """The attention page opened from a link carrying params. The sidebar's own settings (model,
-    lang, text) go in before the first run: AppTest keeps the URL the app itself last wrote for
-    them, so a later change would not reach the script."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["model"] = model_name
-    at.query_params["lang"] = params.pop("lang", "en")
-    if "text" in params:
-        at.query_params["text"] = params.pop("text")
-    at.run()                               # AppTest learns the pages from st.navigation here
-    at.switch_page(PAGE)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return apptest.open_page(PAGE, model_name, TIMEOUT, **params)
 
 
 def trace(model_name: str, text: str = DEFAULT_TEXT, **settings):

@@ -5,40 +5,24 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+import apptest
 
 import model
 from model import experiments as ex
 from model import registry
 from ui import cache
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/positional.py"
 TIMEOUT = 120
 
 
-@pytest.fixture(autouse=True)
-def weights(monkeypatch):
-    """Random weights only where trained ones are absent, so this passes before and after they land."""
-    if not all(registry.paths(name)[0].exists() for name in model.NAMES):
-        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
-
-
 def open_page(model_name: str = "gpt", **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["model"] = model_name
-    at.query_params["lang"] = params.pop("lang", "en")
-    at.run()
-    at.switch_page(PAGE)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return apptest.open_page(PAGE, model_name, TIMEOUT, **params)
 
 
 def notices(at: AppTest) -> str:
