@@ -17,7 +17,7 @@ import torch
 from . import corpus
 from .config import AttentionSettings, ModelConfig
 from .errors import InputError
-from .gpt import GPT, Sampling, sampling_distribution
+from .gpt import Sampling, sampling_distribution
 from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 from .trace import Attention, Trace
 
@@ -174,7 +174,7 @@ class TranslatorRunner(Runner):
             _, weights = m(src, self._tensor(tgt_ids, dev), s, record)
             return tgt_ids, weights
         tgt_ids, w = self._run(fn, notices)
-        T, S = len(tgt_ids), len(src_ids)
+        T = len(tgt_ids)
         causal = np.tril(np.ones((T, T), dtype=bool))
         attention = {
             "encoder": self._attention(w["encoder"], src_ids, src_ids, None),

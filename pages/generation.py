@@ -3,7 +3,6 @@ the drawn one orange) and what the newest token attends to in every layer and he
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import streamlit as st

@@ -4,7 +4,6 @@ encoding, and the three GPTs on texts longer than they were trained on."""
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pandas as pd

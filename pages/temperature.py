@@ -18,7 +18,7 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
-from ui.safe import md, short
+from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_table
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices

@@ -10,7 +10,6 @@ from streamlit.testing.v1 import AppTest
 
 import apptest
 
-import model
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.safe import md

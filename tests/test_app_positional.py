@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 import apptest
 
-import model
 from model import experiments as ex
 from model import registry
 from ui import cache

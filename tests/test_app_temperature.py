@@ -13,7 +13,6 @@ from streamlit.testing.v1 import AppTest
 
 import apptest
 
-import model
 from model import experiments as ex
 from model.gpt import Sampling, sampling_distribution
 from ui import cache

@@ -1,5 +1,4 @@
 """The models' traces: shapes, masks, temperature, word order, and the errors users can cause."""
-import json
 import math
 
 import numpy as np
@@ -8,7 +7,6 @@ import torch
 
 import model
 from model.errors import InputError, ModelFileError
-from model.tokenizer import Tokenizer
 
 
 @pytest.mark.parametrize("name", model.NAMES)

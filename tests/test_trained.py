@@ -1,11 +1,10 @@
 """The shipped, trained models: they load from safetensors and do what the README says."""
 import json
 
-import numpy as np
 import pytest
 
 import model
-from model import corpus, registry
+from model import registry
 from model.evaluate import evaluate
 
 

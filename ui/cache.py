@@ -9,7 +9,6 @@ from __future__ import annotations
 import streamlit as st
 
 import model
-from model.runner import clean_text  # noqa: F401  (re-exported for pages)
 
 TRACE_CACHE_ENTRIES = 200
 
