@@ -19,6 +19,7 @@ BROWSER_FIXTURES = {"app_server", "browser", "new_page"}
 SKIP = os.environ.get("ATTN_SKIP_BROWSER") == "1"
 
 
+@pytest.hookimpl(tryfirst=True)   # before -m selects: `-m "not browser"` must see the marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
