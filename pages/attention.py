@@ -197,6 +197,7 @@ with tab_head:
     with right:
         show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table")
 
+SMALL_COPY_MAX = 128
 with tab_model:
     st.caption(t("att_model_view_help"))
     if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
@@ -210,8 +211,11 @@ with tab_model:
                         on_select=lambda: pick_tile(mv_key), selection_mode="points")
     with right:
         st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
-        head_fig.update_layout(height=360)   # the same figure again, smaller: building one costs ~0.2 s
-        st.plotly_chart(head_fig, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
+        if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
+            head_fig.update_layout(height=360)   # the same figure again, smaller: building one costs ~0.2 s
+            st.plotly_chart(head_fig, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
+        else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
+            st.caption(t("att_selected_in_first_tab"))
 
 with tab_lines:
     st.caption(t("att_head_view_help"))

@@ -6,9 +6,17 @@ hundreds of sentences cannot grow the server without limit.
 """
 from __future__ import annotations
 
+import os
+
 import streamlit as st
+import torch
 
 import model
+
+# One intra-op thread per forward: the models are tiny, and a server's sessions already run in
+# parallel threads. With torch's default (all cores) each translation took 2-23 s on a busy
+# 2-core machine against 0.13-0.15 s with one (bench/, docs/hosting.md).
+torch.set_num_threads(int(os.environ.get("ATTN_TORCH_THREADS", "1")))
 
 TRACE_CACHE_ENTRIES = 200
 

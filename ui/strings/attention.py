@@ -114,3 +114,7 @@ STRINGS = {
                          "not installed on this server.",
                    "zh": "将头视图保存为 SVG 或 PNG 需要 vl-convert-python 包，此服务器未安装。"},
 }
+STRINGS.update({
+    "att_selected_in_first_tab": {"en": "The selected head's heatmap is in the first tab (not repeated here for long texts, to keep the page light).",
+                                  "zh": "所选注意力头的热力图在第一个标签页（长文本时这里不重复显示，以减轻页面负担）。"},
+})
