@@ -183,101 +183,112 @@ def heatmap(w, key, filename):
     return fig
 
 
+# on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
+# and one table, not five tabs' charts (tab.open says which one the reader is looking at)
 tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
-    [t("att_tab_head"), t("att_tab_model"), t("att_tab_lines"), t("att_tab_agg"), t("att_tab_export")])
+    [t("att_tab_head"), t("att_tab_model"), t("att_tab_lines"), t("att_tab_agg"), t("att_tab_export")],
+    key="att_tab", on_change="rerun")
+lines = None
+line_labels = (("head", t("att_head")), ("query", t("axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
 
 with tab_head:
-    q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
-                 key="att_q", selection_mode="single", required=True)
-    left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
-    with left:
-        st.markdown(f"**{title}**")
-        st.caption(t("att_heatmap_help"))
-        head_fig = heatmap(w2d, "att_heatmap", "attention_heatmap")
-    with right:
-        show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table")
+    if tab_head.open:
+        q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
+                     key="att_q", selection_mode="single", required=True)
+        left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
+        with left:
+            st.markdown(f"**{title}**")
+            st.caption(t("att_heatmap_help"))
+            heatmap(w2d, "att_heatmap", "attention_heatmap")
+        with right:
+            show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table")
 
 SMALL_COPY_MAX = 128
 with tab_model:
-    st.caption(t("att_model_view_help"))
-    if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
-        st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        fig = model_view(weights, mask, selected=None if head == "mean" else (layer, head),
-                         labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
-        mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
-        st.plotly_chart(fig, config=plotly_config(image_format, "attention_model_view"), key=mv_key,
-                        on_select=lambda: pick_tile(mv_key), selection_mode="points")
-    with right:
-        st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
-        if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
-            head_fig.update_layout(height=360)   # the same figure again, smaller: building one costs ~0.2 s
-            st.plotly_chart(head_fig, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
-        else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
-            st.caption(t("att_selected_in_first_tab"))
+    if tab_model.open:
+        st.caption(t("att_model_view_help"))
+        if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
+            st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            fig = model_view(weights, mask, selected=None if head == "mean" else (layer, head),
+                             labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
+            mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
+            st.plotly_chart(fig, config=plotly_config(image_format, "attention_model_view"), key=mv_key,
+                            on_select=lambda: pick_tile(mv_key), selection_mode="points")
+        with right:
+            st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
+            if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
+                small = attention_heatmap(w2d, q_tokens, k_tokens, mask=mask, labels=heatmap_labels())
+                small.update_layout(height=360)
+                st.plotly_chart(small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
+            else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
+                st.caption(t("att_selected_in_first_tab"))
 
 with tab_lines:
-    st.caption(t("att_head_view_help"))
-    st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
-    if len(k_tokens) > HEAD_VIEW_TOP_K:
-        st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-    labels = (("head", t("att_head")), ("query", t("axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
-    lines = head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), labels)
-    st.vega_lite_chart(lines, key="att_head_view", width=620)
+    if tab_lines.open:
+        st.caption(t("att_head_view_help"))
+        st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
+        if len(k_tokens) > HEAD_VIEW_TOP_K:
+            st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
+        lines = head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), line_labels)
+        st.vega_lite_chart(lines, key="att_head_view", width=620)
 
 with tab_agg:
-    st.subheader(t("att_rollout"))
-    if kind == "cross":
-        st.info(t("att_rollout_none"), icon="ℹ️")
-    else:
-        st.caption(t("att_rollout_help"))
-        r = rollout(att.weights)
-        if words:
-            r, _ = merge_words(r, att.query_words, att.key_words)
-        left, _ = st.columns([3, 2])
-        with left:
-            heatmap(r, "att_rollout", "attention_rollout")
+    if tab_agg.open:
+        st.subheader(t("att_rollout"))
+        if kind == "cross":
+            st.info(t("att_rollout_none"), icon="ℹ️")
+        else:
+            st.caption(t("att_rollout_help"))
+            r = rollout(att.weights)
+            if words:
+                r, _ = merge_words(r, att.query_words, att.key_words)
+            left, _ = st.columns([3, 2])
+            with left:
+                heatmap(r, "att_rollout", "attention_rollout")
 
-    st.subheader(t("att_roles"))
-    st.markdown(t("att_roles_help"))
-    ind = None
-    if runner.kind == "gpt":
-        st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
-        ind = induction(ctx.model, ctx.device)
-    roles = head_roles(att.weights, att.mask, induction=ind)
-    roles["layer"] += 1
-    roles["head"] += 1
-    roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
-    score_cols = [c for c in ("previous", "current", "first", "broad", "induction") if c in roles]
-    roles = roles[["layer", "head", "role", "score", *score_cols]]
-    roles = roles.rename(columns={"layer": t("att_col_layer"), "head": t("att_col_head"),
-                                  "role": t("att_col_role"), "score": t("att_col_score"),
-                                  **{c: t(f"att_role_{c}") for c in score_cols}})
-    bars = {t(f"att_role_{c}"): st.column_config.ProgressColumn(t(f"att_role_{c}"), format="%.2f",
-                                                                min_value=0.0, max_value=1.0)
-            for c in score_cols}
-    st.dataframe(roles, hide_index=True, width="stretch", height="content", key="att_roles",
-                 column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")})
+        st.subheader(t("att_roles"))
+        st.markdown(t("att_roles_help"))
+        ind = None
+        if runner.kind == "gpt":
+            st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
+            ind = induction(ctx.model, ctx.device)
+        roles = head_roles(att.weights, att.mask, induction=ind)
+        roles["layer"] += 1
+        roles["head"] += 1
+        roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
+        score_cols = [c for c in ("previous", "current", "first", "broad", "induction") if c in roles]
+        roles = roles[["layer", "head", "role", "score", *score_cols]]
+        roles = roles.rename(columns={"layer": t("att_col_layer"), "head": t("att_col_head"),
+                                      "role": t("att_col_role"), "score": t("att_col_score"),
+                                      **{c: t(f"att_role_{c}") for c in score_cols}})
+        bars = {t(f"att_role_{c}"): st.column_config.ProgressColumn(t(f"att_role_{c}"), format="%.2f",
+                                                                    min_value=0.0, max_value=1.0)
+                for c in score_cols}
+        st.dataframe(roles, hide_index=True, width="stretch", height="content", key="att_roles",
+                     column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")})
 
 with tab_export:
-    st.markdown(t("att_export_intro"))
-    st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="att_img", horizontal=True,
-             help=t("att_image_format_help"))
-    with st.container(horizontal=True):
-        st.download_button(t("att_download_json"), tr.dumps, file_name=f"attention_{ctx.model}.json",
-                           mime="application/json", on_click="ignore", icon="⬇️", key="att_json",
-                           help=t("att_download_json_help"))
-        if vl_convert is not None:
-            st.download_button(t("att_download_svg"), lambda: vl_convert.vegalite_to_svg(lines),
-                               file_name="attention_head_view.svg", mime="image/svg+xml", on_click="ignore",
-                               icon="⬇️", key="att_svg")
-            st.download_button(t("att_download_png"),
-                               lambda: vl_convert.vegalite_to_png(lines, scale=2),
-                               file_name="attention_head_view.png", mime="image/png", on_click="ignore",
-                               icon="⬇️", key="att_png")
-    if vl_convert is None:
-        st.caption(t("att_no_svg"))
+    if tab_export.open:
+        st.markdown(t("att_export_intro"))
+        st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="att_img", horizontal=True,
+                 help=t("att_image_format_help"))
+        with st.container(horizontal=True):
+            st.download_button(t("att_download_json"), tr.dumps, file_name=f"attention_{ctx.model}.json",
+                               mime="application/json", on_click="ignore", icon="⬇️", key="att_json",
+                               help=t("att_download_json_help"))
+            if vl_convert is not None:
+                lines = lines or head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), line_labels)
+                st.download_button(t("att_download_svg"), lambda: vl_convert.vegalite_to_svg(lines),
+                                   file_name="attention_head_view.svg", mime="image/svg+xml", on_click="ignore",
+                                   icon="⬇️", key="att_svg")
+                st.download_button(t("att_download_png"),
+                                   lambda: vl_convert.vegalite_to_png(lines, scale=2),
+                                   file_name="attention_head_view.png", mime="image/png", on_click="ignore",
+                                   icon="⬇️", key="att_png")
+        if vl_convert is None:
+            st.caption(t("att_no_svg"))
 
 state.set_url(kind=kind if len(kinds) > 1 else None, layer=layer + 1,
               head="mean" if head == "mean" else head + 1, q=q, words=True if words else None,

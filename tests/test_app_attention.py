@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import apptest
+from ui.i18n import TABLE
 
 import model
 from ui import cache
@@ -71,12 +72,22 @@ def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     assert tokens == att.key_tokens
     np.testing.assert_allclose(weights, expected_row(att, layer, head, q), atol=1e-6)
     assert not notices(at)
-    # the model view: one clickable marker per layer x head, with [layer, head] as its data
-    spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+    # the first tab alone is drawn; the model view comes when its tab opens: one clickable
+    # marker per layer x head, with [layer, head] as its data
+    assert len(at.get("plotly_chart")) == 1
+    open_tab(at, "att_tab_model")
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["data"][1]["customdata"] == [[la, h] for la in range(att.num_layers)
                                              for h in range(att.num_heads)]
     # the URL now holds the view, so a copied link reopens it
     assert qp(at, "layer") == str(layer + 1) and qp(at, "head") == "mean"
+
+
+def open_tab(at: AppTest, key: str) -> None:
+    """Click a tab of the page (tabs rerun the page and draw only the open one)."""
+    at.session_state["att_tab"] = TABLE[key]["en"]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
 
 
 def qp(at: AppTest, name: str) -> str:
