@@ -74,7 +74,8 @@ def cmd_generate(a):
     from .registry import load
     m = load(a.model, device=a.device)
     if m.kind != "gpt":
-        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi")
+        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi "
+                                  "and hf: decoder-only models")
     g = m.generate(a.prompt, a.max_new_tokens, a.temperature, a.top_k, a.top_p, a.seed)
     for note in g.notices:
         print(f"note: {note}", file=sys.stderr)
@@ -105,7 +106,9 @@ def parser():
     p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
-    t.add_argument("--model", default="translator")
+    t.add_argument("--model", default="translator",
+                   help="translator, gpt, gpt-rope, gpt-alibi, or hf:NAME_OR_PATH (a Hugging Face model; "
+                        "needs requirements-hf.txt)")
     t.add_argument("--text", required=True)
     t.add_argument("--temperature", type=_float, default=1.0, help="attention temperature (> 0)")
     t.add_argument("--layer", type=int, default=None, help="apply the temperature in this layer only (0-based)")
@@ -118,7 +121,7 @@ def parser():
     tr.add_argument("--direction", choices=["en-zh", "zh-en"])
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")
-    g.add_argument("--model", default="gpt")
+    g.add_argument("--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, or hf:NAME_OR_PATH of a decoder-only model")
     g.add_argument("--prompt", default="")
     g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
     g.add_argument("--top-k", type=int)

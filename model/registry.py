@@ -68,11 +68,15 @@ def read_config(name: str, directory: Path | None = None) -> tuple[ModelConfig, 
 
 
 def load(name: str, device: str | None = None, random_weights: bool = False, directory=None):
-    """Load a shipped model by name ("translator", "gpt", "gpt-rope", "gpt-alibi").
+    """Load a shipped model by name ("translator", "gpt", "gpt-rope", "gpt-alibi"), or a Hugging
+    Face model as "hf:NAME_OR_PATH" (model/hf.py; needs requirements-hf.txt).
 
     random_weights=True builds the same architecture with seed-0 random weights when no trained
     file exists (and says so in every trace's notices) instead of raising ModelFileError.
     """
+    if isinstance(name, str) and name.startswith("hf:"):   # a Hugging Face model: model/hf.py
+        from . import hf
+        return hf.load(name, device=device)
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights
     random_weights = random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1"

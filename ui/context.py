@@ -11,11 +11,12 @@ import streamlit as st
 
 import model
 from model import device as devices
+from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
 from . import cache, state
-from .i18n import LANGS, lang_from_locale, t
-from .safe import md
+from .i18n import LANGS, TABLE, lang_from_locale, t
+from .safe import md, short
 
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
@@ -59,22 +60,71 @@ class Context:
 
 
 def _model_label(name: str) -> str:
+    if hf_models.is_hf(name):
+        return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX):], 40)
     return t(f"model_{name.replace('-', '_')}")
+
+
+# -- Hugging Face models (model/hf.py), offered when transformers is installed ----------------------
+for _key, _entry in {  # TODO(i18n owner): move these into ui/strings/common.py
+    "model_hf": {"en": "Hugging Face…", "zh": "Hugging Face…"},
+    "hf_name": {"en": "Hugging Face model: hub id or local folder", "zh": "Hugging Face 模型：Hub 名称或本地文件夹"},
+    "hf_name_help": {"en": "Pick a suggestion or type a hub id (e.g. openai-community/gpt2; downloaded once, "
+                           "needs the internet) or a folder on this server with config.json, the tokenizer and "
+                           "safetensors weights.",
+                     "zh": "选一个建议，或输入 Hub 名称（如 openai-community/gpt2；首次需联网下载），或本服务器上"
+                           "含 config.json、分词器和 safetensors 权重的文件夹。"},
+}.items():
+    TABLE.setdefault(_key, _entry)
+
+
+def _parse_model(raw: str) -> str:
+    if hf_models.is_hf(raw) and hf_models.available():
+        return hf_models.PREFIX + hf_models.check_name(raw[len(hf_models.PREFIX):])
+    return state.choice(model.NAMES)(raw)
+
+
+def _model_picked() -> None:
+    """Choosing "Hugging Face…" starts from the first suggestion (a packaged model works offline)."""
+    if st.session_state["model"] == hf_models.PREFIX:
+        first = (hf_models.suggestions() or [""])[0]
+        st.session_state["model"] = hf_models.PREFIX + first if first else hf_models.PREFIX
+
+
+def _hf_named() -> None:
+    name = (st.session_state.get("_hf_name") or "").strip()
+    if name:
+        st.session_state["model"] = hf_models.PREFIX + name
+
+
+def _hf_picker() -> None:
+    """The model selectbox's options, and under it a box for a hub id or folder when an hf: model is
+    chosen (its own suggestions, or any typed name)."""
+    current = st.session_state["model"]
+    options = list(model.NAMES)
+    if hf_models.available():
+        options += ([current] if hf_models.is_hf(current) and current != hf_models.PREFIX else []) + [hf_models.PREFIX]
+    st.selectbox(t("model"), options, format_func=_model_label, key="model", help=t("model_help"),
+                 on_change=_model_picked)
+    if hf_models.is_hf(current):
+        name = current[len(hf_models.PREFIX):]
+        st.session_state["_hf_name"] = name or None
+        st.selectbox(t("hf_name"), ([name] if name else []) + [n for n in hf_models.suggestions() if n != name],
+                     key="_hf_name", accept_new_options=True, on_change=_hf_named, help=t("hf_name_help"))
 
 
 def sidebar() -> Context:
     if "lang" not in st.session_state and not st.query_params.get("lang"):
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
     state.url_param("lang", st.session_state.get("lang", "en"), state.choice(LANGS), key="lang")
-    state.url_param("model", "translator", state.choice(model.NAMES), key="model")
+    state.url_param("model", "translator", _parse_model, key="model")
     state.url_param("text", DEFAULT_TEXT, state.text, key=TEXT_KEY)
     state.url_param("device", "auto", state.choice(("auto", "cpu")), key="device")
     state.url_param("present", False, state.flag, key="present")
 
     with st.sidebar:
         st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
-        st.selectbox(t("model"), model.NAMES, format_func=_model_label, key="model",
-                     help=t("model_help"))
+        _hf_picker()
         st.text_area(t("sentence"), key=TEXT_KEY, height=90, help=t("sentence_help"))
         dev, note = devices.pick(st.session_state["device"])
         st.toggle(t("force_cpu"), value=st.session_state["device"] == "cpu", key="_force_cpu",
