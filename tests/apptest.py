@@ -1,5 +1,8 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
+import base64
 from pathlib import Path
+
+import numpy as np
 
 from streamlit.testing.v1 import AppTest
 
@@ -22,3 +25,17 @@ def open_page(page: str, model_name: str = "gpt", timeout: float = 90, **params)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def notices(at: AppTest) -> str:
+    """Every warning the page shows, as one string."""
+    return " ".join(w.value for w in at.warning)
+
+
+def array(value) -> np.ndarray:
+    """A plotly array from the figure's JSON: a plain list, or plotly's base64 typed array."""
+    if isinstance(value, dict) and "bdata" in value:
+        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        return out.reshape([int(x) for x in str(shape).split(",") if x.strip()]) if shape else out
+    return np.array(value, dtype=float)

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import apptest
+from apptest import notices
 from ui.i18n import TABLE
 
 import model
@@ -48,10 +49,6 @@ def view(at: AppTest):
 def expected_row(att, layer, head, q):
     w = att.weights[layer]
     return (w.mean(axis=0) if head == "mean" else w[head])[q]
-
-
-def notices(at: AppTest) -> str:
-    return " ".join(w.value for w in at.warning)
 
 
 CASES = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"),

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import apptest
+from apptest import notices
 
 from ui import cache
 from ui.context import DEFAULT_TEXT
@@ -20,10 +21,6 @@ TIMEOUT = 90
 
 def open_page(model_name: str = "gpt", **params) -> AppTest:
     return apptest.open_page(PAGE, model_name, TIMEOUT, **params)
-
-
-def notices(at: AppTest) -> str:
-    return " ".join(w.value for w in at.warning)
 
 
 def chart(at: AppTest, index: int) -> dict:

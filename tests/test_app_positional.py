@@ -3,7 +3,6 @@ with a notice, and the word-order claim as the page states it (without positiona
 attention of 人咬狗 is that of 狗咬人 permuted, within 1e-5; with it, not)."""
 from __future__ import annotations
 
-import base64
 import json
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import apptest
+from apptest import array, notices
 
 from model import experiments as ex
 from model import registry
@@ -22,19 +22,6 @@ TIMEOUT = 120
 
 def open_page(model_name: str = "gpt", **params) -> AppTest:
     return apptest.open_page(PAGE, model_name, TIMEOUT, **params)
-
-
-def notices(at: AppTest) -> str:
-    return " ".join(w.value for w in at.warning)
-
-
-def array(value) -> np.ndarray:
-    """A plotly array from the figure's JSON: a plain list, or plotly's base64 typed array."""
-    if isinstance(value, dict) and "bdata" in value:
-        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        return out.reshape([int(x) for x in str(shape).split(",") if x.strip()]) if shape else out
-    return np.array(value, dtype=float)
 
 
 def charts(at: AppTest) -> list[dict]:

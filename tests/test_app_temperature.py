@@ -3,7 +3,6 @@ the traces' numbers), both ends of the slider, bad links clamped with a notice, 
 translation, and the sampling panel (top-k 1, top-p 0.01, greedy)."""
 from __future__ import annotations
 
-import base64
 import json
 
 import numpy as np
@@ -12,6 +11,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 import apptest
+from apptest import array, notices
 
 from model import experiments as ex
 from model.gpt import Sampling, sampling_distribution
@@ -33,19 +33,6 @@ def tables(at: AppTest):
     for df in (at.dataframe[0].value, at.dataframe[1].value):
         out.append((list(df["Token"]), df["Attention weight"].to_numpy()))
     return out
-
-
-def notices(at: AppTest) -> str:
-    return " ".join(w.value for w in at.warning)
-
-
-def array(value) -> np.ndarray:
-    """A plotly array from the figure's JSON: a plain list, or plotly's base64 typed array."""
-    if isinstance(value, dict) and "bdata" in value:
-        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        return out.reshape([int(x) for x in str(shape).split(",") if x.strip()]) if shape else out
-    return np.array(value, dtype=float)
 
 
 def chart(at: AppTest, key: str) -> dict:
