@@ -11,7 +11,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     # the models are small: more threads per request only fight each other under a class's load
     OMP_NUM_THREADS=1 \
-    MKL_NUM_THREADS=1
+    MKL_NUM_THREADS=1 \
+    # if requirements-hf.txt is added: local Hugging Face folders only, no hub downloads by visitors
+    ATTN_HF=local
 
 # torch first, from PyTorch's CPU index: from PyPI the same pin pulls a multi-GB CUDA build
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu

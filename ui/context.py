@@ -15,7 +15,7 @@ from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
 from . import cache, state
-from .i18n import LANGS, TABLE, lang_from_locale, t
+from .i18n import LANGS, lang_from_locale, t
 from .safe import md, short
 
 DEFAULT_TEXT = "The cat sat on the mat"
@@ -66,16 +66,6 @@ def _model_label(name: str) -> str:
 
 
 # -- Hugging Face models (model/hf.py), offered when transformers is installed ----------------------
-for _key, _entry in {  # TODO(i18n owner): move these into ui/strings/common.py
-    "model_hf": {"en": "Hugging Face…", "zh": "Hugging Face…"},
-    "hf_name": {"en": "Hugging Face model: hub id or local folder", "zh": "Hugging Face 模型：Hub 名称或本地文件夹"},
-    "hf_name_help": {"en": "Pick a suggestion or type a hub id (e.g. openai-community/gpt2; downloaded once, "
-                           "needs the internet) or a folder on this server with config.json, the tokenizer and "
-                           "safetensors weights.",
-                     "zh": "选一个建议，或输入 Hub 名称（如 openai-community/gpt2；首次需联网下载），或本服务器上"
-                           "含 config.json、分词器和 safetensors 权重的文件夹。"},
-}.items():
-    TABLE.setdefault(_key, _entry)
 
 
 def _parse_model(raw: str) -> str:

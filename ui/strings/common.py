@@ -85,3 +85,12 @@ STRINGS.update({
     "url_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
                     "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
 })
+STRINGS.update({
+    "model_hf": {"en": "Hugging Face…", "zh": "Hugging Face…"},
+    "hf_name": {"en": "Hugging Face model: hub id or local folder", "zh": "Hugging Face 模型：Hub 名称或本地文件夹"},
+    "hf_name_help": {"en": "Pick a suggestion or type a hub id (e.g. openai-community/gpt2; downloaded once, "
+                           "needs the internet) or a folder on this server with config.json, the tokenizer and "
+                           "safetensors weights.",
+                     "zh": "选一个建议，或输入 Hub 名称（如 openai-community/gpt2；首次需联网下载），或本服务器上"
+                           "含 config.json、分词器和 safetensors 权重的文件夹。"},
+})
