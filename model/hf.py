@@ -47,8 +47,8 @@ import torch
 from . import device as devices
 from .config import AttentionSettings
 from .errors import InputError
-from .gpt import Sampling, sampling_distribution
-from .runner import Generation, Step, clean_text, settings_from
+from .gpt import Sampling
+from .runner import Generation, clean_text, sample_steps, settings_from
 from .trace import Attention, Trace
 
 PREFIX = "hf:"
@@ -779,20 +779,8 @@ class HFRunner:
         else:
             text, ids, notices = self._prompt_ids(prompt, self.config.max_seq_len - 1)
         eos = self.tokenizer.tok.eos_token_id
-        gen = torch.Generator().manual_seed(int(seed))
-        steps = []
-        for _ in range(max(0, int(max_new_tokens))):
-            if len(ids) >= self.config.max_seq_len:
-                notices.append(f"stopped at the explorer's maximum length of {self.config.max_seq_len} tokens")
-                break
-            logits, attn = self.next_token_logits(ids, temperature=attention_temperature)
-            probs, kept = sampling_distribution(logits, sampling)
-            nxt = int(torch.multinomial(probs, 1, generator=gen))
-            steps.append(Step(nxt, self.tokenizer.labels([nxt])[0], probs.numpy(),
-                              torch.softmax(logits, -1).numpy(), kept.numpy(), attn))
-            ids = ids + [nxt]
-            if stop_at_eos and nxt == eos:
-                break
+        ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
+                                  eos if stop_at_eos else None, notices)
         return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
 
     # -- encoder-decoder -------------------------------------------------------------------------

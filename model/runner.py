@@ -71,6 +71,27 @@ class Generation:
     notices: list[str]
 
 
+def sample_steps(runner, ids: list[int], max_new_tokens: int, sampling: Sampling, seed: int,
+                 attention_temperature: float, eos: int | None, notices: list[str]):
+    """Sample up to max_new_tokens after ids, one at a time, from runner.next_token_logits.
+    Returns (ids, steps); every step keeps its distribution and the newest token's attention."""
+    gen = torch.Generator().manual_seed(int(seed))
+    steps = []
+    for _ in range(max(0, int(max_new_tokens))):
+        if len(ids) >= runner.config.max_seq_len:
+            notices.append(f"stopped at this model's maximum length of {runner.config.max_seq_len} tokens")
+            break
+        logits, attn = runner.next_token_logits(ids, temperature=attention_temperature)
+        probs, kept = sampling_distribution(logits, sampling)
+        nxt = int(torch.multinomial(probs, 1, generator=gen))
+        steps.append(Step(nxt, runner.tokenizer.labels([nxt])[0], probs.numpy(),
+                          torch.softmax(logits, -1).numpy(), kept.numpy(), attn))
+        ids = ids + [nxt]
+        if eos is not None and nxt == eos:
+            break
+    return ids, steps
+
+
 class Runner:
     kind = ""
 
@@ -226,22 +247,9 @@ class GPTRunner(Runner):
             text, ids, notices = "", [BOS], []   # an empty prompt: the model starts from <s> alone
         else:
             text, ids, notices = self._prompt_ids(prompt, self.config.max_seq_len - 1)
-        gen = torch.Generator().manual_seed(int(seed))
-        steps = []
-        for _ in range(max(0, int(max_new_tokens))):
-            if len(ids) >= self.config.max_seq_len:
-                notices.append(f"stopped at this model's maximum length of {self.config.max_seq_len} tokens")
-                break
-            logits, attn = self.next_token_logits(ids, temperature=attention_temperature)
-            probs, kept = sampling_distribution(logits, sampling)
-            nxt = int(torch.multinomial(probs, 1, generator=gen))
-            steps.append(Step(nxt, self.tokenizer.labels([nxt])[0], probs.numpy(),
-                              torch.softmax(logits, -1).numpy(), kept.numpy(), attn))
-            ids = ids + [nxt]
-            if stop_at_eos and nxt == EOS:
-                break
-        out = self.tokenizer.decode(ids)
-        return Generation(text, out, ids, steps, self.notices + notices)
+        ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
+                                  EOS if stop_at_eos else None, notices)
+        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
 
     def nll(self, texts: list[str]) -> np.ndarray:
         """-log p(text) in nats for each text, scored from <s> through </s>, each on its own."""
