@@ -18,7 +18,6 @@ from ui.widgets import PLOTLY_CONFIG
 from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
 
-GPTS = ("gpt", "gpt-rope", "gpt-alibi")
 MAX_NEW = 100
 STEMP_MAX = 3.0
 SEED_MAX = 2**31 - 1
@@ -67,10 +66,11 @@ done_link = state.url_param("done", 0, state.clamped("done", 0, MAX_NEW, int), k
 page_header("page_generation", "gen_intro")
 
 gen_ctx = ctx
-if ctx.model not in GPTS:
+runner = ctx.runner()
+if runner is not None and runner.kind != "gpt":  # a decoder-only model writes; others do not
     st.info(t("gen_translator_note"), icon="ℹ️")
     gen_ctx = dataclasses.replace(ctx, model="gpt")
-runner = gen_ctx.runner()
+    runner = gen_ctx.runner()
 if runner is None:
     copy_link()
     st.stop()

@@ -473,3 +473,19 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
     assert len(box.options) == len(model.NAMES) and "Hugging Face…" not in box.options
     assert at.session_state["model"] == "translator"
     assert any("model" in w.value for w in at.warning)
+
+
+def test_generation_page_uses_a_hugging_face_decoder(tiny):
+    """A decoder-only HF model writes on the generation page itself (no fallback to our GPT)."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["model"] = "hf:" + tiny["gpt2"]
+    at.query_params["lang"] = "en"
+    at.run()
+    at.switch_page("pages/generation.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    from ui.i18n import TABLE
+    assert TABLE["gen_translator_note"]["en"] not in [i.value for i in at.info]
+    at.query_params["done"] = "2"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]

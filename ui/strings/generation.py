@@ -8,9 +8,9 @@ STRINGS = {
               "为词表中的每个词给出一个概率，再从中抽取一个。抽到的词被接到后面，模型再读一遍。"
               "点击 **单步** 逐个观察。"},
     "gen_translator_note": {
-        "en": "The translator translates rather than continues a text, so this page uses the GPT (learned positions). "
+        "en": "This model does not continue a text (the translator translates; an encoder only reads), so this page uses the GPT (learned positions). "
               "Choose another GPT in the sidebar to compare.",
-        "zh": "翻译模型只做翻译、不续写文本，所以本页使用 GPT（可学习位置编码）。可在侧边栏换用其他 GPT 进行比较。"},
+        "zh": "该模型不续写文本（翻译模型只做翻译，编码器只负责读），所以本页使用 GPT（可学习位置编码）。可在侧边栏换用其他 GPT 进行比较。"},
     "gen_prompt": {"en": "Prompt", "zh": "提示（Prompt）"},
     "gen_prompt_help": {"en": "Empty: the model starts from <s> alone.", "zh": "留空：模型只从 <s> 开始。"},
     "gen_max_new": {"en": "Max new tokens", "zh": "最多生成词数"},
