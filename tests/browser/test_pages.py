@@ -142,7 +142,13 @@ def test_home_draws_the_heatmap_and_the_table_of_the_default_sentence(home):
     }""", q)
     assert [round(v, 3) for v in row[:len(weights)]] == [round(w, 3) for w in weights]
     # the dataframe shows the same tokens
-    grid = home.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first.text_content()
+    # (the grid draws on a canvas and fills its accessible copy a moment later: wait for it)
+    frame = home.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first
+    for _ in range(100):
+        grid = frame.text_content() or ""
+        if all(tok in grid for tok in set(tokens)):
+            break
+        home.wait_for_timeout(100)
     for tok in set(tokens):
         assert tok in grid, (tok, grid[:300])
     screenshot(home, "home-en")
