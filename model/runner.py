@@ -16,7 +16,7 @@ import torch
 
 from . import corpus
 from .config import AttentionSettings, ModelConfig
-from .errors import InputError
+from .errors import InputError, Notice
 from .gpt import Sampling, sampling_distribution
 from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 from .trace import Attention, Trace
@@ -32,11 +32,11 @@ def clean_text(text) -> tuple[str, list[str]]:
     notices = []
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
-        notices.append(f"the text was cut to its first {MAX_CHARS} characters")
+        notices.append(Notice("cut_chars", f"the text was cut to its first {MAX_CHARS} characters", n=MAX_CHARS))
     # control characters (not tabs or newlines) carry nothing a reader can see
     kept = "".join(ch for ch in text if not (unicodedata.category(ch) == "Cc" and ch not in "\t\n"))
     if kept != text:
-        notices.append("control characters were removed from the text")
+        notices.append(Notice("control_removed", "control characters were removed from the text"))
     text = " ".join(kept.split())
     if not text:
         raise InputError("empty", "the text is empty: type a sentence")
@@ -79,7 +79,8 @@ def sample_steps(runner, ids: list[int], max_new_tokens: int, sampling: Sampling
     steps = []
     for _ in range(max(0, int(max_new_tokens))):
         if len(ids) >= runner.config.max_seq_len:
-            notices.append(f"stopped at this model's maximum length of {runner.config.max_seq_len} tokens")
+            notices.append(Notice("stopped_max", f"stopped at this model's maximum length of {runner.config.max_seq_len} tokens",
+                                  n=runner.config.max_seq_len))
             break
         logits, attn = runner.next_token_logits(ids, temperature=attention_temperature)
         probs, kept = sampling_distribution(logits, sampling)
@@ -109,12 +110,14 @@ class Runner:
         ids = self.tokenizer.encode(text)
         if len(ids) > room:
             ids = ids[:room]
-            notices.append(f"the text was cut to its first {room} tokens (this model reads at most "
-                           f"{self.config.max_seq_len})")
+            notices.append(Notice("cut_tokens", f"the text was cut to its first {room} tokens (this model "
+                                  f"reads at most {self.config.max_seq_len})", n=room, max=self.config.max_seq_len))
             text = self.tokenizer.decode(ids)
         unseen = corpus.unknown_words(text)
         if unseen:
-            notices.append("the models never saw these words in training: " + ", ".join(unseen[:12]))
+            words = ", ".join(unseen[:12])
+            notices.append(Notice("unseen_words", "the models never saw these words in training: " + words,
+                                  words=words))
         return text, ids, notices
 
     def _run(self, fn, notices: list[str]):
@@ -127,7 +130,8 @@ class Runner:
                 raise
             if self._cpu_copy is None:
                 self._cpu_copy = copy.deepcopy(self.module).cpu().eval()
-            notices.append(f"{self.device.type.upper()} ran out of memory; this run used the CPU")
+            notices.append(Notice("oom_cpu", f"{self.device.type.upper()} ran out of memory; this run used the CPU",
+                                  device=self.device.type.upper()))
             with torch.no_grad():
                 return fn(self._cpu_copy, torch.device("cpu"))
 

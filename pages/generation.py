@@ -14,7 +14,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG
+from ui.widgets import PLOTLY_CONFIG, show_model_notices
 from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
 
@@ -117,8 +117,7 @@ b2.button(t("gen_run"), key="gen_run", icon="⏩", help=t("gen_run_help"),
           on_click=advance, args=(run_key, n_max), disabled=finished)
 b3.button(t("gen_reset"), key="gen_reset", icon="↩️", on_click=advance, args=(run_key, 0), disabled=done == 0)
 
-for note in gen.notices:
-    st.caption("ⓘ " + md(note))
+show_model_notices(gen.notices)
 
 tok = runner.tokenizer
 prompt_len = len(gen.ids) - n_steps                    # <s> and the prompt's tokens

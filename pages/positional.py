@@ -17,7 +17,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, show_heatmap
+from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_model_notices
 from viz.analysis import mean_of_heads
 from viz import positional as vp
 
@@ -47,8 +47,7 @@ def runner_of(name: str):
     """The named model, or None after a clear message (the shared Context shows it); its notices
     (e.g. random weights before training) as captions."""
     r = dataclasses.replace(ctx, model=name).runner()
-    for note in [] if r is None else r.notices:
-        st.caption("ⓘ " + md(note))
+    show_model_notices([] if r is None else r.notices)
     return r
 
 

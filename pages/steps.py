@@ -17,7 +17,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table, token_picker
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_model_notices, show_table, token_picker
 from viz.heatmap import attention_heatmap
 from viz.steps import matrix_heatmap, shapes_figure
 
@@ -164,8 +164,7 @@ except ModelFileError as e:
     st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
     copy_link()
     st.stop()
-for note in w.notices:
-    st.caption("ⓘ " + md(note))
+show_model_notices(w.notices)
 
 T, S = len(w.query_tokens), len(w.key_tokens)
 qt, kt = w.query_tokens, w.key_tokens

@@ -17,6 +17,7 @@ from model.errors import InputError, ModelFileError
 from . import cache, state
 from .i18n import LANGS, lang_from_locale, t
 from .safe import md, short
+from .widgets import show_model_notices
 
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
@@ -54,8 +55,7 @@ class Context:
         except InputError as e:
             st.warning(t("input_error", message=md(str(e))), icon="⚠️")
             return None
-        for note in tr.notices:
-            st.caption("ⓘ " + md(note))
+        show_model_notices(tr.notices)
         return tr
 
 

@@ -7,10 +7,20 @@ import streamlit as st
 from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
-from .i18n import t
+from .i18n import TABLE, t
 from .safe import md
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def show_model_notices(notes) -> None:
+    """The model's notices (text cut, unseen words, ...) as captions, in the reader's language:
+    model.errors.Notice carries a code the table translates; any other note is shown as it is."""
+    for note in notes:
+        code = getattr(note, "code", None)
+        key = f"notice_{code}"
+        text = t(key, **{k: md(v) for k, v in note.params.items()}) if code and key in TABLE else md(note)
+        st.caption("ⓘ " + text)
 
 
 def heatmap_labels() -> dict:

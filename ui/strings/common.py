@@ -94,3 +94,16 @@ STRINGS.update({
                      "zh": "选一个建议，或输入 Hub 名称（如 openai-community/gpt2；首次需联网下载），或本服务器上"
                            "含 config.json、分词器和 safetensors 权重的文件夹。"},
 })
+# the model's notices (model.errors.Notice codes), shown by ui.widgets.show_model_notices
+STRINGS.update({
+    "notice_cut_chars": {"en": "the text was cut to its first {n} characters", "zh": "文本已截取为前 {n} 个字符"},
+    "notice_control_removed": {"en": "control characters were removed from the text", "zh": "已删除文本中的控制字符"},
+    "notice_cut_tokens": {"en": "the text was cut to its first {n} tokens (this model reads at most {max})",
+                          "zh": "文本已截取为前 {n} 个词元（该模型最多读取 {max} 个）"},
+    "notice_unseen_words": {"en": "the models never saw these words in training: {words}",
+                            "zh": "模型在训练中从未见过这些词：{words}"},
+    "notice_stopped_max": {"en": "stopped at this model's maximum length of {n} tokens",
+                           "zh": "已达到该模型的最大长度 {n} 个词元，生成停止"},
+    "notice_oom_cpu": {"en": "{device} ran out of memory; this run used the CPU",
+                       "zh": "{device} 内存不足；本次改用 CPU 运行"},
+})
