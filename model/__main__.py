@@ -91,7 +91,7 @@ def cmd_train(a):
     from .train import train
     if a.threads:
         torch.set_num_threads(a.threads)
-    train(a.name, steps=a.steps, seed=a.seed, resume=a.resume, lr=a.lr)
+    train(a.name, steps=a.steps, seed=a.seed, resume=a.resume, lr=a.lr, n_snapshots=a.snapshots)
 
 
 def cmd_evaluate(a):
@@ -136,6 +136,8 @@ def parser():
     r.add_argument("--threads", type=int)
     r.add_argument("--resume", action="store_true", help="continue from the saved weights")
     r.add_argument("--lr", type=_float, help="peak learning rate (default: the recipe's)")
+    r.add_argument("--snapshots", type=int, default=0,
+                   help="keep N snapshots of the run, log-spaced from step 0 to the last (the timeline page)")
     r.set_defaults(fn=cmd_train)
     e = sub.add_parser("evaluate", help="quality on held-out sentences")
     e.add_argument("name")

@@ -9,17 +9,18 @@ import math
 import random
 import time
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from . import corpus, registry
+from . import corpus, registry, snapshots
 from .config import ModelConfig
 from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 
 # steps x batch chosen so each run stays well under 20 minutes on two cores (see README figures)
 RECIPES = {
-    "translator": dict(steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000),
+    "translator": dict(steps=7000, batch_size=64, lr=1e-3, warmup=400, pairs=60000),
     "gpt": dict(steps=5000, batch_size=64, lr=1e-3, warmup=300, pairs=120000),
 }
 
@@ -54,9 +55,65 @@ def gpt_examples(tok: Tokenizer, n_items: int, seed: int):
     return [[BOS] + tok.encode(text) + [EOS] for _, text in corpus.gpt_items(n_items, seed)]
 
 
+def _batch_loss(model, arch, batch) -> torch.Tensor:
+    """Mean next-token cross-entropy of a batch (teacher forcing for the translator)."""
+    if arch == "transformer":
+        src, tgt = _pad([b[0] for b in batch]), _pad([b[1] for b in batch])
+        logits, _ = model(src, tgt[:, :-1])
+        target = tgt[:, 1:]
+    else:
+        ids = _pad(batch)
+        logits, _ = model(ids[:, :-1])
+        target = ids[:, 1:]
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD)
+
+
+def _inputs(arch, batch):
+    """Model inputs for a batch (what the snapshot check runs the model on)."""
+    if arch == "transformer":
+        tgt = _pad([b[1] for b in batch])
+        return (_pad([b[0] for b in batch]), tgt[:, :-1])
+    return (_pad(batch)[:, :-1],)
+
+
+class _Probe:
+    """What each snapshot is measured on: fixed training and held-out examples, and for the
+    translator 100 held-out pairs per direction translated greedily (exact match)."""
+
+    def __init__(self, name, arch, tok, train_data, seed):
+        self.name, self.arch, self.tok = name, arch, tok
+        self.train = random.Random(seed + 7).sample(train_data, min(256, len(train_data)))
+        if arch == "transformer":
+            self.pairs = corpus.heldout_pairs(256, seed=4321)
+            self.heldout = [(tok.encode(p.en), [TO_ZH] + tok.encode(p.zh) + [EOS]) for p in self.pairs[:128]]
+            self.heldout += [(tok.encode(p.zh), [TO_EN] + tok.encode(p.en) + [EOS]) for p in self.pairs[128:]]
+        else:
+            self.heldout = [[BOS] + tok.encode(t) + [EOS] for _, t in corpus.gpt_items(256, 4321, split="heldout")]
+        check = self.heldout[:snapshots.CHECK_SENTENCES]
+        self.check_batches = [_inputs(arch, check[i:i + 20]) for i in range(0, len(check), 20)]
+
+    @torch.no_grad()
+    def measure(self, model, step) -> dict:
+        was_training = model.training
+        model.eval()
+        out = {"step": step,
+               "train_loss": round(float(_batch_loss(model, self.arch, self.train)), 4),
+               "heldout_loss": round(float(_batch_loss(model, self.arch, self.heldout)), 4)}
+        if self.arch == "transformer":
+            from .runner import TranslatorRunner
+            runner = TranslatorRunner(self.name, model, self.tok, torch.device("cpu"), trained=True, notices=[])
+            pairs = self.pairs[:100]
+            for direction, src, ref in (("en-zh", "en", "zh"), ("zh-en", "zh", "en")):
+                hyps = runner.translate([getattr(p, src) for p in pairs], direction=direction)
+                out[f"exact_match_{direction}"] = round(float(np.mean(
+                    [h == getattr(p, ref) for h, p in zip(hyps, pairs)])), 3)
+        model.train(was_training)
+        return out
+
+
 def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfig | None = None,
           directory=None, save: bool = True, progress: bool = True, log=print, resume: bool = False,
-          lr: float | None = None) -> dict:
+          lr: float | None = None, n_snapshots: int = 0) -> dict:
     """Train one shipped model and save it. Returns its training notes (loss, time, steps).
 
     resume=True starts from the saved weights (a second, shorter run at a lower learning rate);
@@ -86,20 +143,21 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
     else:
         data = gpt_examples(tok, n, seed)
     model.train()
+    keep = snapshots.schedule(steps, n_snapshots) if n_snapshots else []
+    if keep and resume:
+        raise ValueError("snapshots describe one run from its random start: do not combine with --resume")
+    probe = _Probe(name, config.arch, tok, data, seed) if keep else None
+    states, metrics = [], []
     started, loss_avg = time.time(), None
     bar = tqdm(range(steps), desc=f"train {name}", disable=not progress, mininterval=2)
     for step in bar:
+        if step in keep:   # the state after `step` updates
+            metrics.append(probe.measure(model, step))
+            states.append((step, {k: v.detach().clone() for k, v in model.state_dict().items()
+                                  if k != "lm_head.weight"}))
+            log(f"snapshot at step {step}: {metrics[-1]}")
         batch = rng.sample(data, recipe["batch_size"])
-        if config.arch == "transformer":
-            src = _pad([b[0] for b in batch])
-            tgt = _pad([b[1] for b in batch])
-            logits, _ = model(src, tgt[:, :-1])
-            target = tgt[:, 1:]
-        else:
-            ids = _pad(batch)
-            logits, _ = model(ids[:, :-1])
-            target = ids[:, 1:]
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD)
+        loss = _batch_loss(model, config.arch, batch)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -109,11 +167,19 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss_avg:.3f}")
     model.eval()
+    if keep:
+        metrics.append(probe.measure(model, steps))
+        log(f"snapshot at step {steps}: {metrics[-1]}")
     run = {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"], "lr": lr or recipe["lr"],
            "resumed": resume, "examples": len(data), "final_loss": round(loss_avg, 4),
            "seconds": round(time.time() - started, 1), "torch_threads": torch.get_num_threads()}
+    if keep:
+        run["snapshots"] = keep
     notes = {"trained": run, "runs": history + [run]}
     if save:
         registry.save(name, model, notes, directory)
+        if keep:
+            snapshots.pack(name, model, states, metrics, probe.check_batches,
+                           directory or registry.weights_dir(), steps, log=log)
         log(f"saved {registry.paths(name, directory)[0]} ({notes['trained']['seconds']} s, loss {loss_avg:.3f})")
     return {"model": model, **notes}

@@ -79,9 +79,16 @@ class Transformer(nn.Module):
             DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers))
         self.dropout = nn.Dropout(c.dropout)
         self.generator = nn.Linear(c.d_model, c.vocab_size)  # the final "线性层 + Softmax"
+        # The paper's embeddings are shared with the output layer, so their scale is d_model^-0.5;
+        # multiplied by sqrt(d_model) below, each coordinate then has std 1, next to the positional
+        # encoding's values in [-1, 1]. PyTorch's default N(0, 1) would make rows 11x longer than
+        # the positions and the first layer's scores so large that softmax saturates (one-hot rows).
+        nn.init.normal_(self.embedding.weight, mean=0.0, std=c.d_model ** -0.5)
+        with torch.no_grad():
+            self.embedding.weight[pad_id].zero_()
 
     def embed(self, ids, settings):
-        # scaled by sqrt(d_model) as in the paper, so the positional signal does not drown the words
+        # scaled by sqrt(d_model) as in the paper (section 3.4), which undoes the d_model^-0.5 init
         x = self.embedding(ids) * math.sqrt(self.config.d_model)
         return self.dropout(self.position.add_to_embeddings(x, settings.use_position))
 

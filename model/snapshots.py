@@ -1,0 +1,168 @@
+"""Snapshots of one training run, from the random start (step 0) to the shipped weights.
+
+`python -m model train NAME --snapshots N` keeps N states of the run on a log-spaced step
+schedule, with the losses (and, for the translator, held-out exact match) measured at each one,
+so the app can show heads forming during training. The last snapshot *is* the shipped weights
+(the index points at them instead of storing a copy).
+
+Storage: each earlier snapshot is stored as int8 with one float16 scale per row when that changes
+no attention weight (on held-out sentences) by more than STORE_TOLERANCE, else as float16; the
+measured largest change is written in the index beside each file.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+STORE_TOLERANCE = 0.01    # largest change of any attention weight that storing may cause
+CHECK_SENTENCES = 40      # held-out sentences the tolerance is checked on
+
+
+def schedule(steps: int, n: int) -> list[int]:
+    """n distinct steps from 0 to `steps`, log-spaced (heads form early, so early steps are dense)."""
+    if n < 2 or steps < 1:
+        raise ValueError("a timeline needs at least 2 snapshots and 1 step")
+    inner = np.geomspace(10, steps, num=n - 1) if steps > 10 else np.linspace(1, steps, num=n - 1)
+    out = sorted({0, steps, *(int(round(s)) for s in inner)})
+    return out
+
+
+def directory(name: str, weights_dir: Path) -> Path:
+    return Path(weights_dir) / "snapshots" / name
+
+
+def index_path(name: str, weights_dir: Path) -> Path:
+    return directory(name, weights_dir) / "index.json"
+
+
+# ---------------------------------------------------------------- storing
+
+
+def _quantize(t: torch.Tensor) -> dict[str, torch.Tensor]:
+    """int8 with one scale per row (per element for 1-d tensors is pointless: one scale)."""
+    x = t.detach().float()
+    rows = x.reshape(x.shape[0], -1) if x.dim() > 1 else x.reshape(1, -1)
+    scale = rows.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / 127.0
+    q = torch.round(rows / scale).clamp(-127, 127).to(torch.int8)
+    return {"q": q.reshape(x.shape).contiguous(), "scale": scale.squeeze(1).to(torch.float16).contiguous()}
+
+
+def _dequantize(q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    rows = q.float().reshape(q.shape[0], -1) if q.dim() > 1 else q.float().reshape(1, -1)
+    return (rows * scale.float().unsqueeze(1)).reshape(q.shape)
+
+
+def encode_state(state: dict[str, torch.Tensor], fmt: str) -> dict[str, torch.Tensor]:
+    out = {}
+    for k, v in state.items():
+        if fmt == "int8" and v.is_floating_point() and v.numel() >= 256:
+            parts = _quantize(v)
+            out[k + ".q"], out[k + ".scale"] = parts["q"], parts["scale"]
+        else:
+            out[k] = v.detach().to(torch.float16 if v.is_floating_point() else v.dtype).contiguous()
+    return out
+
+
+def decode_state(stored: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    out = {}
+    for k, v in stored.items():
+        if k.endswith(".scale"):
+            continue
+        if k.endswith(".q"):
+            base = k[:-2]
+            out[base] = _dequantize(v, stored[base + ".scale"])
+        else:
+            out[k] = v.float() if v.is_floating_point() else v
+    return out
+
+
+def _attention_arrays(module, batches) -> list[np.ndarray]:
+    """Every attention weight the app could show, for a list of (src, tgt) or (ids,) batches."""
+    out = []
+    with torch.no_grad():
+        for batch in batches:
+            _, weights = module(*batch)
+            out += [w.float().numpy() for w in weights.values()]
+    return out
+
+
+def largest_attention_change(module, state_a, state_b, batches) -> float:
+    """Largest |weight difference| of any attention weight between two states of one module."""
+    module.load_state_dict(state_a, strict=False)
+    a = _attention_arrays(module, batches)
+    module.load_state_dict(state_b, strict=False)
+    b = _attention_arrays(module, batches)
+    return float(max(np.abs(x - y).max() for x, y in zip(a, b)))
+
+
+def pack(name: str, module, states: list[tuple[int, dict]], metrics: list[dict], batches,
+         weights_dir: Path, final_step: int, log=print) -> dict:
+    """Write the snapshots and their index. `states` holds (step, float32 state) for every
+    snapshot but the last, which is the shipped weights themselves."""
+    d = directory(name, weights_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    for old in d.glob("step-*.safetensors"):
+        old.unlink()
+    final_state = {k: v.detach().clone() for k, v in module.state_dict().items()}
+    entries = []
+    for step, state in states:
+        fmt, change = "float16", None
+        for candidate in ("int8", "float16"):
+            restored = decode_state(encode_state(state, candidate))
+            change = largest_attention_change(module, state, restored, batches)
+            if change <= STORE_TOLERANCE:
+                fmt = candidate
+                break
+        file = f"step-{step:06d}.safetensors"
+        save_file(encode_state(state, fmt), str(d / file), metadata={"model": name, "step": str(step),
+                                                                    "format": fmt})
+        entries.append({"step": step, "file": file, "format": fmt,
+                        "largest_attention_change": round(change, 5)})
+        log(f"snapshot {step}: {fmt}, attention changed by at most {change:.4f}")
+    module.load_state_dict(final_state)
+    entries.append({"step": final_step, "file": None, "format": "shipped", "largest_attention_change": 0.0})
+    by_step = {m["step"]: m for m in metrics}
+    for e in entries:
+        e["metrics"] = by_step.get(e["step"], {})
+    index = {"model": name, "tolerance": STORE_TOLERANCE, "checked_on_sentences": CHECK_SENTENCES,
+             "snapshots": entries}
+    tmp = index_path(name, weights_dir).with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(index, indent=2, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, index_path(name, weights_dir))
+    return index
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_index(name: str, weights_dir: Path) -> dict | None:
+    p = index_path(name, weights_dir)
+    if not p.exists():
+        return None
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def steps_of(name: str, weights_dir: Path) -> list[int]:
+    index = read_index(name, weights_dir)
+    return [e["step"] for e in index["snapshots"]] if index else []
+
+
+def load_state(name: str, step: int, weights_dir: Path) -> dict[str, torch.Tensor] | None:
+    """The float32 state of one snapshot, or None for the last one (the shipped weights)."""
+    index = read_index(name, weights_dir)
+    entry = next((e for e in (index or {}).get("snapshots", []) if e["step"] == step), None)
+    if entry is None:
+        raise KeyError(step)
+    if entry["file"] is None:
+        return None
+    return decode_state(load_file(str(directory(name, weights_dir) / entry["file"])))
+
+
+def is_finite_metric(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
