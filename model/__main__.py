@@ -74,7 +74,7 @@ def cmd_generate(a):
     from .registry import load
     m = load(a.model, device=a.device)
     if m.kind != "gpt":
-        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi "
+        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi, gpt-local "
                                   "and hf: decoder-only models")
     g = m.generate(a.prompt, a.max_new_tokens, a.temperature, a.top_k, a.top_p, a.seed)
     for note in g.notices:
@@ -107,7 +107,7 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
     t.add_argument("--model", default="translator",
-                   help="translator, gpt, gpt-rope, gpt-alibi, or hf:NAME_OR_PATH (a Hugging Face model; "
+                   help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
                         "needs requirements-hf.txt)")
     t.add_argument("--text", required=True)
     t.add_argument("--temperature", type=_float, default=1.0, help="attention temperature (> 0)")
@@ -121,7 +121,7 @@ def parser():
     tr.add_argument("--direction", choices=["en-zh", "zh-en"])
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")
-    g.add_argument("--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, or hf:NAME_OR_PATH of a decoder-only model")
+    g.add_argument("--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model")
     g.add_argument("--prompt", default="")
     g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
     g.add_argument("--top-k", type=int)
@@ -130,7 +130,7 @@ def parser():
     g.add_argument("--max-new-tokens", type=int, default=30)
     g.set_defaults(fn=cmd_generate)
     r = sub.add_parser("train", help="train a shipped model (or the tokenizer) and save it")
-    r.add_argument("name", help="tokenizer, translator, gpt, gpt-rope or gpt-alibi")
+    r.add_argument("name", help="tokenizer, translator, gpt, gpt-rope, gpt-alibi or gpt-local")
     r.add_argument("--steps", type=int)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--threads", type=int)

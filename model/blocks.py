@@ -50,6 +50,14 @@ def causal_mask(seq_len, device=None):
     return torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool, device=device)).view(1, 1, seq_len, seq_len)
 
 
+def sliding_window_mask(seq_len, window, device=None):
+    """(1, 1, T, T) causal band: position i may look at positions i-window+1..i (window 0 = all of 0..i)."""
+    mask = causal_mask(seq_len, device)
+    if window:
+        mask = mask & ~torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool, device=device), diagonal=-window)
+    return mask
+
+
 def padding_mask(ids, pad_id):
     """(B, 1, 1, T): keys that are padding are hidden from every query."""
     return (ids != pad_id).unsqueeze(1).unsqueeze(2)

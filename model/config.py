@@ -15,6 +15,8 @@ class ModelConfig:
     d_ff: int = 512                 # the feed-forward's hidden width
     max_seq_len: int = 64
     positional: str = "learned"     # see positional.SCHEMES
+    window: int = 0                 # sliding-window attention: each token sees itself and the window-1
+                                    # tokens before it (Longformer / Mistral style); 0 = all earlier tokens
     dropout: float = 0.0             # the corpus is practically endless: nothing to overfit, and
                                     # dropout costs a fifth of a CPU training step
 

@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
-from .blocks import FeedForward, Position, causal_mask
+from .blocks import FeedForward, Position, causal_mask, sliding_window_mask
 from .config import AttentionSettings, ModelConfig
 
 DEFAULT = AttentionSettings()
@@ -68,6 +68,8 @@ class GPT(nn.Module):
         if T > self.config.max_seq_len:
             raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
         mask = causal_mask(T, ids.device)
+        if self.config.window:   # gpt-local: each token sees only the last `window` positions
+            mask = sliding_window_mask(T, self.config.window, ids.device)
         x = self.embedding(ids)
         x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
         if record is not None:

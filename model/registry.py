@@ -32,6 +32,10 @@ PRESETS: dict[str, ModelConfig] = {
                             max_seq_len=128, positional="rope"),
     "gpt-alibi": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
                              max_seq_len=128, positional="alibi"),
+    # gpt with sliding-window attention: each token sees itself and the 3 tokens before it (3 layers
+    # reach 10 back), so what the window costs is measurable on items of up to 20 tokens
+    "gpt-local": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
+                             max_seq_len=128, positional="learned", window=4),
 }
 NAMES = tuple(PRESETS)
 

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from . import corpus
+from .blocks import sliding_window_mask
 from .config import AttentionSettings, ModelConfig
 from .errors import InputError, Notice
 from .gpt import Sampling, sampling_distribution
@@ -222,7 +223,7 @@ class GPTRunner(Runner):
         s = settings_from(temperature, temperature_layer, use_position)
         text, ids, notices = self._prompt_ids(text, self.config.max_seq_len - 1)
         w = self._run(lambda m, dev: m(self._tensor(ids, dev), s, record)[1], notices)
-        causal = torch.from_numpy(np.tril(np.ones((len(ids), len(ids)), dtype=bool)))
+        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
         return Trace(self.name, text, "", {"decoder": self._attention(w["decoder"], ids, ids, causal)},
                      self.notices + notices)
 
@@ -231,7 +232,7 @@ class GPTRunner(Runner):
         s = settings_from(**settings)
         ids = ids[: self.config.max_seq_len]
         w = self._run(lambda m, dev: m(self._tensor(ids, dev), s)[1], [])
-        causal = torch.from_numpy(np.tril(np.ones((len(ids), len(ids)), dtype=bool)))
+        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
         return Trace(self.name, self.tokenizer.decode(ids), "",
                      {"decoder": self._attention(w["decoder"], ids, ids, causal)}, list(self.notices))
 

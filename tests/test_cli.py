@@ -55,7 +55,7 @@ def test_bad_input_is_one_line_not_a_traceback(args, message):
 def test_info_lists_every_model():
     r = cli("info")
     assert r.returncode == 0, r.stderr
-    for name in ("translator", "gpt", "gpt-rope", "gpt-alibi"):
+    for name in ("translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local"):
         assert name in r.stdout
     assert "device: cpu" in r.stdout
 

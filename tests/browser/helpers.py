@@ -47,7 +47,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-MODELS = ("translator", "gpt", "gpt-rope", "gpt-alibi")
+MODELS = ("translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local")
 
 
 def has_trained_weights(directory: Path | None = None) -> bool:

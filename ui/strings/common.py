@@ -9,6 +9,7 @@ STRINGS = {
     "model_gpt": {"en": "GPT (learned positions)", "zh": "GPT（可学习位置编码）"},
     "model_gpt_rope": {"en": "GPT with RoPE", "zh": "GPT（旋转位置编码 RoPE）"},
     "model_gpt_alibi": {"en": "GPT with ALiBi", "zh": "GPT（ALiBi 线性偏置）"},
+    "model_gpt_local": {"en": "GPT, local attention (window 4)", "zh": "GPT（局部注意力，窗口 4）"},
     "sentence": {"en": "Sentence", "zh": "句子"},
     "sentence_help": {"en": "English or Chinese. Press Ctrl+Enter to apply.",
                       "zh": "英文或中文均可。按 Ctrl+Enter 生效。"},
