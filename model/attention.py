@@ -7,8 +7,11 @@ Two additions to the tutorial's code, both needed to *show* attention:
 - a temperature T (T > 1 spreads the weights out, T < 1 sharpens them towards one-hot);
 - the weights are returned, never kept on the module: one model object is shared by every
   session of the app at once, so state on the module would be a race.
+A third, for the intervene page: a HeadOp passed down like the temperature switches heads off or
+replaces one query's weights, per call and per batch row (the importance grid batches ablations).
 """
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
@@ -44,6 +47,49 @@ def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None)
     return output, attention_weights
 
 
+ABLATIONS = ("zero", "mean", "uniform")
+
+
+@dataclass(frozen=True, eq=False)
+class HeadOp:
+    """What to do to some heads of one attention layer, after softmax (model/intervene.py builds these).
+
+    ablate: bool (B or 1, heads), True = switch that head off in that batch row:
+      "zero"    the head's output (its weighted sum of values) is 0;
+      "mean"    its output is replaced by its mean over the sentence's (query) positions;
+      "uniform" its weights are replaced by the uniform distribution over the keys the mask lets it see.
+    edits: ((head, query, weights (seq_k,)), ...): that query row's weights are replaced by the given
+      distribution (every batch row), and the output is the weighted sum of the values with them.
+    """
+    ablate: torch.Tensor | None = None
+    how: str = "zero"
+    edits: tuple = ()
+
+    def apply(self, output, weights, v, mask=None):
+        """output (B, h, Tq, d_v), weights (B, h, Tq, Tk), v (B, h, Tk, d_v) -> (output, weights)."""
+        new_w = weights
+        if self.edits:
+            new_w = weights.clone()
+            for head, query, row in self.edits:
+                if query < weights.size(-2):   # a decoder that has not written that row yet: nothing to edit
+                    r = torch.as_tensor(row, dtype=weights.dtype, device=weights.device)[: weights.size(-1)]
+                    new_w[:, head, query] = r / r.sum().clamp_min(1e-12)
+        sel = None
+        if self.ablate is not None:
+            sel = self.ablate.to(weights.device).view(self.ablate.size(0), -1, 1, 1)
+            if self.how == "uniform":
+                visible = (torch.ones_like(weights) if mask is None else
+                           (mask != 0).to(weights.dtype).expand_as(weights))
+                new_w = torch.where(sel, visible / visible.sum(-1, keepdim=True).clamp_min(1), new_w)
+        if new_w is not weights:
+            output = torch.matmul(new_w, v)
+        if sel is not None and self.how == "zero":
+            output = torch.where(sel, torch.zeros_like(output), output)
+        elif sel is not None and self.how == "mean":
+            output = torch.where(sel, output.mean(-2, keepdim=True).expand_as(output), output)
+        return output, new_w
+
+
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, num_heads):
         super().__init__()
@@ -70,12 +116,13 @@ class MultiHeadAttention(nn.Module):
         x = x.permute(0, 2, 1, 3).contiguous()
         return x.view(batch_size, -1, self.d_model)
 
-    def forward(self, Q, K, V, mask=None, temperature=1.0, rope=None, bias=None, record=None):
+    def forward(self, Q, K, V, mask=None, temperature=1.0, rope=None, bias=None, record=None, op=None):
         """
         Returns (output (batch, seq_q, d_model), attention_weights (batch, heads, seq_q, seq_k)).
         rope: a RotaryEmbedding that rotates q and k by their positions (None for other schemes).
         record: an optional dict the caller owns; the intermediate tensors of this call are put in
         it (the step-by-step page shows them). Nothing is stored on the module.
+        op: an optional HeadOp (switch heads off, edit a row); the weights returned are those used.
         """
         # linear maps, then split into heads
         q = self.split_heads(self.W_q(Q))  # (B, h, Tq, d_k)
@@ -85,6 +132,8 @@ class MultiHeadAttention(nn.Module):
             q, k = rope(q), rope(k)
 
         attn_output, attention_weights = scaled_dot_product_attention(q, k, v, mask, temperature, bias)
+        if op is not None:
+            attn_output, attention_weights = op.apply(attn_output, attention_weights, v, mask)
 
         # merge the heads, then the output map W^O
         concat = self.merge_heads(attn_output)  # (B, Tq, d_model)

@@ -35,11 +35,13 @@ class AttentionSettings:
 
     temperature: divides the scores inside softmax; temperature_layer: None = every layer, else
     only that layer (0-based) in each stack; use_position: False drops the positional information
-    (embedding added, RoPE rotation or ALiBi bias) to show that attention alone ignores word order.
+    (embedding added, RoPE rotation or ALiBi bias) to show that attention alone ignores word order;
+    intervention: heads switched off or a row of weights replaced (model/intervene.py), or None.
     """
     temperature: float = 1.0
     temperature_layer: int | None = None
     use_position: bool = True
+    intervention: object = None     # a model.intervene.Intervention: heads switched off, rows edited
 
     def __post_init__(self):
         t = self.temperature
@@ -50,3 +52,7 @@ class AttentionSettings:
         if self.temperature_layer is None or self.temperature_layer == layer:
             return float(self.temperature)
         return 1.0
+
+    def head_op(self, kind: str, layer: int):
+        """The HeadOp for attention `kind` ("encoder", "decoder", "cross") in `layer`, or None."""
+        return None if self.intervention is None else self.intervention.at(kind, layer)

@@ -28,10 +28,10 @@ class Block(nn.Module):
         self.ffn = FeedForward(d_model, d_ff, dropout)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, mask, temperature=1.0, extras=None, record=None):
+    def forward(self, x, mask, temperature=1.0, extras=None, record=None, op=None):
         attn_rec = {} if record is not None else None
         n = self.norm1(x)
-        a, weights = self.attn(n, n, n, mask, temperature, record=attn_rec, **(extras or {}))
+        a, weights = self.attn(n, n, n, mask, temperature, record=attn_rec, op=op, **(extras or {}))
         h = x + self.dropout(a)
         f = self.ffn(self.norm2(h))
         out = h + self.dropout(f)
@@ -78,7 +78,7 @@ class GPT(nn.Module):
         all_weights = []
         for i, block in enumerate(self.blocks):
             rec = {} if record is not None else None
-            x, w = block(x, mask, settings.temperature_at(i), extras, rec)
+            x, w = block(x, mask, settings.temperature_at(i), extras, rec, settings.head_op("decoder", i))
             all_weights.append(w)
             if record is not None:
                 record.setdefault("decoder", []).append(rec)

@@ -27,9 +27,9 @@ class EncoderLayer(nn.Module):
         self.norm2 = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, mask, temperature=1.0, extras=None, record=None):
+    def forward(self, x, mask, temperature=1.0, extras=None, record=None, op=None):
         attn_rec = {} if record is not None else None
-        a, weights = self.self_attn(x, x, x, mask, temperature, record=attn_rec, **(extras or {}))
+        a, weights = self.self_attn(x, x, x, mask, temperature, record=attn_rec, op=op, **(extras or {}))
         h = self.norm1(x + self.dropout(a))        # Add & Norm
         f = self.ffn(h)
         out = self.norm2(h + self.dropout(f))      # Add & Norm
@@ -49,13 +49,14 @@ class DecoderLayer(nn.Module):
         self.norm3 = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, memory, self_mask, memory_mask, temperature=1.0, extras=None, record=None):
+    def forward(self, x, memory, self_mask, memory_mask, temperature=1.0, extras=None, record=None,
+                self_op=None, cross_op=None):
         self_rec = {} if record is not None else None
         cross_rec = {} if record is not None else None
-        a, self_weights = self.self_attn(x, x, x, self_mask, temperature, record=self_rec, **(extras or {}))
+        a, self_weights = self.self_attn(x, x, x, self_mask, temperature, record=self_rec, op=self_op, **(extras or {}))
         h = self.norm1(x + self.dropout(a))
         # cross-attention: queries from the decoder, keys and values from the encoder's output
-        c, cross_weights = self.cross_attn(h, memory, memory, memory_mask, temperature, record=cross_rec)
+        c, cross_weights = self.cross_attn(h, memory, memory, memory_mask, temperature, record=cross_rec, op=cross_op)
         h2 = self.norm2(h + self.dropout(c))
         f = self.ffn(h2)
         out = self.norm3(h2 + self.dropout(f))
@@ -102,7 +103,7 @@ class Transformer(nn.Module):
         all_weights = []
         for i, layer in enumerate(self.encoder_layers):
             rec = {} if record is not None else None
-            x, w = layer(x, src_mask, settings.temperature_at(i), extras, rec)
+            x, w = layer(x, src_mask, settings.temperature_at(i), extras, rec, settings.head_op("encoder", i))
             all_weights.append(w)
             if record is not None:
                 record.setdefault("encoder", []).append(rec)
@@ -119,7 +120,8 @@ class Transformer(nn.Module):
         self_ws, cross_ws = [], []
         for i, layer in enumerate(self.decoder_layers):
             rec = {} if record is not None else None
-            x, sw, cw = layer(x, memory, tgt_mask, src_mask, settings.temperature_at(i), extras, rec)
+            x, sw, cw = layer(x, memory, tgt_mask, src_mask, settings.temperature_at(i), extras, rec,
+                              settings.head_op("decoder", i), settings.head_op("cross", i))
             self_ws.append(sw)
             cross_ws.append(cw)
             if record is not None:
