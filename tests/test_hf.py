@@ -189,6 +189,10 @@ def test_encoder_decoder_equals_transformers(tiny, runners):
     assert enc.query_tokens[-1] == "</s>" and enc.query_words[-1] == -1
     assert tr.attention["decoder"].query_tokens[0] == "<pad>"               # T5's decoder start
     assert r.translate([TEXT]) == [tr.output_text]
+    # each decoder row is labelled by the token it writes: transformers' own most likely next token
+    written = [r.tokenizer.labels([i])[0] for i in o.logits[0].argmax(-1).tolist()]
+    assert tr.attention["decoder"].query_written == tr.attention["cross"].query_written == written
+    assert written[:-1] == tr.attention["decoder"].query_tokens[1:]
 
 
 # -- attention temperature and positions -----------------------------------------------------------------
@@ -288,7 +292,7 @@ def test_generate_like_gptrunner(tiny, runners):
 
 def test_masked_lm_prediction_for_an_encoder(tiny, runners):
     r = runners("bert")
-    _, ids, _ = r._prompt_ids("the cat sat on the", 64)
+    _, ids, _ = r.prompt_ids("the cat sat on the", 64)
     logits, _ = r.next_token_logits(ids)
     masked = ids[:-1] + [r.tokenizer.tok.mask_token_id] + ids[-1:]
     ref = reference(tiny["bert"], transformers.AutoModelForMaskedLM)

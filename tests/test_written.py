@@ -1,0 +1,63 @@
+"""Decoder and cross-attention rows are labelled by the token that step writes (issue 11, item 2).
+
+The oracle is an independent path: the translator's own greedy translation (translate()) and the
+GPT's next-token logits computed one prefix at a time (next_token_logits), not the trace's logits."""
+import json
+
+import numpy as np
+import pytest
+
+import model
+from model.tokenizer import BOS
+from tests.conftest import trained
+
+pytestmark = pytest.mark.skipif(not trained("translator") or not trained("gpt"), reason="needs trained weights")
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return model.load("translator", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    return model.load("gpt", device="cpu")
+
+
+@pytest.mark.parametrize("text", ["The cat sat on the mat", "狗咬人", "The girl fed the dog. She was happy."])
+def test_translator_rows_write_the_next_output_token(translator, text):
+    tr = translator.trace(text)
+    out = translator.translate([text])[0]
+    assert tr.output_text == out
+    dec, cross = tr.attention["decoder"], tr.attention["cross"]
+    # the greedy output's pieces, as the tokenizer labels them, then </s>
+    pieces = translator.tokenizer.labels(translator.tokenizer.encode(out))
+    assert dec.query_written == pieces + ["</s>"]
+    assert cross.query_written == dec.query_written
+    assert dec.query_tokens[1:] == dec.query_written[:-1]          # row i reads what row i-1 wrote
+    assert tr.attention["encoder"].query_written is None
+
+
+def test_translator_labels_read_arrow_written(translator):
+    cross = translator.trace("The cat sat on the mat").attention["cross"]
+    labels = cross.query_labels()
+    assert labels[0] == "<2zh> → 猫" and labels[-1].endswith("→ </s>")
+
+
+def test_gpt_rows_write_the_models_top_next_token(gpt):
+    tr = gpt.trace("The cat sat on the mat")
+    att = tr.attention["decoder"]
+    ids = [BOS] + gpt.tokenizer.encode("The cat sat on the mat")
+    assert att.query_tokens == gpt.tokenizer.labels(ids)
+    expected = [gpt.tokenizer.labels([int(np.argmax(gpt.next_token_logits(ids[:i + 1])[0].numpy()))])[0]
+                for i in range(len(ids))]
+    assert att.query_written == expected
+    assert gpt.trace_ids(ids).attention["decoder"].query_written == expected
+
+
+def test_json_keeps_fields_and_adds_written(translator):
+    data = json.loads(translator.trace("The cat sat on the mat").dumps())
+    cross = data["attention"]["cross"]
+    assert {"query_tokens", "key_tokens", "weights", "query_written"} <= set(cross)
+    assert cross["query_written"][0] == "猫"
+    assert "query_written" not in data["attention"]["encoder"]
