@@ -98,12 +98,19 @@ def entropy_curve(scores: np.ndarray, temps) -> np.ndarray:
 
 def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
     """(vocab,) logits for the token after <s> + text, at the given attention settings."""
-    if text is None or not str(text).strip():
-        ids = [BOS]
-    else:
-        _, ids, _ = runner._prompt_ids(text, runner.config.max_seq_len - 1)
+    _, ids, _ = runner.prompt_ids(text)
     logits, _ = runner.next_token_logits(ids, **settings)
     return logits.numpy()
+
+
+def induction_probe(runner, period: int = 10, seed: int = 0) -> tuple[np.ndarray, int]:
+    """The decoder attention (layers, heads, n, n) of the model reading its start token(s), then
+    r r for ``period`` fixed random ordinary tokens r; and the number of start tokens (the offset
+    viz.analysis.induction_scores needs)."""
+    ordinary = [i for i in range(runner.tokenizer.vocab_size) if runner.is_ordinary(i)]
+    r = np.random.default_rng(seed).choice(ordinary, size=period, replace=False).tolist()
+    start = runner.prompt_ids("")[1]
+    return runner.trace_ids(start + r + r).attention["decoder"].weights, len(start)
 
 
 # -------------------------------------------------------------------------------------------
@@ -141,13 +148,13 @@ def permuted_difference(weights_a: np.ndarray, weights_b: np.ndarray, perm) -> f
 
 def encoder_attention(runner, text: str, use_position: bool = True) -> tuple[list[str], np.ndarray]:
     """The translator's encoder self-attention of text, (layers, heads, n, n), without decoding."""
-    _, ids, _ = runner._ids(text, runner.config.max_seq_len)
+    _, ids, _ = runner.ids(text)
     settings = settings_from(use_position=use_position)
 
     def fn(m, dev):
         _, _, w = m.encode(torch.tensor([ids], dtype=torch.long, device=dev), settings)
         return w[:, 0].float().cpu().numpy()
-    return runner.tokenizer.labels(ids), runner._run(fn, [])
+    return runner.tokenizer.labels(ids), runner.run(fn)
 
 
 def word_order(runner, text_a: str, text_b: str) -> dict:
@@ -155,8 +162,7 @@ def word_order(runner, text_a: str, text_b: str) -> dict:
     positional encoding. Returns {"perm", "tokens": (a, b), True / False: {"a", "b", "diffs", "diff"}}:
     diffs is max |W_b - P W_a P^T| per (layer, head), diff the largest (None when b is not a
     reordering of a)."""
-    n = runner.config.max_seq_len
-    perm = token_permutation(runner._ids(text_a, n)[1], runner._ids(text_b, n)[1])
+    perm = token_permutation(runner.ids(text_a)[1], runner.ids(text_b)[1])
     out: dict = {"perm": perm}
     for use in (False, True):
         ta, wa = encoder_attention(runner, text_a, use)
@@ -220,8 +226,10 @@ def cosine_similarity(rows: np.ndarray) -> np.ndarray:
 
 def learned_positions(runner) -> np.ndarray | None:
     """(max_seq_len, d_model) trained position vectors of a GPT with learned positions."""
+    if not runner.has_tutorial_code or runner.config.positional != "learned":
+        return None
     table = getattr(runner.module.position, "table", None)
-    if table is None or runner.config.positional != "learned":
+    if table is None:
         return None
     return table.pe[0].detach().float().cpu().numpy()
 
@@ -278,7 +286,7 @@ def token_losses(runner, rows: list[list[int]]) -> list[np.ndarray]:
         logp = torch.log_softmax(logits[:, :-1].float(), -1)
         nll = -logp.gather(2, batch[:, 1:].unsqueeze(-1))[..., 0]
         return nll.cpu().numpy()
-    nll = runner._run(fn, [])
+    nll = runner.run(fn)
     return [nll[i, :len(r) - 1] for i, r in enumerate(rows)]
 
 

@@ -137,8 +137,10 @@ class Tokenizer:
         """Raw SentencePiece pieces ("▁cat", "<0xF0>", "<s>")."""
         return [self._pieces[int(i)] for i in ids]
 
-    def piece_to_id(self, piece: str) -> int:
-        return self.sp.piece_to_id(piece)
+    def is_ordinary(self, i: int) -> bool:
+        """A piece of text: not one of the specials (ids 0-5), not a byte piece ("<0xF0>")."""
+        i = int(i)
+        return len(SPECIALS) <= i < len(self._pieces) and self._byte[i] is None
 
     # ---------------------------------------------------------------- readable labels
     def _surfaces(self, ids) -> list[tuple[str, str, bool]]:

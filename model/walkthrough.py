@@ -41,7 +41,6 @@ from .errors import InputError
 from .trace import Trace
 
 STEPS = ("tokens", "embed", "qkv", "scores", "scale", "mask", "softmax", "weighted", "concat", "ffn")
-KINDS = {"translator": ("encoder", "decoder", "cross"), "gpt": ("decoder",)}
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -162,11 +161,11 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     MHA, sdpa = attention.MultiHeadAttention, attention.scaled_dot_product_attention
     S = snippet
     if arch == "gpt":
-        tokens = [S(runner.GPTRunner._prompt_ids, "text, ids, notices = self._ids", "return text, [BOS] + ids"),
+        tokens = [S(runner.GPTRunner.prompt_ids, "text, ids, notices = self.ids", "return text, [BOS] + ids"),
                   S(tokenizer.Tokenizer.encode)]
         embed = [S(gpt.GPT.forward, "x = self.embedding(ids)", "x = self.dropout(self.position.add_to_embeddings")]
     else:
-        tokens = [S(runner.Runner._ids, "ids = self.tokenizer.encode(text)"),
+        tokens = [S(runner.ModelRunner.ids, "ids = self.tokenizer.encode(text)"),
                   S(tokenizer.Tokenizer.encode)]
         if kind != "encoder":
             tokens.append(S(runner.TranslatorRunner.trace, "out = m.greedy_decode", "tgt_ids = tgt_ids[:tgt_ids.index"))
@@ -224,10 +223,6 @@ def _np(x) -> np.ndarray:
     return x.detach().float().cpu().numpy()
 
 
-def kinds_of(arch: str) -> tuple[str, ...]:
-    return KINDS["translator" if arch == "transformer" else "gpt"]
-
-
 @dataclass(frozen=True)
 class Recording:
     """One forward pass on a text: its Trace and the record of every intermediate tensor, as
@@ -259,13 +254,18 @@ def record(model_runner, text: str, temperature: float = 1.0) -> Recording:
 def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: int = 0, head: int = 0,
          temperature: float = 1.0) -> Walkthrough:
     """The numbers of every step for one attention kind, layer (0-based) and head (0-based) of
-    model_runner (a model.runner.Runner) on text (or on a Recording of it from record()).
+    model_runner (a model.runner.Runner with has_tutorial_code) on text (or on a Recording of it from record()).
 
-    Raises InputError for an empty text, an unknown kind or a layer / head out of range."""
+    Raises InputError for an empty text, a model without tutorial code (Hugging Face), an unknown
+    kind or a layer / head out of range."""
+    if not model_runner.has_tutorial_code:
+        raise InputError("no_walkthrough", f"{model_runner.name} is a Hugging Face model: the step-by-step view "
+                         "reads the tutorial code of the shipped models (translator, gpt, gpt-rope, gpt-alibi) "
+                         "and cannot show it", model=model_runner.name)
     module = model_runner.module
     config = module.config
     arch, scheme = config.arch, config.positional
-    kinds = kinds_of(arch)
+    kinds = model_runner.kinds
     kind = kinds[0] if kind is None else kind
     if kind not in kinds:
         raise InputError("kind", f"{model_runner.name} has no {kind!r} attention; it has {', '.join(kinds)}")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from model.tokenizer import BOS, SPECIALS
+from model import KINDS
+from model import experiments as ex
 from ui import cache, state
 from ui.context import current
 from ui.i18n import t
@@ -19,7 +20,6 @@ from viz.head_view import head_view
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 
-KINDS_TRANSLATOR = ("encoder", "decoder", "cross")
 INDUCTION_PERIOD = 10
 HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
 MODEL_VIEW_TILE = 64
@@ -33,12 +33,8 @@ except ImportError:
 @st.cache_data(show_spinner=False, max_entries=8)
 def induction(name: str, device: str, period: int = INDUCTION_PERIOD) -> np.ndarray:
     """(layers, heads) induction scores: the model reads <s> r r for fixed random ordinary tokens r."""
-    m = cache.runner(name, device)
-    tok = m.tokenizer
-    ordinary = [i for i in range(len(SPECIALS), tok.vocab_size) if not tok.sp.is_byte(i)]
-    r = np.random.default_rng(0).choice(ordinary, size=period, replace=False).tolist()
-    weights = m.trace_ids([BOS] + r + r).attention["decoder"].weights
-    return induction_scores(weights, period, offset=1)
+    weights, offset = ex.induction_probe(cache.runner(name, device), period)
+    return induction_scores(weights, period, offset=offset)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -104,11 +100,8 @@ def toggle_words() -> None:
 ctx = current()
 
 # -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
-seen = st.session_state.get(state._SEEN, {})
-linked = {n for n in ("kind", "layer", "head", "q")
-          if st.query_params.get(n) is not None
-          and (seen.get(n) != st.query_params.get(n) or f"att_{n}" not in st.session_state)}
-state.url_param("kind", None, state.choice(KINDS_TRANSLATOR), key="att_kind")
+linked = {n for n in ("kind", "layer", "head", "q") if state.from_link(n, key=f"att_{n}")}
+state.url_param("kind", None, state.choice(KINDS), key="att_kind")
 state.url_param("layer", None, lambda raw: int(raw) - 1, key="att_layer")
 state.url_param("head", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="att_head")
 state.url_param("q", 1, int, key="att_q")
@@ -251,7 +244,7 @@ with tab_agg:
         st.subheader(t("att_roles"))
         st.markdown(t("att_roles_help"))
         ind = None
-        if runner.kind == "gpt":
+        if runner.can_continue_text:
             st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
             ind = induction(ctx.model, ctx.device)
         roles = head_roles(att.weights, att.mask, induction=ind)

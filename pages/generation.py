@@ -59,15 +59,14 @@ state.url_param("topk", 0, state.clamped("topk", 0, 1_000_000, int), key="gen_to
 state.url_param("topp", 1.0, state.clamped("topp", 0.01, 1.0), key="gen_topp")
 state.url_param("seed", 0, state.clamped("seed", 0, SEED_MAX, int), key="gen_seed")
 # a link's step count applies once, when the link is opened (afterwards the buttons own it)
-done_from_link = (st.query_params.get("done") is not None
-                  and st.session_state.get(state._SEEN, {}).get("done") != st.query_params.get("done"))
+done_from_link = state.from_link("done", key="gen_done_link")
 done_link = state.url_param("done", 0, state.clamped("done", 0, MAX_NEW, int), key="gen_done_link")
 
 page_header("page_generation", "gen_intro")
 
 gen_ctx = ctx
 runner = ctx.runner()
-if runner is not None and runner.kind != "gpt":  # a decoder-only model writes; others do not
+if runner is not None and not runner.can_continue_text:  # a decoder-only model writes; others do not
     st.info(t("gen_translator_note"), icon="ℹ️")
     gen_ctx = dataclasses.replace(ctx, model="gpt")
     runner = gen_ctx.runner()

@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from model.errors import InputError, ModelFileError
-from model.walkthrough import STEPS, kinds_of, record, walk
+from model import KINDS
+from model.walkthrough import STEPS, record, walk
 from ui import cache, state
 from ui.context import current
 from ui.i18n import t
@@ -22,7 +23,6 @@ from viz.heatmap import attention_heatmap
 from viz.steps import matrix_heatmap, shapes_figure
 
 N = len(STEPS)
-ALL_KINDS = ("encoder", "decoder", "cross")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)     # a translator's recording: a few MB
@@ -94,7 +94,7 @@ def mlabels(columns=None) -> dict:
 # -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
 ctx = current()
 state.url_param("step", 1, state.integer(1, N), key="steps_step")
-state.url_param("kind", None, state.choice(ALL_KINDS), key="steps_kind")
+state.url_param("kind", None, state.choice(KINDS), key="steps_kind")
 state.url_param("layer", 0, lambda raw: int(raw) - 1, key="steps_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="steps_head")
 state.url_param("q", None, int, key="steps_q")
@@ -107,7 +107,7 @@ if runner is None:
     copy_link()
     st.stop()
 cfg = runner.config
-kinds = kinds_of(cfg.arch)
+kinds = runner.kinds
 asked = st.session_state.get("steps_kind")
 if asked not in kinds:
     if asked is not None:

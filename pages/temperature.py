@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from model import KINDS
 from model import experiments as ex
 from model.errors import InputError
 from model.gpt import Sampling, sampling_distribution
@@ -39,7 +40,7 @@ def temperature_param(raw: str) -> float:
     v = state.clamped("temp", T_MIN, T_MAX)(raw)
     nearest = min(TEMPS, key=lambda g: abs(math.log(g) - math.log(v)))
     if abs(nearest - v) > 1e-9 * nearest:
-        state._notices().append(t("temp_snapped", value=f"{v:g}", shown=f"{nearest:g}"))
+        state.notice(t("temp_snapped", value=f"{v:g}", shown=f"{nearest:g}"))
     return nearest
 
 
@@ -95,7 +96,7 @@ ctx = current()
 # -- the view's settings from the link ---------------------------------------------------------
 state.url_param("temp", 1.0, temperature_param, key="temp_t")
 state.url_param("tlayer", "all", scope_param, key="temp_scope")
-state.url_param("kind", None, state.choice(("encoder", "decoder", "cross")), key="temp_kind")
+state.url_param("kind", None, state.choice(KINDS), key="temp_kind")
 state.url_param("layer", None, lambda raw: int(raw) - 1, key="temp_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="temp_head")
 state.url_param("q", None, int, key="temp_q")

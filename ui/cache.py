@@ -29,9 +29,5 @@ def runner(name: str, device: str = "auto"):
 @st.cache_data(show_spinner=False, max_entries=TRACE_CACHE_ENTRIES)
 def trace(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer: int | None = None,
           use_position: bool = True, direction: str | None = None):
-    m = runner(name, device)
-    if m.kind == "translator":
-        return m.trace(text, direction=direction, temperature=temperature,
-                       temperature_layer=temperature_layer, use_position=use_position)
-    return m.trace(text, temperature=temperature, temperature_layer=temperature_layer,
-                   use_position=use_position)
+    return runner(name, device).trace(text, direction=direction, temperature=temperature,
+                                      temperature_layer=temperature_layer, use_position=use_position)

@@ -22,6 +22,19 @@ def _notices() -> list[str]:
     return st.session_state.setdefault(_NOTICES, [])
 
 
+def notice(message: str) -> None:
+    """A notice about the link, shown once by show_notices() (page_header calls it)."""
+    _notices().append(message)
+
+
+def from_link(name: str, key: str | None = None) -> bool:
+    """Whether url_param(name, key=key) takes its value from the link on this run: the link carries a
+    value this session has not read yet. Call it before url_param."""
+    raw = st.query_params.get(name)
+    seen = st.session_state.get(_SEEN, {})
+    return raw is not None and (seen.get(name) != raw or (key or name) not in st.session_state)
+
+
 def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | None = None) -> Any:
     """Put the URL's value (or the default) into session_state[key] the first time this page runs,
     and return it. parse raises ValueError for a bad value."""
