@@ -20,6 +20,7 @@ PAGES = [
     ("pages/generation.py", "generation", "page_generation", "✍️"),
     ("pages/steps.py", "steps", "page_steps", "🧮"),
     ("pages/architecture.py", "architecture", "page_architecture", "🏛️"),
+    ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
 ]
 nav = st.navigation([st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
                      for i, (f, path, key, icon) in enumerate(PAGES)],

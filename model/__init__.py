@@ -9,13 +9,13 @@ from .config import AttentionSettings, ModelConfig
 from .errors import InputError, ModelFileError
 from .trace import KINDS, Attention, Trace
 
-__all__ = ["load", "NAMES", "PRESETS", "Trace", "Attention", "KINDS", "ModelConfig",
+__all__ = ["load", "snapshots_of", "NAMES", "PRESETS", "Trace", "Attention", "KINDS", "ModelConfig",
            "AttentionSettings", "InputError", "ModelFileError"]
 
 
 def __getattr__(name):
     # the registry pulls in the tokenizer and corpus; `import model.attention` should not need them
-    if name in ("load", "NAMES", "PRESETS"):
+    if name in ("load", "snapshots_of", "NAMES", "PRESETS"):
         from . import registry
         return getattr(registry, name)
     raise AttributeError(f"module 'model' has no attribute {name!r}")

@@ -13,6 +13,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from . import device as devices
+from . import snapshots
 from .config import ModelConfig
 from .errors import InputError, ModelFileError
 from .gpt import GPT
@@ -81,9 +82,10 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     if isinstance(name, str) and name.startswith("hf:"):   # a Hugging Face model: model/hf.py
         from . import hf
         return hf.load(name, device=device)
+    name, step = split_snapshot(name)   # "translator@300": the run's snapshot at step 300
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights
-    random_weights = random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1"
+    random_weights = (random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1") and step is None
     tokenizer = Tokenizer.load(Path(directory) / "tokenizer.model" if directory else None)
     config, _ = read_config(name, directory)
     config.vocab_size = tokenizer.vocab_size
@@ -92,10 +94,11 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     module = build(config)
     notices = [dev_notice] if dev_notice else []
     weights_path, _ = paths(name, directory)
-    trained = weights_path.exists()
+    snapshot = _snapshot_state(name, step, directory) if step is not None else None
+    trained = weights_path.exists() or snapshot is not None
     if trained:
         try:
-            state = load_file(str(weights_path))
+            state = snapshot if snapshot is not None else load_file(str(weights_path))
             # tied weights are saved once; the module expects both names
             missing, unexpected = module.load_state_dict(state, strict=False)
             if unexpected or [k for k in missing if k != "lm_head.weight"]:
@@ -108,7 +111,45 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
         notices.append(f"{name} has no trained weights yet: random weights (seed 0), so its attention means nothing")
     module = module.to(dev).eval()
     runner = TranslatorRunner if config.arch == "transformer" else GPTRunner
-    return runner(name, module, tokenizer, dev, trained=trained, notices=notices)
+    return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained,
+                  notices=notices)
+
+
+# -- training snapshots (model/snapshots.py): "NAME@STEP" loads the run's state after STEP updates --
+
+
+def split_snapshot(name: str) -> tuple[str, int | None]:
+    """"gpt@300" -> ("gpt", 300); "gpt" -> ("gpt", None)."""
+    if not isinstance(name, str) or "@" not in name:
+        return name, None
+    base, _, step = name.partition("@")
+    if not (step.isascii() and step.isdigit() and len(step) <= 9):
+        raise InputError("model", f"bad snapshot step {step[:20]!r}: write NAME@STEP, e.g. {base[:20]}@0")
+    return base, int(step)
+
+
+def snapshots_of(name: str, directory: Path | None = None) -> list[dict]:
+    """The run's snapshots, oldest first: step, metrics (train/held-out loss, exact match for the
+    translator), storage format; the last one is the shipped weights (shipped=True). [] if none."""
+    check_name(name)
+    index = snapshots.read_index(name, Path(directory) if directory else weights_dir()) or {}
+    return [{"step": e["step"], "metrics": dict(e.get("metrics", {})), "format": e.get("format"),
+             "shipped": e.get("file") is None} for e in index.get("snapshots", [])]
+
+
+def _snapshot_state(name: str, step: int, directory) -> dict | None:
+    """The float32 state of snapshot `step`, or None when it is the shipped weights."""
+    d = Path(directory) if directory else weights_dir()
+    steps = snapshots.steps_of(name, d)
+    if step not in steps:
+        listed = ", ".join(map(str, steps)) or f"none (python -m model train {name} --snapshots 10)"
+        raise InputError("model", f"{name} has no snapshot at step {step}; snapshots: {listed}")
+    try:
+        return snapshots.load_state(name, step, d)
+    except Exception as e:  # safetensors raises its own error types for truncated files
+        path = snapshots.directory(name, d) / f"step-{step:06d}.safetensors"
+        raise ModelFileError(path, f"python -m model train {name} --snapshots 10", f"unreadable ({e})") from None
+
 
 
 def save(name: str, module: torch.nn.Module, meta: dict, directory: Path | None = None) -> None:

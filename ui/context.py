@@ -14,7 +14,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, state
+from . import cache, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .safe import md, short
 from .widgets import show_model_notices
@@ -60,6 +60,8 @@ class Context:
 
 
 def _model_label(name: str) -> str:
+    if "@" in name and not hf_models.is_hf(name):   # a training snapshot: "translator (untrained, step 0)"
+        return timeline.snapshot_label(name, _model_label)
     if hf_models.is_hf(name):
         return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX):], 40)
     return t(f"model_{name.replace('-', '_')}")
@@ -71,6 +73,8 @@ def _model_label(name: str) -> str:
 def _parse_model(raw: str) -> str:
     if hf_models.is_hf(raw) and hf_models.available():
         return hf_models.PREFIX + hf_models.check_name(raw[len(hf_models.PREFIX):])
+    if "@" in raw:
+        return timeline.parse_snapshot(raw)
     return state.choice(model.NAMES)(raw)
 
 
@@ -91,7 +95,7 @@ def _hf_picker() -> None:
     """The model selectbox's options, and under it a box for a hub id or folder when an hf: model is
     chosen (its own suggestions, or any typed name)."""
     current = st.session_state["model"]
-    options = list(model.NAMES)
+    options = list(model.NAMES) + timeline.snapshot_options(current)
     if hf_models.available():
         options += ([current] if hf_models.is_hf(current) and current != hf_models.PREFIX else []) + [hf_models.PREFIX]
     st.selectbox(t("model"), options, format_func=_model_label, key="model", help=t("model_help"),

@@ -1,0 +1,264 @@
+"""Training timeline: a slider over the run's snapshots, from random weights (step 0) to the shipped
+model; the losses and exact match with a marker at the chosen step; the chosen head and every head
+at that step for the sidebar's sentence, and the output there; role scores per snapshot as lines,
+with the step where a head forms named from the numbers."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+
+import pandas as pd
+import streamlit as st
+
+import model
+from model import timeline as probes
+from ui import state
+from ui import timeline as tl
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header, present_figure
+from ui.safe import md
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels
+from viz.heatmap import attention_heatmap
+from viz.model_view import model_view
+from viz.table import to_csv
+from viz.timeline import FORMED, formed_heads, metric_curves, role_lines
+
+PLAY_SECONDS = 1.0
+KIND_ROLES = {"encoder": ("previous", "first"), "decoder": ("previous", "first", "induction"),
+              "cross": ("alignment",)}
+MODEL_VIEW_TILE = 64
+
+ctx = current()
+base = tl.base_name(ctx.model)
+
+# a step to show next, set by "play" before the slider exists (a widget's value cannot change after)
+if "_tl_next" in st.session_state:
+    st.session_state["tl_step"] = st.session_state.pop("_tl_next")
+
+raw_step = st.query_params.get("step")
+state.url_param("step", None, int, key="tl_step")
+state.url_param("kind", None, state.choice(tuple(KIND_ROLES)), key="tl_kind")
+state.url_param("layer", 0, lambda raw: int(raw) - 1, key="tl_layer")
+state.url_param("head", 0, lambda raw: int(raw) - 1, key="tl_head")
+state.url_param("role", None, state.choice(("previous", "first", "induction", "alignment")), key="tl_role")
+
+page_header("page_timeline", "tl_intro")
+
+snaps = tl.snapshots(base)
+if not snaps:
+    names = ", ".join(n for n in model.NAMES if tl.snapshots(n))
+    st.info(t("tl_none", model=md(base), names=names or "—"), icon="ℹ️")
+    copy_link()
+    st.stop()
+
+steps = [s["step"] for s in snaps]
+if st.session_state.get("tl_step") not in steps:
+    asked = st.session_state.get("tl_step")
+    st.session_state["tl_step"] = steps[-1]
+    if asked is not None and raw_step is not None:
+        st.warning(t("tl_step_unknown", value=md(raw_step), shown=steps[-1]), icon="⚠️")
+playing = st.session_state.get("_tl_playing", False)
+
+
+def step_label(s: int) -> str:
+    return t("tl_step_label_last" if s == steps[-1] else "tl_step_label", step=f"{s:,}")
+
+
+def toggle_play() -> None:
+    if st.session_state.get("_tl_playing"):
+        st.session_state["_tl_playing"] = False
+        return
+    st.session_state["_tl_playing"] = True
+    if st.session_state["tl_step"] == steps[-1]:   # from the end: start again at step 0
+        st.session_state["tl_step"] = steps[0]
+
+
+c_play, c_slider = st.columns([1, 8], vertical_alignment="bottom")
+with c_play:
+    st.button(t("tl_stop") if playing else t("tl_play"), icon="⏹️" if playing else "▶️", key="tl_play",
+              on_click=toggle_play, help=t("tl_play_help"), width="stretch")
+with c_slider:
+    step = st.select_slider(t("tl_step"), options=steps, key="tl_step", format_func=step_label,
+                            help=t("tl_step_help"))
+index = steps.index(step)
+metrics = snaps[index]["metrics"]
+translator = "exact_match_en-zh" in snaps[-1]["metrics"]
+
+# -- the losses (and exact match) with a marker at the chosen step ------------------------------
+step_labels = {"step": t("tl_step")}
+
+
+def series(key):
+    return [s["metrics"].get(key) for s in snaps]
+
+
+def fmt(v) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def at_step_text(tr) -> None:
+    """The losses (and exact match) at this step, and the sentence's output there."""
+    st.markdown(t("tl_at_step", step=f"{step:,}", train=fmt(metrics.get("train_loss")),
+                  heldout=fmt(metrics.get("heldout_loss")))
+                + (" " + t("tl_at_step_em", en_zh=fmt(metrics.get("exact_match_en-zh")),
+                           zh_en=fmt(metrics.get("exact_match_zh-en"))) if translator else ""))
+    if tr is None:
+        return
+    if "cross" in tr.attention:
+        st.markdown(t("tl_translation", text=md(tr.output_text) or t("tl_empty_output")))
+    else:
+        more = tl.continuation(f"{base}@{step}", ctx.device, ctx.text).strip()
+        st.markdown(t("tl_continuation", prompt=md(tr.input_text), text=md(more) or t("tl_empty_output")))
+
+
+# the sidebar's sentence at this step (None after a message saying why not)
+tr = dataclasses.replace(ctx, model=f"{base}@{step}").trace()
+
+left, right = st.columns(2, gap="large")
+with left:
+    fig = metric_curves(steps, {t("tl_train_loss"): series("train_loss"), t("tl_heldout_loss"): series("heldout_loss")},
+                        chosen=index, labels=step_labels, y_title=t("tl_losses"), height=280)
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_loss")
+with right:
+    if translator:
+        fig = metric_curves(steps, {t("tl_em_en_zh"): series("exact_match_en-zh"),
+                                    t("tl_em_zh_en"): series("exact_match_zh-en")},
+                            chosen=index, labels=step_labels, y_title=t("tl_exact_match"), height=280)
+        fig.update_yaxes(range=[-0.02, 1.02])
+        st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_em")
+    else:
+        at_step_text(tr)
+if translator:
+    at_step_text(tr)
+if tr is None:
+    copy_link()
+    st.stop()
+
+kinds = tr.kinds()
+if st.session_state.get("tl_kind") not in kinds:
+    st.session_state["tl_kind"] = "cross" if "cross" in kinds else kinds[0]
+some = tr.attention[kinds[0]]
+n_layers, n_heads = some.num_layers, some.num_heads
+st.session_state["tl_layer"] = min(max(int(st.session_state["tl_layer"]), 0), n_layers - 1)
+st.session_state["tl_head"] = min(max(int(st.session_state["tl_head"]), 0), n_heads - 1)
+
+c_kind, c_layer, c_head = st.columns([3, 1, 1], vertical_alignment="bottom")
+with c_kind:
+    kind = st.radio(t("tl_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="tl_kind", horizontal=True,
+                    disabled=len(kinds) == 1)
+with c_layer:
+    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1),
+                         key="tl_layer")
+with c_head:
+    head = st.selectbox(t("att_head"), list(range(n_heads)), format_func=lambda i: t("att_head_n", n=i + 1),
+                        key="tl_head")
+
+att = tr.attention[kind]
+rows = att.query_labels() if hasattr(att, "query_labels") else att.query_tokens
+
+
+def pick_tile() -> None:
+    points = (st.session_state.get("tl_mv") or {}).get("selection", {}).get("points", [])
+    for p in points:
+        data = p.get("customdata")
+        if data is not None and len(data) == 2:
+            st.session_state["tl_layer"], st.session_state["tl_head"] = int(data[0]), int(data[1])
+            return
+
+
+left, right = st.columns(2, gap="large")
+with left:
+    st.markdown("**" + t("tl_heatmap_title", kind=t(f"kind_{kind}"), layer=t("att_layer_n", n=layer + 1),
+                         head=t("att_head_n", n=head + 1), step=f"{step:,}") + "**")
+    fig = attention_heatmap(att.weights[layer, head], rows, att.key_tokens, mask=att.mask, labels=heatmap_labels())
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
+with right:
+    st.markdown("**" + t("tl_model_view", step=f"{step:,}") + "**")
+    fig = model_view(att.weights, att.mask, selected=(layer, head),
+                     labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
+    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
+
+# -- role scores per snapshot: when each head forms -------------------------------------------------
+st.subheader(t("tl_roles"))
+with st.spinner(t("tl_computing")):
+    curves = tl.role_curves(base, steps, ctx.device)
+roles = [r for r in KIND_ROLES[kind] if (kind, r) in curves]
+st.caption(t("tl_roles_help", n=probes.PROBE_PAIRS * (2 if translator else 1), formed=FORMED))
+
+formed = formed_heads(steps, curves)
+
+
+def sentence(f: dict) -> str:
+    before, after = snaps[f["index"] - 1]["metrics"], snaps[f["index"]]["metrics"]
+    if translator:
+        key, m0, m1 = "tl_formed_em", *(
+            (m.get("exact_match_en-zh", 0) + m.get("exact_match_zh-en", 0)) / 2 for m in (before, after))
+    else:
+        key, m0, m1 = "tl_formed_loss", before.get("heldout_loss"), after.get("heldout_loss")
+    return t(key, kind=t(f"kind_{f['kind']}"), layer=f["layer"] + 1, head=f["head"] + 1,
+             role_a=t(f"tl_role_a_{f['role']}"), role=t(f"tl_role_a_{f['role']}"), before=f"{f['before']:,}",
+             after=f"{f['after']:,}", s0=f"{f['score_before']:.2f}", s1=f"{f['score_after']:.2f}",
+             m0=fmt(m0), m1=fmt(m1))
+
+
+st.markdown(sentence(formed[0]) if formed else t("tl_formed_none", formed=FORMED))
+
+if not roles:
+    st.caption(t("tl_no_roles", kind=t(f"kind_{kind}")))
+else:
+    if st.session_state.get("tl_role") not in roles:
+        st.session_state["tl_role"] = roles[0]
+    role = st.radio(t("tl_role"), roles, format_func=lambda r: t(f"tl_role_{r}"), key="tl_role", horizontal=True)
+    st.caption(t(f"tl_role_{role}_help", n=probes.INDUCTION_PERIOD))
+    here = [f for f in formed if (f["kind"], f["role"]) == (kind, role)]
+    st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED))
+    fig = role_lines(steps, curves[(kind, role)], selected=(layer, head), chosen=index,
+                     labels={**step_labels, "head": t("tl_head_line")}, y_title=t("tl_score"))
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_role_lines")
+
+if formed:
+    with st.expander(t("tl_formed_table", n=len(formed))):
+        table = pd.DataFrame({
+            t("tl_col_kind"): [t(f"kind_{f['kind']}") for f in formed],
+            t("tl_col_role"): [t(f"tl_role_{f['role']}") for f in formed],
+            t("tl_col_layer"): [f["layer"] + 1 for f in formed],
+            t("tl_col_head"): [f["head"] + 1 for f in formed],
+            t("tl_col_between"): [f"{f['before']:,} – {f['after']:,}" for f in formed],
+            t("tl_col_before"): [round(f["score_before"], 3) for f in formed],
+            t("tl_col_after"): [round(f["score_after"], 3) for f in formed],
+            t("tl_col_final"): [round(f["final"], 3) for f in formed]})
+        st.dataframe(table, hide_index=True, width="stretch", key="tl_formed")
+
+# -- exports -----------------------------------------------------------------------------------
+with st.expander(t("tl_export")):
+    st.caption(t("tl_export_help"))
+    long = pd.DataFrame([{"step": s, "kind": k, "role": r, "layer": lay + 1, "head": h + 1,
+                          "score": float(c[i, lay, h])}
+                         for (k, r), c in curves.items() for i, s in enumerate(steps)
+                         for lay in range(c.shape[1]) for h in range(c.shape[2])])
+    data = {"model": base, "probe_sentences": probes.PROBE_PAIRS, "formed_threshold": FORMED,
+            "snapshots": [{"step": s["step"], "shipped": s["shipped"], "metrics": s["metrics"]} for s in snaps],
+            "role_scores": {f"{k}/{r}": c.round(4).tolist() for (k, r), c in curves.items()},
+            "formed": formed}
+    with st.container(horizontal=True):
+        st.download_button(t("tl_download_json"), json.dumps(data, ensure_ascii=False, indent=1),
+                           file_name=f"timeline_{base}.json", mime="application/json", on_click="ignore",
+                           icon="⬇️", key="tl_json", help=t("tl_download_json_help"))
+        st.download_button(t("tl_download_csv"), to_csv(long), file_name=f"timeline_{base}_roles.csv",
+                           mime="text/csv", on_click="ignore", icon="⬇️", key="tl_csv")
+        st.download_button(t("tl_download_trace"), tr.dumps, file_name=f"attention_{base}_step{step}.json",
+                           mime="application/json", on_click="ignore", icon="⬇️", key="tl_trace")
+
+state.set_url(step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1,
+              role=st.session_state.get("tl_role") if roles else None)
+copy_link()
+
+if playing:
+    if index + 1 < len(steps):
+        time.sleep(PLAY_SECONDS)
+        st.session_state["_tl_next"] = steps[index + 1]
+        st.rerun()
+    st.session_state["_tl_playing"] = False
+    st.rerun()
