@@ -12,6 +12,7 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
+from ui.rows import pill_labels, row_labels, rows_caption, written
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
 from viz.analysis import (head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words,
@@ -158,6 +159,9 @@ if words:
     weights, mask = merge_words(weights, att.query_words, att.key_words, mask)
     q_tokens = att.query_word_labels or merge_tokens(q_tokens, att.query_words)
     k_tokens = att.key_word_labels or merge_tokens(k_tokens, att.key_words)
+# decoder and cross rows: "reads → writes"; q_tokens stay what each row reads (the table's heading)
+q_labels, q_written = row_labels(att, words), written(att, words)
+writes = q_written is not None
 
 if st.session_state.get("att_q") is None:
     st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)
@@ -171,7 +175,7 @@ title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer),
 
 
 def heatmap(w, key, filename):
-    fig = attention_heatmap(w, q_tokens, k_tokens, mask=mask, labels=heatmap_labels())
+    fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
     st.plotly_chart(fig, config=plotly_config(image_format, filename), key=key)
     return fig
 
@@ -182,19 +186,23 @@ tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
     [t("att_tab_head"), t("att_tab_model"), t("att_tab_lines"), t("att_tab_agg"), t("att_tab_export")],
     key="att_tab", on_change="rerun")
 lines = None
-line_labels = (("head", t("att_head")), ("query", t("axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
+line_labels = (("head", t("att_head")), ("query", t("axis_query_writes" if writes else "axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
 
 with tab_head:
     if tab_head.open:
-        q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
+        pills = pill_labels(q_labels)     # unique: a repeated word's second row can be chosen
+        q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: pills[i],
                      key="att_q", selection_mode="single", required=True)
+        if writes:
+            st.caption(rows_caption(att))
         left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
         with left:
             st.markdown(f"**{title}**")
             st.caption(t("att_heatmap_help"))
             heatmap(w2d, "att_heatmap", "attention_heatmap")
         with right:
-            show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table")
+            show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table",
+                       written=q_written[q] if writes else None)
 
 SMALL_COPY_MAX = 128
 with tab_model:
@@ -212,7 +220,7 @@ with tab_model:
         with right:
             st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
             if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
-                small = attention_heatmap(w2d, q_tokens, k_tokens, mask=mask, labels=heatmap_labels())
+                small = attention_heatmap(w2d, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
                 small.update_layout(height=360)
                 st.plotly_chart(small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
             else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
@@ -224,7 +232,7 @@ with tab_lines:
         st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
         if len(k_tokens) > HEAD_VIEW_TOP_K:
             st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-        lines = head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), line_labels)
+        lines = head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
         st.vega_lite_chart(lines, key="att_head_view", width=620)
 
 with tab_agg:
@@ -272,7 +280,7 @@ with tab_export:
                                mime="application/json", on_click="ignore", icon="⬇️", key="att_json",
                                help=t("att_download_json_help"))
             if vl_convert is not None:
-                lines = lines or head_view_spec(layer_w, tuple(q_tokens), tuple(k_tokens), line_labels)
+                lines = lines or head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
                 st.download_button(t("att_download_svg"), lambda: vl_convert.vegalite_to_svg(lines),
                                    file_name="attention_head_view.svg", mime="image/svg+xml", on_click="ignore",
                                    icon="⬇️", key="att_svg")

@@ -5,6 +5,7 @@ from ui import state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
+from ui.rows import row_labels, rows_caption
 from ui.widgets import show_heatmap, show_table, token_picker
 from viz.analysis import mean_of_heads
 
@@ -19,17 +20,22 @@ if tr is not None:
     if tr.output_text:
         st.markdown(t("home_translation", text=tr.output_text.replace("`", "'")))
     state.url_param("q", min(1, len(att.query_tokens) - 1), int, key="home_q")
-    q = token_picker(att.query_tokens, "home_q")
+    labels = row_labels(att)
+    q = token_picker(att.query_tokens, "home_q", labels=labels)
     state.set_url(q=q)
     layer = att.num_layers - 1
     w = mean_of_heads(att.weights)[layer]
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
-        show_heatmap(w, att.query_tokens, att.key_tokens, mask=att.mask, key="home_heatmap")
+        show_heatmap(w, labels, att.key_tokens, mask=att.mask, key="home_heatmap",
+                     writes=att.query_written is not None)
+        if rows_caption(att):
+            st.caption(rows_caption(att))
     with right:
         show_table(att.key_tokens, w[q], att.query_tokens[q],
-                   None if att.mask is None else att.mask[q], key="home_table")
+                   None if att.mask is None else att.mask[q], key="home_table",
+                   written=None if att.query_written is None else att.query_written[q])
 
 st.subheader(t("home_next"))
 cols = st.columns(3)

@@ -19,7 +19,7 @@ from ui.i18n import TABLE
 import model
 from ui import cache
 from ui.context import DEFAULT_TEXT
-from ui.safe import md
+from ui.rows import pill_labels, row_labels
 from viz.analysis import merge_tokens, merge_words
 
 PAGE = "pages/attention.py"
@@ -64,7 +64,7 @@ def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     assert layer == att.num_layers - 1                       # the default: last layer, mean of heads
     # the query tokens are the pills; the table lists every key token with its weight
     pills = at.button_group(key="att_q")
-    assert [o.content for o in pills.proto.options] == [md(tok) for tok in att.query_tokens]
+    assert [o.content for o in pills.proto.options] == pill_labels(row_labels(att))
     tokens, weights = table(at)
     assert tokens == att.key_tokens
     np.testing.assert_allclose(weights, expected_row(att, layer, head, q), atol=1e-6)

@@ -8,6 +8,7 @@ from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
 from .i18n import TABLE, t
+from .rows import pill_labels
 from .safe import md
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -23,17 +24,23 @@ def show_model_notices(notes) -> None:
         st.caption("ⓘ " + text)
 
 
-def heatmap_labels() -> dict:
-    return {"x": t("axis_key"), "y": t("axis_query"), "weight": t("weight"), "masked": t("masked")}
+def heatmap_labels(writes: bool = False) -> dict:
+    """Axis titles; writes: the rows are labelled "reads → writes" (decoder, cross-attention)."""
+    return {"x": t("axis_key"), "y": t("axis_query_writes" if writes else "axis_query"), "weight": t("weight"),
+            "masked": t("masked")}
 
 
-def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str = "query_token") -> int:
-    """The tokens as pills; the chosen one is the query. Returns its position."""
+def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str = "query_token",
+                 labels: list[str] | None = None) -> int:
+    """The tokens as pills; the chosen one is the query. Returns its position. labels: the pills'
+    text when it is not the token itself ("<2zh> → 猫")."""
     options = list(range(len(tokens)))
     if st.session_state.get(key) not in options:
         st.session_state[key] = min(max(default, 0), len(tokens) - 1)
-    # pill labels render Markdown: a token is data, so escape it
-    choice = st.pills(t(label_key), options, format_func=lambda i: md(tokens[i]), key=key,
+    # pills tell options apart by their text (a second "dog" needs its position) and render
+    # Markdown (a token is data, so escape it)
+    shown = pill_labels(labels or tokens)
+    choice = st.pills(t(label_key), options, format_func=lambda i: shown[i], key=key,
                       selection_mode="single")
     token_legend(tokens)
     return st.session_state[key] if choice is None else choice
@@ -48,16 +55,20 @@ def token_legend(tokens: list[str]) -> None:
 
 
 def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=None, zmax=None,
-                 height=None, config=None, **plotly_kwargs):
+                 height=None, config=None, writes: bool = False, **plotly_kwargs):
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, mask=mask, title=title, zmax=zmax,
-                            labels=heatmap_labels(), height=height)
+                            labels=heatmap_labels(writes), height=height)
     return st.plotly_chart(fig, config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
 
 
 def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None = None,
-               download: bool = True):
-    """The tutorial's table: every key token with its weight, sortable, with bars."""
-    st.markdown(t("table_caption", token=md(query_token)))
+               download: bool = True, written: str | None = None):
+    """The tutorial's table: every key token with its weight, sortable, with bars. written: the
+    token this row writes (decoder, cross-attention): the heading then names it."""
+    if written is None:
+        st.markdown(t("table_caption", token=md(query_token)))
+    else:
+        st.markdown(t("table_caption_written", token=md(query_token), written=md(written)))
     df = weights_table(key_tokens, np.asarray(row), mask_row=mask_row)
     shown = df.rename(columns={"position": t("col_position"), "token": t("col_token"),
                                "weight": t("col_weight"), "masked": t("col_masked")})
@@ -65,6 +76,8 @@ def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None
                  column_config={t("col_weight"): st.column_config.ProgressColumn(
                      t("col_weight"), format="%.4f", min_value=0.0, max_value=1.0)})
     if download:
-        st.download_button(t("download_csv"), to_csv(df), file_name="attention_table.csv",
+        # the file says which row it is: the query token read (and the token written)
+        rows = {"query": query_token, **({} if written is None else {"writes": written})}
+        st.download_button(t("download_csv"), to_csv(df.assign(**rows)), file_name="attention_table.csv",
                            mime="text/csv", key=None if key is None else f"{key}_csv", icon="⬇️")
     return df

@@ -118,3 +118,7 @@ STRINGS.update({
     "att_selected_in_first_tab": {"en": "The selected head's heatmap is in the first tab (not repeated here for long texts, to keep the page light).",
                                   "zh": "所选注意力头的热力图在第一个标签页（长文本时这里不重复显示，以减轻页面负担）。"},
 })
+# rows labelled by the token they write, the out-of-grammar warning, chart notes (issue 11)
+from .teaching import STRINGS as _TEACHING  # noqa: E402
+
+STRINGS.update(_TEACHING)

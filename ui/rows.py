@@ -1,0 +1,62 @@
+"""How a page names attention rows (queries) and lets the reader pick one.
+
+A decoder or cross-attention row reads one token and, from its output, writes the next one (its
+most likely next token, model.trace.Attention.query_written): "<2zh> → 猫" is the step that writes
+猫. Students read a row labelled only "<2zh>" as "<2zh> looks at cat" and the whole alignment
+looks shifted by one word, so every page labels such rows by both.
+"""
+from __future__ import annotations
+
+from viz.analysis import merge_tokens
+
+from .i18n import t
+from .safe import md
+
+ARROW = " → "
+
+
+def written(att, words: bool = False) -> list[str] | None:
+    """The token (or, merged into words, the pieces) each row writes; None for an encoder."""
+    if att.query_written is None:
+        return None
+    if words and att.query_words:
+        return merge_tokens(att.query_written, att.query_words)
+    return list(att.query_written)
+
+
+def read(att, words: bool = False) -> list[str]:
+    if words and att.query_words:
+        return att.query_word_labels or merge_tokens(att.query_tokens, att.query_words)
+    return list(att.query_tokens)
+
+
+def row_labels(att, words: bool = False) -> list[str]:
+    """"reads → writes" per row where the rows write, else the tokens read."""
+    r, w = read(att, words), written(att, words)
+    return r if w is None else [f"{a}{ARROW}{b}" for a, b in zip(r, w)]
+
+
+def unique(labels: list[str]) -> list[str]:
+    """Labels a widget can tell apart: a repeated label gets its position ("dog (4)").
+    st.pills and st.selectbox identify an option by its formatted text, so with two "dog" pills
+    the second could never be chosen."""
+    seen: dict[str, int] = {}
+    for lab in labels:
+        seen[lab] = seen.get(lab, 0) + 1
+    return [f"{lab} ({i})" if seen[lab] > 1 else lab for i, lab in enumerate(labels)]
+
+
+def pill_labels(labels: list[str]) -> list[str]:
+    """Unique, Markdown-escaped labels for st.pills (a token is data, never markup)."""
+    return [md(lab) for lab in unique(labels)]
+
+
+def y_label(att) -> str:
+    return t("axis_query_writes") if att.query_written is not None else t("axis_query")
+
+
+def rows_caption(att) -> str | None:
+    """One line under a chart of writing rows: what "a → b" means for this kind of model."""
+    if att.query_written is None:
+        return None
+    return t("rows_written_note")
