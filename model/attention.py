@@ -18,12 +18,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None):
-    """
-    Q: (..., seq_q, d_k)   K: (..., seq_k, d_k)   V: (..., seq_k, d_v)
+def scaled_scores(Q, K, mask=None, bias=None):
+    """The scores softmax is given: QK^T / sqrt(d_k) (+ bias), -1e9 where the mask hides a key.
+    Q: (..., seq_q, d_k)   K: (..., seq_k, d_k)   -> (..., seq_q, seq_k)
     mask: broadcastable to (..., seq_q, seq_k); 0 / False where a query may not look.
     bias: added to the scores before the mask (ALiBi's linear distance penalty).
-    Returns (output (..., seq_q, d_v), attention_weights (..., seq_q, seq_k)).
     """
     d_k = Q.size(-1)
 
@@ -35,6 +34,16 @@ def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None)
     # the mask: hidden positions get a score so low that softmax gives them nothing
     if mask is not None:
         scores = scores.masked_fill(mask == 0, -1e9)
+    return scores
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None):
+    """
+    Q: (..., seq_q, d_k)   K: (..., seq_k, d_k)   V: (..., seq_k, d_v)
+    mask, bias: as scaled_scores takes them.
+    Returns (output (..., seq_q, d_v), attention_weights (..., seq_q, seq_k)).
+    """
+    scores = scaled_scores(Q, K, mask, bias)
 
     # softmax over the keys, at the chosen temperature
     attention_weights = F.softmax(scores / temperature, dim=-1)
@@ -73,6 +82,7 @@ class HeadOp:
             for head, query, row in self.edits:
                 if query < weights.size(-2):   # a decoder that has not written that row yet: nothing to edit
                     r = torch.as_tensor(row, dtype=weights.dtype, device=weights.device)[: weights.size(-1)]
+                    r = F.pad(r, (0, weights.size(-1) - r.numel()))   # a row for fewer keys: the caller checks
                     new_w[:, head, query] = r / r.sum().clamp_min(1e-12)
         sel = None
         if self.ablate is not None:
@@ -140,6 +150,7 @@ class MultiHeadAttention(nn.Module):
         output = self.W_o(concat)
 
         if record is not None:
-            record.update(q=q, k=k, v=v, weights=attention_weights, head_outputs=attn_output,
-                          concat=concat, output=output, mask=mask, bias=bias, temperature=temperature)
+            record.update(q=q, k=k, v=v, scores=scaled_scores(q, k, mask, bias), weights=attention_weights,
+                          head_outputs=attn_output, concat=concat, output=output, mask=mask, bias=bias,
+                          temperature=temperature)
         return output, attention_weights

@@ -1,0 +1,265 @@
+"""Switching heads off and editing rows (model/intervene.py), checked against independent forwards:
+a numpy GPT written here from the weights, the same model with the head's slice of W^O zeroed, and
+(for Hugging Face) GPT-2 / LLaMA with the head's rows of the output projection zeroed."""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+import torch
+
+import model
+from model import intervene
+from model.__main__ import main as cli
+from model.errors import InputError
+
+GPT_TEXT = "The cat saw the dog. It was tired."
+TR_TEXT = "The cat sat on the mat"
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    return model.load("gpt", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return model.load("translator", device="cpu")
+
+
+# -- an independent forward of our GPT in numpy (float64) ---------------------------------------------
+def numpy_gpt(module, ids, ablate=None, how="zero", edit=None):
+    """(log-probs (T, vocab), attention weights (layers, heads, T, T)); ablate=(layer, head),
+    edit=(layer, head, query, row), both 0-based."""
+    P = {k: v.detach().double().numpy() for k, v in module.state_dict().items()}
+    c = module.config
+    H, d = c.num_heads, c.d_model
+    dk, T = d // H, len(ids)
+
+    def ln(x, name):
+        mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + 1e-5) * P[name + ".weight"] + P[name + ".bias"]
+
+    def lin(x, name):
+        return x @ P[name + ".weight"].T + P[name + ".bias"]
+
+    def heads(x):
+        return x.reshape(T, H, dk).transpose(1, 0, 2)
+
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    x = P["embedding.weight"][ids] + P["position.table.embedding.weight"][:T]
+    all_w = []
+    for i in range(c.num_layers):
+        p = f"blocks.{i}."
+        n = ln(x, p + "norm1")
+        q, k, v = (heads(lin(n, p + f"attn.W_{m}")) for m in "qkv")
+        s = np.where(causal, q @ k.transpose(0, 2, 1) / math.sqrt(dk), -np.inf)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w /= w.sum(-1, keepdims=True)
+        if edit is not None and edit[0] == i:
+            w[edit[1], edit[2]] = edit[3]
+        if ablate is not None and ablate[0] == i and how == "uniform":
+            w[ablate[1]] = causal / causal.sum(-1, keepdims=True)
+        o = w @ v                                                   # (H, T, dk)
+        if ablate is not None and ablate[0] == i and how == "zero":
+            o[ablate[1]] = 0.0
+        if ablate is not None and ablate[0] == i and how == "mean":
+            o[ablate[1]] = o[ablate[1]].mean(0)
+        x = x + lin(o.transpose(1, 0, 2).reshape(T, d), p + "attn.W_o")
+        x = x + lin(np.maximum(lin(ln(x, p + "norm2"), p + "ffn.linear1"), 0), p + "ffn.linear2")
+        all_w.append(w)
+    logits = ln(x, "norm") @ P["embedding.weight"].T
+    logp = logits - logits.max(-1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(-1, keepdims=True))
+    return logp, np.stack(all_w)
+
+
+def _gpt_logp(m, ids, iv):
+    return intervene.gpt_scores(m, ids, iv, 1)[0].numpy()
+
+
+@pytest.mark.parametrize("how", ["zero", "mean", "uniform"])
+def test_gpt_ablation_equals_a_numpy_forward_with_the_head_switched_off(gpt, how):
+    layer, head = 1, 2
+    base = gpt.trace(GPT_TEXT)
+    tr = gpt.trace(GPT_TEXT, ablate=[("decoder", layer, head)], how=how)
+    ids = gpt.prompt_ids(GPT_TEXT)[1]
+    logp, w = numpy_gpt(gpt.module, ids, (layer, head), how)
+    got = tr.attention["decoder"].weights
+    np.testing.assert_allclose(got, w, atol=1e-5)
+    np.testing.assert_allclose(_gpt_logp(gpt, ids, intervene.build(gpt, [("decoder", layer, head)], how)),
+                               logp, atol=1e-4)
+    # only what flows through the head changes: the layers up to it see the same input
+    b = base.attention["decoder"].weights
+    np.testing.assert_array_equal(got[:layer], b[:layer])
+    if how != "uniform":
+        np.testing.assert_array_equal(got[layer], b[layer])       # its own weights are still computed
+    assert np.abs(got[layer + 1:] - b[layer + 1:]).max() > 1e-4    # ... and what reads its output moves
+    assert tr.intervention == {"how": how, "ablate": ["decoder:2:3"], "edits": []}
+
+
+def test_gpt_edit_equals_a_numpy_forward_with_that_row_replaced(gpt):
+    ids = gpt.prompt_ids(GPT_TEXT)[1]
+    toks = gpt.tokenizer.labels(ids)
+    q, dog, cat = toks.index("It"), toks.index("dog"), toks.index("cat")
+    base = gpt.trace(GPT_TEXT).attention["decoder"].weights
+    row = intervene.moved(base[1, 2, q], cat, dog)
+    tr = gpt.trace(GPT_TEXT, edit=("decoder", 1, 2, q, row))
+    logp, w = numpy_gpt(gpt.module, ids, edit=(1, 2, q, row / row.sum()))
+    np.testing.assert_allclose(tr.attention["decoder"].weights, w, atol=1e-5)
+    np.testing.assert_allclose(tr.attention["decoder"].weights[1, 2, q], row, atol=1e-6)
+    assert tr.attention["decoder"].weights[1, 2, q, cat] == 0
+    iv = intervene.build(gpt, edit=("decoder", 1, 2, q, row))
+    np.testing.assert_allclose(_gpt_logp(gpt, ids, iv), logp, atol=1e-4)
+    assert tr.intervention["edits"][0]["head"] == "decoder:2:3"
+
+
+def _without_head(m, kind, layer, head):
+    """A copy of the translator whose head's slice of W^O is zero: the head's output cannot reach anything."""
+    module = copy.deepcopy(m.module)
+    stack = module.encoder_layers if kind == "encoder" else module.decoder_layers
+    attn = {"encoder": "self_attn", "decoder": "self_attn", "cross": "cross_attn"}[kind]
+    mha = getattr(stack[layer], attn)
+    with torch.no_grad():
+        mha.W_o.weight[:, head * mha.d_k:(head + 1) * mha.d_k] = 0
+    return type(m)(m.name, module, m.tokenizer, m.device)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
+def test_translator_zero_ablation_equals_the_head_cut_out_of_w_o(translator, kind):
+    tr = translator.trace(TR_TEXT, ablate=[(kind, 1, 1)])
+    ref = _without_head(translator, kind, 1, 1).trace(TR_TEXT)
+    assert tr.output_text == ref.output_text
+    for k in ("encoder", "decoder", "cross"):
+        np.testing.assert_allclose(tr.attention[k].weights, ref.attention[k].weights, atol=1e-5)
+    base = translator.trace(TR_TEXT)
+    if kind != "encoder" and base.output_text == tr.output_text:  # the encoder never reads the decoder
+        np.testing.assert_array_equal(tr.attention["encoder"].weights, base.attention["encoder"].weights)
+
+
+def test_translator_uniform_weights_are_uniform_over_visible_keys(translator):
+    tr = translator.trace(TR_TEXT, ablate=[("decoder", 0, 3)], how="uniform")
+    w = tr.attention["decoder"].weights[0, 3]
+    mask = tr.attention["decoder"].mask
+    np.testing.assert_allclose(w, mask / mask.sum(-1, keepdims=True), atol=1e-7)
+
+
+def test_gpt_importance_grid_equals_one_head_at_a_time(gpt):
+    imp = intervene.importance(gpt, GPT_TEXT)
+    ids = gpt.prompt_ids(GPT_TEXT)[1]
+    base = torch.from_numpy(_gpt_logp(gpt, ids, None))[None]
+    assert len(imp.heads) == gpt.config.num_layers * gpt.config.num_heads
+    for (kind, layer, head), kl in zip(imp.heads, imp.kl):
+        one = torch.from_numpy(_gpt_logp(gpt, ids, intervene.build(gpt, [(kind, layer, head)])))[None]
+        assert kl == pytest.approx(intervene.kl_per_position(base, one).mean(), abs=1e-5)
+    assert (imp.kl >= -1e-6).all() and imp.kl.max() > 0.01
+
+
+def test_translator_importance_grid_equals_one_head_at_a_time(translator):
+    imp = intervene.importance(translator, TR_TEXT)
+    assert len(imp.heads) == 3 * translator.config.num_layers * translator.config.num_heads
+    _, src, _ = translator.ids(TR_TEXT)
+    start = translator._start(translator.direction(TR_TEXT))
+    base_logp, _, target = intervene.translator_scores(translator, src, start, None, 1)
+    for i, h in enumerate(imp.heads):
+        logp, _, _ = intervene.translator_scores(translator, src, start, intervene.build(translator, [h]), 1,
+                                                 tgt_ids=target)
+        assert imp.delta_logp[i] == pytest.approx(logp[0] - base_logp[0], abs=1e-4)
+        out = translator.trace(TR_TEXT, ablate=[h]).output_text
+        assert imp.outputs[i] == out and imp.changed[i] == (out != imp.output)
+
+
+@pytest.mark.parametrize("bad", [[("cross", 0, 0)], [("decoder", 9, 0)], [("decoder", 0, -1)], ["decoder:0:1"],
+                                 ["decoder-1-1"]])
+def test_heads_the_model_does_not_have_are_clear_errors(gpt, bad):
+    with pytest.raises(InputError):
+        gpt.trace(GPT_TEXT, ablate=bad)
+
+
+def test_bad_ablation_and_bad_edits_are_clear_errors(gpt, translator):
+    with pytest.raises(InputError):
+        gpt.trace(GPT_TEXT, ablate=[("decoder", 0, 0)], how="half")
+    with pytest.raises(InputError):
+        gpt.trace(GPT_TEXT, edit=("decoder", 0, 0, 2, [0.5, -0.5]))
+    with pytest.raises(InputError):                                  # a later token: the mask hides it
+        gpt.trace(GPT_TEXT, edit=("decoder", 0, 0, 1, [0, 0, 0, 1] + [0] * 8))
+    with pytest.raises(InputError):                                  # wrong number of keys
+        translator.trace(TR_TEXT, edit=("encoder", 0, 0, 1, [1.0, 0.0]))
+
+
+def _cli(*args):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = cli(list(args))
+    return code, out.getvalue()
+
+
+def test_cli_ablate_and_importance():
+    code, out = _cli("trace", "--model", "translator", "--text", TR_TEXT, "--ablate", "cross:2:2",
+                     "--ablate-how", "zero", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["intervention"] == {"how": "zero", "ablate": ["cross:2:2"], "edits": []}
+    m = model.load("translator", device="cpu")
+    assert data["output_text"] == m.trace(TR_TEXT, ablate=[("cross", 1, 1)]).output_text
+    code, out = _cli("importance", "--model", "gpt", "--text", GPT_TEXT, "--json")
+    rows = json.loads(out)["heads"]
+    assert code == 0 and len(rows) == 12 and {r["head"] for r in rows} >= {"decoder:1:1", "decoder:3:4"}
+    assert cli(["trace", "--model", "gpt", "--text", "x", "--ablate", "cross:1:1"]) == 2
+
+
+# -- Hugging Face: the same ablation through the registered attention function -------------------------
+@pytest.fixture(scope="module")
+def tiny_hf(tmp_path_factory):
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import ByteLevelBPETokenizer
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(["The cat sat on the mat.", "The dog bit the man."] * 20, vocab_size=300,
+                            min_frequency=1, special_tokens=["<|endoftext|>"])
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>",
+                                               eos_token="<|endoftext|>")
+    torch.manual_seed(0)
+    root = tmp_path_factory.mktemp("hf_ablate")
+    models = {
+        "gpt2": transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0)),
+        "llama": transformers.LlamaForCausalLM(transformers.LlamaConfig(
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=32,
+            intermediate_size=64, vocab_size=len(tok), max_position_embeddings=64, bos_token_id=0,
+            eos_token_id=0, pad_token_id=0)),
+    }
+    for name, module in models.items():
+        tok.save_pretrained(root / name)
+        module.eval().save_pretrained(root / name)
+    return root
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama"])
+def test_hf_zero_ablation_equals_the_head_cut_out_of_the_output_projection(tiny_hf, name, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "1")
+    m = model.load(f"hf:{tiny_hf / name}", device="cpu")
+    tr = m.trace(TR_TEXT, ablate=[("decoder", 0, 1)])
+    assert tr.intervention["ablate"] == ["decoder:1:2"]
+    ref_model = copy.deepcopy(m.hf_model)
+    d = m.config.d_model // m.config.num_heads
+    with torch.no_grad():
+        if name == "gpt2":    # Conv1D: x @ weight, rows are the input features
+            ref_model.transformer.h[0].attn.c_proj.weight[d:2 * d] = 0
+        else:
+            ref_model.model.layers[0].self_attn.o_proj.weight[:, d:2 * d] = 0
+    ids = m.prompt_ids(TR_TEXT)[1] if hasattr(m, "prompt_ids") else m._prompt_ids(TR_TEXT, 64)[1]
+    with torch.no_grad():
+        out = ref_model(input_ids=torch.tensor([ids]), output_attentions=True)
+    ref = torch.stack([a[0] for a in out.attentions]).numpy()
+    np.testing.assert_allclose(tr.attention["decoder"].weights, ref, atol=1e-5)
+    assert np.abs(ref[1] - m.trace(TR_TEXT).attention["decoder"].weights[1]).max() > 1e-6
+    uni = m.trace(TR_TEXT, ablate=[("decoder", 1, 3 if name == "llama" else 1)], how="uniform")
+    w = uni.attention["decoder"].weights[1, 3 if name == "llama" else 1]
+    causal = np.tril(np.ones_like(w, dtype=bool))
+    np.testing.assert_allclose(w, causal / causal.sum(-1, keepdims=True), atol=1e-6)
