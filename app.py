@@ -4,12 +4,17 @@ The entry: the shared sidebar (model, sentence, language, device), then the chos
 """
 import streamlit as st
 
+from ui import classroom, state
 from ui.context import sidebar
 from ui.i18n import t
 
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
 
+classroom.from_link()       # ?room=CODE: join the teacher's room
 ctx = sidebar()
+with st.sidebar:
+    classroom.sidebar_panel()
+state.set_url(**classroom.link_params())
 
 # (file, url path, translation key, icon); the first is the home page
 PAGES = [
@@ -21,8 +26,13 @@ PAGES = [
     ("pages/steps.py", "steps", "page_steps", "🧮"),
     ("pages/architecture.py", "architecture", "page_architecture", "🏛️"),
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
+    ("pages/lessons.py", "lessons", "page_lessons", "🎓"),
 ]
-nav = st.navigation([st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
-                     for i, (f, path, key, icon) in enumerate(PAGES)],
-                    position="hidden" if ctx.presentation else "sidebar")
-nav.run()
+pages = [st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
+         for i, (f, path, key, icon) in enumerate(PAGES)]
+nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
+classroom.banner(pages)     # the teacher's room code; a student's follow / detach line
+try:
+    nav.run()
+finally:                    # also when the page stopped early (st.stop): the class sees where it stopped
+    classroom.publish(nav)

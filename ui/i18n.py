@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .strings import architecture, attention, common, generation, positional, steps, temperature
+from .strings import architecture, attention, common, generation, lessons, positional, steps, temperature
 from .strings import timeline
 
 LANGS = {"en": "English", "zh": "中文"}
 DEFAULT_LANG = "en"
 
 TABLE: dict[str, dict[str, str]] = {}
-for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline):
+for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline, lessons):
     for _key, _value in _module.STRINGS.items():
         if _key in TABLE:
             raise KeyError(f"translation key {_key!r} defined twice ({_module.__name__})")

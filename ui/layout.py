@@ -8,6 +8,7 @@ import streamlit as st
 from .i18n import t
 
 PRESENT_SCALE = 1.35   # charts and their type in presentation mode
+NOT_IN_COPIED_LINKS = ("present", "teach", "room")
 
 # Our own constant CSS (never user text): bigger type and charts for a projector.
 _PRESENTATION_CSS = """
@@ -73,6 +74,8 @@ def view_url() -> str:
     browser has not told the server its URL (AppTest, very old browsers)."""
     url = (getattr(st.context, "url", None) or "").split("?")[0].split("#")[0]
     params = st.query_params.to_dict()
+    # a link copied on the projector opens the normal view, outside the teacher's room
+    params = {k: v for k, v in params.items() if k not in NOT_IN_COPIED_LINKS}
     query = urlencode(params, quote_via=quote) if params else ""
     return url + ("?" + query if query else "") if url else ("?" + query if query else "/")
 

@@ -1,0 +1,273 @@
+"""Classroom rooms: what the teacher shows, and the students' answers, in a store every replica reaches.
+
+One small interface (RoomStore), two stores behind it:
+- SQLiteRooms: a file (WAL mode, so readers never wait for the writer): the default, right for
+  one server or several replicas on one host;
+- RedisRooms: a Redis server, for replicas on several machines.
+rooms_from_setting() picks one from ATTN_ROOMS: unset or "sqlite:///path/to/file", or
+"redis://host:port/db". No room lives in a Python global: a replica that never saw the room
+reads it from the store.
+
+A room has a short code to type or scan (8 characters from an alphabet without look-alikes,
+40 bits, drawn by `secrets`) and a separate teacher token (128 bits) that only the teacher's
+session holds; only the token can change what the room shows. Rooms expire TTL seconds after the
+teacher last changed them. No Streamlit here.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # no 0/O, 1/I/L
+CODE_LENGTH = 8
+TTL = 4 * 3600                                  # a room lives 4 hours after the teacher's last change
+MAX_STATE = 20_000                              # bytes of JSON a room may hold
+MAX_ANSWER = 64
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    version: int        # grows by one with every change the teacher publishes
+    state: dict         # what the teacher shows: {"page": ..., "params": {...}}
+    expires: float      # unix time
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(raw: str) -> str | None:
+    """A typed code: case, spaces and dashes ignored; None if it cannot be a code."""
+    code = "".join(ch for ch in (raw or "").upper() if ch not in " -")
+    return code if len(code) == CODE_LENGTH and all(ch in ALPHABET for ch in code) else None
+
+
+def format_code(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _state_json(state: dict) -> str:
+    text = json.dumps(state, ensure_ascii=False, sort_keys=True)
+    if len(text.encode()) > MAX_STATE:
+        raise ValueError(f"room state is larger than {MAX_STATE} bytes")
+    return text
+
+
+class RoomStore:
+    """create() -> (code, teacher token); get(code) -> Room | None; publish(code, token, state) ->
+    version (PermissionError for a wrong token, KeyError for no such room); check(code, token) ->
+    bool; answer(code, step, student, choice); answers(code, step) -> {choice: count};
+    close(code, token)."""
+
+    ttl: float = TTL
+
+    def create(self, state: dict | None = None) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def get(self, code: str) -> Room | None:
+        raise NotImplementedError
+
+    def publish(self, code: str, token: str, state: dict) -> int:
+        raise NotImplementedError
+
+    def answer(self, code: str, step: str, student: str, choice: int) -> None:
+        raise NotImplementedError
+
+    def answers(self, code: str, step: str) -> dict[int, int]:
+        raise NotImplementedError
+
+    def close(self, code: str, token: str) -> None:
+        raise NotImplementedError
+
+    def _check(self, code: str, token: str) -> None:
+        raise NotImplementedError
+
+    def check(self, code: str, token: str) -> bool:
+        """Whether token is this live room's teacher token."""
+        try:
+            self._check(code, token)
+            return True
+        except (KeyError, PermissionError):
+            return False
+
+
+class SQLiteRooms(RoomStore):
+    def __init__(self, path: str | os.PathLike, ttl: float = TTL):
+        self.path, self.ttl = str(path), ttl
+        self._local = threading.local()   # one connection per thread (Streamlit runs sessions in threads)
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token TEXT NOT NULL, "
+                       "state TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
+                       "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))")
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            db.execute("PRAGMA busy_timeout=10000")
+            self._local.db = db
+        return db
+
+    def _expire(self, db) -> None:
+        now = time.time()
+        db.execute("DELETE FROM answers WHERE code IN (SELECT code FROM rooms WHERE expires < ?)", (now,))
+        db.execute("DELETE FROM rooms WHERE expires < ?", (now,))
+
+    def create(self, state=None):
+        token = secrets.token_urlsafe(16)
+        db = self._db()
+        self._expire(db)
+        while True:
+            code = new_code()
+            try:
+                db.execute("INSERT INTO rooms VALUES (?, ?, ?, 0, ?)",
+                           (code, _hash(token), _state_json(state or {}), time.time() + self.ttl))
+                return code, token
+            except sqlite3.IntegrityError:   # a live room has this code: draw again
+                continue
+
+    def get(self, code):
+        row = self._db().execute("SELECT state, version, expires FROM rooms WHERE code = ? AND expires >= ?",
+                                 (code, time.time())).fetchone()
+        return None if row is None else Room(code, row[1], json.loads(row[0]), row[2])
+
+    def _check(self, code, token, db=None) -> None:
+        row = (db or self._db()).execute("SELECT token FROM rooms WHERE code = ? AND expires >= ?", (code, time.time())).fetchone()
+        if row is None:
+            raise KeyError(code)
+        if not hmac.compare_digest(row[0], _hash(token or "")):
+            raise PermissionError("only the teacher's session can change this room")
+
+    def publish(self, code, token, state):
+        text = _state_json(state)
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._check(code, token, db)
+            db.execute("UPDATE rooms SET state = ?, version = version + 1, expires = ? WHERE code = ?",
+                       (text, time.time() + self.ttl, code))
+            version = db.execute("SELECT version FROM rooms WHERE code = ?", (code,)).fetchone()[0]
+            db.execute("COMMIT")
+            return version
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def answer(self, code, step, student, choice):
+        if self.get(code) is None:
+            raise KeyError(code)
+        self._db().execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+                           (code, str(step)[:MAX_ANSWER], str(student)[:MAX_ANSWER], int(choice)))
+
+    def answers(self, code, step):
+        rows = self._db().execute("SELECT choice, COUNT(*) FROM answers WHERE code = ? AND step = ? GROUP BY choice",
+                                  (code, str(step)[:MAX_ANSWER])).fetchall()
+        return {int(c): int(n) for c, n in rows}
+
+    def close(self, code, token):
+        db = self._db()
+        self._check(code, token, db)
+        db.execute("DELETE FROM answers WHERE code = ?", (code,))
+        db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+
+
+class RedisRooms(RoomStore):
+    """room:{code} a hash (token, state, version) and answers:{code}:{step} a hash student -> choice,
+    both expiring with the room."""
+
+    def __init__(self, url: str, ttl: float = TTL):
+        import redis   # only needed when ATTN_ROOMS names a Redis server
+        self.r, self.ttl = redis.Redis.from_url(url, decode_responses=True), ttl
+
+    def create(self, state=None):
+        token = secrets.token_urlsafe(16)
+        while True:
+            code = new_code()
+            key = f"room:{code}"
+            if self.r.hsetnx(key, "token", _hash(token)):
+                pipe = self.r.pipeline()
+                pipe.hset(key, mapping={"state": _state_json(state or {}), "version": 0})
+                pipe.expire(key, int(self.ttl))
+                pipe.execute()
+                return code, token
+
+    def get(self, code):
+        key = f"room:{code}"
+        pipe = self.r.pipeline()
+        pipe.hmget(key, "state", "version")
+        pipe.ttl(key)
+        (state, version), ttl = pipe.execute()
+        if state is None or ttl == -2:
+            return None
+        return Room(code, int(version), json.loads(state), time.time() + max(ttl, 0))
+
+    def _check(self, code, token) -> None:
+        stored = self.r.hget(f"room:{code}", "token")
+        if stored is None:
+            raise KeyError(code)
+        if not hmac.compare_digest(stored, _hash(token or "")):
+            raise PermissionError("only the teacher's session can change this room")
+
+    def publish(self, code, token, state):
+        text = _state_json(state)
+        self._check(code, token)
+        key = f"room:{code}"
+        pipe = self.r.pipeline()
+        pipe.hset(key, "state", text)
+        pipe.hincrby(key, "version", 1)
+        pipe.expire(key, int(self.ttl))
+        for step_key in self.r.scan_iter(f"answers:{code}:*"):
+            pipe.expire(step_key, int(self.ttl))
+        return int(pipe.execute()[1])
+
+    def answer(self, code, step, student, choice):
+        if self.get(code) is None:
+            raise KeyError(code)
+        key = f"answers:{code}:{str(step)[:MAX_ANSWER]}"
+        pipe = self.r.pipeline()
+        pipe.hset(key, str(student)[:MAX_ANSWER], int(choice))
+        pipe.expire(key, int(self.ttl))
+        pipe.execute()
+
+    def answers(self, code, step):
+        out: dict[int, int] = {}
+        for choice in self.r.hvals(f"answers:{code}:{str(step)[:MAX_ANSWER]}"):
+            out[int(choice)] = out.get(int(choice), 0) + 1
+        return out
+
+    def close(self, code, token):
+        self._check(code, token)
+        keys = [f"room:{code}", *self.r.scan_iter(f"answers:{code}:*")]
+        self.r.delete(*keys)
+
+
+DEFAULT_SQLITE = Path(tempfile.gettempdir()) / "attention-explorer-rooms.sqlite3"
+
+
+def rooms_from_setting(setting: str | None = None) -> RoomStore:
+    """The store ATTN_ROOMS names: "redis://..." / "rediss://...", "sqlite:///path", or (unset) a
+    SQLite file in the temp folder shared by every replica on this host."""
+    setting = (os.environ.get("ATTN_ROOMS", "") if setting is None else setting).strip()
+    if setting.startswith(("redis://", "rediss://", "unix://")):
+        return RedisRooms(setting)
+    if setting.startswith("sqlite:///"):
+        return SQLiteRooms(setting[len("sqlite:///"):])
+    if setting:
+        raise ValueError(f"ATTN_ROOMS must be sqlite:///PATH or redis://HOST:PORT/DB, not {setting!r}")
+    return SQLiteRooms(DEFAULT_SQLITE)
