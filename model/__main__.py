@@ -18,22 +18,48 @@ def _float(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
+        raise argparse.ArgumentTypeError(f"must be finite, got {text[:40]}")
     return value
+
+
+def _between(lo, hi, cast=int):
+    """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count, n = 0 or an
+    attention temperature of 1e-300 (its scores overflow to NaN) is one line, status 2."""
+    def parse(text):
+        try:
+            value = int(text) if cast is int else _float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+        if not lo <= value <= hi:
+            shown = (f"{lo:,}", f"{hi:,}") if cast is int else (f"{lo:g}", f"{hi:g}")
+            raise argparse.ArgumentTypeError(f"must be from {shown[0]} to {shown[1]}, got {text[:40]}")
+        return value
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """A bad argument: one line on stderr and status 2 (argparse would print the usage first)."""
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
 
 
 def cmd_trace(a):
     from .registry import load
     m = load(a.model, device=a.device)
+    if a.layer is not None and not 0 <= a.layer < m.config.num_layers:
+        raise InputError("layer", f"--layer {a.layer} is out of range: {m.name} has layers 0 to {m.config.num_layers - 1}")
     kwargs = dict(temperature=a.temperature, temperature_layer=a.layer, use_position=not a.no_position)
     tr = m.trace(a.text, **kwargs)
+    if not all(np.isfinite(att.weights).all() for att in tr.attention.values()):
+        raise InputError("temperature", f"attention temperature {a.temperature:g} overflows: the weights are not "
+                                        "numbers; use a temperature from 0.001 to 1000")
     if a.json:
         out = tr.to_json()
         for att in out["attention"].values():  # six decimals: rows still sum to 1 within 1e-5
             att["weights"] = np.round(np.asarray(att["weights"], dtype=np.float64), 6).tolist()
-        print(json.dumps(out, ensure_ascii=False))
+        print(json.dumps(out, ensure_ascii=False, allow_nan=False))
         return
     print(f"model: {tr.model}\ninput: {tr.input_text}")
     if tr.output_text:
@@ -102,7 +128,7 @@ def cmd_evaluate(a):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="python -m model", description=__doc__.splitlines()[0])
+    p = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
     p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
@@ -110,8 +136,10 @@ def parser():
                    help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
                         "needs requirements-hf.txt)")
     t.add_argument("--text", required=True)
-    t.add_argument("--temperature", type=_float, default=1.0, help="attention temperature (> 0)")
-    t.add_argument("--layer", type=int, default=None, help="apply the temperature in this layer only (0-based)")
+    t.add_argument("--temperature", type=_between(1e-3, 1e3, float), default=1.0,
+                   help="attention temperature (0.001 to 1000)")
+    t.add_argument("--layer", type=_between(0, 10_000), default=None,
+                   help="apply the temperature in this layer only (0-based)")
     t.add_argument("--no-position", action="store_true", help="drop the positional encoding")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)
@@ -124,10 +152,10 @@ def parser():
     g.add_argument("--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model")
     g.add_argument("--prompt", default="")
     g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
-    g.add_argument("--top-k", type=int)
-    g.add_argument("--top-p", type=_float)
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--max-new-tokens", type=int, default=30)
+    g.add_argument("--top-k", type=_between(1, 10_000_000))
+    g.add_argument("--top-p", type=_between(1e-6, 1.0, float))
+    g.add_argument("--seed", type=_between(0, 2**63 - 1), default=0)
+    g.add_argument("--max-new-tokens", type=_between(1, 10_000), default=30)
     g.set_defaults(fn=cmd_generate)
     r = sub.add_parser("train", help="train a shipped model (or the tokenizer) and save it")
     r.add_argument("name", help="tokenizer, translator, gpt, gpt-rope, gpt-alibi or gpt-local")
@@ -141,7 +169,7 @@ def parser():
     r.set_defaults(fn=cmd_train)
     e = sub.add_parser("evaluate", help="quality on held-out sentences")
     e.add_argument("name")
-    e.add_argument("--n", type=int, default=1000)
+    e.add_argument("--n", type=_between(1, 1_000_000), default=1000)
     e.add_argument("--json", action="store_true")
     e.set_defaults(fn=cmd_evaluate)
     return p

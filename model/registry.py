@@ -18,7 +18,7 @@ from .config import ModelConfig
 from .errors import InputError, ModelFileError
 from .gpt import GPT
 from .runner import GPTRunner, TranslatorRunner
-from .tokenizer import PAD, Tokenizer
+from .tokenizer import PAD, REBUILD_COMMAND, Tokenizer
 from .transformer import Transformer
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
@@ -67,9 +67,56 @@ def read_config(name: str, directory: Path | None = None) -> tuple[ModelConfig, 
         return PRESETS[name], {}
     try:
         meta = json.loads(cfg_path.read_text(encoding="utf-8"))
-        return ModelConfig.from_dict(meta["config"]), meta
-    except (ValueError, KeyError, TypeError) as e:
+        config = ModelConfig.from_dict(meta["config"])
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
         raise ModelFileError(cfg_path, f"python -m model train {name}", f"unreadable ({e})") from None
+    problem = config_problem(config)
+    if problem:
+        raise ModelFileError(cfg_path, f"python -m model train {name}", f"not a valid model config ({problem})")
+    return config, meta
+
+
+# sizes far beyond any model this project trains: a config asking for more is damaged, and building
+# it would take the server's memory before the weights could say so
+LIMITS = {"d_model": 4096, "num_heads": 64, "num_layers": 48, "d_ff": 16384, "max_seq_len": 8192}
+
+
+def config_problem(config: ModelConfig) -> str | None:
+    """What is wrong with a saved config (checked before anything is built), or None."""
+    from .positional import SCHEMES
+    if config.arch not in ("transformer", "gpt"):
+        return f"arch {config.arch!r} is neither transformer nor gpt"
+    for field, most in LIMITS.items():
+        v = getattr(config, field)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= most:
+            return f"{field} = {v!r} must be a whole number from 1 to {most}"
+    if config.d_model % config.num_heads:
+        return f"d_model = {config.d_model} is not divisible by num_heads = {config.num_heads}"
+    if config.positional not in SCHEMES:
+        return f"positional = {config.positional!r} is not one of {', '.join(SCHEMES)}"
+    if config.positional == "rope" and (config.d_model // config.num_heads) % 2:
+        return "rope needs an even head size (d_model / num_heads)"
+    if isinstance(config.window, bool) or not isinstance(config.window, int) or config.window < 0:
+        return f"window = {config.window!r} must be a whole number >= 0"
+    if not isinstance(config.dropout, (int, float)) or not 0 <= config.dropout < 1:
+        return f"dropout = {config.dropout!r} must be in [0, 1)"
+    return None
+
+
+def load_tokenizer(directory: Path | None = None) -> Tokenizer:
+    """The SentencePiece tokenizer of the weights folder; ModelFileError naming the file and the
+    command that rebuilds it when it is missing, unreadable or not one of ours."""
+    path = (Path(directory) if directory else weights_dir()) / "tokenizer.model"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelFileError(path, REBUILD_COMMAND, "missing") from None
+    except OSError as e:
+        raise ModelFileError(path, REBUILD_COMMAND, f"unreadable ({e.strerror or type(e).__name__})") from None
+    try:
+        return Tokenizer.from_bytes(data, path)
+    except (ValueError, RuntimeError, OSError) as e:
+        raise ModelFileError(path, REBUILD_COMMAND, f"not a usable tokenizer ({e})") from None
 
 
 def load(name: str, device: str | None = None, random_weights: bool = False, directory=None):
@@ -86,7 +133,7 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights
     random_weights = (random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1") and step is None
-    tokenizer = Tokenizer.load(Path(directory) / "tokenizer.model" if directory else None)
+    tokenizer = load_tokenizer(directory)
     config, _ = read_config(name, directory)
     config.vocab_size = tokenizer.vocab_size
     dev, dev_notice = devices.pick(device)

@@ -17,7 +17,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_model_notices
+from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_model_notices
 from viz.analysis import mean_of_heads
 from viz import positional as vp
 
@@ -240,7 +240,7 @@ if sec == "order":
         try:
             result = word_order(ctx.device, a, b)
         except InputError as e:
-            st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+            show_input_error(e)
             result = None
         if result is not None:
             n_layers, n_heads = tr_runner.config.num_layers, tr_runner.config.num_heads
@@ -299,7 +299,7 @@ if sec == "long":
                 try:
                     tr = cache.trace(name, ctx.device, ctx.text) if ctx.text.strip() else None
                 except InputError as e:
-                    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+                    show_input_error(e)
                     tr = None
                 if tr is None:
                     st.info(t("empty_text_hint"), icon="✏️")

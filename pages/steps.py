@@ -18,7 +18,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_model_notices, show_table, token_picker
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_input_error, show_model_notices, show_table, token_picker
 from viz.heatmap import attention_heatmap
 from viz.steps import matrix_heatmap, shapes_figure
 
@@ -157,7 +157,7 @@ try:
     with st.spinner(t("steps_running")):
         w = walkthrough(ctx.model, ctx.device, ctx.text, kind, layer, head)
 except InputError as e:
-    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+    show_input_error(e)
     copy_link()
     st.stop()
 except ModelFileError as e:

@@ -12,6 +12,7 @@ import streamlit as st
 import torch
 
 import model
+from model import hf
 
 # One intra-op thread per forward: the models are tiny, and a server's sessions already run in
 # parallel threads. With torch's default (all cores) each translation took 2-23 s on a busy
@@ -21,8 +22,16 @@ torch.set_num_threads(int(os.environ.get("ATTN_TORCH_THREADS", "1")))
 TRACE_CACHE_ENTRIES = 200
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
 def runner(name: str, device: str = "auto"):
+    """A shipped model (cached below), or a Hugging Face model "hf:NAME" a visitor chose: only a
+    name the operator offers, from model/hf.py's own cache, bounded in models, bytes and idle time."""
+    if hf.is_hf(name):
+        return hf.load_served(name, device=device)
+    return _shipped(name, device)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _shipped(name: str, device: str = "auto"):
     return model.load(name, device=device)
 
 

@@ -17,11 +17,12 @@ from model.errors import InputError, ModelFileError
 from . import cache, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .safe import md, short
-from .widgets import show_model_notices
+from .widgets import show_input_error, show_model_notices
 
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
 TEXT_KEY = "text"
+_LOADED: set[tuple[str, str]] = set()   # (model, device) loaded once in this process: no spinner needed
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,18 @@ class Context:
     def runner(self):
         """The cached model, or None after showing a clear message (missing / corrupt file)."""
         try:
-            return cache.runner(self.model, self.device)
+            if (self.model, self.device) in _LOADED:
+                return cache.runner(self.model, self.device)
+            # the first load in this process (a Hugging Face model: seconds); st.spinner shows its
+            # message only if the load takes longer than 0.5 s
+            with st.spinner(t("loading_model", name=_model_label(self.model))):
+                runner = cache.runner(self.model, self.device)
+            _LOADED.add((self.model, self.device))
+            return runner
         except ModelFileError as e:
             st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
         except InputError as e:
-            st.error(md(str(e)), icon="🚫")
+            show_input_error(e)
         return None
 
     def trace(self, text: str | None = None, **settings):
@@ -53,7 +61,7 @@ class Context:
         try:
             tr = cache.trace(self.model, self.device, text, **settings)
         except InputError as e:
-            st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+            show_input_error(e)
             return None
         show_model_notices(tr.notices)
         return tr
@@ -71,29 +79,34 @@ def _model_label(name: str) -> str:
 
 
 def _parse_model(raw: str) -> str:
-    if hf_models.is_hf(raw) and hf_models.available():
-        return hf_models.PREFIX + hf_models.check_name(raw[len(hf_models.PREFIX):])
+    """A shipped model, or hf:NAME where NAME is one the operator offers (model/hf.py allowed()):
+    a link names a model, never a path or a hub id."""
+    if hf_models.is_hf(raw):
+        name = hf_models.canonical(raw)
+        if name and name in hf_models.suggestions():
+            return hf_models.PREFIX + name
+        raise ValueError(raw)
     if "@" in raw:
         return timeline.parse_snapshot(raw)
     return state.choice(model.NAMES)(raw)
 
 
 def _model_picked() -> None:
-    """Choosing "Hugging Face…" starts from the first suggestion (a packaged model works offline)."""
+    """Choosing "Hugging Face…" starts from the operator's first model (a packaged one works offline)."""
     if st.session_state["model"] == hf_models.PREFIX:
         first = (hf_models.suggestions() or [""])[0]
         st.session_state["model"] = hf_models.PREFIX + first if first else hf_models.PREFIX
 
 
 def _hf_named() -> None:
-    name = (st.session_state.get("_hf_name") or "").strip()
-    if name:
+    name = hf_models.canonical(st.session_state.get("_hf_name") or "")
+    if name in hf_models.suggestions():
         st.session_state["model"] = hf_models.PREFIX + name
 
 
 def _hf_picker() -> None:
-    """The model selectbox's options, and under it a box for a hub id or folder when an hf: model is
-    chosen (its own suggestions, or any typed name)."""
+    """The model selectbox's options, and under it, when an hf: model is chosen, the names of the
+    Hugging Face models the operator offers (no typed names: a visitor never names a path)."""
     current = st.session_state["model"]
     options = list(model.NAMES) + timeline.snapshot_options(current)
     if hf_models.available():
@@ -104,10 +117,11 @@ def _hf_picker() -> None:
         name = current[len(hf_models.PREFIX):]
         st.session_state["_hf_name"] = name or None
         st.selectbox(t("hf_name"), ([name] if name else []) + [n for n in hf_models.suggestions() if n != name],
-                     key="_hf_name", accept_new_options=True, on_change=_hf_named, help=t("hf_name_help"))
+                     key="_hf_name", on_change=_hf_named, help=t("hf_name_help"))
 
 
 def sidebar() -> Context:
+    state.begin_run()
     if "lang" not in st.session_state and not st.query_params.get("lang"):
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
     state.url_param("lang", st.session_state.get("lang", "en"), state.choice(LANGS), key="lang")

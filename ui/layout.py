@@ -5,6 +5,7 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
+from . import state
 from .i18n import t
 
 PRESENT_SCALE = 1.35   # charts and their type in presentation mode
@@ -73,7 +74,7 @@ def view_url() -> str:
     browser sees it) and every query parameter this run wrote. Relative ("?...") when the
     browser has not told the server its URL (AppTest, very old browsers)."""
     url = (getattr(st.context, "url", None) or "").split("?")[0].split("#")[0]
-    params = st.query_params.to_dict()
+    params = state.link_params()   # only this page's keys, one value each, capped
     # a link copied on the projector opens the normal view, outside the teacher's room
     params = {k: v for k, v in params.items() if k not in NOT_IN_COPIED_LINKS}
     query = urlencode(params, quote_via=quote) if params else ""

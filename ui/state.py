@@ -12,10 +12,30 @@ from typing import Any, Callable
 import streamlit as st
 
 from .i18n import t
-from .safe import md, short
+from .safe import echo, md
 
 _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
+_KEYS = "_url_keys"          # the link keys this run read or wrote: the only ones a copied link keeps
+TEXT_MAX = 500               # longest text the app writes into a link
+TEXT_READ_MAX = 2000         # longest text it reads from one (model/runner.py's MAX_CHARS)
+VALUE_MAX = 100              # longest value of any other key
+
+
+def begin_run() -> None:
+    """Called first on every run (the sidebar): forget the previous page's link keys."""
+    st.session_state[_KEYS] = set()
+
+
+def _known(name: str) -> None:
+    st.session_state.setdefault(_KEYS, set()).add(name)
+
+
+def link_params() -> dict[str, str]:
+    """The link's parameters as a copied link should carry them: only the keys this run's page
+    knows, one value each, none longer than TEXT_MAX (the address bar's other keys stay unread)."""
+    known = st.session_state.get(_KEYS, set())
+    return {k: v for k, v in st.query_params.to_dict().items() if k in known and len(v) <= TEXT_MAX}
 
 
 def _notices() -> list[str]:
@@ -39,6 +59,7 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
     """Put the URL's value (or the default) into session_state[key] the first time this page runs,
     and return it. parse raises ValueError for a bad value."""
     key = key or name
+    _known(name)
     raw = st.query_params.get(name)
     seen = st.session_state.setdefault(_SEEN, {})
     fresh = key not in st.session_state or (raw is not None and seen.get(name) != raw)
@@ -46,24 +67,28 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
         value = default
         if raw is not None:
             try:
+                if len(raw) > (TEXT_READ_MAX if parse is text else VALUE_MAX):
+                    raise ValueError("too long")
                 value = parse(raw)
             except (ValueError, TypeError, KeyError, IndexError):
-                _notices().append(t("bad_url_value", name=md(name), value=md(short(raw, 40))))
+                _notices().append(t("bad_url_value", name=md(name), value=echo(raw)))
         st.session_state[key] = value
         seen[name] = raw
     return st.session_state[key]
 
 
 def set_url(**values) -> None:
-    """Write values into the address bar; None or "" removes the parameter."""
+    """Write values into the address bar; None or "" removes the parameter, and so does a text
+    longer than TEXT_MAX (a link stays short enough for every server and browser)."""
     seen = st.session_state.setdefault(_SEEN, {})
     for name, value in values.items():
+        _known(name)
         text = "" if value is None else serialize(value)
-        if text == "":
+        if text == "" or len(text) > TEXT_MAX:
             if name in st.query_params:
                 del st.query_params[name]
             seen[name] = None
-        elif st.query_params.get(name) != text:
+        elif st.query_params.get(name) != text or len(st.query_params.get_all(name)) > 1:
             st.query_params[name] = text
             seen[name] = text
         else:
@@ -118,7 +143,7 @@ def clamped(name: str, lo, hi, cast=float) -> Callable[[str], Any]:
             raise ValueError(raw)
         fixed = cast(min(max(v, lo), hi))
         if fixed != v:
-            _notices().append(t("url_clamped", name=md(name), value=md(short(raw, 20)),
+            _notices().append(t("url_clamped", name=md(name), value=echo(raw, 20),
                                 lo=lo, hi=hi, shown=fixed))
         return fixed
     return parse

@@ -9,7 +9,7 @@ from viz.table import to_csv, weights_table
 
 from .i18n import TABLE, t
 from .rows import pill_labels
-from .safe import md
+from .safe import echo, md
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -20,8 +20,22 @@ def show_model_notices(notes) -> None:
     for note in notes:
         code = getattr(note, "code", None)
         key = f"notice_{code}"
-        text = t(key, **{k: md(v) for k, v in note.params.items()}) if code and key in TABLE else md(note)
+        # a notice's values can echo the visitor's text (unseen words): capped, no live link
+        text = t(key, **{k: echo(v, 80) for k, v in note.params.items()}) if code and key in TABLE else md(note)
         st.caption("ⓘ " + text)
+
+
+def show_input_error(e) -> None:
+    """An InputError (model.errors) in the reader's language: text that leaves no tokens gets the
+    hint to type a sentence; a code with its own line in the table (error_CODE) that line, which
+    never echoes the visitor's value; any other error its one line."""
+    code = getattr(e, "code", None)
+    if code == "empty":
+        st.info(t("empty_text_hint"), icon="✏️")
+    elif code and f"error_{code}" in TABLE:
+        st.error(t(f"error_{code}"), icon="🚫")
+    else:
+        st.warning(t("input_error", message=md(str(e))), icon="⚠️")
 
 
 def heatmap_labels(writes: bool = False) -> dict:

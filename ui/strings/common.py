@@ -1,6 +1,9 @@
 """Strings shared by every page: the sidebar, navigation, errors and notices."""
 STRINGS = {
     "app_title": {"en": "Transformer Attention Explorer", "zh": "Transformer 注意力探索器"},
+    "loading_app": {"en": "Loading the models and charts… (the first visit after the server starts takes a few seconds)",
+                    "zh": "正在加载模型和图表……（服务器启动后的第一次访问需要几秒钟）"},
+    "loading_model": {"en": "Loading the model {name}…", "zh": "正在加载模型 {name}……"},
     "language": {"en": "Language", "zh": "界面语言"},
     "model": {"en": "Model", "zh": "模型"},
     "model_help": {"en": "Small models trained by this project on its own English–Chinese corpus.",
@@ -88,12 +91,12 @@ STRINGS.update({
 })
 STRINGS.update({
     "model_hf": {"en": "Hugging Face…", "zh": "Hugging Face…"},
-    "hf_name": {"en": "Hugging Face model: hub id or local folder", "zh": "Hugging Face 模型：Hub 名称或本地文件夹"},
-    "hf_name_help": {"en": "Pick a suggestion or type a hub id (e.g. openai-community/gpt2; downloaded once, "
-                           "needs the internet) or a folder on this server with config.json, the tokenizer and "
-                           "safetensors weights.",
-                     "zh": "选一个建议，或输入 Hub 名称（如 openai-community/gpt2；首次需联网下载），或本服务器上"
-                           "含 config.json、分词器和 safetensors 权重的文件夹。"},
+    "hf_name": {"en": "Hugging Face model", "zh": "Hugging Face 模型"},
+    "hf_name_help": {"en": "The Hugging Face models this server's operator offers (ATTN_HF_MODELS).",
+                     "zh": "本服务器管理员提供的 Hugging Face 模型（ATTN_HF_MODELS）。"},
+    "error_hf_refused": {"en": "This server does not offer that Hugging Face model. Choose one of the models in "
+                               "the sidebar.",
+                         "zh": "本服务器不提供该 Hugging Face 模型。请在侧边栏中选择一个模型。"},
 })
 # the model's notices (model.errors.Notice codes), shown by ui.widgets.show_model_notices
 STRINGS.update({
