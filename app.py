@@ -25,6 +25,7 @@ PAGES = [
     ("pages/generation.py", "generation", "page_generation", "✍️"),
     ("pages/steps.py", "steps", "page_steps", "🧮"),
     ("pages/architecture.py", "architecture", "page_architecture", "🏛️"),
+    ("pages/cost.py", "cost", "page_cost", "⏱️"),
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
     ("pages/lessons.py", "lessons", "page_lessons", "🎓"),
 ]
