@@ -25,6 +25,8 @@ PAGES = [
     ("pages/generation.py", "generation", "page_generation", "✍️"),
     ("pages/steps.py", "steps", "page_steps", "🧮"),
     ("pages/architecture.py", "architecture", "page_architecture", "🏛️"),
+    ("pages/intervene.py", "intervene", "page_intervene", "✂️"),
+    ("pages/compare.py", "compare", "page_compare", "⚖️"),
     ("pages/cost.py", "cost", "page_cost", "⏱️"),
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
     ("pages/lessons.py", "lessons", "page_lessons", "🎓"),

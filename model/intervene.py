@@ -313,6 +313,75 @@ def importance(runner, text: str, how: str = "zero", direction: str | None = Non
                       (top[1:] != top[:1]).any(-1).numpy(), kl=kl, seconds=time.perf_counter() - t0)
 
 
+# -- what the page shows beside the untouched run ----------------------------------------------------
+def continuation(runner, text: str, intervention=None, max_new_tokens: int = 8):
+    """A GPT's greedy continuation under `intervention` (the whole sequence re-read at each step, so a
+    switched-off head's mean and an edited row stay where they were). Returns (ids, written text,
+    next-token probabilities at the text's last position (vocab,))."""
+    _, ids, _ = runner.prompt_ids(text)
+    s = _settings(intervention)
+    first = None
+    out = list(ids)
+    for _ in range(max_new_tokens):
+        if len(out) >= runner.config.max_seq_len:
+            break
+        logits, _ = runner.run(lambda m, dev: m(torch.tensor([out], device=dev), s))
+        p = torch.softmax(logits[0, -1].float(), -1).cpu().numpy()
+        first = p if first is None else first
+        nxt = int(p.argmax())
+        if nxt == EOS:
+            break
+        out.append(nxt)
+    return ids, runner.tokenizer.decode(out[len(ids):]), first
+
+
+def step_probs(runner, text: str, intervention=None, target: list[int] | None = None, direction=None):
+    """The next-token probabilities at every decoder position, (T, vocab): a translator teacher-forced
+    on `target` (start token first; default: its own greedy output under the intervention), a GPT on
+    the text. Returns (probs, the ids read)."""
+    if runner.kind == "translator":
+        _, src, _ = runner.ids(text)
+        start = runner._start(direction or runner.direction(text))
+        s = _settings(intervention)
+
+        def fn(m, dev):
+            x = torch.tensor([src], device=dev)
+            tgt = target
+            if tgt is None:
+                row = m.greedy_decode(x, torch.tensor([start], device=dev), EOS, runner.config.max_seq_len, s)[0]
+                tgt = row.tolist()
+                tgt = tgt[:tgt.index(EOS, 1)] if EOS in tgt[1:] else tgt
+            logits, _ = m(x, torch.tensor([tgt], device=dev), s)
+            return torch.softmax(logits[0].float(), -1).cpu().numpy(), tgt
+        return runner.run(fn)
+    _, ids, _ = runner.prompt_ids(text)
+    return np.exp(gpt_scores(runner, ids, intervention, 1)[0].numpy()), ids
+
+
+def sink_heads(weights: np.ndarray, mask: np.ndarray | None = None, threshold: float = 0.5) -> list[tuple[int, int]]:
+    """(layer, head) of the heads that put, on average over the rows that can see more than one key,
+    at least `threshold` of their weight on the first token (an "attention sink")."""
+    w = np.asarray(weights)
+    rows = np.ones(w.shape[2], bool) if mask is None else np.asarray(mask).sum(-1) > 1
+    if not rows.any():
+        return []
+    share = w[:, :, rows, 0].mean(-1)
+    return [(int(la), int(h)) for la, h in zip(*np.nonzero(share >= threshold))]
+
+
+def align(a: np.ndarray, b: np.ndarray, mask_a=None, mask_b=None):
+    """Two (..., Q, K) weight arrays cut to their common rows and columns (aligned by position).
+    Returns (a, b, mask or None, cut: whether either lost rows or columns)."""
+    q, k = min(a.shape[-2], b.shape[-2]), min(a.shape[-1], b.shape[-1])
+    cut = a.shape[-2:] != (q, k) or b.shape[-2:] != (q, k)
+    mask = None
+    if mask_a is not None or mask_b is not None:
+        ma = np.ones((q, k), bool) if mask_a is None else np.asarray(mask_a)[:q, :k]
+        mb = np.ones((q, k), bool) if mask_b is None else np.asarray(mask_b)[:q, :k]
+        mask = ma & mb
+    return a[..., :q, :k], b[..., :q, :k], mask, cut
+
+
 # -- held-out exact match with a head switched off -----------------------------------------------------
 def exact_match(runner, n: int = 200, seed: int = 1234, ablate=None, how: str = "zero", batch: int = 100) -> dict:
     """Exact match on n held-out pairs (as `python -m model evaluate`), both directions, with `ablate` off."""
@@ -330,4 +399,4 @@ def exact_match(runner, n: int = 200, seed: int = 1234, ablate=None, how: str = 
 
 
 __all__ = ["Edit", "Intervention", "Importance", "build", "importance", "head_name", "parse_head", "moved",
-           "onto", "exact_match"]
+           "onto", "exact_match", "continuation", "step_probs", "sink_heads", "align"]

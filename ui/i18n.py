@@ -11,12 +11,14 @@ import streamlit as st
 from .strings import architecture, attention, common, generation, lessons, positional, steps, temperature
 from .strings import timeline
 from .strings import cost
+from .strings import compare, intervene
 
 LANGS = {"en": "English", "zh": "中文"}
 DEFAULT_LANG = "en"
 
 TABLE: dict[str, dict[str, str]] = {}
-for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline, lessons, cost):
+for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline, lessons, cost,
+                intervene, compare):
     for _key, _value in _module.STRINGS.items():
         if _key in TABLE:
             raise KeyError(f"translation key {_key!r} defined twice ({_module.__name__})")

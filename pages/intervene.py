@@ -1,0 +1,286 @@
+"""Intervene: switch heads off, or move one row's weight onto another key, and see what the model then
+writes beside the untouched run; the importance of every head drawn over the model view."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from model.attention import ABLATIONS
+from model.errors import InputError
+from model.intervene import align, head_name, parse_head, sink_heads
+from ui import intervene as ui_iv
+from ui import rows, state
+from ui.context import current
+from ui.i18n import t
+from ui.layout import copy_link, page_header, present_figure
+from ui.safe import md
+from ui.widgets import heatmap_labels, show_input_error
+from viz.generation import compare_bars
+from viz.intervene import difference_heatmap, difference_table, marked_model_view
+from viz.table import to_csv
+
+MODES = ("ablate", "edit")
+TILE = 48
+
+
+def toggle_tile(widget_key: str, kind: str) -> None:
+    """A click on a model-view tile switches that head off (or back on)."""
+    event = st.session_state.get(widget_key)
+    for p in (event or {}).get("selection", {}).get("points", []):
+        data = p.get("customdata")
+        if data is not None and len(data) == 2:
+            name = head_name(kind, int(data[0]), int(data[1]))
+            off = list(st.session_state.get("iv_off", []))
+            st.session_state["iv_off"] = [h for h in off if h != name] if name in off else off + [name]
+            st.session_state["iv_focus"] = name
+            st.session_state["iv_mv_gen"] = st.session_state.get("iv_mv_gen", 0) + 1
+            return
+
+
+def set_off(heads: list[str]) -> None:
+    st.session_state["iv_off"] = heads
+
+
+ctx = current()
+state.url_param("mode", "ablate", state.choice(MODES), key="iv_mode")
+state.url_param("off", [], ui_iv.parse_off, key="iv_off")
+state.url_param("how", "zero", state.choice(ABLATIONS), key="iv_how")
+state.url_param("ikind", None, state.choice(("encoder", "decoder", "cross")), key="iv_kind")
+state.url_param("imp", False, state.flag, key="iv_imp")
+edit_linked = state.from_link("edit", "iv_edit")
+state.url_param("edit", None, ui_iv.parse_edit, key="iv_edit")
+state.url_param("dhead", None, lambda raw: head_name(*parse_head(raw)), key="iv_dhead")
+state.url_param("step", 0, state.integer(0, 10_000), key="iv_step")
+
+page_header("page_intervene", "iv_intro")
+runner = ctx.runner()
+base = ctx.trace() if runner is not None else None
+if base is None:
+    copy_link()
+    st.stop()
+
+# -- which attention kind the model view shows -----------------------------------------------------
+kinds = base.kinds()
+if edit_linked and st.session_state.get("iv_edit"):       # a link's edit opens on its attention kind
+    st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
+if st.session_state.get("iv_kind") not in kinds:
+    st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
+kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="iv_kind", horizontal=True,
+                disabled=len(kinds) == 1)
+att0 = base.attention[kind]
+L, H = att0.num_layers, att0.num_heads
+all_names = [head_name(*h) for h in ui_iv.intervene.all_heads(runner)]
+
+off, dropped = ui_iv.fitted(st.session_state.get("iv_off") or [], runner)
+if dropped:
+    st.warning(t("iv_heads_dropped", heads=md(", ".join(dropped)), model=md(ctx.model)), icon="⚠️")
+st.session_state["iv_off"] = off
+
+mode = st.segmented_control(t("iv_mode"), MODES, format_func=lambda m: t(f"iv_mode_{m}"), key="iv_mode",
+                            required=True)
+st.caption(t(f"iv_mode_{mode}_help"))
+
+image_format = st.session_state.get("iv_img", "png")
+how = st.session_state.get("iv_how", "zero")
+edit_api = None
+if mode == "ablate":
+    c_off, c_how = st.columns([3, 2], vertical_alignment="bottom")
+    with c_off:
+        st.multiselect(t("iv_off"), all_names, format_func=ui_iv.head_label, key="iv_off",
+                       placeholder=t("iv_off_none"), help=t("iv_off_help"))
+    with c_how:
+        how = st.radio(t("iv_how"), ABLATIONS, format_func=lambda h: t(f"iv_how_{h}"), key="iv_how",
+                       horizontal=True, help=t("iv_how_help"))
+    off = st.session_state["iv_off"]
+    kind_names = [head_name(kind, la, h) for la in range(L) for h in range(H)]
+    if st.session_state.get("iv_focus") not in kind_names:
+        st.session_state["iv_focus"] = off[-1] if off and off[-1] in kind_names else kind_names[-1]
+    sinks = [head_name(kind, la, h) for la, h in sink_heads(att0.weights, att0.mask)]
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.button(t("iv_sink"), icon="🕳️", key="iv_sink_btn", help=t("iv_sink_help"),
+                  on_click=set_off, args=(sinks,), disabled=not sinks)
+        st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=260)
+        st.button(t("iv_only"), icon="🎯", key="iv_only_btn", help=t("iv_only_help"), on_click=lambda: set_off(
+            [n for n in kind_names if n != st.session_state["iv_focus"]]))
+        st.button(t("iv_clear"), icon="↩️", key="iv_clear_btn", on_click=set_off, args=([],), disabled=not off)
+    if not sinks:
+        st.caption(t("iv_no_sink", kind=t(f"kind_{kind}")))
+else:
+    # -- edit: one row of one head, key `from`'s weight moved onto key `to` ----------------------------
+    e = st.session_state.get("iv_edit")
+    if e is None or ui_iv.edit_of(e, base) is None:
+        q_last = len(att0.query_tokens) - 1
+        row = att0.weights[L - 1, 0, q_last]
+        src = int(np.argmax(row))
+        e = (head_name(kind, L - 1, 0), q_last, src, 0 if src != 0 else min(1, len(att0.key_tokens) - 1))
+    e_kind, e_layer, e_head = parse_head(e[0])
+    if e_kind != kind:
+        e = (head_name(kind, min(e_layer, L - 1), min(e_head, H - 1)), 0, 0, 0)
+        e_kind, e_layer, e_head = parse_head(e[0])
+    att_e = base.attention[e_kind]
+    q_labels = rows.unique(rows.row_labels(att_e))
+    k_labels = rows.unique(list(att_e.key_tokens))
+    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
+    with c1:
+        e_layer = st.selectbox(t("att_layer"), list(range(L)), index=min(e_layer, L - 1),
+                               format_func=lambda i: t("att_layer_n", n=i + 1), key="iv_e_layer")
+    with c2:
+        e_head = st.selectbox(t("att_head"), list(range(H)), index=min(e_head, H - 1),
+                              format_func=lambda i: t("att_head_n", n=i + 1), key="iv_e_head")
+    q = min(e[1], len(q_labels) - 1)
+    with c3:
+        q = st.selectbox(t("iv_edit_row"), list(range(len(q_labels))), index=q, format_func=lambda i: q_labels[i],
+                         key="iv_e_q")
+    visible = [j for j in range(len(k_labels)) if att_e.mask is None or att_e.mask[q, j]]
+    with c4:
+        src = st.selectbox(t("iv_edit_from"), visible, index=visible.index(e[2]) if e[2] in visible else 0,
+                           format_func=lambda j: k_labels[j], key="iv_e_from")
+    dst = st.pills(t("iv_edit_to"), visible, format_func=lambda j: md(k_labels[j]), key="iv_e_to",
+                   default=e[3] if e[3] in visible else visible[-1], selection_mode="single") or visible[-1]
+    e = (head_name(kind, e_layer, e_head), q, src, dst)
+    st.session_state["iv_edit"] = e
+    edit_api = ui_iv.edit_of(e, base)
+    before = att_e.weights[e_layer, e_head, q]
+    fig = compare_bars([k_labels[j] for j in visible], before[visible], np.asarray(edit_api[4])[visible],
+                       labels={"a": t("iv_edit_before"), "b": t("iv_edit_after"), "token": t("axis_key"),
+                               "probability": t("weight")}, height=280)
+    st.markdown(t("iv_edit_title", head=ui_iv.head_label(e[0]), row=md(q_labels[q])))
+    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "edited_row"), key="iv_edit_bars")
+
+# -- the intervened run ------------------------------------------------------------------------------
+off_t = tuple(off) if mode == "ablate" else ()
+try:
+    tr = ui_iv.trace(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
+    target = None
+    if runner.kind == "translator":
+        target = tuple(ui_iv.outputs(ctx.model, ctx.device, ctx.text)["ids"])
+    out0 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, target=target)
+    out1 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, off_t, how, edit_api, target=target)
+except InputError as err:
+    show_input_error(err)
+    copy_link()
+    st.stop()
+touched = bool(off_t) or edit_api is not None
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.markdown("**" + t("iv_model_view", kind=t(f"kind_{kind}")) + "**")
+    imp = None
+    if mode == "ablate":
+        if st.toggle(t("iv_importance"), key="iv_imp", help=t("iv_importance_help")):
+            try:
+                imp = ui_iv.importance(ctx.model, ctx.device, ctx.text, how)
+            except InputError as err:
+                show_input_error(err)
+        st.caption(t("iv_model_view_help"))
+    grid = imp.grid(kind, L, H) if imp is not None else None
+    mine = [parse_head(h)[1:] for h in off_t if parse_head(h)[0] == kind]
+    fig = marked_model_view(att0.weights, att0.mask, off=mine, scores=grid, tile=TILE,
+                            labels={"layer": t("att_layer"), "head": t("att_head_short")})
+    mv_key = f"iv_mv_{st.session_state.get('iv_mv_gen', 0)}"
+    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "intervene_model_view"), key=mv_key,
+                    on_select=lambda: toggle_tile(mv_key, kind), selection_mode="points")
+    if imp is not None:
+        st.caption(t("iv_importance_translator" if imp.delta_logp is not None else "iv_importance_gpt"))
+
+with right:
+    st.markdown("**" + t("iv_outputs") + "**")
+    if runner.kind == "translator":
+        st.markdown(t("iv_untouched_output", text=md(base.output_text)))
+        changed = tr.output_text != base.output_text
+        st.markdown(t("iv_touched_output", text=md(tr.output_text)) + (" ⚠️" if changed else ""))
+        if touched:
+            st.caption(t("iv_changed" if changed else "iv_same"))
+        steps = rows.unique(out0["labels"])
+        step = min(st.session_state.get("iv_step", 0), len(steps) - 1)
+        st.session_state["iv_step"] = step
+        step = st.selectbox(t("iv_step"), list(range(len(steps))), format_func=lambda i: steps[i], key="iv_step",
+                            help=t("iv_step_help"))
+        p0, p1 = out0["probs"][step], out1["probs"][step]
+    else:
+        st.markdown(t("iv_untouched_continuation", text=md(ctx.text), more=md(out0["continuation"])))
+        st.markdown(t("iv_touched_continuation", text=md(ctx.text), more=md(out1["continuation"])))
+        p0, p1 = out0["probs"][0], out1["probs"][0]
+    labels, a, b = ui_iv.top_tokens(runner, p0, p1)
+    bars = compare_bars(labels, a, b, labels={"a": t("iv_untouched"), "b": t("iv_touched"),
+                                              "token": t("iv_next_token"), "probability": t("iv_probability")})
+    st.plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
+    st.caption(t("iv_bars_help"))
+
+# -- the difference downstream -----------------------------------------------------------------------
+st.subheader(t("iv_difference"))
+if not touched:
+    st.info(t("iv_nothing_off"), icon="ℹ️")
+else:
+    diff_kind = st.session_state.get("iv_dhead")
+    d_names = [head_name(k, la, h) for k in kinds for la in range(L) for h in range(H)]
+    if diff_kind not in d_names:
+        st.session_state["iv_dhead"] = head_name(kind, L - 1, 0)
+    c_sel, _ = st.columns([2, 3])
+    with c_sel:
+        dhead = st.selectbox(t("iv_diff_head"), d_names, format_func=ui_iv.head_label, key="iv_dhead")
+    dk, dl, dh = parse_head(dhead)
+    a_att, b_att = base.attention[dk], tr.attention[dk]
+    wa, wb, mask, cut = align(a_att.weights, b_att.weights, a_att.mask, b_att.mask)
+    if cut or a_att.query_tokens != b_att.query_tokens:
+        st.caption("ⓘ " + t("iv_aligned", a=len(a_att.query_tokens), b=len(b_att.query_tokens)))
+    q_n, k_n = wa.shape[-2:]
+    diff = wb - wa
+    cd, cm = st.columns([3, 2], gap="large")
+    with cd:
+        heat = difference_heatmap(diff[dl, dh], rows.row_labels(a_att)[:q_n], list(a_att.key_tokens)[:k_n], mask=mask,
+                                  title=t("iv_diff_title", head=ui_iv.head_label(dhead)),
+                                  labels={**heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")})
+        st.plotly_chart(present_figure(heat), config=ui_iv.image_config(image_format, "attention_difference"),
+                        key="iv_diff_heat")
+        st.caption(t("iv_diff_help"))
+    with cm:
+        st.markdown("**" + t("iv_diff_all", kind=t(f"kind_{dk}")) + "**")
+        st.plotly_chart(present_figure(marked_model_view(np.abs(diff), mask, zmax=max(float(np.abs(diff).max()), 1e-6),
+                                                         tile=TILE, selected=(dl, dh),
+                                                         labels={"layer": t("att_layer"),
+                                                                 "head": t("att_head_short")})),
+                        config=ui_iv.image_config(image_format, "difference_model_view"), key="iv_diff_mv")
+        st.caption(t("iv_diff_all_help"))
+
+# -- the importance table and exports ----------------------------------------------------------------
+if imp is not None:
+    st.subheader(t("iv_importance_table"))
+    table = imp.to_json()["heads"]
+    shown = [{t("iv_col_head"): ui_iv.head_label(r["head"]), t("iv_col_score"): r["score"],
+              t("iv_col_changed"): r["changed"], t("iv_col_output"): r["output"]} for r in table]
+    shown.sort(key=lambda r: -r[t("iv_col_score")])
+    st.dataframe(shown, hide_index=True, width="stretch", key="iv_imp_table",
+                 column_config={t("iv_col_score"): st.column_config.NumberColumn(format="%.4f")})
+
+with st.expander(t("iv_export"), icon="⬇️"):
+    st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="iv_img", horizontal=True,
+             help=t("att_image_format_help"))
+    payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
+    if imp is not None:
+        payload["importance"] = imp.to_json()
+    with st.container(horizontal=True):
+        st.download_button(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), file_name="intervene.json",
+                           mime="application/json", on_click="ignore", icon="⬇️", key="iv_json")
+        if touched:
+            st.download_button(t("iv_download_csv"), to_csv(difference_table(diff[dl, dh], rows.row_labels(a_att)[:q_n],
+                                                                             list(a_att.key_tokens)[:k_n], wa[dl, dh],
+                                                                             wb[dl, dh], mask)),
+                               file_name="attention_difference.csv", mime="text/csv", on_click="ignore", icon="⬇️",
+                               key="iv_csv")
+        if imp is not None:
+            st.download_button(t("iv_download_importance"), to_csv(pd.DataFrame(imp.to_json()["heads"])),
+                               file_name="head_importance.csv", mime="text/csv", on_click="ignore", icon="⬇️",
+                               key="iv_imp_csv")
+
+e = st.session_state.get("iv_edit") if mode == "edit" else None
+state.set_url(mode=None if mode == "ablate" else mode, off=",".join(off_t) or None,
+              how=None if how == "zero" else how, ikind=kind if len(kinds) > 1 else None,
+              imp=True if st.session_state.get("iv_imp") and mode == "ablate" else None,
+              edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
+              dhead=st.session_state.get("iv_dhead") if touched else None,
+              step=st.session_state.get("iv_step") or None)
+copy_link()

@@ -1,0 +1,126 @@
+"""The intervene and compare pages in AppTest: what a link asks for is what the page shows, and the
+numbers on the page are the model's (model/intervene.py), in both languages."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+import apptest
+from apptest import array
+
+import model
+from model import intervene
+from ui.safe import md
+
+TIMEOUT = 120
+TR_TEXT = "The cat sat on the mat"
+
+
+def chart(at: AppTest, key: str) -> dict:
+    for c in at.get("plotly_chart"):
+        if c.proto.id.endswith("-" + key):
+            return json.loads(c.proto.spec)
+    raise KeyError(key)
+
+
+def markdown(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_switching_off_the_alignment_head_shows_the_broken_translation():
+    at = apptest.open_page("pages/intervene.py", "translator", TIMEOUT, text=TR_TEXT, off="cross:2:2")
+    m = model.load("translator", device="cpu")
+    broken = m.trace(TR_TEXT, ablate=[("cross", 1, 1)]).output_text
+    untouched = m.trace(TR_TEXT).output_text
+    text = markdown(at)
+    assert f"Untouched: **{md(untouched)}**" in text
+    assert f"With the intervention: **{md(broken)}**" in text
+    assert at.multiselect(key="iv_off").value == ["cross:2:2"]
+    # the model view crosses the switched-off tile out: two red lines over layer 2, head 2
+    shapes = [s for s in chart(at, f"iv_mv_0")["layout"].get("shapes", []) if s.get("type") == "line"]
+    assert len(shapes) == 2
+    # the difference heatmap is the ablated trace minus the untouched one
+    diff = chart(at, "iv_diff_heat")["data"][0]["z"]
+    dk, dl, dh = intervene.parse_head(at.selectbox(key="iv_dhead").value)
+    off = m.trace(TR_TEXT, ablate=[("cross", 1, 1)]).attention[dk]
+    wa, wb, mask, _ = intervene.align(m.trace(TR_TEXT).attention[dk].weights[dl, dh], off.weights[dl, dh])
+    expected = wb - wa
+    assert dk == "cross" or np.abs(expected).max() > 0
+    if isinstance(diff, list):   # rows cut to their visible cells (viz.heatmap._z_values)
+        for r, row in enumerate(diff):
+            np.testing.assert_allclose(row, expected[r, :len(row)], atol=1e-5)
+    else:
+        np.testing.assert_allclose(array(diff).reshape(expected.shape), expected, atol=1e-5)
+    assert any("aligned by position" in c.value for c in at.caption) == (len(off.query_tokens) != 6)
+
+
+def test_importance_grid_is_written_over_the_model_view_in_chinese():
+    at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, text="The cat saw the dog. It was tired.", imp="1")
+    at.radio(key="lang").set_value("zh").run()
+    m = model.load("gpt", device="cpu")
+    imp = intervene.importance(m, "The cat saw the dog. It was tired.")
+    notes = [a["text"] for a in chart(at, "iv_mv_0")["layout"]["annotations"]]
+    assert len(notes) == 12
+    best = imp.heads[int(np.argmax(imp.score))]
+    assert f"<b>{imp.score.max():.2f}</b>" in notes
+    table = at.dataframe[0].value
+    assert table.iloc[0, 0] == f"解码器掩码自注意力 · 第 {best[1] + 1} 层 · 第 {best[2] + 1} 个头"
+    assert abs(table.iloc[0, 1] - imp.score.max()) < 1e-5
+    assert "干预实验" in " ".join(t.value for t in at.title)
+
+
+def test_only_this_head_and_the_sink_button():
+    at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, text="The cat sat on the mat")
+    at.selectbox(key="iv_focus").set_value("decoder:2:3").run()
+    at.button(key="iv_only_btn").click().run()
+    off = at.multiselect(key="iv_off").value
+    assert len(off) == 11 and "decoder:2:3" not in off
+    assert at.query_params["off"] == [",".join(off)] or at.query_params["off"] == ",".join(off)
+    at.button(key="iv_clear_btn").click().run()
+    assert at.multiselect(key="iv_off").value == []
+
+
+def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
+    text = "The cat saw the dog. It"
+    m = model.load("gpt", device="cpu")
+    tr = m.trace(text)
+    toks = tr.attention["decoder"].query_tokens
+    q, cat, dog = len(toks) - 1, toks.index("cat"), toks.index("dog")
+    at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, text=text, mode="edit",
+                           edit=f"decoder:2:3:{q}:{cat}:{dog}")
+    row = intervene.moved(tr.attention["decoder"].weights[1, 2, q], cat, dog)
+    bars = chart(at, "iv_edit_bars")["data"]
+    after = array(bars[1]["y"])
+    assert after[cat] == 0 and abs(after[dog] - row[dog]) < 1e-6
+    _, written, _ = intervene.continuation(m, text, intervene.build(m, edit=("decoder", 1, 2, q, row)))
+    assert f"With the intervention: {md(text)} **{md(written)}**" in markdown(at)
+
+
+def test_a_bad_head_in_the_link_falls_back_with_a_notice():
+    at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, off="cross:9:9")
+    assert at.warning and at.multiselect(key="iv_off").value == []
+
+
+def test_compare_two_sentences_difference_is_b_minus_a():
+    at = apptest.open_page("pages/compare.py", "translator", TIMEOUT, text="狗咬人", text2="人咬狗", ckind="encoder",
+                           clayer="1", chead="1")
+    m = model.load("translator", device="cpu")
+    a, b = (m.trace(s).attention["encoder"].weights[0, 0] for s in ("狗咬人", "人咬狗"))
+    z = chart(at, "cmp_heat_d")["data"][0]["z"]
+    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
+    np.testing.assert_allclose(got, b - a, atol=1e-5)
+    assert any("aligned by position" in w.value for w in at.warning)   # 狗 vs 人: the tokens differ
+
+
+def test_compare_models_and_positions():
+    at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="models", model2="gpt-rope")
+    assert at.selectbox(key="cmp_model2").value == "gpt-rope"
+    at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="positions", text="The cat sat on the mat",
+                           chead="2", clayer="1")
+    m = model.load("gpt", device="cpu")
+    b = m.trace("The cat sat on the mat", use_position=False).attention["decoder"].weights[0, 1]
+    z = chart(at, "cmp_heat_b")["data"][0]["z"]
+    rows = [r for r in z] if isinstance(z, list) else array(z)
+    np.testing.assert_allclose(np.array(rows[-1], dtype=float), b[-1], atol=1e-5)

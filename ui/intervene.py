@@ -1,0 +1,114 @@
+"""Caches and link parsing for the intervene and compare pages (model/intervene.py does the work).
+
+Heads are written "kind:layer:head", 1-based as the pages show them, in the link and in the
+widgets' state; the cached functions take them as tuples of such strings, so they hash.
+"""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from model import intervene
+
+from . import cache
+from .i18n import t
+
+EDIT_FIELDS = 6   # kind:layer:head:query:from:to
+
+
+def head_label(name: str) -> str:
+    kind, layer, head = intervene.parse_head(name)
+    return t("iv_head_label", kind=t(f"kind_{kind}"), layer=layer + 1, head=head + 1)
+
+
+def parse_off(raw: str) -> list[str]:
+    """A link's "cross:2:2,decoder:1:3" -> the same heads, each checked; ValueError on a bad one."""
+    if not raw.strip():
+        return []
+    out = []
+    for part in raw.split(","):
+        name = intervene.head_name(*intervene.parse_head(part))
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def parse_edit(raw: str) -> tuple:
+    """"decoder:2:3:7:2:5" -> ("decoder:2:3", 7, 2, 5): row 7 of that head, key 2's weight onto key 5."""
+    parts = raw.split(":")
+    if len(parts) != EDIT_FIELDS:
+        raise ValueError(raw)
+    name = intervene.head_name(*intervene.parse_head(":".join(parts[:3])))
+    q, src, dst = (int(p) for p in parts[3:])
+    if min(q, src, dst) < 0:
+        raise ValueError(raw)
+    return name, q, src, dst
+
+
+def fitted(heads: list[str], runner) -> tuple[list[str], list[str]]:
+    """(the heads this model has, the ones it has not)."""
+    known = {intervene.head_name(*h) for h in intervene.all_heads(runner)}
+    return [h for h in heads if h in known], [h for h in heads if h not in known]
+
+
+def edit_of(edit: tuple | None, base_trace) -> tuple | None:
+    """The URL's edit as the model API's (kind, layer, head, query, weights), from the untouched
+    row with key `from`'s weight moved onto key `to`; None when it does not fit this trace."""
+    if edit is None:
+        return None
+    name, q, src, dst = edit
+    kind, layer, head = intervene.parse_head(name)
+    att = base_trace.attention.get(kind)
+    if att is None or layer >= att.num_layers or head >= att.num_heads or q >= len(att.query_tokens):
+        return None
+    keys = len(att.key_tokens)
+    visible = np.ones(keys, bool) if att.mask is None else att.mask[q]
+    if src >= keys or dst >= keys or not visible[dst]:
+        return None
+    row = intervene.moved(att.weights[layer, head, q], src, dst)
+    if row.sum() <= 0:
+        return None
+    return kind, layer, head, q, tuple(float(x) for x in row)
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def trace(name: str, device: str, text: str, off: tuple = (), how: str = "zero", edit: tuple | None = None,
+          temperature: float = 1.0, use_position: bool = True):
+    """The trace with heads switched off / a row edited (the untouched one when off and edit are empty)."""
+    m = cache.runner(name, device)
+    return m.trace(text, temperature=temperature, use_position=use_position, ablate=list(off) or None, how=how,
+                   edit=edit)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def importance(name: str, device: str, text: str, how: str = "zero"):
+    return intervene.importance(cache.runner(name, device), text, how=how)
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def outputs(name: str, device: str, text: str, off: tuple = (), how: str = "zero", edit: tuple | None = None,
+            target: tuple | None = None) -> dict:
+    """What the run writes and its next-token probabilities: a translator teacher-forced on `target`
+    (the untouched translation, so both runs' steps line up), a GPT's greedy continuation and its
+    distribution after the text."""
+    m = cache.runner(name, device)
+    iv = intervene.build(m, list(off) or None, how, edit)
+    if m.kind == "translator":
+        probs, ids = intervene.step_probs(m, text, iv, target=list(target) if target else None)
+        return {"probs": probs.astype(np.float32), "ids": list(ids), "labels": m.tokenizer.labels(list(ids))}
+    ids, written, first = intervene.continuation(m, text, iv)
+    return {"probs": first[None].astype(np.float32), "ids": list(ids), "continuation": written}
+
+
+def top_tokens(runner, a, b, k: int = 8) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The k most likely tokens of a, then those of b's top 3 not among them: (labels, a, b)."""
+    from viz.generation import top_indices
+    idx = top_indices(a, k, *np.argsort(-np.asarray(b))[:3].tolist())
+    return runner.tokenizer.labels(idx.tolist()), np.asarray(a)[idx], np.asarray(b)[idx]
+
+
+def image_config(image_format: str, filename: str) -> dict:
+    """plotly's camera button: PNG or SVG, written in the browser (works offline)."""
+    from .widgets import PLOTLY_CONFIG
+    return {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"],
+                                                      "format": image_format, "filename": filename}}
