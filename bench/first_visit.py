@@ -1,0 +1,93 @@
+"""The first visit to a fresh server: what the visitor sees, and when.
+
+    .venv/bin/python -m bench.first_visit
+
+For each case (the home page in English, a Chinese reader, a deep link to the attention page) a
+new server is started (`streamlit run app.py`); as soon as it answers its health check, a fresh
+Chromium opens the link and the page is polled every 50 ms until the page is drawn. Reported:
+when the app's title first shows (target <= 1 s), when a loading message or spinner first shows,
+when the page is complete, and whether Streamlit's file-name menu (app, architecture, attention
+...) was ever on screen (target: never). A screenshot at 1 s lands in screenshots/.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.helpers import SCREENSHOTS, VIEWPORT, AppServer, has_trained_weights, launch  # noqa: E402
+
+FILE_NAMES = ["app", "home", "attention", "temperature", "positional", "generation", "steps", "architecture"]
+
+PROBE = """(files) => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const text = main ? main.innerText : '';
+  const nav = Array.from(document.querySelectorAll("[data-testid='stSidebarNav'] a, [data-testid='stSidebarNavLink']"))
+      .map(a => a.innerText.trim()).filter(x => x);
+  const app = document.querySelector("[data-testid='stApp']");
+  return {text, nav, fileMenu: nav.some(n => files.includes(n)),
+          spinner: !!document.querySelector("[data-testid='stSpinner']"),
+          running: app ? app.getAttribute('data-test-script-state') : null,
+          charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot").length};
+}"""
+
+CASES = [
+    ("home, English", "/", "Transformer Attention Explorer", "Loading", "en-US"),
+    ("home, Chinese reader", "/", "Transformer 注意力探索器", "正在加载", "zh-CN"),
+    ("deep link /attention?lang=zh", "/attention?lang=zh&text=The%20dog%20sees%20the%20cat",
+     "注意力", "正在加载", "zh-CN"),
+]
+
+
+def visit(pw, label, path, title, loading, locale, timeout=60.0, log=print) -> dict:
+    env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    server = AppServer(env=env, log=SCREENSHOTS / "bench-first-visit.log").start()
+    row = {"case": label, "title_s": None, "loading_s": None, "drawn_s": None, "file_menu": False}
+    try:
+        browser = launch(pw)
+        ctx = browser.new_context(viewport=VIEWPORT, locale=locale)
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(server.url + path, wait_until="commit")
+        shot = False
+        while (elapsed := time.perf_counter() - t0) < timeout:
+            try:
+                p = page.evaluate(PROBE, FILE_NAMES)
+            except Exception:        # the page is navigating
+                time.sleep(0.05)
+                continue
+            row["file_menu"] |= p["fileMenu"]
+            if row["title_s"] is None and title in p["text"]:
+                row["title_s"] = elapsed
+            if row["loading_s"] is None and (loading in p["text"] or p["spinner"]):
+                row["loading_s"] = elapsed
+            if not shot and elapsed >= 1.0:
+                page.screenshot(path=str(SCREENSHOTS / f"bench-first-visit-{len(label)}-1s.png"))
+                shot = True
+            if p["running"] == "notRunning" and p["charts"] and not p["spinner"] and loading not in p["text"]:
+                row["drawn_s"] = elapsed
+                break
+            time.sleep(0.05)
+        ctx.close()
+        browser.close()
+    finally:
+        server.stop()
+    f = lambda v: "never" if v is None else f"{v:.2f} s"  # noqa: E731
+    log(f"  first visit, {label}: title {f(row['title_s'])}, loading message {f(row['loading_s'])}, "
+        f"drawn {f(row['drawn_s'])}, file-name menu {'SHOWN' if row['file_menu'] else 'never shown'}")
+    return row
+
+
+def run(log=print) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        return [visit(pw, *case, log=log) for case in CASES]
+
+
+if __name__ == "__main__":
+    print(f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    run()

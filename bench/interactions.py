@@ -1,0 +1,182 @@
+"""Interactions inside the app, as a user feels them: from the action to the page drawn again.
+
+    .venv/bin/python -m bench.interactions [--reps 5] [--gc on|off|config]
+
+The real app (app.py, the trained translator) in headless Chromium, a 15-token sentence. Each
+interaction is done `reps` times (alternating between two values, so every one is a real change)
+after one untimed warm-up, and timed from the click or key press to: a rerun has started (seen by
+a MutationObserver on the app's script state) and the page is idle again with every visible chart
+drawn (no stale element, no skeleton, no plotly chart without its figure). Target <= 0.3 s each.
+
+  temperature slider   temperature page: one step of the T slider (arrow key on its thumb)
+  layer / head         attention page: the layer select box, then the head select box
+  tab switch           attention page: heatmap tab -> model-view tab (and back, untimed)
+  tile click           attention page, model view: a click on another layer x head tile
+  step Next            step-by-step page: the Next button
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.helpers import (SCREENSHOTS, VIEWPORT, AppServer, exceptions, goto, has_trained_weights,  # noqa: E402
+                                   launch, settle)
+
+SENTENCE = "The little girl saw three red apples on the table in the kitchen"   # 15 tokens (translator)
+TARGET_S = 0.3
+
+WATCH = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  window.__sawRun = false;
+  if (!window.__watching) {
+    window.__watching = true;
+    new MutationObserver(() => {
+      if (app.getAttribute('data-test-script-state') === 'running') window.__sawRun = true;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+}"""
+
+DONE = """() => {
+  if (!window.__sawRun) return false;
+  const app = document.querySelector("[data-testid='stApp']");
+  if (app.getAttribute('data-test-script-state') === 'running') return false;
+  if (document.querySelector("[data-stale='true'], [data-testid='stStatusWidget']")) return false;
+  const visible = e => e.offsetWidth || e.offsetHeight;
+  if (Array.from(document.querySelectorAll("[data-testid='stSkeleton']")).some(visible)) return false;
+  return !Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).filter(visible)
+      .some(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout));
+}"""
+
+TILE_XY = """([layer, head]) => {
+    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
+    if (!gd) return null;
+    gd.scrollIntoView({block: 'center'});
+    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
+    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
+    const r = gd.getBoundingClientRect();
+    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i])};
+}"""
+
+
+def timed(page, action, timeout=60) -> float:
+    page.evaluate(WATCH)
+    t0 = time.perf_counter()
+    action()
+    page.wait_for_function(DONE, polling="raf", timeout=timeout * 1000)
+    return time.perf_counter() - t0
+
+
+def pick(page, label: str, option: str):
+    """Choose option in the select box labelled label."""
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text=label).first
+    box.locator("[data-baseweb='select']").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _open(page, base, path):
+    goto(page, f"{base}/{path}?text={quote(SENTENCE)}", timeout=300)
+    if exceptions(page):
+        raise RuntimeError(f"/{path} failed: {exceptions(page)[0][:300]}")
+
+
+def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
+    env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    server = AppServer(env=env, args=list(server_args), log=SCREENSHOTS / "bench-interactions.log").start()
+    times: dict[str, list[float]] = {}
+
+    def measure(name, action, reps=reps):
+        action(0)                                  # warm-up: caches filled, charts' code loaded
+        settle(page)
+        out = times.setdefault(name, [])
+        for i in range(1, reps + 1):
+            out.append(timed(page, lambda: action(i)))
+            settle(page, quiet_polls=2)
+        if exceptions(page):
+            raise RuntimeError(f"{name}: {exceptions(page)[0][:300]}")
+        log(f"  {name}: " + ", ".join(f"{s:.2f}" for s in out) + " s")
+
+    from playwright.sync_api import sync_playwright
+    try:
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            page = browser.new_context(viewport=VIEWPORT).new_page()
+            _open(page, server.url, "")            # the teacher's first visit: models loaded, imports done
+
+            _open(page, server.url, "temperature")
+            thumb = page.locator("[data-testid='stSlider'] input[type='range']").first
+
+            def slide(i):
+                thumb.focus()
+                thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            measure("temperature slider move", slide)
+
+            _open(page, server.url, "attention")
+            measure("layer change", lambda i: pick(page, "Layer", "Layer 1" if i % 2 == 0 else "Layer 2"))
+            measure("head change", lambda i: pick(page, "Head", "Head 2" if i % 2 == 0 else "Head 3"))
+
+            def tab(i):
+                page.get_by_role("tab", name=re.compile("Heatmap")).click()
+                settle(page, quiet_polls=2)
+                page.evaluate(WATCH)
+                page.get_by_role("tab", name=re.compile("Model view")).click()
+            # the switch back to the heatmap (untimed) is inside tab(); timed() starts before it,
+            # so time the switch alone here
+            out = times.setdefault("tab switch", [])
+            tab(0)
+            settle(page)
+            for i in range(1, reps + 1):
+                page.get_by_role("tab", name=re.compile("Heatmap")).click()
+                settle(page, quiet_polls=2)
+                out.append(timed(page, lambda: page.get_by_role("tab", name=re.compile("Model view")).click()))
+                settle(page, quiet_polls=2)
+            log("  tab switch: " + ", ".join(f"{s:.2f}" for s in out) + " s")
+
+            def tile(i):
+                xy = page.evaluate(TILE_XY, [i % 2, (i + 1) % 4])
+                page.mouse.click(xy["x"], xy["y"])
+            measure("tile click", tile)
+            page.screenshot(path=str(SCREENSHOTS / "bench-interactions-tile.png"))
+
+            _open(page, server.url, "steps")
+
+            def step(i):
+                nxt = page.get_by_role("button", name=re.compile("^Next"))
+                (page.get_by_role("button", name=re.compile("^Previous")) if nxt.is_disabled() else nxt).click()
+            measure("step page Next", step)
+            browser.close()
+    finally:
+        server.stop()
+    rows = []
+    for name, values in times.items():
+        rows.append({"interaction": name, "median_s": statistics.median(values), "max_s": max(values),
+                     "reps": len(values), "met": statistics.median(values) <= TARGET_S})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m bench.interactions", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--gc", default="config", choices=("on", "off", "config"),
+                    help="runner.postScriptGC for the server (config: .streamlit/config.toml's)")
+    a = ap.parse_args(argv)
+    args = [] if a.gc == "config" else ["--runner.postScriptGC", "true" if a.gc == "on" else "false"]
+    print(f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())}, postScriptGC {a.gc}")
+    for r in run(a.reps, args):
+        print(f"{r['interaction']:<26} median {r['median_s']:.2f} s, slowest {r['max_s']:.2f} s "
+              f"({'met' if r['met'] else 'NOT met'}, target <= {TARGET_S} s)")
+
+
+if __name__ == "__main__":
+    main()
