@@ -416,15 +416,15 @@ def search_example(attn_record: dict, head: int, query: int) -> dict:
 def gpt_flops_per_token(t: int, config, cached: bool) -> dict:
     """FLOPs (2 x multiply-adds of the matrix products) to get the logits of the next token when t
     tokens have been read. Without the cache the model re-reads all t tokens (our GPT's forward,
-    logits at every position); with it, only the newest token goes through the layers and its
+    every pair scored, logits at every position); with it, only the newest token goes through the layers and its
     query meets the t cached keys (at most `window` of them for a sliding-window model)."""
     d, ff, V, L = config.d_model, config.d_ff, config.vocab_size, config.num_layers
     keys = min(t, config.window) if getattr(config, "window", 0) else t
     if cached:
         per_layer = 2 * 4 * d * d + 2 * 2 * d * ff + 2 * 2 * keys * d
         return {"layers": L * per_layer, "logits": 2 * d * V, "total": L * per_layer + 2 * d * V}
-    attn_pairs = sum(min(i + 1, config.window) for i in range(t)) if getattr(config, "window", 0) else t * t
-    per_layer = t * (2 * 4 * d * d + 2 * 2 * d * ff) + 2 * 2 * attn_pairs * d
+    # our forward scores every pair and masks afterwards, so without the cache a window saves nothing
+    per_layer = t * (2 * 4 * d * d + 2 * 2 * d * ff) + 2 * 2 * t * t * d
     return {"layers": L * per_layer, "logits": 2 * t * d * V, "total": L * per_layer + 2 * t * d * V}
 
 
@@ -472,6 +472,9 @@ class CachedDecoder:
         positions = self.positions + [pos]
         keep = self.policy.keep(positions)
         self.positions = [positions[i] for i in keep]
+        visible = None
+        if m.config.window:   # a sliding-window model sees only its last `window` positions, whatever is cached
+            visible = torch.tensor([p > pos - m.config.window for p in self.positions]).view(1, 1, -1)
         rows = []
         for li, block in enumerate(m.blocks):
             a = block.attn
@@ -487,7 +490,7 @@ class CachedDecoder:
                 from .positional import alibi_slopes
                 dist = torch.tensor([pos - p for p in self.positions], dtype=torch.float)
                 bias = (-alibi_slopes(a.num_heads).view(-1, 1) * dist).unsqueeze(1)   # (h, 1, rows)
-            out, w = scaled_dot_product_attention(q[0], self.k[li], self.v[li], bias=bias)
+            out, w = scaled_dot_product_attention(q[0], self.k[li], self.v[li], visible, bias=bias)
             h = x + a.W_o(a.merge_heads(out.unsqueeze(0)))
             x = h + block.ffn(block.norm2(h))
             rows.append(w[:, 0])

@@ -9,7 +9,7 @@ import streamlit as st
 
 from model.errors import InputError
 from model.tokenizer import EOS
-from ui import cache, state
+from ui import cache, kv_cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
@@ -61,6 +61,7 @@ state.url_param("seed", 0, state.clamped("seed", 0, SEED_MAX, int), key="gen_see
 # a link's step count applies once, when the link is opened (afterwards the buttons own it)
 done_from_link = state.from_link("done", key="gen_done_link")
 done_link = state.url_param("done", 0, state.clamped("done", 0, MAX_NEW, int), key="gen_done_link")
+kv_cache.read_params()
 
 page_header("page_generation", "gen_intro")
 
@@ -189,6 +190,9 @@ if n_steps:
     st.page_link("pages/attention.py", label=t("gen_open_attention"), icon="🔍",
                  query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang})
 
+kv_cache.section(gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[:prompt_len + i - 1] if n_steps else gen.ids,
+                 prompt_len)
+state.set_url(**kv_cache.url_values())
 state.set_url(prompt=prompt if prompt != ctx.text else None, n=None if n_max == 20 else n_max,
               stemp=None if stemp == 1.0 else float(stemp), topk=int(top_k) or None,
               topp=None if top_p >= 1.0 else float(top_p), seed=int(seed) or None, done=done or None)

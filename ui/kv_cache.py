@@ -1,0 +1,146 @@
+"""The generation page's KV-cache section: the cached K and V rows, the cost per new token with and
+without the cache, the attention sink, and a StreamingLLM "sink + window" cache. Numbers come from
+model/cost.py; this module lays them out (the page calls section())."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from model import cost
+from model.gpt import GPT
+from model.tokenizer import EOS
+
+from . import cache, state
+from .i18n import t
+from .layout import present_figure
+from .safe import md, short
+from .widgets import PLOTLY_CONFIG
+from viz.cost import matrix_figure, per_token_cost, sink_heatmap
+from viz.table import to_csv
+
+SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cache_state(name: str, device: str, ids: tuple) -> dict:
+    return cost.kv_cache_state(cache.runner(name, device).module, list(ids))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def timing(name: str, device: str, ids: tuple) -> dict:
+    m = cache.runner(name, device).module
+    r = cost.generation_timing(m, list(ids))
+    r["flops_no_cache"] = [cost.gpt_flops_per_token(t, m.config, False)["total"] for t in r["t"]]
+    r["flops_cache"] = [cost.gpt_flops_per_token(t, m.config, True)["total"] for t in r["t"]]
+    return r
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def sinks(name: str, device: str, ids: tuple) -> np.ndarray:
+    return cost.sink_share(cache.runner(name, device).trace_ids(list(ids)).attention["decoder"].weights)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def streaming(name: str, device: str, ids: tuple, prompt_len: int, sink: int, window: int) -> dict:
+    policies = {"full": cost.CachePolicy(), "window": cost.CachePolicy("window", 0, sink + window),
+                "sink": cost.CachePolicy("sink", sink, window)}
+    return cost.streaming_compare(cache.runner(name, device).module, list(ids), prompt_len, CONTINUE, policies, EOS)
+
+
+def read_params() -> None:
+    """The section's settings from the link (call before the page's widgets run)."""
+    state.url_param("kvl", 0, lambda raw: int(raw) - 1, key="kv_layer")
+    state.url_param("kvm", "k", state.choice(("k", "v")), key="kv_which")
+    state.url_param("kvs", 1, state.clamped("kvs", 0, SINK_MAX, int), key="kv_sink")
+    state.url_param("kvw", 4, state.clamped("kvw", 1, WINDOW_MAX, int), key="kv_window")
+
+
+def url_values() -> dict:
+    s = st.session_state
+    return {"kvl": s.get("kv_layer", 0) + 1 if s.get("kv_layer", 0) else None,
+            "kvm": None if s.get("kv_which", "k") == "k" else "v",
+            "kvs": None if s.get("kv_sink", 1) == 1 else s["kv_sink"],
+            "kvw": None if s.get("kv_window", 4) == 4 else s["kv_window"]}
+
+
+def chart(fig, key):
+    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+
+
+def section(model_name: str, device: str, runner, ids: list[int], read: list[int], prompt_len: int) -> None:
+    """ids: the whole text so far (<s>, prompt, generated); read: what the model had read at the step shown."""
+    st.divider()
+    st.subheader(t("kv_title"))
+    if not isinstance(runner.module, GPT) or len(read) == 0:
+        return
+    st.markdown(t("kv_intro"))
+    cfg = runner.config
+    tok = runner.tokenizer
+    c1, c2 = st.columns(2)
+    if st.session_state.get("kv_layer") not in range(cfg.num_layers):
+        st.session_state["kv_layer"] = 0
+    layer = c1.selectbox(t("kv_layer"), list(range(cfg.num_layers)), key="kv_layer",
+                         format_func=lambda v: t("kv_sink_layer", layer=v + 1))
+    which = c2.radio(t("kv_which"), ["k", "v"], key="kv_which", horizontal=True, format_func=lambda v: t(f"kv_{v}"))
+    s = cache_state(model_name, device, tuple(read))
+    labels = tok.labels(read)
+    rows = [labels[p] for p in s["positions"]]
+    dk = cfg.d_model // cfg.num_heads
+    chart(matrix_figure(s[which][layer], rows, t("cost_qkv_dims"), t("cost_qkv_rows"), highlight_row=len(rows) - 1,
+                        boundaries=[dk * h for h in range(1, cfg.num_heads)]), "kv_rows")
+    st.caption(t("kv_rows_caption", rows=len(rows), layers=cfg.num_layers, d=cfg.d_model, kb=s["bytes"] / 1024))
+    if cfg.window:
+        st.caption("ⓘ " + t("kv_window_caption", model=md(model_name), w=cfg.window))
+
+    st.markdown("**" + t("kv_cost_title") + "**")
+    tm = timing(model_name, device, tuple(ids))
+    names = (t("kv_no_cache"), t("kv_with_cache"))
+    left, right = st.columns(2, gap="large")
+    with left:
+        chart(per_token_cost(tm["t"], tm["flops_no_cache"], tm["flops_cache"], names,
+                             {"x": t("kv_t_axis"), "y": t("kv_flops_axis")}), "kv_flops")
+    with right:
+        chart(per_token_cost(tm["t"], [x * 1e3 for x in tm["no_cache"]], [x * 1e3 for x in tm["cache"]], names,
+                             {"x": t("kv_t_axis"), "y": t("kv_time_axis")}), "kv_time")
+    last = len(tm["t"]) - 1
+    st.caption(t("kv_cost_caption", t=tm["t"][last], fa=tm["flops_no_cache"][last], fb=tm["flops_cache"][last],
+                 fr=tm["flops_no_cache"][last] / tm["flops_cache"][last], ta=tm["no_cache"][last] * 1e3,
+                 tb=tm["cache"][last] * 1e3, tr=tm["no_cache"][last] / tm["cache"][last]))
+    b = cost.load_bench()
+    if b is not None and "generation" in b:
+        g = b["generation"]
+        st.caption(t("kv_bench_caption", date=b["date"], t=g["t"][-1], ta=g["no_cache"][-1] * 1e3,
+                     tb=g["cache"][-1] * 1e3))
+    table = pd.DataFrame({"t": tm["t"], "flops_no_cache": tm["flops_no_cache"], "flops_cache": tm["flops_cache"],
+                          "seconds_no_cache": tm["no_cache"], "seconds_cache": tm["cache"]})
+    st.download_button(t("kv_download"), to_csv(table), file_name="kv_cache_cost.csv", mime="text/csv", icon="⬇️",
+                       key="kv_download")
+
+    st.markdown("**" + t("kv_sink_title") + "**")
+    st.caption(t("kv_sink_help", n=len(ids) - 1))
+    if len(ids) > 1:
+        shares = sinks(model_name, device, tuple(ids))
+        chart(sink_heatmap(shares, {"head": t("kv_sink_head", h="{h}"), "layer": t("kv_sink_layer", layer="{layer}")}),
+              "kv_sink_chart")
+        la, h = np.unravel_index(int(np.argmax(shares)), shares.shape)
+        st.caption(t("kv_sink_summary", mean=float(shares.mean()), layer=la + 1, head=h + 1, max=float(shares.max())))
+
+    st.markdown("**" + t("kv_stream_title") + "**")
+    c1, c2 = st.columns(2)
+    sink = c1.slider(t("kv_sink_n"), 0, SINK_MAX, key="kv_sink")
+    window = c2.slider(t("kv_window_n"), 1, WINDOW_MAX, key="kv_window")
+    st.caption(t("kv_stream_help", budget=sink + window, sink=sink, win=window))
+    st.caption(t("kv_stream_text", text=md(short(tok.decode(ids), 120)), n=len(ids)))
+    if len(ids) <= sink + window:
+        st.info(t("kv_stream_short", n=len(ids)), icon="ℹ️")
+    r = streaming(model_name, device, tuple(ids), prompt_len, sink, window)
+    names = {"full": t("kv_policy_full"), "window": t("kv_policy_window", w=sink + window),
+             "sink": t("kv_policy_sink", s=sink, w=window)}
+    rows_at_most = {"full": cfg.window or len(ids), "window": sink + window, "sink": sink + window}
+    st.dataframe(pd.DataFrame({
+        t("kv_col_policy"): [names[k] for k in r],
+        t("kv_col_rows"): [min(rows_at_most[k], len(ids)) for k in r],
+        t("kv_col_loss"): [round(v["nll"], 4) for v in r.values()],
+        t("kv_col_cont"): [tok.decode(v["continuation"]) for v in r.values()]}),
+        hide_index=True, width="stretch", key="kv_stream_table")
