@@ -347,10 +347,15 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError, match="not a local folder, nor"):
         model.load("hf:what is this?")
-    # too large for this machine: counted from the config, nothing is allocated
+    # too large: refused from config.json's sizes before anything is built (default cap 1e9
+    # parameters); with a higher cap, too large for this machine (counted on the meta device)
     big = tmp_path / "big"
     transformers.GPT2Config(n_layer=96, n_embd=8192, n_head=64, vocab_size=50257).save_pretrained(big)
     t0 = time.perf_counter()
+    with pytest.raises(InputError, match="allows at most 1,000M"):
+        model.load(f"hf:{big}", device="cpu")
+    assert time.perf_counter() - t0 < 5
+    monkeypatch.setenv("ATTN_HF_MAX_PARAMS", str(10**13))
     with pytest.raises(InputError, match="too large for this machine"):
         model.load(f"hf:{big}", device="cpu")
     assert time.perf_counter() - t0 < 30
@@ -371,7 +376,7 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
     with pytest.raises(InputError, match="local folders only"):
         model.load("hf:openai-community/gpt2")
     monkeypatch.setenv("ATTN_HF", "0")
-    assert not hf.available()
+    assert not hf.available() and not hf.served()
     with pytest.raises(InputError, match="turned off"):
         model.load(f"hf:{tiny['bert']}")
     monkeypatch.setenv("ATTN_HF", "1")
@@ -429,22 +434,25 @@ def app_pages() -> list[str]:
     raise AssertionError("app.py has no PAGES list")
 
 
+MINILM = "hf:all-minilm-l6-v2"      # the packaged folder's name: visitors never see or send its path
+
+
 def test_minilm_on_every_page():
     from streamlit.testing.v1 import AppTest
-    folder = minilm_folder()
+    minilm_folder()
     at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["model"] = "hf:" + folder
+    at.query_params["model"] = MINILM
     at.query_params["lang"] = "en"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert [s.value for s in at.sidebar.selectbox if s.key == "model"] == ["hf:" + folder]
+    assert [s.value for s in at.sidebar.selectbox if s.key == "model"] == [MINILM]
     for page in app_pages():
         if not (ROOT / page).exists():
             continue                                   # a page being written in parallel
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [e.value for e in at.error])
-        assert at.query_params["model"] in ("hf:" + folder, ["hf:" + folder]) or page.endswith("generation.py")
+        assert at.query_params["model"] in (MINILM, [MINILM]) or page.endswith("generation.py")
 
 
 def test_picker_offers_hugging_face():
@@ -454,13 +462,30 @@ def test_picker_offers_hugging_face():
     at.query_params["lang"] = "en"
     at.run()
     box = next(s for s in at.sidebar.selectbox if s.key == "model")
-    assert len(box.options) == len(model.NAMES) + 1 and box.options[-1] == "Hugging Face…"
+    assert box.options[-1] == "Hugging Face…" and box.options.count("Hugging Face…") == 1
     box.set_value(hf.PREFIX).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["model"] == "hf:" + folder                      # the packaged suggestion
+    assert at.session_state["model"] == MINILM                      # the operator's first model, by name
     names = next(s for s in at.sidebar.selectbox if s.key == "_hf_name")
-    assert names.value == folder and "openai-community/gpt2" in names.options
-    assert at.query_params["model"] in ("hf:" + folder, ["hf:" + folder])
+    assert names.options == ["all-minilm-l6-v2"] and names.value == "all-minilm-l6-v2"   # names, never paths
+    assert at.query_params["model"] in (MINILM, [MINILM])
+    assert folder not in str(at.query_params) and not any(folder in str(s.options) for s in at.sidebar.selectbox)
+
+
+def test_the_picker_is_off_by_default(monkeypatch):
+    """No ATTN_HF: the app offers no Hugging Face model, and a link naming one (or a folder) falls
+    back to the default model with the usual notice."""
+    from streamlit.testing.v1 import AppTest
+    monkeypatch.delenv("ATTN_HF")
+    for asked in (MINILM, "hf:" + minilm_folder(), "hf:/root/.ssh"):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params["model"] = asked
+        at.query_params["lang"] = "en"
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        box = next(s for s in at.sidebar.selectbox if s.key == "model")
+        assert "Hugging Face…" not in box.options and at.session_state["model"] == "translator"
+        assert any("is not valid" in w.value for w in at.warning)
 
 
 def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
@@ -474,16 +499,17 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     box = next(s for s in at.sidebar.selectbox if s.key == "model")
-    assert len(box.options) == len(model.NAMES) and "Hugging Face…" not in box.options
+    assert "Hugging Face…" not in box.options
     assert at.session_state["model"] == "translator"
     assert any("model" in w.value for w in at.warning)
 
 
-def test_generation_page_uses_a_hugging_face_decoder(tiny):
+def test_generation_page_uses_a_hugging_face_decoder(tiny, monkeypatch):
     """A decoder-only HF model writes on the generation page itself (no fallback to our GPT)."""
     from streamlit.testing.v1 import AppTest
+    monkeypatch.setenv("ATTN_HF_MODELS", f"tiny-gpt2={tiny['gpt2']}")
     at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["model"] = "hf:" + tiny["gpt2"]
+    at.query_params["model"] = "hf:tiny-gpt2"
     at.query_params["lang"] = "en"
     at.run()
     at.switch_page("pages/generation.py").run()
