@@ -71,9 +71,11 @@ def cmd_trace(a):
         L, H = att.num_layers, att.num_heads
         print(f"\n{kind}: {L} layers x {H} heads, {len(att.query_tokens)} queries x {len(att.key_tokens)} keys")
         w = att.weights[-1].mean(0)  # last layer, mean of heads
-        for q, row in zip(att.query_tokens, w):
+        for i, (q, row) in enumerate(zip(att.query_tokens, w)):
             j = int(row.argmax())
-            print(f"  {q!r:>14} looks most at {att.key_tokens[j]!r} ({row[j]:.2f}) in the last layer")
+            # a decoder row is the step that writes the next token: say which
+            writes = "" if att.query_written is None else f" (writing {att.query_written[i]!r})"
+            print(f"  {q!r:>14}{writes} looks most at {att.key_tokens[j]!r} ({row[j]:.2f}) in the last layer")
 
 
 def cmd_info(a):

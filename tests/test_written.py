@@ -61,3 +61,20 @@ def test_json_keeps_fields_and_adds_written(translator):
     assert {"query_tokens", "key_tokens", "weights", "query_written"} <= set(cross)
     assert cross["query_written"][0] == "猫"
     assert "query_written" not in data["attention"]["encoder"]
+
+
+def test_cli_json_and_text_name_the_written_tokens(translator):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    run = lambda *a: subprocess.run([sys.executable, "-m", "model", "trace", "--model", "translator", "--text",
+                                     "The cat sat on the mat", *a], cwd=root, capture_output=True, text=True,
+                                    timeout=600)
+    r = run("--json")
+    assert r.returncode == 0, r.stderr
+    cross = json.loads(r.stdout)["attention"]["cross"]
+    expected = translator.trace("The cat sat on the mat").attention["cross"]
+    assert cross["query_tokens"] == expected.query_tokens and cross["query_written"] == expected.query_written
+    text = run().stdout
+    assert "'<2zh>' (writing '猫') looks most at" in text
