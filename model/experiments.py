@@ -46,15 +46,14 @@ def _record_of(record: dict, kind: str, layer: int) -> dict:
 
 
 def _scores(rec: dict) -> torch.Tensor:
-    """(heads, queries, keys) scores of one recorded attention call, -inf where masked."""
-    q, k = rec["q"][0].double(), rec["k"][0].double()                 # (h, T, d_k)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-    if rec.get("bias") is not None:
-        scores = scores + rec["bias"].double()
+    """(heads, queries, keys): the scores one attention call recorded (model/attention.py's
+    scaled_scores), -inf where the mask hid a key."""
+    scores = rec["scores"].double()
+    if scores.dim() == 4:
+        scores = scores[0]
     if rec.get("mask") is not None:
-        mask = rec["mask"].bool()
-        mask = mask.reshape(-1, *mask.shape[-2:])[0] if mask.dim() > 2 else mask
-        scores = scores.masked_fill(~mask.expand_as(scores), float("-inf"))
+        hidden = (rec["mask"] == 0).expand(1, *scores.shape)[0] if rec["mask"].dim() > 2 else rec["mask"] == 0
+        scores = scores.masked_fill(hidden.expand_as(scores), float("-inf"))
     return scores
 
 
@@ -139,11 +138,6 @@ def permuted_differences(weights_a: np.ndarray, weights_b: np.ndarray, perm) -> 
     p = np.asarray(perm)
     moved = np.asarray(weights_a, dtype=np.float64)[..., p, :][..., :, p]
     return np.abs(np.asarray(weights_b, dtype=np.float64) - moved).max(axis=(-2, -1))
-
-
-def permuted_difference(weights_a: np.ndarray, weights_b: np.ndarray, perm) -> float:
-    """The largest of permuted_differences, over every layer and head."""
-    return float(permuted_differences(weights_a, weights_b, perm).max())
 
 
 def encoder_attention(runner, text: str, use_position: bool = True) -> tuple[list[str], np.ndarray]:

@@ -73,7 +73,7 @@ class GPT(nn.Module):
         x = self.embedding(ids)
         x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
         if record is not None:
-            record["decoder_input"] = x
+            record.update(decoder_ids=ids, decoder_input=x)
         extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
         all_weights = []
         for i, block in enumerate(self.blocks):

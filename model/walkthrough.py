@@ -12,14 +12,14 @@ The steps (STEPS): 1 tokens, 2 embeddings + position, 3 Q K V and split_heads, 4
 10 residual, LayerNorm, feed-forward.
 
 Where the numbers come from: one forward pass with a ``record`` dict (model/attention.py puts q,
-k, v, the weights, each head's output, the concatenation and the W^O output in it; the layers add
-their input, the Add & Norm results and the FFN). Two kinds of number are not in the record and are
-computed here with the same operations on the recorded tensors: the raw and scaled scores
-(torch.matmul(q, k^T) / sqrt(d_k), exactly the line of scaled_dot_product_attention) and the
-un-rotated XW_Q (the module's own W_q applied to the recorded X). ``check`` holds the largest
-difference between what this recomputation predicts and what the model recorded (the softmax of
-our scores against the model's weights; our split XW_Q against the model's q): about 1e-7 when
-everything agrees.
+k, v, the scores softmax is given (scaled_scores: QK^T/sqrt(d_k) + bias, masked), the weights, each
+head's output, the concatenation and the W^O output in it; the stacks add the token ids they read
+and their input; the layers add their input, the Add & Norm results and the FFN). Steps 4 and 5
+show QK^T and QK^T/sqrt(d_k) before bias and mask, computed here from the recorded q and k with the
+same scaled_scores, and step 3 the un-rotated XW_Q (the module's own W_q applied to the recorded
+X). ``check`` holds the largest difference between what the recorded tensors predict and what the
+model recorded next (the softmax of the recorded scores against the model's weights; our split
+XW_Q against the model's q): about 1e-7 when everything agrees.
 
 The code shown for each step is read with inspect.getsource when this runs, so it is always the
 code that just produced the numbers; a marker that no longer matches falls back to the whole
@@ -178,7 +178,7 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     elif scheme == "rope":
         embed += [S(positional.RotaryEmbedding.forward), S(MHA.forward, "q, k = rope(q), rope(k)", comments=False)]
     elif scheme == "alibi":
-        embed += [S(positional.alibi_bias), S(sdpa, "if bias is not None", "scores = scores + bias")]
+        embed += [S(positional.alibi_bias), S(attention.scaled_scores, "if bias is not None", "scores = scores + bias")]
 
     if arch == "gpt":
         call = [S(gpt.Block.forward, "n = self.norm1(x)", "a, weights = self.attn(n, n, n")]
@@ -191,14 +191,15 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     qkv = call + [S(MHA.forward, "q = self.split_heads(self.W_q(Q))",
                     "q, k = rope(q), rope(k)" if scheme == "rope" else "v = self.split_heads(self.W_v(V))"),
                   S(MHA.split_heads)]
-    scores = [S(sdpa, "d_k = Q.size(-1)"), S(sdpa, "scores = torch.matmul(Q, K.transpose(-2, -1))")]
+    scaled_scores = attention.scaled_scores
+    scores = [S(scaled_scores, "d_k = Q.size(-1)"), S(scaled_scores, "scores = torch.matmul(Q, K.transpose(-2, -1))")]
     if arch == "gpt" or kind == "decoder":
         mask_src = [S(blocks.causal_mask)]
         mask_src += [S(transformer.Transformer.decode, "tgt_mask = padding_mask(")] if kind == "decoder" and arch != "gpt" else \
             [S(gpt.GPT.forward, "mask = causal_mask(")]
     else:
         mask_src = [S(blocks.padding_mask), S(transformer.Transformer.encode, "src_mask = padding_mask(")]
-    mask = [S(sdpa, "if bias is not None", "scores = scores.masked_fill(mask == 0, -1e9)")] + mask_src
+    mask = [S(scaled_scores, "if bias is not None", "scores = scores.masked_fill(mask == 0, -1e9)")] + mask_src
     if scheme == "alibi":
         mask.append(S(positional.alibi_bias))
     softmax = [S(sdpa, "attention_weights = F.softmax", "attention_weights = attention_weights.masked_fill")]
@@ -286,14 +287,13 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
 
     rec = recording.record
     tok = model_runner.tokenizer
-    with torch.no_grad():
-        dec_ids = _ids_read(module, T_(rec["decoder_input"]), arch)
-        src_ids = _ids_read(module, T_(rec["encoder_input"]), arch) if arch == "transformer" else dec_ids
+    dec_ids = [int(i) for i in rec["decoder_ids"][0]]
+    src_ids = [int(i) for i in rec["encoder_ids"][0]] if "encoder_ids" in rec else dec_ids
     query_ids = src_ids if kind == "encoder" else dec_ids
     key_ids = dec_ids if kind == "decoder" else src_ids
     att = tr.attention[kind]
     if tok.labels(query_ids) != list(att.query_tokens) or tok.labels(key_ids) != list(att.key_tokens):
-        raise RuntimeError("the recovered token ids do not match the trace's tokens")
+        raise RuntimeError("the recorded token ids do not match the trace's tokens")
 
     stack = "encoder" if kind == "encoder" else "decoder"
     lrec = {k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in rec[stack][layer].items()
@@ -331,16 +331,15 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
         q, k, v = mrec["q"], mrec["k"], mrec["v"]
         rope = scheme == "rope"
 
-        # steps 4-6, with the operations of scaled_dot_product_attention
+        # steps 4-6: QK^T, then the model's own scaled_scores without and (as recorded) with bias and mask
         raw = torch.matmul(q, k.transpose(-2, -1))
-        scaled = raw / math.sqrt(q.size(-1))
+        scaled = attention.scaled_scores(q, k)
         bias = mrec.get("bias")
-        biased = scaled if bias is None else scaled + bias
         mask_t = mrec.get("mask")
         T, S = q.size(-2), k.size(-2)
         mask_full = (torch.ones(T, S, dtype=torch.bool, device=q.device) if mask_t is None
                      else (mask_t != 0).expand(1, 1, T, S)[0, 0])
-        masked = biased.masked_fill(~mask_full, -1e9)
+        masked = mrec["scores"]
         temp = float(mrec.get("temperature", 1.0))
         predicted = torch.softmax(masked / temp, dim=-1).masked_fill(~mask_full, 0.0)
 
@@ -386,24 +385,6 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
         concat=_np(mrec["concat"][0]), output=_np(mrec["output"][0]),
         post=post, code=code_for(arch, scheme, kind), check=check,
     )
-
-
-def _ids_read(module, recorded_input, arch) -> list[int]:
-    """The ids a stack read, recovered from its recorded input: (input - position) / scale is a row
-    of the embedding table, found by nearest match (the Trace carries labels, not ids)."""
-    x = recorded_input[0].float()
-    table = module.position.table
-    if table is not None:
-        x = x - table.pe[0, : x.size(0)].float()
-    if arch == "transformer":
-        x = x / math.sqrt(module.config.d_model)
-    emb = module.embedding.weight.float()
-    dist = torch.cdist(x, emb)
-    best = dist.argmin(-1)
-    worst = float(dist.gather(1, best.unsqueeze(1)).max())
-    if worst > 1e-3 * max(1.0, float(emb.norm(dim=-1).mean())):
-        raise RuntimeError(f"could not recover the token ids from the recorded input (off by {worst:g})")
-    return best.tolist()
 
 
 def _mha(module, arch, kind, layer):

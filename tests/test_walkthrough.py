@@ -18,6 +18,7 @@ import pytest
 import model
 from model import registry, transformer
 from model.errors import InputError
+from model.tokenizer import BOS
 from model.walkthrough import STEPS, Recording, code_for, record, walk
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -307,3 +308,25 @@ def test_one_token_and_maximum_length(runners):
     close(w.weights, r["weights"], "weights at maximum length")
     w = walk(tr, long, "encoder", 0, 0)
     assert len(w.query_tokens) == tr.config.max_seq_len
+
+
+SCRIPTS = ["我爱北京天安门", "Où est la bibliothèque ?", "Grüße aus München", "Привет, как дела?",
+           "I ❤️ my 🐱 and 🐶", "नमस्ते दुनिया", "猫 " * 300]
+
+
+@pytest.mark.parametrize("name", model.NAMES)
+def test_any_script_and_cut_text_for_every_model(runners, name):
+    """The step page reads the token ids the model recorded (no recovery from the embeddings):
+    every script, byte pieces and a text cut to the model's length walk; the ids are the
+    tokenizer's own, and step 7's weights are the trace's."""
+    r = runners[name]
+    for text in SCRIPTS:
+        rec = record(r, text)
+        for kind in r.kinds:
+            w = walk(r, rec, kind, r.config.num_layers - 1, 0)
+            src = r.tokenizer.encode(" ".join(text.split()))[: r.config.max_seq_len]
+            if kind != "decoder" or name != "translator":
+                ids = w.key_ids if kind == "cross" else w.query_ids
+                assert ids == ([BOS] + src)[: r.config.max_seq_len] if r.can_continue_text else ids == src, (text, kind)
+            np.testing.assert_allclose(w.weights, rec.trace.attention[kind].weights[-1, 0], atol=1e-6)
+            assert max(w.check.values()) < 1e-4, (text, kind, w.check)
