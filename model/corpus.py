@@ -984,3 +984,133 @@ def unknown_words(text: str) -> list[str]:
             if other not in EN_VOCAB and other not in ZH_VOCAB:
                 add(other)
     return out
+
+# --------------------------------------------------------------------------------------------
+# Is a user's text in the language the models learned?
+# --------------------------------------------------------------------------------------------
+
+
+def language_of(text: str) -> str:
+    """"zh" if the text has a Chinese character, else "en" (the translator's own rule)."""
+    return "zh" if re.search(f"[{_CJK}]", text or "") else "en"
+
+
+def normalise(text: str, lang: str) -> str:
+    """The text written the way the corpus writes it, forgiving what a reader types differently:
+    English in any case with any spacing ("the cat  sat on the mat ." -> "The cat sat on the mat."),
+    Chinese with spaces removed and an ASCII "." read as "。"."""
+    text = " ".join(str(text or "").split())
+    if lang == "zh":
+        text = text.replace(" ", "")
+        return text[:-1] + "。" if text.endswith(".") else text
+    text = re.sub(r"\s+\.", ".", text).lower()
+    words = [w for w in re.split(r"(\.)|\s+", text) if w]
+    return render_en(words) if words and words[0] != "." else text
+
+
+def _recognise(seq, lang: str, prefix: bool) -> bool:
+    """True if seq (English terminals or a Chinese string) is a whole item of the grammar, or,
+    with prefix, the beginning of one (a Chinese prefix may end inside a word)."""
+    end = len(seq)
+    proj = _PROJ[lang]
+    memo: dict = {}
+
+    def match(t, i) -> int:
+        if lang == "en":
+            return i + 1 if i < end and seq[i] == t else -1
+        if seq.startswith(t, i):
+            return i + len(t)
+        return end if prefix and t.startswith(seq[i:]) else -1   # the text stops inside t
+
+    def nt(name: str, i: int) -> frozenset:
+        if prefix and i >= end:
+            return frozenset({end})            # the text stopped before this part: a prefix
+        key = (name, i)
+        if key not in memo:
+            memo[key] = frozenset()             # no left recursion: a rule starts with a terminal
+            out: set = set()
+            if i < end:
+                for _, items, _ in proj[name].get(seq[i], ()):
+                    out |= run(items, i)
+            memo[key] = frozenset(out)
+        return memo[key]
+
+    def run(items, i) -> set:
+        states = {i}
+        for kind, x in items:
+            nxt: set = set()
+            for pos in states:
+                if prefix and pos >= end:
+                    nxt.add(end)
+                elif kind == 0:
+                    j = match(x, pos)
+                    if j >= 0:
+                        nxt.add(j)
+                else:
+                    nxt |= nt(x, pos)
+            if not nxt:
+                return set()
+            states = nxt
+        return states
+
+    return end > 0 and end in nt(_G.start, 0)
+
+
+def in_language(text: str, prefix: bool = False) -> bool:
+    """Whether ``text`` (as a reader types it: see normalise) is a sentence or two-sentence story
+    of the grammar the models learned, in English or Chinese; prefix=True also accepts the start
+    of one ("The cat", "猫坐在垫"), as a GPT prompt is."""
+    lang = language_of(text)
+    norm = normalise(text, lang)
+    if lang == "en":
+        seq = _en_terminals(norm)
+        if seq is None:
+            return False
+    else:
+        seq = norm
+    return _recognise(seq, lang, prefix)
+
+
+def known_words(text: str) -> list[str]:
+    """The corpus words in ``text`` (English lower-cased; Chinese by longest match), in order."""
+    out = []
+    for m in _TOKEN.finditer(text or ""):
+        cjk, word, _ = m.groups()
+        if word and word.lower() in EN_VOCAB:
+            out.append(word.lower())
+        elif cjk:
+            i = 0
+            while i < len(cjk):
+                k = next((k for k in range(min(_ZH_MAX, len(cjk) - i), 0, -1) if cjk[i:i + k] in ZH_VOCAB), 0)
+                if k:
+                    out.append(cjk[i:i + k])
+                i += max(k, 1)
+    return out
+
+
+def close_words(word: str, n: int = 3) -> list[str]:
+    """Known words spelled like ``word`` (an English typo: "mta" -> "mat"), for a suggestion."""
+    import difflib
+    vocab = sorted(ZH_VOCAB if language_of(word) == "zh" else (w for w in EN_VOCAB if w.isalpha()))
+    return difflib.get_close_matches(word.lower(), vocab, n=n, cutoff=0.6)
+
+
+_EXAMPLES: list[Pair] = []
+
+
+def examples_like(text: str, n: int = 3) -> list[str]:
+    """n single sentences of the grammar, in the text's language, sharing the most words with it
+    (a reader who typed "Cat the sat mat on the" is offered "The cat sat on the mat"-like ones)."""
+    if not _EXAMPLES:
+        _EXAMPLES.extend(p for p in generate(3000, seed=11) if p.kind == "sentence")
+    lang = language_of(text)
+    mine = set(known_words(text))
+    seen, scored = set(), []
+    for i, p in enumerate(_EXAMPLES):
+        s = p.zh if lang == "zh" else p.en
+        if s in seen:
+            continue
+        seen.add(s)
+        words = set(known_words(s)) - {".", "。", "the"}
+        scored.append((-len(words & mine), len(s), i, s))
+    return [s for *_, s in sorted(scored)[:n]]

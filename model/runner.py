@@ -204,6 +204,13 @@ class ModelRunner:
             words = ", ".join(unseen[:12])
             notices.append(Notice("unseen_words", "the models never saw these words in training: " + words,
                                   words=words))
+        # the corpus grammar is all these models ever read: outside it, what they write is a guess
+        # (a GPT's prompt may stop mid-sentence; the translator's input is a whole item)
+        if not corpus.in_language(text, prefix=self.kind == "gpt"):
+            what = "continuation" if self.kind == "gpt" else "translation"
+            notices.append(Notice("outside_language", f"outside the {len(corpus.LEXICON)}-word language this model "
+                                  f"learned: the {what} and its attention are a guess", n=len(corpus.LEXICON),
+                                  what=what, text=text))
         return text, ids, notices
 
     def prompt_ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:

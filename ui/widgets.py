@@ -8,6 +8,7 @@ from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
 from .i18n import TABLE, t
+from .grammar import show_outside_language
 from .rows import pill_labels
 from .safe import echo, md
 
@@ -19,6 +20,9 @@ def show_model_notices(notes) -> None:
     model.errors.Notice carries a code the table translates; any other note is shown as it is."""
     for note in notes:
         code = getattr(note, "code", None)
+        if code == "outside_language":        # a warning box with suggestions, not a caption
+            show_outside_language(note)
+            continue
         key = f"notice_{code}"
         # a notice's values can echo the visitor's text (unseen words): capped, no live link
         text = t(key, **{k: echo(v, 80) for k, v in note.params.items()}) if code and key in TABLE else md(note)

@@ -11,3 +11,19 @@ STRINGS = {
     "table_caption_written": {"en": "When the model writes **{written}** (reading **{token}**), its attention weights are:",
                               "zh": "当模型写出 **{written}**（读入 **{token}**）时，注意力权重如下："},
 }
+STRINGS.update({
+    "grammar_outside": {
+        "en": "**Outside the {n}-word language this model learned: the {what} and its attention are a guess.** "
+              "The model only ever read sentences of its small grammar (“The cat sat on the mat”, “狗咬人”, or two "
+              "sentences where the second says “It …”/“She …”). Known words in another order, other words or "
+              "more sentences are new to it, so what it writes, and where it looks, mean little here.",
+        "zh": "**这句话超出了本模型学过的 {n} 个词的小语言：{what}和它的注意力都只是猜测。**"
+              "模型只读过它那套小语法生成的句子（如“The cat sat on the mat”“狗咬人”，或第二句以“它……”"
+              "“她……”开头的两句话）。词序不同、用了别的词或句子更多，对它都是陌生的，所以它写出的内容和"
+              "它看的位置在这里没有多少意义。"},
+    "grammar_what_translation": {"en": "translation", "zh": "译文"},
+    "grammar_what_continuation": {"en": "continuation", "zh": "续写"},
+    "grammar_known_like": {"en": "Words it knows that look like yours:", "zh": "它认识的相近的词："},
+    "grammar_near": {"en": "{word} → {known}", "zh": "{word} → {known}"},
+    "grammar_try": {"en": "Try a sentence it learned:", "zh": "试试它学过的句子："},
+})

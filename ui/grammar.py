@@ -1,0 +1,42 @@
+"""The warning a page shows beside a translation or continuation when the sentence is outside the
+language the models learned (model.runner emits the notice "outside_language"; model.corpus
+knows the grammar): what it means, known words like the unknown ones, and example sentences of
+the grammar to click."""
+from __future__ import annotations
+
+import zlib
+
+import streamlit as st
+
+from model import corpus
+
+from .i18n import t
+from .safe import echo, md
+
+TEXT_KEY = "text"   # the sidebar's sentence box (ui.context.TEXT_KEY; not imported: context imports us)
+
+
+def _use(example: str) -> None:
+    st.session_state[TEXT_KEY] = example
+
+
+def show_outside_language(note) -> None:
+    """One warning box with suggestions and up to three example sentences as buttons."""
+    params = getattr(note, "params", {})
+    text = str(params.get("text", ""))
+    what = t("grammar_what_" + ("continuation" if params.get("what") == "continuation" else "translation"))
+    lines = [t("grammar_outside", n=params.get("n", len(corpus.LEXICON)), what=what)]
+    near = []
+    for w in corpus.unknown_words(text)[:6]:
+        close = corpus.close_words(w)
+        if close:
+            near.append(t("grammar_near", word=echo(w, 20), known=", ".join(md(c) for c in close)))
+    if near:
+        lines.append(t("grammar_known_like") + " " + "; ".join(near))
+    st.warning("\n\n".join(lines), icon="⚠️")
+    examples = corpus.examples_like(text, 3)
+    if examples:
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.caption(t("grammar_try"))
+            for ex in examples:
+                st.button(md(ex), key=f"grammar_ex_{zlib.crc32(ex.encode())}", on_click=_use, args=(ex,))
