@@ -12,8 +12,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     # the models are small: more threads per request only fight each other under a class's load
     OMP_NUM_THREADS=1 \
     MKL_NUM_THREADS=1 \
-    # if requirements-hf.txt is added: local Hugging Face folders only, no hub downloads by visitors
-    ATTN_HF=local
+    # Hugging Face models (requirements-hf.txt): off. To offer some, run with -e ATTN_HF=1 and
+    # -e ATTN_HF_MODELS=name=/folder,... (unset: the packaged all-minilm-l6-v2); visitors pick
+    # among those names, never a path (docs/hosting.md, "Security")
+    ATTN_HF=0 \
+    ATTN_HF_MAX_PARAMS=1000000000 \
+    ATTN_HF_CACHE_MODELS=2 \
+    ATTN_HF_CACHE_MB=1024 \
+    ATTN_HF_CACHE_TTL=3600
 
 # torch first, from PyTorch's CPU index: from PyPI the same pin pulls a multi-GB CUDA build
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu

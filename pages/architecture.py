@@ -12,11 +12,13 @@ import torch
 from model.blocks import causal_mask, padding_mask
 from model.errors import InputError, ModelFileError
 from model.runner import TranslatorRunner, clean_text
+from model.registry import load_tokenizer
 from model.tokenizer import BOS, PAD, TO_EN, TO_ZH, Tokenizer
 from ui import cache
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
+from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
 from viz.steps import mask_figure
 
@@ -25,7 +27,7 @@ SHOWN = 12   # tokens drawn per mask: a 12 x 12 grid is still readable on a proj
 
 @st.cache_resource(show_spinner=False)
 def tokenizer() -> Tokenizer:
-    return Tokenizer.load()
+    return load_tokenizer()      # the weights folder's (ATTN_WEIGHTS_DIR); ModelFileError if damaged
 
 
 def masks_of(src_ids: list[int], tgt_ids: list[int]) -> dict[str, np.ndarray]:
@@ -61,7 +63,12 @@ def link(model: str, kind: str, label_key: str) -> None:
 ctx = current()
 page_header("page_architecture", "arch_intro")
 
-tok = tokenizer()
+try:
+    tok = tokenizer()
+except ModelFileError as e:
+    st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
+    copy_link()
+    st.stop()
 try:
     text, _ = clean_text(ctx.text)
 except InputError:

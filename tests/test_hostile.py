@@ -396,3 +396,34 @@ def test_sizes_are_checked_before_anything_is_built():
                                     vocab_size=100, max_position_embeddings=64)
     built = hf.count_parameters(transformers.AutoModel, small)
     assert 0.5 * built < hf.estimate_parameters(small) < 2 * built
+
+
+# -- links: only the page's keys, one value each, every value capped --------------------------------
+def _copied_link(at) -> str:
+    links = [c.value for c in at.code if "model=" in c.value]
+    assert len(links) == 1, [c.value for c in at.code]
+    return links[0]
+
+
+def test_a_copied_link_keeps_only_the_pages_keys():
+    from urllib.parse import parse_qs, urlsplit
+
+    from apptest import open_page
+    at = open_page("pages/attention.py", "gpt", text="The cat sat", evil="https://evil.example", utm_source="x",
+                   layer="2")
+    query = parse_qs(urlsplit(_copied_link(at)).query)
+    assert "evil" not in query and "utm_source" not in query
+    assert query["model"] == ["gpt"] and query["text"] == ["The cat sat"] and query["layer"] == ["2"]
+    assert all(len(v) == 1 for v in query.values())
+
+
+def test_link_values_are_capped():
+    from apptest import notices, open_page
+    at = open_page("pages/attention.py", "gpt", kind="https://evil.example/" + "x" * 200)
+    assert "is not valid" in notices(at) and at.session_state["att_kind"] != "https://evil.example/" + "x" * 200
+    assert "x" * 41 not in notices(at) and "https://" not in notices(at)   # cut short, no live link
+    # the positional page's own texts: read up to 2,000 characters, never written back beyond 500
+    long_a = "The dog bit the man " * 30                       # 600 characters
+    at = open_page("pages/positional.py", "translator", sec="order", a=long_a, b="The man bit the dog")
+    assert at.session_state["pos_a"] == long_a
+    assert "a" not in at.query_params and at.query_params["b"] in ("The man bit the dog", ["The man bit the dog"])

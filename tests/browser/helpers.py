@@ -69,8 +69,9 @@ class AppServer:
     """
 
     def __init__(self, script: str | Path = "app.py", env: dict | None = None, args=(), log: Path | None = None,
-                 port: int | None = None, cwd: Path = ROOT):
-        self.script, self.cwd, self.port = str(script), cwd, port or free_port()
+                 port: int | None = None, cwd: Path = ROOT, prefix=()):
+        """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user."""
+        self.script, self.cwd, self.port, self.prefix = str(script), cwd, port or free_port(), list(prefix)
         self.url = f"http://127.0.0.1:{self.port}"
         # one torch thread per server, as in production (Dockerfile): on a busy machine two
         # spinning OpenMP threads per request made a 0.13 s translation take 2-20 s
@@ -85,7 +86,7 @@ class AppServer:
     def start(self, timeout: float = 120) -> "AppServer":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "w")
-        cmd = [sys.executable, "-m", "streamlit", "run", self.script,
+        cmd = [*self.prefix, sys.executable, "-m", "streamlit", "run", self.script,
                "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--client.showErrorDetails", "full", *self.args]
