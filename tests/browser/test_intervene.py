@@ -1,0 +1,60 @@
+"""The intervene and compare pages in the real app: a click on a model-view tile switches that head
+off and the translation on the page becomes the model's translation without it; the compare page
+draws A, B and B - A for 狗咬人 / 人咬狗 and says the tokens were aligned by position."""
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, quote, urlparse
+
+import model
+
+from .helpers import exceptions, goto, plot_summaries, screenshot, settle, wait_for_run_start
+
+TEXT = "The cat sat on the mat"
+
+FIRST_TILE_XY = """([layer, head]) => {
+    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
+    gd.scrollIntoView({block: 'center'});
+    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
+    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
+    const r = gd.getBoundingClientRect();
+    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i])};
+}"""
+
+
+def main_text(page) -> str:
+    return page.locator("[data-testid='stMain']").inner_text()
+
+
+def test_clicking_the_alignment_head_off_breaks_the_translation(app_server, new_page):
+    page = new_page()
+    goto(page, f"{app_server.url}/intervene?model=translator&lang=en&text={quote(TEXT)}&ikind=cross")
+    assert not exceptions(page), exceptions(page)
+    m = model.load("translator", device="cpu")
+    untouched, broken = m.trace(TEXT).output_text, m.trace(TEXT, ablate=[("cross", 1, 1)]).output_text
+    assert f"Untouched: {untouched}" in main_text(page)
+    screenshot(page, "intervene-en")
+    xy = page.evaluate(FIRST_TILE_XY, [1, 1])
+    page.mouse.click(xy["x"], xy["y"])
+    assert wait_for_run_start(page, 5), "clicking a model-view tile did not rerun the page"
+    settle(page)
+    assert not exceptions(page), exceptions(page)
+    assert parse_qs(urlparse(page.url).query).get("off") == ["cross:2:2"], page.url
+    assert f"With the intervention: {broken}" in main_text(page)
+    drawn = [p for p in plot_summaries(page) if p["visible"]]
+    assert len(drawn) >= 4 and all(p["drawn"] for p in drawn)
+    screenshot(page, "intervene-cross-2-2-off")
+
+
+def test_compare_two_sentences_in_chinese(app_server, new_page):
+    page = new_page()
+    goto(page, f"{app_server.url}/compare?model=translator&lang=zh&text={quote('狗咬人')}&text2={quote('人咬狗')}")
+    assert not exceptions(page), exceptions(page)
+    text = main_text(page)
+    assert "对比" in text and "按位置对齐" in text
+    heatmaps = [p for p in plot_summaries(page) if p["visible"] and "heatmap" in p["types"]]
+    assert len(heatmaps) >= 3
+    assert re.search(r"B − A", text)
+    screenshot(page, "compare-zh")
