@@ -61,9 +61,16 @@ def has_ordinary(text: str) -> bool:
 
 def settings_from(temperature=1.0, temperature_layer=None, use_position=True, intervention=None) -> AttentionSettings:
     try:
-        return AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
+        settings = AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
     except (TypeError, ValueError) as e:
         raise InputError("temperature", str(e)) from None
+    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:   # beyond: scores overflow to NaN
+        raise InputError("temperature", f"attention temperature must be from {TEMPERATURE_MIN:g} to "
+                                        f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}")
+    return settings
+
+
+TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import torch
 
 from model.blocks import causal_mask, padding_mask
 from model.errors import InputError, ModelFileError
-from model.runner import TranslatorRunner, clean_text
 from model.registry import load_tokenizer
+from model.runner import TranslatorRunner, clean_text
 from model.tokenizer import BOS, PAD, TO_EN, TO_ZH, Tokenizer
 from ui import cache
 from ui.context import current

@@ -21,12 +21,12 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 import model
-from model import hf
-from model import registry
+from model import hf, registry
 from model.errors import InputError, ModelFileError
 from model.runner import clean_text
 from ui.safe import echo, md
@@ -427,3 +427,14 @@ def test_link_values_are_capped():
     at = open_page("pages/positional.py", "translator", sec="order", a=long_a, b="The man bit the dog")
     assert at.session_state["pos_a"] == long_a
     assert "a" not in at.query_params and at.query_params["b"] in ("The man bit the dog", ["The man bit the dog"])
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 1e-4, 1e4, 1e300])
+def test_attention_temperatures_that_overflow_are_refused(temperature):
+    runner = model.load("gpt", device="cpu", random_weights=True)
+    with pytest.raises(InputError) as e:
+        runner.trace("The cat sat", temperature=temperature)
+    assert e.value.code == "temperature"
+    for t in (1e-3, 1e3):                                    # the ends of the range still give weights
+        w = runner.trace("The cat sat", temperature=t).attention["decoder"].weights
+        assert np.isfinite(w).all() and np.allclose(w.sum(-1), 1, atol=1e-5)
