@@ -16,6 +16,7 @@ from .safe import echo, md
 
 _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
+_WRITTEN = "_url_written"    # name -> the last values this session wrote into the address bar
 _KEYS = "_url_keys"          # the link keys this run read or wrote: the only ones a copied link keeps
 TEXT_MAX = 500               # longest text the app writes into a link
 TEXT_READ_MAX = 2000         # longest text it reads from one (model/runner.py's MAX_CHARS)
@@ -62,7 +63,11 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
     _known(name)
     raw = st.query_params.get(name)
     seen = st.session_state.setdefault(_SEEN, {})
-    fresh = key not in st.session_state or (raw is not None and seen.get(name) != raw)
+    # a widget moved quickly (a slider stepped with the arrow keys) can send its rerun with an
+    # address this session wrote a moment before, not yet replaced in the browser: that is our own
+    # older value coming back, not a new link, and taking it would make the slider jump back
+    stale = raw in st.session_state.get(_WRITTEN, {}).get(name, [])[:-1]
+    fresh = key not in st.session_state or (raw is not None and seen.get(name) != raw and not stale)
     if fresh:
         value = default
         if raw is not None:
@@ -93,6 +98,10 @@ def set_url(**values) -> None:
             seen[name] = text
         else:
             seen[name] = text
+        if text:
+            mine = st.session_state.setdefault(_WRITTEN, {}).setdefault(name, [])
+            if not mine or mine[-1] != text:
+                mine[:] = [v for v in mine if v != text][-7:] + [text]
 
 
 def serialize(value) -> str:
