@@ -3,7 +3,8 @@
 - one attention layer (our MultiHeadAttention) at d_model 128 / 4 heads (the shipped models) and
   768 / 12 heads (BERT-base, GPT-2), n = 16 .. 4,096: best-of wall time, bytes allocated, peak;
 - full attention against the sparse patterns (gathered pairs only), n = 256 .. 4,096;
-- the GPT's time per new token with and without the KV cache.
+- the GPT's time per new token with and without the KV cache;
+- our attention against the blockwise online softmax (FlashAttention's idea) at 1,024 and 4,096 tokens.
 One torch thread (as the app runs); the machine's load average is saved beside the figures, since
 the machine is shared. Never part of the tests.
 """
@@ -104,6 +105,7 @@ def main(argv=None) -> int:
         "layers": layers(ns, print),
         "patterns": patterns([n for n in PATTERN_NS if not a.quick or n <= 512], print),
         "generation": generation(print),
+        "blockwise": [cost.blockwise_timing(n) for n in ((1024,) if a.quick else (1024, 4096))],
     }
     result["load_after"] = [round(x, 2) for x in os.getloadavg()]
     result["seconds"] = round(time.time() - started, 1)

@@ -66,8 +66,8 @@ def online(name: str, device: str, text: str, layer: int, head: int, block: int,
 
 
 @st.cache_data(show_spinner=False, max_entries=2)
-def blockwise_big() -> list[dict]:
-    return [cost.blockwise_timing(n) for n in (1024, 4096)]
+def blockwise_live() -> dict:
+    return cost.blockwise_timing(1024)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -349,8 +349,10 @@ def section_flash() -> None:
           "cost_flash_steps")
 
     st.subheader(t("cost_flash_big_title"))
-    big = blockwise_big()
-    st.dataframe(pd.DataFrame({t("cost_col_n"): [x["n"] for x in big],
+    b = bench()
+    big = [dict(r, where=t("cost_where_bench", date=b["date"])) for r in (b or {}).get("blockwise", [])]
+    big = [dict(blockwise_live(), where=t("cost_where_live"))] + big
+    st.dataframe(pd.DataFrame({t("cost_col_where"): [x["where"] for x in big], t("cost_col_n"): [x["n"] for x in big],
                                t("cost_col_block"): [x["block"] for x in big],
                                t("cost_col_diff"): [f"{x['max_abs_diff']:.1e}" for x in big],
                                t("cost_col_full_mb"): [round(x["matrix_bytes"] / MB, 1) for x in big],

@@ -229,8 +229,11 @@ STRINGS = {
     "cost_flash_x": {"en": "keys in the block", "zh": "本块的键"},
     "cost_flash_max": {"en": "running max m", "zh": "累计最大值 m"},
     "cost_flash_sum": {"en": "running sum l", "zh": "累计和 l"},
-    "cost_flash_big_title": {"en": "At 1,024 and 4,096 tokens (random Q, K, V, 12 heads × d_k 64)",
-                             "zh": "在 1,024 和 4,096 个词元时（随机 Q、K、V，12 个头 × d_k 64）"},
+    "cost_flash_big_title": {"en": "At 1,024 tokens (live) and 4,096 (bench): random Q, K, V, 12 heads × d_k 64",
+                             "zh": "在 1,024 个词元（实时）和 4,096 个词元（基准测试）时：随机 Q、K、V，12 个头 × d_k 64"},
+    "cost_col_where": {"en": "measured", "zh": "测量"},
+    "cost_where_live": {"en": "now, this server", "zh": "此刻，本服务器"},
+    "cost_where_bench": {"en": "bench, {date}", "zh": "基准测试，{date}"},
     "cost_col_block": {"en": "keys per block", "zh": "每块键数"},
     "cost_col_diff": {"en": "largest difference from ours", "zh": "与我们的最大差"},
     "cost_col_full_mb": {"en": "n×n matrix (MB)", "zh": "n×n 矩阵（MB）"},
@@ -242,13 +245,16 @@ STRINGS = {
               "(HBM), so plain attention is limited by memory traffic — it writes the n × n scores to HBM, reads them "
               "back for the softmax, writes the weights, reads them again for the weighted sum. FlashAttention keeps "
               "one block of Q, K, V and the running m, l in the fast on-chip SRAM and does all four steps there, so "
-              "the n² numbers are never written to HBM: it does the same arithmetic (a little more) with far less "
-              "traffic. On this CPU the blockwise loop is written in Python and is **not** faster (the table above "
-              "shows both times as measured); its gain here is memory only: {saved}.",
+              "the n² numbers are never written to HBM: the same arithmetic (a little more) with far less traffic. "
+              "This machine has no GPU, so no GPU speed-up is claimed here. On this CPU the times in the table are "
+              "what was measured: the blockwise loop is plain Python and PyTorch, not FlashAttention's kernel; where "
+              "it is faster than ours, it is because ours writes several n × n tensors (QKᵀ, ÷√d_k, ÷T, softmax) — "
+              "memory traffic again. What it surely saves is memory: {saved}.",
         "zh": "为什么它在 GPU 上更快：GPU 的计算速度远快于它读写显存（HBM）的速度，所以普通注意力受限于内存读写——它把 n × n 的分数"
               "写入 HBM，为了 softmax 再读回来，写出权重，为了加权求和再读一遍。FlashAttention 把一块 Q、K、V 和累计量 m、l 留在片上"
-              "高速的 SRAM 里完成这四步，n² 个数从不写入 HBM：算术量相同（略多），内存读写却少得多。在这台 CPU 上，分块循环用 Python 写成，"
-              "**并不**更快（上表给出了两者的实测时间）；这里它的收益只有内存：{saved}。"},
+              "高速的 SRAM 里完成这四步，n² 个数从不写入 HBM：算术量相同（略多），内存读写却少得多。这台机器没有 GPU，所以这里不声称任何 GPU 加速。"
+              "表中是这台 CPU 上实测的时间：分块循环是普通的 Python 和 PyTorch，不是 FlashAttention 的内核；它比我们的实现快的地方，"
+              "是因为我们的实现会写出好几个 n × n 张量（QKᵀ、÷√d_k、÷T、softmax）——仍然是内存读写的原因。它一定节省的是内存：{saved}。"},
     "cost_flash_saved": {"en": "at n = {n:,}, {full:.0f} MB of scores never held, against {tile:.0f} MB per tile",
                          "zh": "在 n = {n:,} 时，{full:.0f} MB 的分数从未被保存，每块只需 {tile:.0f} MB"},
     # -- Q, K, V and heads ------------------------------------------------------------------------
