@@ -10,7 +10,8 @@ from ui.widgets import show_heatmap, show_table, token_picker
 from viz.analysis import mean_of_heads
 
 ctx = current()
-page_header("app_title", "home_intro")
+# a Hugging Face model was not trained here: the intro says what it is instead
+page_header("app_title", "home_intro_hf" if ctx.model.startswith("hf:") else "home_intro")
 st.markdown(t("home_meaning"))
 
 tr = ctx.trace()

