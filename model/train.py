@@ -20,9 +20,11 @@ from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 
 # steps x batch chosen so each run stays well under 20 minutes on two cores (see README figures)
 RECIPES = {
-    # label_smoothing 0.1 is the paper's epsilon_ls: without it the translator's loss goes to 0, its logits
-    # and its cross-attention keep sharpening (measured: over half of cross-attention layer 2's rows one-hot)
-    "translator": dict(steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000, label_smoothing=0.1),
+    # label_smoothing 0.1 is the paper's epsilon_ls and weight_decay 0.1 GPT-3's: without them the
+    # translator's loss goes to 0 and its cross-attention keeps sharpening (measured: 52% of layer 2's
+    # rows one-hot after 7,000 steps, 51% with label smoothing alone)
+    "translator": dict(steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000, label_smoothing=0.1,
+                       weight_decay=0.1),
     "gpt": dict(steps=5000, batch_size=64, lr=1e-3, warmup=300, pairs=120000),
 }
 
@@ -138,7 +140,8 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
         rng = random.Random(seed)
     else:
         model = registry.build(config)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr or recipe["lr"], betas=(0.9, 0.98), weight_decay=0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr or recipe["lr"], betas=(0.9, 0.98),
+                            weight_decay=recipe.get("weight_decay", 0.01))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, recipe["warmup"], steps))
     n = min(recipe["pairs"], max(2000, steps * recipe["batch_size"] // 4))
     if config.arch == "transformer":
@@ -177,6 +180,7 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
         metrics.append(probe.measure(model, steps))
         log(f"snapshot at step {steps}: {metrics[-1]}")
     run = {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"], "lr": lr or recipe["lr"], "label_smoothing": recipe.get("label_smoothing", 0.0),
+           "weight_decay": recipe.get("weight_decay", 0.01),
            "resumed": resume, "examples": len(data), "final_loss": round(loss_avg, 4),
            "seconds": round(time.time() - started, 1), "torch_threads": torch.get_num_threads()}
     if keep:
