@@ -255,11 +255,11 @@ with tab_agg:
         if runner.can_continue_text:
             st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
             ind = induction(ctx.model, ctx.device)
-        roles = head_roles(att.weights, att.mask, induction=ind)
+        roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross")
         roles["layer"] += 1
         roles["head"] += 1
         roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
-        score_cols = [c for c in ("previous", "current", "first", "broad", "induction") if c in roles]
+        score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
         roles = roles[["layer", "head", "role", "score", *score_cols]]
         roles = roles.rename(columns={"layer": t("att_col_layer"), "head": t("att_col_head"),
                                       "role": t("att_col_role"), "score": t("att_col_score"),

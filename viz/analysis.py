@@ -84,29 +84,37 @@ def induction_scores(w: np.ndarray, period: int, offset: int = 0) -> np.ndarray:
 
 
 def head_roles(w: np.ndarray, mask: np.ndarray | None = None,
-               induction: np.ndarray | None = None, threshold: float = 0.5):
+               induction: np.ndarray | None = None, threshold: float = 0.5, cross: bool = False):
     """Score every (layer, head) on simple, named behaviours; returns a pandas DataFrame.
 
-    Columns: layer, head (0-based), previous (mean weight on key i-1 over queries i >= 1),
-    current (mean weight on key i; NaN unless queries == keys), first (mean weight on key 0),
-    broad (mean normalised entropy over rows that had a choice), induction (only if given, per-head
-    scores e.g. from induction_scores), role (the best-scoring role if its score >= threshold,
-    else "mixed") and score (that best score).
+    Self-attention columns: layer, head (0-based), previous (mean weight on key i-1 over queries
+    i >= 1), current (mean weight on key i; NaN unless queries == keys), first (mean weight on key
+    0), broad (mean normalised entropy), each over the rows that had a choice (a causal mask's row
+    0 can only look at itself: its weight 1 says nothing about the head), induction (only if
+    given, per-head scores e.g. from induction_scores), role (the best-scoring role if its score
+    >= threshold, else "mixed") and score (that best score).
+    cross=True (queries and keys are two different texts): positions of one say nothing about the
+    other, so previous / current / first are not scored; "align" is the mean over rows of the
+    largest weight (1 when every written token looks at one source token), beside broad.
     """
     import pandas as pd
 
     w = np.asarray(w)
     n_layers, n_heads, q, k = w.shape
     scores = {}
-    if q == k and q > 1:
+    choice = _rows_with_choice(mask, q, k)
+    nan = np.full((n_layers, n_heads), np.nan)
+    if cross:
+        scores["align"] = w.max(-1).mean(-1, dtype=np.float64)
+    elif q == k and q > 1:
         # mean over i >= 1 of w[i, i-1]: the first sub-diagonal
         scores["previous"] = np.diagonal(w, offset=-1, axis1=2, axis2=3).mean(-1, dtype=np.float64)
-        scores["current"] = np.diagonal(w, axis1=2, axis2=3).mean(-1, dtype=np.float64)
+        diag = np.diagonal(w, axis1=2, axis2=3)
+        scores["current"] = diag[..., choice].mean(-1, dtype=np.float64) if choice.any() else nan
     else:
-        scores["previous"] = np.full((n_layers, n_heads), np.nan)
-        scores["current"] = np.full((n_layers, n_heads), np.nan)
-    scores["first"] = w[..., :, 0].mean(-1, dtype=np.float64)
-    choice = _rows_with_choice(mask, q, k)
+        scores["previous"], scores["current"] = nan, nan
+    if not cross:
+        scores["first"] = w[..., choice, 0].mean(-1, dtype=np.float64) if choice.any() else nan
     ent = normalised_entropy(w, mask)
     scores["broad"] = ent[..., choice].mean(-1) if choice.any() else np.zeros((n_layers, n_heads))
     if induction is not None:

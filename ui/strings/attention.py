@@ -66,9 +66,13 @@ STRINGS = {
     "att_rollout": {"en": "Attention rollout", "zh": "注意力传播（Rollout）"},
     "att_rollout_help": {"en": "How much each input token flows into each position after all layers: per layer "
                                "the mean of the heads plus the residual connection (½·A + ½·I), multiplied layer "
-                               "by layer (Abnar & Zuidema, 2020).",
-                         "zh": "经过所有层之后，每个输入词流入每个位置的比例：每层取各头平均并加上残差连接（½·A + ½·I），"
-                               "再逐层相乘（Abnar & Zuidema，2020）。"},
+                               "by layer (Abnar & Zuidema, 2020). An estimate, not a measurement: it assumes the "
+                               "residual carries exactly half of every position, ignores the feed-forward layers "
+                               "and the value vectors, and for the translator's decoder it leaves out what "
+                               "cross-attention brings in from the encoder.",
+                         "zh": "经过所有层之后，每个输入词元流入每个位置的比例：每层取各头平均并加上残差连接（½·A + ½·I），"
+                               "再逐层相乘（Abnar & Zuidema，2020）。这是估计而非测量：它假设残差恰好占每个位置的一半，"
+                               "忽略前馈层和值向量；对翻译模型的解码器，它不计交叉注意力从编码器带来的信息。"},
     "att_rollout_none": {"en": "Rollout follows information through stacked self-attention layers, so it is "
                                "shown for encoder and decoder self-attention, not for cross-attention.",
                          "zh": "Rollout 追踪信息在逐层堆叠的自注意力中的流动，因此只适用于编码器和解码器自注意力，不适用于交叉注意力。"},
@@ -76,18 +80,26 @@ STRINGS = {
     "att_roles_help": {"en": "A score per head, on this sentence's tokens: **previous token** = mean weight on "
                              "the token just before, **current token** = on the token itself, **first token** = "
                              "on the first token, **broad** = how evenly spread (normalised entropy, 1 = uniform). A head "
-                             "gets the role of its best score if that is at least 0.5, else “mixed”.",
-                       "zh": "每个头的得分（基于本句的词）：**前一个词** = 对紧邻前一个词的平均权重，**当前词** = 对自身的平均权重，"
-                             "**第一个词** = 对第一个词的平均权重，**广泛** = 分布有多均匀（归一化熵，1 = 完全均匀）。"
-                             "最高得分不低于 0.5 时，该头获得对应角色，否则为“混合”。"},
+                             "gets the role of its best score if that is at least 0.5, else “mixed”. Rows that can "
+                             "see only one token (the first row under a causal mask) are left out: their weight "
+                             "of 1 is forced by the mask and says nothing about the head. Cross-attention gets "
+                             "**align** (the mean of each row's largest weight: 1 when every written token looks "
+                             "at one source token) instead of the positional roles, since positions in the two "
+                             "texts do not correspond.",
+                       "zh": "每个头的得分（基于本句的词元）：**前一个词元** = 对紧邻前一个词元的平均权重，**当前词元** = 对自身的平均权重，"
+                             "**第一个词元** = 对第一个词元的平均权重，**广泛** = 分布有多均匀（归一化熵，1 = 完全均匀）。"
+                             "最高得分不低于 0.5 时，该头获得对应角色，否则为“混合”。只能看到一个词元的行（因果掩码下的第一行）"
+                             "不计入：它的权重 1 是掩码强加的，说明不了这个头。交叉注意力不用位置角色（两段文本的位置并不对应），"
+                             "而用**对齐**（每行最大权重的平均：每个写出的词元都只看一个源词元时为 1）。"},
     "att_induction_help": {"en": "**induction**: the model reads {n} random tokens twice; in the second copy an "
                                  "induction head looks at the token that came right after the current token the "
                                  "first time. Score = mean weight on that token.",
                            "zh": "**归纳**：让模型读两遍同样的 {n} 个随机词；在第二遍中，归纳头会去看当前词上一次出现时紧跟其后的那个词。"
                                  "得分 = 对该词的平均权重。"},
-    "att_role_previous": {"en": "previous token", "zh": "前一个词"},
-    "att_role_current": {"en": "current token", "zh": "当前词"},
-    "att_role_first": {"en": "first token", "zh": "第一个词"},
+    "att_role_previous": {"en": "previous token", "zh": "前一个词元"},
+    "att_role_current": {"en": "current token", "zh": "当前词元"},
+    "att_role_first": {"en": "first token", "zh": "第一个词元"},
+    "att_role_align": {"en": "align", "zh": "对齐"},
     "att_role_broad": {"en": "broad", "zh": "广泛"},
     "att_role_induction": {"en": "induction", "zh": "归纳"},
     "att_role_mixed": {"en": "mixed", "zh": "混合"},
