@@ -34,7 +34,8 @@ def main():
     row, mat = cross.query_tokens.index("在"), src.index("mat")
     l, h, s = best_head(cross.weights, lambda w: w[row, mat])
     print(f"translator cross-attention L{l + 1} H{h + 1}: writing 垫子 it looks at 'mat' with {s:.2f}")
-    panels.append(heatmap_chart(cross.weights[l, h], cross.query_tokens, src,
+    # rows named by the token each step writes ("在 → 垫子"), as the app names them
+    panels.append(heatmap_chart(cross.weights[l, h], cross.query_labels(), src,
                                 f"Translator cross-attention, layer {l + 1} head {h + 1}"))
 
     g = model.load("gpt")
