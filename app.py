@@ -22,8 +22,8 @@ if getattr(sys.modules.get("ui.context"), "sidebar", None) is None:
         st.title(TABLE["app_title"][lang])
         st.info(TABLE["loading_app"][lang], icon="⏳")
 
-from ui.context import sidebar  # noqa: E402  (after the loading message: this import is the slow part)
-from ui import classroom, state  # noqa: E402
+from ui import classroom, state  # noqa: E402  (after the loading message: these imports are the slow part)
+from ui.context import sidebar  # noqa: E402
 
 classroom.from_link()       # ?room=CODE: join the teacher's room
 ctx = sidebar()

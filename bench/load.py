@@ -124,3 +124,43 @@ def run(classes=(1, 10, 30), seconds=60, page="", interval=(2.0, 4.0), timeout=6
             f"{len(errors)} errors {errors[:2]}")
         rows.append(row)
     return rows
+
+
+class _Remote:
+    """A server this bench did not start (e.g. nginx in front of replicas): no RSS to read."""
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/")
+
+    def rss_bytes(self) -> int:
+        return 0
+
+
+def run_url(url: str, n: int, seconds: int = 60, page: str = "", interval=(2.0, 4.0), timeout=60,
+            log=print) -> dict:
+    """One class of n students against a running server or proxy at url."""
+    server = _Remote(url)
+    asyncio.run(_class(server, 1, 1, page, (0.0, 0.1), timeout * 3))
+    times, errors, _ = asyncio.run(_class(server, n, seconds, page, interval, timeout))
+    row = {"students": n, "requests": len(times), "p50_s": statistics.median(times) if times else None,
+           "p95_s": pct(times, 95) if times else None, "max_s": max(times) if times else None,
+           "rss_start_mb": None, "rss_max_mb": None, "errors": len(errors), "url": url,
+           "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random"}
+    log(f"  load {n} students via {url}, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
+        f"p95 {row['p95_s']:.2f} s, {len(errors)} errors {errors[:2]}")
+    return row
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(prog="python -m bench.load")
+    ap.add_argument("--students", type=int, default=30)
+    ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--url", help="a running server or proxy (default: start one)")
+    a = ap.parse_args()
+    rows = [run_url(a.url, a.students, a.seconds)] if a.url else run((a.students,), a.seconds)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Two replicas of the app behind nginx with deploy/nginx.conf, and a check that sessions stick
-# (bench/replicas_check.py). Everything runs on free local ports under a temporary folder and is
-# stopped at the end. Needs nginx (installed with apt-get when missing and we are root).
+# (bench/replicas_check.py), or, given a command, that command with the proxy's URL appended
+# (bench/replicas.sh .venv/bin/python -m bench.load --students 120 --url). Everything runs on
+# free local ports under a temporary folder and is stopped at the end. Needs nginx (installed
+# with apt-get when missing and we are root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -55,4 +57,5 @@ for port in sys.argv[1:]:
         sys.exit(f"nothing answers on port {port}")
 PYEOF
 echo "replicas on :$PA and :$PB, nginx on :$PP"
-$PY bench/replicas_check.py "http://127.0.0.1:$PP"
+if [ $# -gt 0 ]; then "$@" "http://127.0.0.1:$PP"      # e.g. bench/replicas.sh .venv/bin/python -m bench.load --students 120 --url
+else $PY bench/replicas_check.py "http://127.0.0.1:$PP"; fi

@@ -155,7 +155,7 @@ def main(argv=None):
     rows = []
     for page in [p.strip() for p in a.pages.split(",")]:
         for sessions in [int(s) for s in a.sessions.split(",")]:
-            for i, gc in enumerate(gcs):
+            for gc in gcs:
                 rows.append(measure("" if page == "home" else page, sessions, a.requests, gc, seed=len(rows)))
     longs = [long_run(a.long, gc) for gc in gcs] if a.long else []
     print(f"load average at the end {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
