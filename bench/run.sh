@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,capture,load]
+# The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,capture,interactions,
+#   first,cpu,memory,load,replicas]; the last table lists every target of issue 15 with met / not met.
 # Makes bench/.venv (BertViz 1.4.1 without its CUDA-pulling dependencies; everything else, torch
 # included, comes from the app's .venv through a .pth file) and bench/node_modules (the d3,
 # jQuery and require.js that BertViz's HTML loads from a CDN), then runs `python -m bench`.
