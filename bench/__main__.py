@@ -207,7 +207,7 @@ def main(argv=None):
         pages = ("home",) if a.quick else ("home", "attention", "temperature", "steps")
 
         def cpu_rows():
-            return [server_cpu.measure("" if p == "home" else p, 4, 60 if a.quick else 150, gc, seed=i)
+            return [server_cpu.measure("" if p == "home" else p, 4, 60 if a.quick else 100, gc, seed=i)
                     for i, (p, gc) in enumerate((p, gc) for p in pages for gc in (True, False))]
         section("cpu", cpu_rows)
         if results.get("cpu"):
