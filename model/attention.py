@@ -3,10 +3,13 @@
     Attention(Q, K, V) = softmax(QK^T / sqrt(d_k) / T) V
     MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,   head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
 
-Two additions to the tutorial's code, both needed to *show* attention:
+Additions to the tutorial's code, needed to *show* attention and to compare positional schemes:
 - a temperature T (T > 1 spreads the weights out, T < 1 sharpens them towards one-hot);
 - the weights are returned, never kept on the module: one model object is shared by every
-  session of the app at once, so state on the module would be a race.
+  session of the app at once, so state on the module would be a race;
+- an optional additive score bias (ALiBi's distance penalty) and a rotation of q and k (RoPE);
+- ``record``: the scores softmax is given, for the step-by-step page;
+- weights at masked cells are set to exactly 0 after softmax, so a chart can tell them apart.
 A third, for the intervene page: a HeadOp passed down like the temperature switches heads off or
 replaces one query's weights, per call and per batch row (the importance grid batches ablations).
 """

@@ -29,7 +29,8 @@ class PositionalEncoding(nn.Module):
         pe[:, 0::2] = torch.sin(position * div_term)
         pe[:, 1::2] = torch.cos(position * div_term[: d_model // 2])  # odd d_model: one cos fewer
         pe = pe.unsqueeze(0)  # (1, max_seq_len, d_model)
-        # a buffer: saved and moved with the model, never trained
+        # a buffer: moved with the model (.to(device)), never trained, and not saved in the weights file
+        # (persistent=False): it is recomputed from the formula on load
         self.register_buffer("pe", pe, persistent=False)
 
     def forward(self, x):

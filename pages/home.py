@@ -37,6 +37,7 @@ if tr is not None:
         show_table(att.key_tokens, w[q], att.query_tokens[q],
                    None if att.mask is None else att.mask[q], key="home_table",
                    written=None if att.query_written is None else att.query_written[q])
+        st.caption(t("home_table_note"))
 
 st.subheader(t("home_next"))
 cols = st.columns(3)

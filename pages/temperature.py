@@ -15,6 +15,7 @@ from model import KINDS
 from model import experiments as ex
 from model.errors import InputError
 from model.gpt import Sampling, sampling_distribution
+from model.measured import TEMPERATURE_EXACT_MATCH
 from ui import cache, state
 from ui.context import current
 from ui.i18n import t
@@ -239,7 +240,9 @@ if translator:
     left.markdown("> " + (md(base.output_text) or t("temp_empty")))
     right.markdown("**" + t("temp_translation_t", t=f"{T:g}") + "**")
     right.markdown("> " + (md(hot.output_text) or t("temp_empty")))
-    st.caption(t("temp_translation_help"))
+    em = TEMPERATURE_EXACT_MATCH       # measured offline (model/measured.py), one table to update
+    st.caption(t("temp_translation_help", n=f"{em['n']:,}", figures=", ".join(
+        f"{t('temp_at_t', t=f'{k:g}')}: {v:.2f}" for k, v in em["by_t"].items())))
     if st.toggle(t("temp_sweep"), key="temp_sweep"):
         texts = translations(ctx.model, ctx.device, base.input_text, SWEEP_TEMPS, t_layer)
         st.dataframe(pd.DataFrame({t("temp_sweep_col_t"): [f"{v:g}" for v in SWEEP_TEMPS],

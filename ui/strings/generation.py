@@ -2,9 +2,9 @@
 STRINGS = {
     "gen_intro": {
         "en": "A GPT writes one token at a time: it reads everything so far (masked self-attention: each token sees "
-              "only those before it), gives a probability to every token in its vocabulary, and one is drawn. "
+              "itself and those before it, never those after), gives a probability to every token in its vocabulary, and one is drawn. "
               "The drawn token is appended and the model reads again. Press **Step** to watch one token at a time.",
-        "zh": "GPT 每次写一个词：它读取目前为止的全部内容（掩码自注意力：每个词只能看到它之前的词），"
+        "zh": "GPT 每次写一个词元：它读取目前为止的全部内容（掩码自注意力：每个词元能看到自己和它之前的词元，看不到之后的），"
               "为词表中的每个词给出一个概率，再从中抽取一个。抽到的词被接到后面，模型再读一遍。"
               "点击 **单步** 逐个观察。"},
     "gen_translator_note": {
@@ -59,8 +59,9 @@ STRINGS = {
                             "zh": "最新的词“{token}”在每一层、每个头关注哪些词"},
     "gen_attention_help": {
         "en": "One row per layer and head: the attention row of the last token read, the one whose output predicts "
-              "the next token. Only earlier tokens can be seen (masked self-attention).",
-        "zh": "每一行对应一层的一个头：最后读入的那个词的注意力行，它的输出用来预测下一个词。只能看到前面的词（掩码自注意力）。"},
+              "the next token. It sees itself and the tokens before it, nothing later (masked self-attention).",
+        "zh": "每一行对应一层的一个头：最后读入的那个词元的注意力行，它的输出用来预测下一个词元。"
+              "它能看到自己和前面的词元，看不到后面的（掩码自注意力）。"},
     "gen_row": {"en": "L{layer} H{head}", "zh": "第{layer}层 头{head}"},
     "gen_axis_rows": {"en": "Layer · head", "zh": "层 · 头"},
     "gen_open_attention": {"en": "Open the whole text in the attention explorer", "zh": "在注意力探索页打开完整文本"},

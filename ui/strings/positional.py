@@ -38,9 +38,10 @@ STRINGS = {
     "pos_dot_title": {"en": "PE(p) · PE(q) for every pair of positions", "zh": "任意两个位置的 PE(p) · PE(q)"},
     "pos_dot_help": {
         "en": "For an even d_model, PE(p)·PE(q) = Σᵢ cos((p − q)·ωᵢ): it depends only on the distance |p − q|, "
-              "so on the right every offset has a single value. It is largest at distance 0 and falls off with distance.",
+              "so on the right every offset has a single value. It is largest at distance 0 and falls off overall, with "
+              "ripples: it rises again at some larger distances, so it is not a monotone measure of distance.",
         "zh": "d_model 为偶数时，PE(p)·PE(q) = Σᵢ cos((p − q)·ωᵢ)：只取决于距离 |p − q|，所以右图中每个距离只有一个值。"
-              "距离为 0 时最大，随距离增大而减小。"},
+              "距离为 0 时最大，总体上随距离增大而减小，但有起伏：在某些更大的距离上又会回升，所以它不是随距离单调变化的量。"},
     "pos_dot_odd": {"en": "With an odd d_model the unpaired last sine adds sin(pω)·sin(qω), which depends on p and q themselves: the points of one offset spread out.",
                     "zh": "d_model 为奇数时，未配对的最后一个正弦会加上 sin(pω)·sin(qω)，它依赖于 p 和 q 本身：同一距离的点会散开。"},
     "pos_axis_p": {"en": "Position p", "zh": "位置 p"},
@@ -84,11 +85,12 @@ STRINGS = {
     "pos_rope_title": {"en": "RoPE: rotate q and k by their positions", "zh": "RoPE：按位置旋转 q 和 k"},
     "pos_rope_help": {
         "en": "RoPE (used by LLaMA) adds nothing to the embeddings. Inside attention it rotates each pair of q's and k's "
-              "dimensions by an angle proportional to the position, so q·k depends on the offset between them only. "
+              "dimensions by an angle proportional to the position, so position enters q·k only through the offset "
+              "between them (q·k still depends on what the two tokens are). "
               "Here the same vector is used as q at position s and as k at s + offset: the curves for two different s lie "
               "on top of each other.",
         "zh": "RoPE（LLaMA 采用）不在嵌入上加任何东西，而是在注意力计算中把 q 和 k 的每一对维度按与位置成正比的角度旋转，"
-              "所以 q·k 只取决于二者之间的距离。这里同一个向量既作为位置 s 的 q，又作为位置 s + 距离 的 k：两个不同 s 的曲线完全重合。"},
+              "所以位置只通过二者之间的距离进入 q·k（q·k 仍取决于两个词元本身的内容）。这里同一个向量既作为位置 s 的 q，又作为位置 s + 距离 的 k：两个不同 s 的曲线完全重合。"},
     "pos_rope_start": {"en": "q at position {s}", "zh": "q 位于位置 {s}"},
     "pos_axis_rope_offset": {"en": "Offset (key position − query position)", "zh": "距离（键位置 − 查询位置）"},
     "pos_axis_score": {"en": "Score q·k", "zh": "分数 q·k"},
@@ -98,9 +100,11 @@ STRINGS = {
     "pos_alibi_help": {
         "en": "ALiBi needs no positional encoding at all: each head subtracts m·(i − j) from the score of query i on key j. "
               "Steep heads look close by, shallow heads far away. The bias grows with distance the same way at any length, "
-              "which is why ALiBi copes with texts longer than it was trained on.",
+              "which is meant to let ALiBi read texts longer than it was trained on; whether it does here is the "
+              "chart further down (on this corpus it is not clearly better than RoPE).",
         "zh": "ALiBi 完全不需要位置编码：每个头从查询 i 对键 j 的分数中减去 m·(i − j)。斜率大的头只看附近，斜率小的头看得远。"
-              "偏置在任何长度下都以同样方式随距离增长，所以 ALiBi 能应对比训练时更长的文本。"},
+              "偏置在任何长度下都以同样方式随距离增长，目的是让 ALiBi 能读比训练时更长的文本；这里是否做到，请看下方的图"
+              "（在本语料上它并不明显优于 RoPE）。"},
     "pos_alibi_head": {"en": "Head {h}: m = {m:.4g}", "zh": "头 {h}：m = {m:.4g}"},
     "pos_axis_bias": {"en": "Bias", "zh": "偏置"},
     # word order
@@ -142,12 +146,16 @@ STRINGS = {
               "no model can know which comes next. Dashed: the same tokens when each story is read on its own "
               "from its own <s>, at the lengths seen in training (the three models score alike there). Learned positions have no trained vector past about 20; "
               "RoPE only sees offsets, and ALiBi's distance penalty is the same at any length, which is meant to let it "
-              "extrapolate. Compare how far each model's bars climb above the dashed line.",
+              "extrapolate. Compare how far each model's bars climb above the dashed line. Caution: the long text chains "
+              "unrelated stories, so even its first 20 positions are worse than a story read alone: the climb mixes "
+              "distance with a change of content, and does not measure distance alone.",
         "zh": "这些 GPT 训练时每条文本最多约 20 个词（max_seq_len 为 128）。这里把若干条未参与训练的语料故事首尾相接，"
               "当作一段约 {n} 个词的文本读入；柱状图按位置给出 {k} 段这样的文本上的平均损失（正确的下一个词的 −ln p）。"
               "每个故事的第一个词不计入：一个故事结束后，没有模型能知道下一个故事是什么。虚线：每个故事单独从自己的 <s> "
               "开始读时同样这些词的损失（训练时见过的长度，三个模型在这里表现相近）。可学习位置编码在约 20 之后没有训练过的向量；RoPE 只看相对距离；"
-              "ALiBi 的距离惩罚在任何长度下都一样，目的就是让它能外推到更长的文本。比较每个模型的柱子比虚线高出多少。"},
+              "ALiBi 的距离惩罚在任何长度下都一样，目的就是让它能外推到更长的文本。比较每个模型的柱子比虚线高出多少。"
+              "注意：这段长文本把互不相关的故事接在一起，所以即使前 20 个位置也比单独读一个故事差：柱子的升高混合了距离和"
+              "内容的切换，并不只衡量距离。"},
     "pos_long_lang": {"en": "Language of the long text", "zh": "长文本的语言"},
     "pos_lang_en": {"en": "English", "zh": "英文"},
     "pos_lang_zh": {"en": "Chinese", "zh": "中文"},

@@ -91,9 +91,10 @@ STRINGS.update({
     "steps_embed_rope": {
         "en": "Each id picks a row of the embedding table, and **nothing is added for position**: "
               "RoPE puts position in at step 3, by rotating each head's q and k by an angle that "
-              "grows with the position, so q·k depends on how far apart two tokens are.",
+              "grows with the position, so position enters q·k only through how far apart two tokens are "
+              "(q·k still depends on the tokens themselves).",
         "zh": "每个 id 取出嵌入表中的一行，**这里不加任何位置向量**：RoPE 在第 3 步才引入位置——"
-              "按位置把每个头的 q 和 k 旋转一个角度，于是 q·k 只取决于两个词相隔多远。"},
+              "按位置把每个头的 q 和 k 旋转一个角度，于是位置只通过两个词元相隔多远进入 q·k（q·k 仍取决于词元本身）。"},
     "steps_embed_alibi": {
         "en": "Each id picks a row of the embedding table, and **nothing is added for position**: "
               "ALiBi puts position in at step 6, as a penalty on the scores that grows linearly "
@@ -146,10 +147,13 @@ STRINGS.update({
               "large when the two point the same way. Rows: queries; columns: keys.",
         "zh": "每个格子是一行查询与一行键的点积（各有 d_k = {d_k} 个数）：两者方向越一致，值越大。行是查询，列是键。"},
     "steps_scale_explain": {
-        "en": "Dividing by √d_k = √{d_k} = {s} keeps the scores' spread from growing with d_k, so "
-              "softmax does not saturate. Spread (standard deviation) here: {before} before, {after} after.",
-        "zh": "除以 √d_k = √{d_k} = {s}，使分数的离散程度不随 d_k 增大，softmax 就不会过早饱和。"
-              "此处的标准差：缩放前 {before}，缩放后 {after}。"},
+        "en": "Dividing by √d_k = √{d_k} = {s} keeps the scores' spread from growing with d_k, which keeps "
+              "softmax away from one-hot rows whose gradients vanish (the tutorial's reason). It does not "
+              "guarantee it: training can still make scores large. Spread (standard deviation) here: {before} "
+              "before, {after} after; an after-spread of several units already gives nearly one-hot rows.",
+        "zh": "除以 √d_k = √{d_k} = {s}，使分数的离散程度不随 d_k 增大，从而让 softmax 远离梯度消失的 one-hot 行"
+              "（教程给出的理由：防止点积结果过大导致 softmax 梯度消失）。但这并不能保证：训练仍可能让分数变大。"
+              "此处的标准差：缩放前 {before}，缩放后 {after}；缩放后标准差达到几个单位时，行就已接近 one-hot。"},
     "steps_mask_causal": {
         "en": "**Causal mask**: a token may not look at tokens after it (“no seeing the future”). "
               "Hidden cells get −10⁹, which softmax turns into exactly 0.",

@@ -45,3 +45,11 @@ STRINGS.update({
         "zh": "在侧边栏输入一句话，看看每个词元从哪些词元那里读取信息——这里是一个预训练的 Hugging Face 模型"
               "（不是本项目训练的；它有自己的训练数据和分词器）。"},
 })
+STRINGS.update({
+    "home_table_note": {
+        "en": "These are the mean of this layer's heads: no single head uses this mean (each head has its own "
+              "weights; see them one by one in the attention explorer). The tutorial's “The 0.12, cat 0.35 …” "
+              "were illustrative numbers; these are this model's own.",
+        "zh": "这里是本层各个头的平均：没有哪个头真的使用这个平均值（每个头有自己的权重，可在注意力探索页逐个查看）。"
+              "教程中的“The 0.12，cat 0.35……”只是示意数字；这里是本模型自己的数值。"},
+})

@@ -15,8 +15,11 @@ STRINGS = {
     "temp_formula_caption": {"en": "The tutorial's scaled dot-product attention with one more knob, T.",
                              "zh": "教程中的缩放点积注意力，多了一个旋钮 T。"},
     "temp_t": {"en": "Attention temperature T (log scale)", "zh": "注意力温度 T（对数刻度）"},
-    "temp_t_help": {"en": "From 0.05 (almost one-hot) to 20 (almost uniform); 1 is the model as trained.",
-                    "zh": "从 0.05（几乎 one-hot）到 20（几乎均匀）；1 为训练好的模型。"},
+    "temp_t_help": {"en": "From 0.05 (sharper) to 20 (flatter); 1 is the model as trained. How close a row gets to "
+                          "one-hot or to uniform depends on the gaps between its scores: a row whose scores differ by "
+                          "a lot is still peaked at 20.",
+                    "zh": "从 0.05（更尖锐）到 20（更平坦）；1 为训练好的模型。一行离 one-hot 或均匀有多近，取决于它的分数差距："
+                          "分数相差很大的行在 T = 20 时仍然是尖峰。"},
     "temp_t_one": {"en": "1 (as trained)", "zh": "1（训练时）"},
     "temp_reset": {"en": "Back to T = 1", "zh": "恢复 T = 1"},
     "temp_scope": {"en": "Apply T in", "zh": "温度作用于"},
@@ -52,9 +55,13 @@ STRINGS = {
     "temp_entropy_help": {
         "en": "Entropy H = −Σ p·ln p measures how spread out a row is: 0 for one-hot, ln n when all n keys get 1/n. "
               "The curves take this head's own scores at T = 1 and divide them by each T (what T does in this layer "
-              "alone), so they rise steadily from near 0 towards the dashed line ln n.",
+              "alone). Entropy never falls as T grows, but it starts near 0 only where one score stands out (tied "
+              "scores share the weight even at T = 0.05) and reaches the dashed line ln n only when T is large "
+              "against the gaps between the scores.",
         "zh": "熵 H = −Σ p·ln p 衡量一行权重有多分散：one-hot 时为 0，n 个键各得 1/n 时为 ln n。"
-              "曲线取这个头在 T = 1 时的分数，分别除以每个 T（即只在这一层施加温度），所以它从接近 0 单调上升，逼近虚线 ln n。"},
+              "曲线取这个头在 T = 1 时的分数，分别除以每个 T（即只在这一层施加温度）。T 增大时熵从不下降，但只有当某个分数"
+              "明显突出时它才从接近 0 开始（分数相同时，即使 T = 0.05 权重也会平分），也只有当 T 远大于分数之间的差距时"
+              "才会到达虚线 ln n。"},
     "temp_curve_row": {"en": "query “{token}”", "zh": "查询词“{token}”"},
     "temp_curve_mean": {"en": "mean over rows", "zh": "各行平均"},
     "temp_axis_t": {"en": "Temperature T (log scale)", "zh": "温度 T（对数刻度）"},
@@ -69,8 +76,10 @@ STRINGS = {
     "temp_translation_one": {"en": "Translation at T = 1", "zh": "T = 1 时的译文"},
     "temp_translation_t": {"en": "Translation at T = {t}", "zh": "T = {t} 时的译文"},
     "temp_translation_help": {
-        "en": "Far from 1 the attention no longer picks out the right source words, and the translation falls apart.",
-        "zh": "T 远离 1 时，注意力不再挑出正确的源词，译文就会崩坏。"},
+        "en": "The model was trained at T = 1. Share of {n} held-out sentences translated exactly right with every "
+              "layer at T: {figures}. One sentence can survive a T far from 1; many do not.",
+        "zh": "模型在 T = 1 下训练。所有层都用温度 T 时，{n} 个留出句子中译文完全正确的比例：{figures}。"
+              "单个句子在远离 1 的 T 下可能仍然译对，但很多句子不会。"},
     "temp_sweep": {"en": "Translate at several temperatures", "zh": "在多个温度下翻译"},
     "temp_sweep_col_t": {"en": "T", "zh": "T"},
     "temp_sweep_col_text": {"en": "Translation", "zh": "译文"},
