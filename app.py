@@ -23,7 +23,7 @@ if getattr(sys.modules.get("ui.context"), "sidebar", None) is None:
         st.info(TABLE["loading_app"][lang], icon="⏳")
 
 from ui import classroom, state  # noqa: E402  (after the loading message: these imports are the slow part)
-from ui.context import sidebar  # noqa: E402
+from ui.context import end_run, sidebar  # noqa: E402
 
 classroom.from_link()       # ?room=CODE: join the teacher's room
 ctx = sidebar()
@@ -48,11 +48,13 @@ PAGES = [
 ]
 pages = [st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
          for i, (f, path, key, icon) in enumerate(PAGES)]
+st.set_option("client.showSidebarNavigation", True)   # .streamlit/config.toml: off for the pages/ folder's menu
 nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
 classroom.banner(pages)     # the teacher's room code; a student's follow / detach line
 try:
     nav.run()
 finally:                    # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav)
+    end_run()               # a page file run without app.py (see ui.context.current) finds no Context
 if loading is not None:
     loading.empty()

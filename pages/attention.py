@@ -64,16 +64,6 @@ def head_label(h) -> str:
     return t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1)
 
 
-def clamp(key: str, value: int, lo: int, hi: int, what: str, linked: bool, shown=lambda v: v) -> int:
-    """value limited to lo..hi; says so when the out-of-range value came from the link."""
-    fixed = min(max(value, lo), hi)
-    if fixed != value and linked:
-        st.warning(t("att_clamped", what=t(f"att_what_{what}"), value=shown(value), lo=shown(lo),
-                     hi=shown(hi), shown=shown(fixed)), icon="⚠️")
-    st.session_state[key] = fixed
-    return fixed
-
-
 def pick_tile(widget_key: str) -> None:
     """Model view click: the tile's [layer, head] becomes the selection; a fresh chart key clears
     the plotly selection so the same tile can be clicked again later."""
@@ -101,7 +91,6 @@ def toggle_words() -> None:
 ctx = current()
 
 # -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
-linked = {n for n in ("kind", "layer", "head", "q") if state.from_link(n, key=f"att_{n}")}
 state.url_param("kind", None, state.choice(KINDS), key="att_kind")
 state.url_param("layer", None, lambda raw: int(raw) - 1, key="att_layer")
 state.url_param("head", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="att_head")
@@ -126,19 +115,12 @@ if tr.output_text:
 
 # -- controls --------------------------------------------------------------------------------
 kinds = tr.kinds()
-if st.session_state.get("att_kind") not in kinds:
-    asked = st.session_state.get("att_kind")
-    st.session_state["att_kind"] = kinds[0]
-    if asked is not None and "kind" in linked:
-        st.warning(t("att_kind_unavailable", kind=t(f"kind_{asked}"), shown=t(f"kind_{kinds[0]}")), icon="⚠️")
+state.fit("att_kind", kinds, lambda k: t(f"kind_{k}"))
 n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
 if st.session_state.get("att_layer") is None:
     st.session_state["att_layer"] = n_layers - 1
-clamp("att_layer", st.session_state["att_layer"], 0, n_layers - 1, "layer", "layer" in linked,
-      shown=lambda v: v + 1)
-if st.session_state.get("att_head") != "mean":
-    clamp("att_head", st.session_state["att_head"], 0, n_heads - 1, "head", "head" in linked,
-          shown=lambda v: v + 1)
+state.fit("att_layer", range(n_layers), layer_label)
+state.fit("att_head", ["mean", *range(n_heads)], head_label)
 
 kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="att_kind",
                 horizontal=True, disabled=len(kinds) == 1)
@@ -165,7 +147,7 @@ writes = q_written is not None
 
 if st.session_state.get("att_q") is None:
     st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)
-q = clamp("att_q", st.session_state["att_q"], 0, len(q_tokens) - 1, "q", "q" in linked)
+q = state.fit("att_q", range(len(q_tokens)), lambda i: f"{t('att_what_q')} {i}")
 st.session_state["_att_q_last"] = q
 
 layer_w = weights[layer]                                         # (heads, Q, K)

@@ -75,10 +75,7 @@ if runner is None:
     copy_link()
     st.stop()
 vocab = runner.tokenizer.vocab_size
-if st.session_state["gen_topk"] > vocab:
-    st.warning(t("url_clamped", name="topk", value=st.session_state["gen_topk"], lo=0, hi=vocab, shown=vocab),
-               icon="⚠️")
-    st.session_state["gen_topk"] = vocab
+state.fit("gen_topk", range(vocab + 1), lambda k: f"topk {k}")
 
 # -- settings ----------------------------------------------------------------------------------
 prompt = st.text_input(t("gen_prompt"), key="gen_prompt", help=t("gen_prompt_help"))

@@ -99,16 +99,12 @@ sec = st.segmented_control(t("pos_section"), SECTIONS, key="pos_sec", format_fun
 url: dict = {"sec": None if sec == "sin" else sec}
 
 
-def clamp_choice(key: str, options: list, item) -> None:
-    """A value from the link that this model lacks: the nearest that exists, with a notice."""
-    value = st.session_state.get(key)
-    if value in options:
-        return
-    fixed = options[-1] if isinstance(value, int) and value > options[-1] else options[0]
-    st.warning(t("url_clamped", name=item, value=value if not isinstance(value, int) else value + 1,
-                 lo=1, hi=len([o for o in options if isinstance(o, int)]),
-                 shown=fixed if not isinstance(fixed, int) else fixed + 1), icon="⚠️")
-    st.session_state[key] = fixed
+def layer_label(v) -> str:
+    return t("pos_layer_n", n=v + 1)
+
+
+def head_label(v) -> str:
+    return t("pos_mean_heads") if v == "mean" else t("pos_head_n", n=v + 1)
 
 
 # -- 1. the sinusoidal table ---------------------------------------------------------------------
@@ -249,13 +245,12 @@ if sec == "order":
                 diffs = result[True]["diffs"]
                 best = np.unravel_index(np.argmax(diffs), diffs.shape) if diffs is not None else (0, 0)
                 st.session_state["pos_olayer"], st.session_state["pos_ohead"] = int(best[0]), int(best[1])
-            clamp_choice("pos_olayer", list(range(n_layers)), "olayer")
-            clamp_choice("pos_ohead", ["mean", *range(n_heads)], "ohead")
+            state.fit("pos_olayer", range(n_layers), layer_label)
+            state.fit("pos_ohead", ["mean", *range(n_heads)], head_label)
             c1, c2, _ = st.columns([1, 1, 2])
             layer = c1.selectbox(t("pos_order_layer"), list(range(n_layers)), key="pos_olayer",
-                                 format_func=lambda v: t("pos_layer_n", n=v + 1))
-            head = c2.selectbox(t("pos_order_head"), ["mean", *range(n_heads)], key="pos_ohead",
-                                format_func=lambda v: t("pos_mean_heads") if v == "mean" else t("pos_head_n", n=v + 1))
+                                 format_func=layer_label)
+            head = c2.selectbox(t("pos_order_head"), ["mean", *range(n_heads)], key="pos_ohead", format_func=head_label)
             url.update(olayer=layer + 1, ohead="mean" if head == "mean" else head + 1)
             ta, tb = result["tokens"]
             if result["perm"] is None:
@@ -287,10 +282,9 @@ if sec == "long":
     ok = [name for name, r in runners.items() if r is not None]
     if ok:
         n_layers = runners[ok[0]].config.num_layers
-        clamp_choice("pos_glayer", list(range(n_layers)), "glayer")
+        state.fit("pos_glayer", range(n_layers), layer_label)
         c1, _ = st.columns([1, 3])
-        layer = c1.selectbox(t("pos_gpts_layer"), list(range(n_layers)), key="pos_glayer",
-                             format_func=lambda v: t("pos_layer_n", n=v + 1))
+        layer = c1.selectbox(t("pos_gpts_layer"), list(range(n_layers)), key="pos_glayer", format_func=layer_label)
         url["glayer"] = None if layer == 0 else layer + 1
         cols = st.columns(len(ok), gap="medium")
         for col, name in zip(cols, ok):

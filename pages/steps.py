@@ -40,17 +40,6 @@ def go(delta: int) -> None:
     st.session_state["steps_step"] = min(max(int(st.session_state.get("steps_step", 1)) + delta, 1), N)
 
 
-def fit(key: str, hi: int, what: str) -> int:
-    """session_state[key] limited to 0..hi-1, with a notice when it was outside (a link's value)."""
-    value = st.session_state.get(key)
-    fixed = min(max(value if isinstance(value, int) else 0, 0), hi - 1)
-    if fixed != value:
-        st.warning(t("steps_out_of_range", what=t(f"steps_{what}"), value=md(str(value + 1 if isinstance(value, int) else value)),
-                     hi=hi, shown=fixed + 1), icon="⚠️")
-    st.session_state[key] = fixed
-    return fixed
-
-
 def rows(tokens) -> list[str]:
     return [f"{i} {tok}" for i, tok in enumerate(tokens)]
 
@@ -108,13 +97,9 @@ if runner is None:
     st.stop()
 cfg = runner.config
 kinds = runner.kinds
-asked = st.session_state.get("steps_kind")
-if asked not in kinds:
-    if asked is not None:
-        st.info(t("steps_kind_unavailable", kind=t(f"kind_{asked}"), shown=t(f"kind_{kinds[0]}")), icon="ℹ️")
-    st.session_state["steps_kind"] = kinds[0]
-fit("steps_layer", cfg.num_layers, "layer")
-fit("steps_head", cfg.num_heads, "head")
+state.fit("steps_kind", kinds, lambda k: t(f"kind_{k}"))
+state.fit("steps_layer", range(cfg.num_layers), lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers))
+state.fit("steps_head", range(cfg.num_heads), lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads))
 
 # -- which attention, layer and head ----------------------------------------------------------
 c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
@@ -174,11 +159,8 @@ st.caption(t("steps_where", model=t(f"model_{w.model.replace('-', '_')}"), kind=
 if w.output_text:
     st.caption(t("steps_translation", text=md(w.output_text)))
 
-q_asked = st.session_state.get("steps_q")
-if q_asked is not None and not (isinstance(q_asked, int) and 0 <= q_asked < T):
-    st.warning(t("steps_out_of_range", what=t("query_token"), value=md(str(q_asked)), hi=T,
-                 shown=min(1, T - 1)), icon="⚠️")
-    st.session_state["steps_q"] = min(1, T - 1)
+if st.session_state.get("steps_q") is not None:
+    state.fit("steps_q", range(T), lambda i: f"{t('query_token')} {i}", fallback=min(1, T - 1))
 
 key = STEPS[step - 1]
 st.subheader(f"{step}. {t(f'steps_title_{key}')}")

@@ -54,18 +54,6 @@ def scope_param(raw: str):
     return v
 
 
-def fit(key: str, options: list, item, shown) -> None:
-    """A value from the link (or kept from another model) that this model lacks: the nearest that
-    exists, with a notice."""
-    value = st.session_state.get(key)
-    if value in options:
-        return
-    fixed = options[-1] if isinstance(value, int) and value > options[-1] else options[0]
-    if value is not None:
-        st.warning(t("temp_not_available", item=item(value), shown=shown(fixed)), icon="⚠️")
-    st.session_state[key] = fixed
-
-
 # -- cached model computations (strings and numbers in, numpy out) ------------------------------
 @st.cache_data(show_spinner=False, max_entries=32)
 def scores(name: str, device: str, text: str) -> dict:
@@ -118,8 +106,8 @@ n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
 translator = runner.kind == "translator"
 
 # -- temperature and where it applies ----------------------------------------------------------
-fit("temp_scope", ["all", *range(n_layers)], lambda v: t("temp_layer_n", n=v + 1),
-    lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1))
+state.fit("temp_scope", ["all", *range(n_layers)],
+          lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1))
 c_t, c_reset, c_scope = st.columns([6, 1.4, 2.6], vertical_alignment="bottom")
 with c_t:
     T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label,
@@ -147,11 +135,11 @@ if T != 1.0:
 
 # -- which head ---------------------------------------------------------------------------------
 kinds = base.kinds()
-fit("temp_kind", kinds, lambda v: t(f"kind_{v}"), lambda v: t(f"kind_{v}"))
+state.fit("temp_kind", kinds, lambda v: t(f"kind_{v}"))
 if st.session_state.get("temp_layer") is None:
     st.session_state["temp_layer"] = n_layers - 1
-fit("temp_layer", list(range(n_layers)), lambda v: t("temp_layer_n", n=v + 1), lambda v: t("temp_layer_n", n=v + 1))
-fit("temp_head", list(range(n_heads)), lambda v: t("temp_head_n", n=v + 1), lambda v: t("temp_head_n", n=v + 1))
+state.fit("temp_layer", range(n_layers), lambda v: t("temp_layer_n", n=v + 1))
+state.fit("temp_head", range(n_heads), lambda v: t("temp_head_n", n=v + 1))
 c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
 with c_kind:
     kind = st.radio(t("temp_kind"), kinds, key="temp_kind", format_func=lambda k: t(f"kind_{k}"),
@@ -185,7 +173,7 @@ with right:
 q_tokens = att1.query_tokens
 if st.session_state.get("temp_q") is None:
     st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
-fit("temp_q", list(range(len(q_tokens))), lambda v: t("temp_query_n", n=v), lambda v: t("temp_query_n", n=v))
+state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
 q = st.pills(t("temp_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
              key="temp_q", selection_mode="single", required=True)
 st.subheader(t("temp_table_title"))
@@ -273,10 +261,7 @@ if runner.kind != "gpt":      # a translator or an encoder does not continue tex
 gpt = gpt_ctx.runner()
 if gpt is not None:
     vocab = gpt.tokenizer.vocab_size
-    if int(st.session_state["temp_topk"]) > vocab:
-        st.warning(t("url_clamped", name="topk", value=st.session_state["temp_topk"], lo=0, hi=vocab,
-                     shown=vocab), icon="⚠️")
-        st.session_state["temp_topk"] = vocab
+    state.fit("temp_topk", range(vocab + 1), lambda k: f"topk {k}")
     c1, c2, c3 = st.columns(3)
     with c1:
         stemp = st.slider(t("temp_stemp"), 0.0, STEMP_MAX, step=0.05, key="temp_stemp", help=t("temp_stemp_help"))

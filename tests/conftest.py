@@ -33,7 +33,8 @@ def apptest_setup():
       every run, and because a folder named pages/ sits beside app.py, Streamlit's older
       multipage mode then sends each rerun straight to the page file, around app.py (and
       ui.context.current() then leaves that mode and reruns, which AppTest undoes on its next
-      run, so the sidebar's widgets would lose their values between runs).
+      run, so the sidebar's widgets would lose their values between runs). A server leaves the
+      mode once for good; AppTest resets it on every run, so this stays.
     """
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache

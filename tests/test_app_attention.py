@@ -142,7 +142,7 @@ def test_bad_link_values_fall_back_with_a_notice():
     said = notices(at)
     for name in ("kind", "head", "temp"):                    # unreadable: the default
         assert f"“{name}”" in said
-    assert "layer 99" in said and "query position -1" in said   # out of range: clamped
+    assert "Layer 99" in said and "query position -1" in said   # out of range: clamped
     att = trace("gpt").attention["decoder"]
     assert view(at) == ("decoder", att.num_layers - 1, "mean", 0)
     np.testing.assert_allclose(table(at)[1], att.weights[-1].mean(axis=0)[0], atol=1e-6)
@@ -151,7 +151,7 @@ def test_bad_link_values_fall_back_with_a_notice():
 def test_a_kind_the_model_lacks_and_a_head_out_of_range_say_so():
     at = open_page("gpt", kind="cross", head=99)
     said = notices(at)
-    assert "Cross-attention" in said and "head 99" in said
+    assert "Cross-attention" in said and "Head 99" in said
     assert view(at)[0] == "decoder" and view(at)[2] == model.PRESETS["gpt"].num_heads - 1
 
 

@@ -91,7 +91,7 @@ def test_word_order_with_sentences_that_are_not_reorderings():
 
 def test_three_gpts_and_longer_texts():
     at = open_page("gpt", sec="long", glayer=9)
-    assert "glayer" in notices(at)                             # clamped to the last layer
+    assert "Layer 9" in notices(at)                            # clamped to the last layer
     assert at.selectbox(key="pos_glayer").value == registry.PRESETS["gpt"].num_layers - 1
     table = at.dataframe[0].value
     assert len(table) == 3

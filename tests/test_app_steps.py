@@ -182,7 +182,7 @@ def warnings(at: AppTest) -> str:
 
 @pytest.mark.parametrize("params,expect", [
     ({"layer": 99}, "Layer 99"), ({"head": 0}, "Head 0"), ({"head": "abc"}, "abc"), ({"step": 42}, "42"),
-    ({"step": "x"}, "x"), ({"kind": "cross"}, "no Cross-attention"),
+    ({"step": "x"}, "x"), ({"kind": "cross"}, "Cross-attention"),
 ])
 def test_bad_links_show_a_notice(params, expect):
     at = open_page("gpt", **params)
@@ -193,7 +193,7 @@ def test_bad_links_show_a_notice(params, expect):
 
 def test_every_step_renders_after_a_bad_link():
     at = open_page("gpt-alibi", layer=-3, head=77, step=1)
-    assert "Head 77" in warnings(at) and "only 3" in warnings(at)
+    assert "Head 77" in warnings(at) and "Layer -3" in warnings(at)
     assert (at.session_state["steps_layer"], at.session_state["steps_head"]) == (0, 3)
     for _ in range(len(STEPS) - 1):
         at.button(key="steps_next").click().run()

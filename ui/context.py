@@ -5,7 +5,9 @@ same settings, so no page re-declares them.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
@@ -149,20 +151,34 @@ def sidebar() -> Context:
     ctx = Context(st.session_state["lang"], st.session_state["model"], text,
                   st.session_state["device"], st.session_state["present"])
     st.session_state["_ctx"] = ctx
+    _APP_RUN.ctx = ctx
     return ctx
+
+
+# The Context of the app.py run now going on in this thread: set by sidebar(), cleared by
+# end_run() when app.py is done, so a page file that runs without app.py finds none.
+_APP_RUN = threading.local()
+_PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+
+
+def end_run() -> None:
+    """app.py calls this when its run ends (the page has run or stopped)."""
+    _APP_RUN.ctx = None
 
 
 def current() -> Context:
     """The sidebar's settings. Every page calls this first.
 
-    A folder named pages/ beside app.py makes Streamlit start in its older multipage mode, in
-    which a deep link (/attention?... on a server no session has used yet) runs the page file
-    alone, without app.py. Leaving that mode and rerunning sends the same request through
-    app.py's st.navigation, so a shared link always gets the whole app with its sidebar.
-    (Streamlit leaves the mode by itself at the first st.navigation call; this does it sooner.)
+    A folder named pages/ beside app.py makes Streamlit start in its older multipage mode (until
+    the first st.navigation call), in which a deep link (/attention?... on a server no session
+    has used yet) runs the page file alone, without app.py. Calling st.navigation (hidden, over
+    the same url paths) leaves that mode for the whole server, and the rerun sends the same
+    request through app.py's st.navigation, so a shared link always gets the whole app with its
+    sidebar. Only public Streamlit calls; .streamlit/config.toml hides the folder's own menu.
     """
-    from streamlit.runtime.pages_manager import PagesManager  # pinned streamlit==1.67.0
-    if PagesManager.uses_pages_directory or "_ctx" not in st.session_state:
-        PagesManager.uses_pages_directory = False
+    ctx = getattr(_APP_RUN, "ctx", None)
+    if ctx is None:
+        st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))],
+                      position="hidden")
         st.rerun()
-    return st.session_state["_ctx"]
+    return ctx

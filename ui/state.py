@@ -17,6 +17,7 @@ from .safe import echo, md
 _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
 _WRITTEN = "_url_written"    # name -> the last values this session wrote into the address bar
+_LINKED = "_url_linked"      # key -> the value the link gave it (until fit() has looked at it)
 _KEYS = "_url_keys"          # the link keys this run read or wrote: the only ones a copied link keeps
 TEXT_MAX = 500               # longest text the app writes into a link
 TEXT_READ_MAX = 2000         # longest text it reads from one (model/runner.py's MAX_CHARS)
@@ -75,11 +76,38 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
                 if len(raw) > (TEXT_READ_MAX if parse is text else VALUE_MAX):
                     raise ValueError("too long")
                 value = parse(raw)
+                st.session_state.setdefault(_LINKED, {})[key] = value
             except (ValueError, TypeError, KeyError, IndexError):
                 _notices().append(t("bad_url_value", name=md(name), value=echo(raw)))
         st.session_state[key] = value
         seen[name] = raw
     return st.session_state[key]
+
+
+def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) -> Any:
+    """session_state[key] fitted to this model (its layers, heads, attention kinds; a sentence's
+    tokens; a vocabulary): kept when it is one of ``options``, else the nearest that is (a number
+    past the last number: the last; before the first: the first; anything else: options[0]; or
+    ``fallback`` when one is given).
+    When the value came from the link, a notice says what was asked and what is shown;
+    ``label(value)`` is how the reader sees a value ("Layer 3", "Cross-attention")."""
+    value = st.session_state.get(key)
+    asked = st.session_state.get(_LINKED, {}).pop(key, None)
+    if value in options and not isinstance(value, bool):
+        return value
+    numbers = [o for o in options if isinstance(o, int) and not isinstance(o, bool)]
+    if fallback is not None:
+        fixed = fallback
+    elif isinstance(value, int) and numbers and value > numbers[-1]:
+        fixed = numbers[-1]
+    elif isinstance(value, int) and numbers and value < numbers[0]:
+        fixed = numbers[0]
+    else:
+        fixed = options[0]
+    if value is not None and asked == value:
+        st.warning(t("link_fitted", asked=label(value), shown=label(fixed)), icon="⚠️")   # our own labels
+    st.session_state[key] = fixed
+    return fixed
 
 
 def set_url(**values) -> None:

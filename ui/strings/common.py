@@ -88,6 +88,8 @@ STRINGS.update({
 STRINGS.update({
     "url_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
                     "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
+    "link_fitted": {"en": "The link asks for {asked}, which this model or sentence does not have; showing {shown}.",
+                    "zh": "链接要求的{asked}在该模型或句子中不存在，已改为显示{shown}。"},
 })
 STRINGS.update({
     "model_hf": {"en": "Hugging Face…", "zh": "Hugging Face…"},
