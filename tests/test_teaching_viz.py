@@ -35,3 +35,18 @@ def test_cross_attention_gets_alignment_not_positions():
     align = [np.mean([w[0, h, i].max() for i in range(q)]) for h in range(2)]
     np.testing.assert_allclose(df["align"], align)
     assert df["role"].tolist() == ["align", "broad"]
+
+
+def test_chinese_uses_one_term_per_concept():
+    """掩码 for mask, 词元 for token, "第 N 个头" for a head, nothing left in English (issue 11, item 6)."""
+    import re
+
+    from ui.strings import architecture, attention, common, generation, positional, steps, temperature
+    for mod in (architecture, attention, common, generation, positional, steps, temperature):
+        for key, entry in mod.STRINGS.items():
+            zh = entry.get("zh", "")
+            assert not re.search("遮蔽|遮住|遮挡", zh), (key, zh)
+            assert not re.search(r"(?<!第 )头 ?\{", zh), (key, zh)                  # "头 {n}" -> "第 {n} 个头"
+            assert "Ctrl+Enter 生效" not in zh and zh != "Constitutional AI", (key, zh)
+            for word in ("查询词", "下一个词", "每个词"):
+                assert word not in zh.replace(word + "元", ""), (key, zh)

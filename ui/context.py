@@ -136,6 +136,10 @@ def sidebar() -> Context:
         st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
         _hf_picker()
         st.text_area(t("sentence"), key=TEXT_KEY, height=90, help=t("sentence_help"))
+        # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
+        # constant CSS), said in the reader's language by the help, and a labelled button applies too
+        st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
+        st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
         dev, note = devices.pick(st.session_state["device"])
         st.toggle(t("force_cpu"), value=st.session_state["device"] == "cpu", key="_force_cpu",
                   on_change=lambda: st.session_state.update(

@@ -4,22 +4,22 @@ STRINGS = {
                         "Pick the attention kind, a layer and a head (or the mean of the heads), "
                         "then a query token to read its row as a table.",
                   "zh": "侧边栏中的句子在模型每一层、每一个注意力头上的注意力。"
-                        "选择注意力类型、层和头（或各头平均），再选一个查询词，用表格查看它的那一行。"},
+                        "选择注意力类型、层和头（或各头平均），再选一个查询词元，用表格查看它的那一行。"},
     "att_kind": {"en": "Attention kind", "zh": "注意力类型"},
     "att_explain_encoder": {"en": "Encoder self-attention: every source token may look at every source token, "
                                   "before and after it.",
-                            "zh": "编码器自注意力：源句的每个词都可以看源句中的所有词，包括前面和后面的词。"},
+                            "zh": "编码器自注意力：源句的每个词元都可以看源句中的所有词元，包括前面和后面的词元。"},
     "att_explain_decoder": {"en": "Decoder masked self-attention: each token may look only at itself and the "
                                   "tokens before it; the future is masked (grey hatching).",
-                            "zh": "解码器掩码自注意力：每个词只能看它自己和它前面的词，后面的词被遮蔽（灰色斜线）。"},
+                            "zh": "解码器掩码自注意力：每个词元只能看它自己和它前面的词元，后面的词元被掩码（灰色斜线）。"},
     "att_explain_cross": {"en": "Cross-attention: each output token the decoder reads (queries) looks at the "
                                 "encoder's source tokens (keys): this is where the translation reads the input.",
-                          "zh": "交叉注意力：解码器读入的每个输出词（查询）去看编码器的源句词（键）：译文正是在这里读取原文。"},
+                          "zh": "交叉注意力：解码器读入的每个输出词元（查询）去看编码器的源句词元（键）：译文正是在这里读取原文。"},
     "att_layer": {"en": "Layer", "zh": "层"},
     "att_head": {"en": "Head", "zh": "注意力头"},
     "att_head_short": {"en": "Head", "zh": "头"},
     "att_layer_n": {"en": "Layer {n}", "zh": "第 {n} 层"},
-    "att_head_n": {"en": "Head {n}", "zh": "头 {n}"},
+    "att_head_n": {"en": "Head {n}", "zh": "第 {n} 个头"},
     "att_mean_heads": {"en": "Mean of heads", "zh": "各头平均"},
     "att_words": {"en": "Word view", "zh": "按词显示"},
     "att_words_help": {"en": "Merge SentencePiece pieces into whole words: attention to a word is the sum over "
@@ -36,11 +36,11 @@ STRINGS = {
     "att_what_layer": {"en": "layer", "zh": "层"},
     "att_what_head": {"en": "head", "zh": "头"},
     "att_what_q": {"en": "query position", "zh": "查询位置"},
-    "att_query": {"en": "Query token (its row in the table)", "zh": "查询词（表格显示它的那一行）"},
+    "att_query": {"en": "Query token (its row in the table)", "zh": "查询词元（表格显示它的那一行）"},
     "att_heatmap_title": {"en": "{kind} · {layer} · {head}", "zh": "{kind} · {layer} · {head}"},
     "att_heatmap_help": {"en": "Rows: the token that looks (query). Columns: the tokens it looks at (keys). "
                                "Each row sums to 1.",
-                         "zh": "行：发出关注的词（查询）。列：被关注的词（键）。每一行之和为 1。"},
+                         "zh": "行：发出关注的词元（查询）。列：被关注的词元（键）。每一行之和为 1。"},
     "att_tab_head": {"en": "Heatmap and table", "zh": "热力图与表格"},
     "att_tab_model": {"en": "Model view (all heads)", "zh": "模型视图（所有头）"},
     "att_tab_lines": {"en": "Head view (lines)", "zh": "头视图（连线）"},
@@ -57,8 +57,8 @@ STRINGS = {
                                  "thicker and darker for more weight, one colour per head. Click a head in the "
                                  "legend to show only it (Shift+click for more); point at a token to see only "
                                  "its lines.",
-                           "zh": "左边是查询词，右边是键词；每条线是一个注意力权重，越粗越深表示权重越大，每个头一种颜色。"
-                                 "点击图例中的头只显示该头（按住 Shift 点击可多选）；鼠标指向某个词只显示它的连线。"},
+                           "zh": "左边是查询词元，右边是键词元；每条线是一个注意力权重，越粗越深表示权重越大，每个头一种颜色。"
+                                 "点击图例中的头只显示该头（按住 Shift 点击可多选）；鼠标指向某个词元只显示它的连线。"},
     "att_head_view_layer": {"en": "{kind} · {layer}, all heads", "zh": "{kind} · {layer}，全部头"},
     "att_head_view_long": {"en": "Only the strongest lines are drawn: at most {k} keys per query and head, "
                                  "each with weight at least {threshold}.",
@@ -94,8 +94,8 @@ STRINGS = {
     "att_induction_help": {"en": "**induction**: the model reads {n} random tokens twice; in the second copy an "
                                  "induction head looks at the token that came right after the current token the "
                                  "first time. Score = mean weight on that token.",
-                           "zh": "**归纳**：让模型读两遍同样的 {n} 个随机词；在第二遍中，归纳头会去看当前词上一次出现时紧跟其后的那个词。"
-                                 "得分 = 对该词的平均权重。"},
+                           "zh": "**归纳**：让模型读两遍同样的 {n} 个随机词元；在第二遍中，归纳头会去看当前词元上一次出现时紧跟其后的那个词元。"
+                                 "得分 = 对该词元的平均权重。"},
     "att_role_previous": {"en": "previous token", "zh": "前一个词元"},
     "att_role_current": {"en": "current token", "zh": "当前词元"},
     "att_role_first": {"en": "first token", "zh": "第一个词元"},
@@ -119,7 +119,7 @@ STRINGS = {
     "att_download_json": {"en": "Whole trace as JSON", "zh": "下载完整注意力数据 JSON"},
     "att_download_json_help": {"en": "Input and output text, and for every attention kind its tokens and weights "
                                      "(layers × heads × queries × keys).",
-                               "zh": "输入和输出文本，以及每种注意力的词和权重（层 × 头 × 查询 × 键）。"},
+                               "zh": "输入和输出文本，以及每种注意力的词元和权重（层 × 头 × 查询 × 键）。"},
     "att_download_svg": {"en": "Head view as SVG", "zh": "下载头视图 SVG"},
     "att_download_png": {"en": "Head view as PNG", "zh": "下载头视图 PNG"},
     "att_no_svg": {"en": "Saving the head view as SVG or PNG needs the vl-convert-python package, which is "

@@ -14,8 +14,11 @@ STRINGS = {
     "model_gpt_alibi": {"en": "GPT with ALiBi", "zh": "GPT（ALiBi 线性偏置）"},
     "model_gpt_local": {"en": "GPT, local attention (window 4)", "zh": "GPT（局部注意力，窗口 4）"},
     "sentence": {"en": "Sentence", "zh": "句子"},
-    "sentence_help": {"en": "English or Chinese. Press Ctrl+Enter to apply.",
-                      "zh": "英文或中文均可。按 Ctrl+Enter 生效。"},
+    "sentence_help": {"en": "English or Chinese. Ctrl+Enter (⌘+Enter on a Mac) or the Apply button applies it.",
+                      "zh": "英文或中文均可。按 Ctrl+Enter（Mac 上为 ⌘+Enter）或点击“应用”按钮生效。"},
+    "sentence_apply": {"en": "Apply", "zh": "应用"},
+    "sentence_apply_help": {"en": "Run the models on the sentence above (Ctrl+Enter does the same).",
+                            "zh": "用上面的句子运行模型（按 Ctrl+Enter 效果相同）。"},
     "force_cpu": {"en": "Force CPU", "zh": "强制使用 CPU"},
     "device_in_use": {"en": "Running on: {device}", "zh": "运行设备：{device}"},
     "presentation_mode": {"en": "Presentation mode", "zh": "演示模式"},
@@ -48,24 +51,24 @@ STRINGS.update({
     "axis_key": {"en": "Key (looked at)", "zh": "键 Key（被关注）"},
     "axis_query": {"en": "Query (looking)", "zh": "查询 Query（发出关注）"},
     "weight": {"en": "Weight", "zh": "权重"},
-    "masked": {"en": "masked (cannot look here)", "zh": "已遮蔽（不能看这里）"},
-    "query_token": {"en": "Query token", "zh": "查询词"},
+    "masked": {"en": "masked (cannot look here)", "zh": "被掩码（不能看这里）"},
+    "query_token": {"en": "Query token", "zh": "查询词元"},
     "table_caption": {"en": "When the model processes **{token}**, its attention weights are:",
                       "zh": "当模型处理 **{token}** 时，注意力权重如下："},
     "col_position": {"en": "Position", "zh": "位置"},
-    "col_token": {"en": "Token", "zh": "词 Token"},
+    "col_token": {"en": "Token", "zh": "词元 Token"},
     "col_weight": {"en": "Attention weight", "zh": "注意力权重"},
-    "col_masked": {"en": "Masked", "zh": "被遮蔽"},
+    "col_masked": {"en": "Masked", "zh": "被掩码"},
     "download_csv": {"en": "Table as CSV", "zh": "下载表格 CSV"},
 })
 STRINGS.update({
     "home_intro": {"en": "Type a sentence in the sidebar and see, for every token, which other tokens it reads from — in small Transformers trained by this project.",
-                   "zh": "在侧边栏输入一句话，看看每个词从哪些词那里读取信息——模型是本项目自己训练的小型 Transformer。"},
+                   "zh": "在侧边栏输入一句话，看看每个词元从哪些词元那里读取信息——模型是本项目自己训练的小型 Transformer。"},
     "home_meaning": {"en": "- An **attention weight** says how much of each token's value a position mixes into its own: *where this token reads from*.\n"
                            "- Each row sums to 1: attention is a distribution over the tokens the row may see.\n"
                            "- It shows where information flows, not *why* the model decided: a high weight is not an explanation.",
-                     "zh": "- **注意力权重**表示某个位置从每个词的值（Value）中取用多少：*这个词从哪里读取信息*。\n"
-                           "- 每一行之和为 1：注意力是该行能看到的词上的一个分布。\n"
+                     "zh": "- **注意力权重**表示某个位置从每个词元的值（Value）中取用多少：*这个词元从哪里读取信息*。\n"
+                           "- 每一行之和为 1：注意力是该行能看到的词元上的一个分布。\n"
                            "- 它展示信息从哪里流过来，而不是模型*为什么*这样决定：权重高不等于解释。"},
     "home_translation": {"en": "Translation: `{text}`", "zh": "译文：`{text}`"},
     "home_heatmap_title": {"en": "{kind}, layer {layer}, mean of heads", "zh": "{kind}，第 {layer} 层，各头平均"},
@@ -76,7 +79,7 @@ STRINGS.update({
     "home_link_attention": {"en": "🔍 Every layer and head", "zh": "🔍 每一层、每一个头"},
     "home_link_temperature": {"en": "🌡️ Turn the attention temperature", "zh": "🌡️ 调节注意力温度"},
     "home_link_positional": {"en": "📍 Why 狗咬人 differs from 人咬狗", "zh": "📍 为什么“狗咬人”不同于“人咬狗”"},
-    "home_link_generation": {"en": "✍️ Watch a GPT write", "zh": "✍️ 看 GPT 逐词生成"},
+    "home_link_generation": {"en": "✍️ Watch a GPT write", "zh": "✍️ 看 GPT 逐个词元生成"},
     "home_link_steps": {"en": "🧮 One head, step by step", "zh": "🧮 逐步计算一个注意力头"},
     "home_link_architecture": {"en": "🏛️ BERT, GPT and T5 compared", "zh": "🏛️ BERT、GPT 与 T5 对比"},
 })
@@ -107,7 +110,7 @@ STRINGS.update({
     "notice_cut_tokens": {"en": "the text was cut to its first {n} tokens (this model reads at most {max})",
                           "zh": "文本已截取为前 {n} 个词元（该模型最多读取 {max} 个）"},
     "notice_unseen_words": {"en": "the models never saw these words in training: {words}",
-                            "zh": "模型在训练中从未见过这些词：{words}"},
+                            "zh": "模型在训练中从未见过这些词元：{words}"},
     "notice_stopped_max": {"en": "stopped at this model's maximum length of {n} tokens",
                            "zh": "已达到该模型的最大长度 {n} 个词元，生成停止"},
     "notice_oom_cpu": {"en": "{device} ran out of memory; this run used the CPU",

@@ -5,8 +5,8 @@ STRINGS = {
         "en": "Attention by itself has no sense of order: it compares every token with every other, wherever they stand. "
               "But word order matters (“狗咬人”, the dog bites the man, vs “人咬狗”, the man bites the dog). "
               "A **positional encoding** injects each token's position.",
-        "zh": "注意力本身没有顺序的概念：它把每个词和其他所有词比较，不管它们在哪里。"
-              "但词序在语言中至关重要（“狗咬人” vs “人咬狗”）。**位置编码**把每个词的位置信息注入进来。"},
+        "zh": "注意力本身没有顺序的概念：它把每个词元和其他所有词元比较，不管它们在哪里。"
+              "但词序在语言中至关重要（“狗咬人” vs “人咬狗”）。**位置编码**把每个词元的位置信息注入进来。"},
     "pos_section": {"en": "Section", "zh": "章节"},
     "pos_sec_sin": {"en": "Sinusoidal", "zh": "正弦编码"},
     "pos_sec_rel": {"en": "Relative positions", "zh": "相对位置"},
@@ -78,7 +78,7 @@ STRINGS = {
     "pos_learned_help": {
         "en": "The GPTs were trained on items of at most about 20 tokens. Positions beyond that never received a gradient: "
               "their vectors are still the random start, unrelated to their neighbours (a grey-white square).",
-        "zh": "这些 GPT 训练时每条文本最多约 20 个词。超过这个长度的位置从未得到梯度：它们的向量仍是随机初始化，与相邻位置无关（右下方的浅色区域）。"},
+        "zh": "这些 GPT 训练时每条文本最多约 20 个词元。超过这个长度的位置从未得到梯度：它们的向量仍是随机初始化，与相邻位置无关（右下方的浅色区域）。"},
     "pos_learned_none": {"en": "This GPT has no learned position table.", "zh": "这个 GPT 没有可学习的位置表。"},
     "pos_learned_show": {"en": "Positions shown", "zh": "显示的位置数"},
     # rope and alibi
@@ -105,7 +105,7 @@ STRINGS = {
         "zh": "ALiBi 完全不需要位置编码：每个头从查询 i 对键 j 的分数中减去 m·(i − j)。斜率大的头只看附近，斜率小的头看得远。"
               "偏置在任何长度下都以同样方式随距离增长，目的是让 ALiBi 能读比训练时更长的文本；这里是否做到，请看下方的图"
               "（在本语料上它并不明显优于 RoPE）。"},
-    "pos_alibi_head": {"en": "Head {h}: m = {m:.4g}", "zh": "头 {h}：m = {m:.4g}"},
+    "pos_alibi_head": {"en": "Head {h}: m = {m:.4g}", "zh": "第 {h} 个头：m = {m:.4g}"},
     "pos_axis_bias": {"en": "Bias", "zh": "偏置"},
     # word order
     "pos_order_intro": {
@@ -113,7 +113,7 @@ STRINGS = {
               "is exactly the first's with rows and columns reordered: it cannot tell who bites whom. **With** it, it can.",
         "zh": "翻译模型的编码器读入这两个句子。**没有**位置编码时，第二句的注意力恰好是第一句的行和列重新排列：它分不清谁咬谁。**有**位置编码时就能分清。"},
     "pos_order_a": {"en": "Sentence A", "zh": "句子 A"},
-    "pos_order_b": {"en": "Sentence B (the same words, reordered)", "zh": "句子 B（同样的词，换了顺序）"},
+    "pos_order_b": {"en": "Sentence B (the same words, reordered)", "zh": "句子 B（同样的词元，换了顺序）"},
     "pos_order_model_note": {"en": "This section always uses the translator (encoder–decoder, sinusoidal encoding).",
                              "zh": "本节总是使用翻译模型（编码器–解码器，正弦位置编码）。"},
     "pos_order_layer": {"en": "Encoder layer", "zh": "编码器层"},
@@ -128,9 +128,9 @@ STRINGS = {
     "pos_order_same": {"en": "the same up to the reordering (rounding only)", "zh": "除重新排列外完全相同（仅有舍入误差）"},
     "pos_order_differs": {"en": "the attention itself changes with the order", "zh": "注意力本身随词序改变"},
     "pos_order_perm": {"en": "P puts A's tokens (A1, A2, …) in B's order: {perm}.",
-                       "zh": "P 把 A 的词（A1, A2, …）排成 B 的顺序：{perm}。"},
+                       "zh": "P 把 A 的词元（A1, A2, …）排成 B 的顺序：{perm}。"},
     "pos_order_not_perm": {"en": "Sentence B is not a reordering of sentence A's tokens, so there is no permutation to check.",
-                           "zh": "句子 B 不是句子 A 的词的重新排列，因此无法检查置换关系。"},
+                           "zh": "句子 B 不是句子 A 的词元的重新排列，因此无法检查置换关系。"},
     "pos_translations": {"en": "Translations", "zh": "译文"},
     "pos_col_sentence": {"en": "Sentence", "zh": "句子"},
     "pos_empty": {"en": "Type a sentence.", "zh": "请输入一个句子。"},
@@ -149,18 +149,18 @@ STRINGS = {
               "extrapolate. Compare how far each model's bars climb above the dashed line. Caution: the long text chains "
               "unrelated stories, so even its first 20 positions are worse than a story read alone: the climb mixes "
               "distance with a change of content, and does not measure distance alone.",
-        "zh": "这些 GPT 训练时每条文本最多约 20 个词（max_seq_len 为 128）。这里把若干条未参与训练的语料故事首尾相接，"
-              "当作一段约 {n} 个词的文本读入；柱状图按位置给出 {k} 段这样的文本上的平均损失（正确的下一个词的 −ln p）。"
-              "每个故事的第一个词不计入：一个故事结束后，没有模型能知道下一个故事是什么。虚线：每个故事单独从自己的 <s> "
-              "开始读时同样这些词的损失（训练时见过的长度，三个模型在这里表现相近）。可学习位置编码在约 20 之后没有训练过的向量；RoPE 只看相对距离；"
+        "zh": "这些 GPT 训练时每条文本最多约 20 个词元（max_seq_len 为 128）。这里把若干条未参与训练的语料故事首尾相接，"
+              "当作一段约 {n} 个词元的文本读入；柱状图按位置给出 {k} 段这样的文本上的平均损失（正确的下一个词元的 −ln p）。"
+              "每个故事的第一个词元不计入：一个故事结束后，没有模型能知道下一个故事是什么。虚线：每个故事单独从自己的 <s> "
+              "开始读时同样这些词元的损失（训练时见过的长度，三个模型在这里表现相近）。可学习位置编码在约 20 之后没有训练过的向量；RoPE 只看相对距离；"
               "ALiBi 的距离惩罚在任何长度下都一样，目的就是让它能外推到更长的文本。比较每个模型的柱子比虚线高出多少。"
               "注意：这段长文本把互不相关的故事接在一起，所以即使前 20 个位置也比单独读一个故事差：柱子的升高混合了距离和"
               "内容的切换，并不只衡量距离。"},
     "pos_long_lang": {"en": "Language of the long text", "zh": "长文本的语言"},
     "pos_lang_en": {"en": "English", "zh": "英文"},
     "pos_lang_zh": {"en": "Chinese", "zh": "中文"},
-    "pos_axis_bucket": {"en": "Positions of the predicted token", "zh": "被预测词的位置"},
-    "pos_axis_loss": {"en": "Loss (nats per token)", "zh": "损失（每词奈特）"},
+    "pos_axis_bucket": {"en": "Positions of the predicted token", "zh": "被预测词元的位置"},
+    "pos_axis_loss": {"en": "Loss (nats per token)", "zh": "损失（每词元奈特）"},
     "pos_alone_mean": {"en": "each story read alone (mean of the three)", "zh": "每个故事单独读（三个模型的平均）"},
     "pos_long_text": {"en": "The long text", "zh": "这段长文本"},
     "pos_long_table_model": {"en": "Model", "zh": "模型"},

@@ -40,14 +40,14 @@ STRINGS = {
     "steps_numbers": {"en": "The numbers of {name} (rounded to 4 decimals)",
                       "zh": "{name} 的具体数值（保留 4 位小数）"},
     "steps_axis_dim": {"en": "Dimension", "zh": "维度"},
-    "steps_axis_token": {"en": "Token", "zh": "词 Token"},
+    "steps_axis_token": {"en": "Token", "zh": "词元 Token"},
     "steps_value": {"en": "Value", "zh": "数值"},
-    "steps_col_id": {"en": "Token id", "zh": "词 id"},
+    "steps_col_id": {"en": "Token id", "zh": "词元 id"},
     "steps_n_tokens": {"en": "{n} tokens.", "zh": "共 {n} 个词元。"},
 }
 
 STRINGS.update({
-    "steps_title_tokens": {"en": "Tokens and their ids", "zh": "分词与词 id"},
+    "steps_title_tokens": {"en": "Tokens and their ids", "zh": "分词与词元 id"},
     "steps_title_embed": {"en": "Embeddings plus positional encoding", "zh": "词嵌入 + 位置编码"},
     "steps_title_qkv": {"en": "Q = XW_Q, K = XW_K, V = XW_V, split into heads",
                         "zh": "Q = XW_Q、K = XW_K、V = XW_V，分割成多个头"},
@@ -83,7 +83,7 @@ STRINGS.update({
     "steps_embed_sinusoidal": {
         "en": "Each id picks a row of the embedding table; the sinusoidal positional encoding of "
               "its position is added, so the same word at another place gets another vector.",
-        "zh": "每个 id 取出嵌入表中的一行；再加上该位置的正弦/余弦位置编码，所以同一个词放在不同位置得到不同的向量。"},
+        "zh": "每个 id 取出嵌入表中的一行；再加上该位置的正弦/余弦位置编码，所以同一个词元放在不同位置得到不同的向量。"},
     "steps_embed_learned": {
         "en": "Each id picks a row of the embedding table; a learned vector for its position "
               "(one trained row per position, as in GPT-2) is added.",
@@ -140,7 +140,7 @@ STRINGS.update({
                     "zh": "虚线分隔各个头；第 {head} 个头已框出"},
     "steps_rope_before": {"en": "{name} of this head before RoPE's rotation", "zh": "该头的 {name}（RoPE 旋转之前）"},
     "steps_rope_after": {"en": "…and after it, rotated by each token's position (what the scores use):",
-                         "zh": "……以及按每个词的位置旋转之后（分数用的是这个）："},
+                         "zh": "……以及按每个词元的位置旋转之后（分数用的是这个）："},
     # steps 4-6
     "steps_scores_explain": {
         "en": "Each cell is the dot product of a query row with a key row (d_k = {d_k} numbers each): "
@@ -157,31 +157,31 @@ STRINGS.update({
     "steps_mask_causal": {
         "en": "**Causal mask**: a token may not look at tokens after it (“no seeing the future”). "
               "Hidden cells get −10⁹, which softmax turns into exactly 0.",
-        "zh": "**因果掩码**：一个词不能看它后面的词（“不能看到未来”）。被遮住的格子被设为 −10⁹，softmax 之后恰好为 0。"},
+        "zh": "**因果掩码**：一个词元不能看它后面的词元（“不能看到未来”）。被掩码的格子被设为 −10⁹，softmax 之后恰好为 0。"},
     "steps_mask_padding": {
         "en": "**Padding mask**: only `<pad>` keys are hidden (they fill short sentences in a batch). "
               "One sentence has no padding, so here nothing is hidden: every token sees every other, both ways.",
-        "zh": "**填充掩码**：只遮住 `<pad>` 键（它们用来在一个批次中补齐较短的句子）。"
-              "单个句子没有填充，所以这里什么都不遮：每个词都能双向地看到所有词。"},
+        "zh": "**填充掩码**：只掩码 `<pad>` 键（它们用来在一个批次中补齐较短的句子）。"
+              "单个句子没有填充，所以这里什么都不掩码：每个词元都能双向地看到所有词元。"},
     "steps_mask_none": {"en": "This attention has no mask.", "zh": "这种注意力没有掩码。"},
     "steps_alibi": {
         "en": "ALiBi's bias for head {head}: −m·|i − j|, added to the scores before the mask",
         "zh": "第 {head} 个头的 ALiBi 偏置：−m·|i − j|，在掩码之前加到分数上"},
-    "steps_mask_matrix": {"en": "The mask (✓ may look, ✗ hidden)", "zh": "掩码（✓ 可以看，✗ 被遮住）"},
+    "steps_mask_matrix": {"en": "The mask (✓ may look, ✗ hidden)", "zh": "掩码（✓ 可以看，✗ 被掩码）"},
     "steps_after_mask": {"en": "after the mask", "zh": "应用掩码后"},
-    "steps_masked_value": {"en": "masked: −1e9", "zh": "已遮蔽：−1e9"},
+    "steps_masked_value": {"en": "masked: −1e9", "zh": "被掩码：−1e9"},
     # step 7
     "steps_softmax_explain": {
         "en": "Softmax turns each row of scores into weights between 0 and 1 that add up to 1: "
               "where this token reads from. Pick a token to see its row as the tutorial's table.",
-        "zh": "softmax 把每一行分数变成 0 到 1 之间、总和为 1 的权重：这个词从哪里读取信息。选一个词，用教程中的表格查看它这一行。"},
+        "zh": "softmax 把每一行分数变成 0 到 1 之间、总和为 1 的权重：这个词元从哪里读取信息。选一个词元，用教程中的表格查看它这一行。"},
     "steps_row_sums": {"en": "Every row sums to 1 (here between {lo} and {hi}).",
                        "zh": "每一行之和为 1（此处在 {lo} 与 {hi} 之间）。"},
     # step 8
     "steps_weighted_explain": {
         "en": "Each token's output is the weighted sum of the value rows, with its attention "
               "weights as the weights.",
-        "zh": "每个词的输出是各个值（Value）行的加权和，权重就是它的注意力权重。"},
+        "zh": "每个词元的输出是各个值（Value）行的加权和，权重就是它的注意力权重。"},
     "steps_weighted_row": {"en": "For **{token}**: head output ≈ {parts} + …",
                            "zh": "对于 **{token}**：该头输出 ≈ {parts} + …"},
     # step 9
@@ -225,6 +225,6 @@ STRINGS.update({
         "en": "This is the last layer: its output goes to the final LayerNorm / linear layer + softmax "
               "that predict the next token (for the translator's encoder: to every decoder layer's "
               "cross-attention as K and V).",
-        "zh": "这是最后一层：它的输出送入最后的线性层 + Softmax 来预测下一个词"
+        "zh": "这是最后一层：它的输出送入最后的线性层 + Softmax 来预测下一个词元"
               "（对翻译模型的编码器而言：作为 K 和 V 送入每个解码器层的交叉注意力）。"},
 })

@@ -44,12 +44,12 @@ STRINGS = {
     "temp_not_applied": {
         "en": "T is applied in {scope}, not in the layer shown, so this head's weights change only through the layers before it.",
         "zh": "温度只作用于{scope}，不在所显示的这一层，所以这个头的权重只会因为前面的层而改变。"},
-    "temp_query": {"en": "Query token for the table and the entropy curve", "zh": "表格与熵曲线所用的查询词"},
+    "temp_query": {"en": "Query token for the table and the entropy curve", "zh": "表格与熵曲线所用的查询词元"},
     "temp_query_n": {"en": "query position {n}", "zh": "查询位置 {n}"},
     "temp_table_title": {"en": "The tutorial's table at both temperatures", "zh": "两种温度下的教程表格"},
     "temp_tokens_differ": {
         "en": "At this temperature the translation changes, so the decoder reads different tokens than at T = 1.",
-        "zh": "在这个温度下译文变了，所以解码器读到的词与 T = 1 时不同。"},
+        "zh": "在这个温度下译文变了，所以解码器读到的词元与 T = 1 时不同。"},
     "temp_entropy_title": {"en": "Entropy of this head's rows against temperature",
                            "zh": "这个头各行的熵随温度的变化"},
     "temp_entropy_help": {
@@ -62,7 +62,7 @@ STRINGS = {
               "曲线取这个头在 T = 1 时的分数，分别除以每个 T（即只在这一层施加温度）。T 增大时熵从不下降，但只有当某个分数"
               "明显突出时它才从接近 0 开始（分数相同时，即使 T = 0.05 权重也会平分），也只有当 T 远大于分数之间的差距时"
               "才会到达虚线 ln n。"},
-    "temp_curve_row": {"en": "query “{token}”", "zh": "查询词“{token}”"},
+    "temp_curve_row": {"en": "query “{token}”", "zh": "查询词元“{token}”"},
     "temp_curve_mean": {"en": "mean over rows", "zh": "各行平均"},
     "temp_axis_t": {"en": "Temperature T (log scale)", "zh": "温度 T（对数刻度）"},
     "temp_axis_entropy": {"en": "Entropy (nats)", "zh": "熵（奈特）"},
@@ -71,7 +71,7 @@ STRINGS = {
     "temp_now": {"en": "T now", "zh": "当前 T"},
     "temp_entropy_values": {
         "en": "Query “{token}”: entropy {h1:.3f} at T = 1, {ht:.3f} at T = {t} (uniform limit ln {n} = {limit:.3f}).",
-        "zh": "查询词“{token}”：T = 1 时熵为 {h1:.3f}，T = {t} 时为 {ht:.3f}（均匀上限 ln {n} = {limit:.3f}）。"},
+        "zh": "查询词元“{token}”：T = 1 时熵为 {h1:.3f}，T = {t} 时为 {ht:.3f}（均匀上限 ln {n} = {limit:.3f}）。"},
     "temp_output_title": {"en": "What it does to the output", "zh": "它对输出的影响"},
     "temp_translation_one": {"en": "Translation at T = 1", "zh": "T = 1 时的译文"},
     "temp_translation_t": {"en": "Translation at T = {t}", "zh": "T = {t} 时的译文"},
@@ -83,10 +83,10 @@ STRINGS = {
     "temp_sweep": {"en": "Translate at several temperatures", "zh": "在多个温度下翻译"},
     "temp_sweep_col_t": {"en": "T", "zh": "T"},
     "temp_sweep_col_text": {"en": "Translation", "zh": "译文"},
-    "temp_next_title": {"en": "The GPT's next-token distribution after the sentence", "zh": "句子之后 GPT 的下一个词分布"},
+    "temp_next_title": {"en": "The GPT's next-token distribution after the sentence", "zh": "句子之后 GPT 的下一个词元分布"},
     "temp_next_help": {
         "en": "The attention temperature changes what each token reads, and so what the model predicts next.",
-        "zh": "注意力温度改变了每个词读取的信息，从而改变了模型对下一个词的预测。"},
+        "zh": "注意力温度改变了每个词元读取的信息，从而改变了模型对下一个词元的预测。"},
     "temp_empty": {"en": "(empty)", "zh": "（空）"},
     "temp_sampling_title": {"en": "A different knob: sampling temperature", "zh": "另一个旋钮：采样温度"},
     "temp_sampling_intro": {
@@ -95,23 +95,23 @@ STRINGS = {
               "when a GPT picks the word it writes; top-k and top-p then cut off unlikely tokens (grey) and the rest "
               "is renormalised. Attention is not re-run here.",
         "zh": "**这不是同一个温度。** 上面的注意力温度除的是每一层（或某一层）注意力里的分数。"
-              "**采样温度**只除最后的下一个词 logits，也就是 GPT 选择要写出的词时；之后 top-k 与 top-p 会截掉不太可能的词"
+              "**采样温度**只除最后的下一个词元 logits，也就是 GPT 选择要写出的词元时；之后 top-k 与 top-p 会截掉不太可能的词元"
               "（灰色），剩下的重新归一化。这里不会重新计算注意力。"},
     "temp_sampling_gpt_note": {"en": "The translator does not sample freely: this panel uses the GPT, with the sentence as its prompt.",
                                "zh": "翻译模型不做自由采样：本面板使用 GPT，以句子作为提示。"},
     "temp_stemp": {"en": "Sampling temperature", "zh": "采样温度"},
-    "temp_stemp_help": {"en": "0 = greedy: always the most likely token.", "zh": "0 = 贪心：总是选最可能的词。"},
+    "temp_stemp_help": {"en": "0 = greedy: always the most likely token.", "zh": "0 = 贪心：总是选最可能的词元。"},
     "temp_topk": {"en": "Top-k (0 = off)", "zh": "Top-k（0 = 关闭）"},
-    "temp_topk_help": {"en": "Keep only the k most likely tokens.", "zh": "只保留最可能的 k 个词。"},
+    "temp_topk_help": {"en": "Keep only the k most likely tokens.", "zh": "只保留最可能的 k 个词元。"},
     "temp_topp": {"en": "Top-p (1 = off)", "zh": "Top-p（1 = 关闭）"},
     "temp_topp_help": {"en": "Keep the fewest most likely tokens whose probabilities add up to p.",
-                       "zh": "保留概率之和达到 p 的最少的高概率词。"},
+                       "zh": "保留概率之和达到 p 的最少的高概率词元。"},
     "temp_sampling_kept": {"en": "{n} tokens kept; the most likely has probability {p:.3f}.",
-                           "zh": "保留 {n} 个词；最可能的词概率为 {p:.3f}。"},
+                           "zh": "保留 {n} 个词元；最可能的词元概率为 {p:.3f}。"},
     "temp_bars_cut": {"en": "cut off", "zh": "被截掉"},
     "temp_bars_kept": {"en": "kept", "zh": "保留"},
     "temp_bars_chosen": {"en": "chosen", "zh": "选中"},
-    "temp_bars_token": {"en": "Next token", "zh": "下一个词"},
+    "temp_bars_token": {"en": "Next token", "zh": "下一个词元"},
     "temp_bars_probability": {"en": "Probability", "zh": "概率"},
     "temp_bars_caption": {"en": "Blue: kept, probability after the cut and renormalising. Grey: cut off, shown at its probability before the cut.",
                           "zh": "蓝色：保留，数值为截断并重新归一化后的概率。灰色：被截掉，显示截断前的概率。"},
