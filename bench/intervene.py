@@ -100,8 +100,14 @@ def exact(lines, n):
     t0 = time.perf_counter()
     base = intervene.exact_match(tr, n)
     rows = [("none (untouched)", base)]
-    for i in (align, least):
-        rows.append((intervene.head_name(*heads[i]), intervene.exact_match(tr, n, ablate=[heads[i]])))
+    last = tr.config.num_layers - 1
+    readme = ("cross", last, 1)                       # the README's alignment head, cross:2:2
+    top_cross = [("cross", last, h) for h in range(tr.config.num_heads)]
+    sets = [[heads[align]], [readme], top_cross, [heads[least]]]
+    for hs in sets:
+        if len(hs) == 1 and any(hs == r for r in sets[:sets.index(hs)]):
+            continue
+        rows.append((" + ".join(intervene.head_name(*h) for h in hs), intervene.exact_match(tr, n, ablate=hs)))
     lines.append("")
     lines.append(f"Exact match on {n} held-out pairs (`corpus.heldout_pairs({n}, 1234)`, as `python -m model evaluate`), "
                  f"one head switched off (output 0). Heads picked by their mean importance (−Δ log p) on 50 other "
@@ -116,7 +122,7 @@ def exact(lines, n):
             f"{em['en-zh'] - base['en-zh']:+.3f} / {em['zh-en'] - base['zh-en']:+.3f}"
         lines.append(f"| {name} | {em['en-zh']:.3f} | {em['zh-en']:.3f} | {d} |")
     lines.append("")
-    lines.append(f"({time.perf_counter() - t0:.0f} s for the three evaluations.)")
+    lines.append(f"({time.perf_counter() - t0:.0f} s for the {len(rows)} evaluations.)")
 
 
 def main(argv=None):

@@ -201,8 +201,8 @@ with right:
                             help=t("iv_step_help"))
         p0, p1 = out0["probs"][step], out1["probs"][step]
     else:
-        st.markdown(t("iv_untouched_continuation", text=md(ctx.text), more=md(out0["continuation"])))
-        st.markdown(t("iv_touched_continuation", text=md(ctx.text), more=md(out1["continuation"])))
+        for key, out in (("iv_untouched_continuation", out0), ("iv_touched_continuation", out1)):
+            st.markdown(t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends")))
         p0, p1 = out0["probs"][0], out1["probs"][0]
     labels, a, b = ui_iv.top_tokens(runner, p0, p1)
     bars = compare_bars(labels, a, b, labels={"a": t("iv_untouched"), "b": t("iv_touched"),

@@ -81,6 +81,7 @@ STRINGS = {
                 "zh": "译文没有变；下面的柱状图显示模型是否变得不那么确定。"},
     "iv_untouched_continuation": {"en": "Untouched: {text} **{more}**", "zh": "原始：{text} **{more}**"},
     "iv_touched_continuation": {"en": "With the intervention: {text} **{more}**", "zh": "干预后：{text} **{more}**"},
+    "iv_ends": {"en": "(ends here: the next token is `</s>`)", "zh": "（到此结束：下一个词元是 `</s>`）"},
     "iv_step": {"en": "Next-token bars at the step", "zh": "查看这一步的下一个词元"},
     "iv_step_help": {"en": "Both runs read the untouched translation up to this step (teacher forcing), so the "
                            "bars compare the same step.",
