@@ -50,3 +50,65 @@ def test_chinese_uses_one_term_per_concept():
             assert "Ctrl+Enter 生效" not in zh and zh != "Constitutional AI", (key, zh)
             for word in ("查询词", "下一个词", "每个词"):
                 assert word not in zh.replace(word + "元", ""), (key, zh)
+
+
+def pe(n, d):
+    """The tutorial's table, recomputed here with numpy (the oracle)."""
+    pos = np.arange(n)[:, None]
+    i = np.arange(d)[None, :]
+    angle = pos / 10000.0 ** ((i - i % 2) / d)
+    return np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def test_pe_dot_products_use_the_datas_range_not_a_symmetric_one():
+    from viz.positional import matrix
+    table = pe(20, 128)
+    dots = table @ table.T
+    fig = matrix(dots, "q", "p", "PE(p)·PE(q)")
+    heat = fig.data[0]
+    assert dots.min() > 0                                       # every value shown is positive...
+    assert heat.zmin == 0.0 and np.isclose(heat.zmax, dots.max())  # ...so the bar runs 0 to the max
+    assert heat.colorscale[0][1].lower() == "#f7f7f7"          # white at 0
+    signed = matrix(dots - 40, "q", "p", "x")                  # signed data: centred at 0
+    assert np.isclose(-signed.data[0].zmin, signed.data[0].zmax)
+
+
+def test_alibi_heads_each_on_their_own_negative_range():
+    from model.positional import alibi_bias, alibi_slopes
+    from viz.positional import alibi_grid
+    n = 12
+    bias = alibi_bias(4, n, n).numpy()[0] if alibi_bias(4, n, n).dim() == 4 else alibi_bias(4, n, n).numpy()
+    slopes = alibi_slopes(4).numpy()
+    causal = np.tril(np.ones((n, n), bool))
+    fig = alibi_grid(bias, slopes, causal)
+    for h, trace in enumerate(fig.data):
+        assert np.isclose(trace.zmin, -slopes[h] * (n - 1), rtol=1e-5) and trace.zmax == 0.0
+        assert trace.colorscale[-1][1].lower() == "#f7f7f7"    # 0 is white, below it red: no blue
+        assert trace.colorscale[0][1].lower() == "#b2182b"
+
+
+def test_sin_curves_are_smooth_with_whole_positions_marked():
+    from viz.positional import pe_curves
+    table = pe(30, 16)
+    fig = pe_curves(table, [0, 1])
+    lines = [tr for tr in fig.data if tr.mode == "lines"]
+    marks = [tr for tr in fig.data if tr.mode == "markers"]
+    assert len(lines) == 2 and len(marks) == 2
+    x = np.asarray(lines[0].x)
+    assert len(x) > 10 * len(table)                             # many points per position
+    np.testing.assert_allclose(lines[0].y, np.sin(x), atol=1e-9)
+    np.testing.assert_allclose(lines[1].y, np.cos(x), atol=1e-9)
+    np.testing.assert_allclose(marks[0].y, table[:, 0]) and np.testing.assert_array_equal(marks[0].x, np.arange(30))
+
+
+def test_long_heatmap_labels_never_overlap():
+    from viz.heatmap import AXIS_X_PX, attention_heatmap
+    n = 96
+    tokens = [f"w{i}" for i in range(n)]
+    w = np.full((n, n), 1.0 / n, np.float32)
+    fig = attention_heatmap(w, tokens, tokens)
+    for axis, pixels in ((fig.layout.yaxis, fig.layout.height - 120), (fig.layout.xaxis, AXIS_X_PX)):
+        shown = len(axis.ticktext)
+        step = n // shown if n % shown == 0 else -(-n // shown)
+        assert step * pixels / n >= axis.tickfont.size + 4, (shown, pixels)
+        assert shown >= 20                                      # still readable: a label every few tokens

@@ -18,9 +18,16 @@ def esc(text) -> str:
     return html.escape(str(text), quote=False)
 
 
-def tick_step(n: int, max_ticks: int = 80) -> int:
-    """Label every token up to max_ticks, beyond that every n-th (about 40 labels)."""
-    return 1 if n <= max_ticks else math.ceil(n / 40)
+def tick_step(n: int, max_ticks: int = 80, pixels: float | None = None, font: int = 12) -> int:
+    """Label every token up to max_ticks, beyond that every n-th (about 40 labels). With the axis'
+    length in ``pixels``, also at least (font + 4) px between two labels, so they never overlap."""
+    step = 1 if n <= max_ticks else math.ceil(n / 40)
+    if pixels and n:
+        step = max(step, math.ceil((font + 4) / (pixels / n)))
+    return step
+
+
+AXIS_X_PX = 560          # the width a heatmap gets in the page's narrower column (at 1280 px)
 
 
 def categories(tokens) -> list[str]:
@@ -96,19 +103,23 @@ def attention_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title: st
         heat.update(texttemplate="%{z:.2f}", texttemplatefallback="")
     fig = go.Figure(heat)
 
-    def axis(cats, tokens, title_text):
-        step = tick_step(len(tokens), max_ticks)
+    n = max(q, 1)
+    fig_height = height or int(np.clip(160 + 26 * n, 320, 900))
+
+    def axis(cats, tokens, title_text, pixels):
+        # long texts: every n-th label (at least font + 4 px apart), at a size that stays readable
+        font = 12 if len(tokens) <= 40 else 11
+        step = tick_step(len(tokens), max_ticks, pixels, font)
         return dict(type="category", title=dict(text=esc(title_text)), tickmode="array",
                     tickvals=cats[::step], ticktext=[esc(t) for t in tokens[::step]],
-                    tickfont=dict(size=12 if len(tokens) <= 40 else 9), automargin=True,
+                    tickfont=dict(size=font, color="#222222"), automargin=True,
                     showgrid=False, zeroline=False)
 
-    n = max(q, 1)
     fig.update_layout(
         title=dict(text=esc(title)) if title else None,
-        xaxis=axis(xcat, list(key_tokens), labels["x"]),
-        yaxis={**axis(ycat, list(query_tokens), labels["y"]), "autorange": "reversed"},
-        height=height or int(np.clip(160 + 26 * n, 320, 900)),
+        xaxis=axis(xcat, list(key_tokens), labels["x"], AXIS_X_PX),
+        yaxis={**axis(ycat, list(query_tokens), labels["y"], fig_height - 120), "autorange": "reversed"},
+        height=fig_height,
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
         plot_bgcolor=MASKED if masked_any else "white",
         hoverlabel=dict(namelength=-1),

@@ -10,7 +10,24 @@ from viz.heatmap import esc
 
 # a diverging scale: an encoding's values (and similarities) are signed, unlike attention weights
 DIVERGING = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
-SEQUENTIAL_NEG = [[0.0, "#08306b"], [0.5, "#6baed6"], [1.0, "#f7fbff"]]
+# its halves, for data of one sign: white is always 0, red always below it, blue always above
+POSITIVE = [[0.0, "#f7f7f7"], [0.5, "#67a9cf"], [1.0, "#2166ac"]]
+NEGATIVE = [[0.0, "#b2182b"], [0.5, "#ef8a62"], [1.0, "#f7f7f7"]]
+
+
+def signed_scale(values) -> tuple[list, float, float]:
+    """(colorscale, zmin, zmax) for signed data, one colour meaning everywhere: white at 0, red
+    below, blue above; the range from the data (only the half the data uses, so an all-positive
+    matrix does not spend half its colour bar on values that never occur)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (-1.0, 1.0)
+    if lo >= 0:
+        return POSITIVE, 0.0, hi or 1.0
+    if hi <= 0:
+        return NEGATIVE, lo or -1.0, 0.0
+    m = max(-lo, hi)
+    return DIVERGING, -m, m
 
 DEFAULT_LABELS = {"position": "Position", "dimension": "Dimension", "value": "Value",
                   "p": "Position p", "q": "Position q", "offset": "|p − q|", "dot": "PE(p)·PE(q)",
@@ -27,11 +44,11 @@ def _layout(fig, labels_x, labels_y, height):
 
 def matrix(values, x_title: str, y_title: str, value_title: str, zmin=None, zmax=None,
            colorscale=DIVERGING, height: int = 420, x=None, y=None, hover: str = "%{z:.3f}") -> go.Figure:
-    """Any real matrix as a heatmap (row 0 at the top), on a symmetric scale by default."""
+    """Any real matrix as a heatmap (row 0 at the top); by default on signed_scale (white = 0,
+    the range from the data)."""
     v = np.asarray(values, dtype=np.float64)
     if zmin is None or zmax is None:
-        m = float(np.abs(v).max(initial=0.0)) or 1.0
-        zmin, zmax = -m, m
+        colorscale, zmin, zmax = signed_scale(v)
     fig = go.Figure(go.Heatmap(
         z=v, x=x, y=y, zmin=zmin, zmax=zmax, colorscale=colorscale,
         colorbar=dict(title=dict(text=esc(value_title)), thickness=14),
@@ -47,17 +64,34 @@ def pe_heatmap(table, labels: dict | None = None, height: int = 420) -> go.Figur
                   height=height)
 
 
-def pe_curves(table, dims, labels: dict | None = None, height: int = 360) -> go.Figure:
-    """Chosen dimensions of the table as curves against position."""
+def sinusoid(positions, d: int, d_model: int) -> np.ndarray:
+    """Dimension d of the sinusoidal encoding at any (also fractional) position: the formula
+    sin(pos / 10000^(2i/d_model)) for d = 2i, cos(...) for d = 2i + 1."""
+    angle = np.asarray(positions, dtype=np.float64) / 10000.0 ** ((d - d % 2) / d_model)
+    return np.sin(angle) if d % 2 == 0 else np.cos(angle)
+
+
+def pe_curves(table, dims, labels: dict | None = None, height: int = 360, samples: int = 12) -> go.Figure:
+    """Chosen dimensions of the table against position: each a smooth curve (the formula at
+    ``samples`` points per position, where it reproduces the table) with the table's own values
+    at the whole positions as markers. Dimension 0 turns by one radian a position: joined only
+    at whole positions it would be drawn as a zigzag."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     table = np.asarray(table, dtype=np.float64)
-    pos = np.arange(table.shape[0])
+    n, d_model = table.shape
+    pos = np.arange(n)
+    fine = np.linspace(0, n - 1, (n - 1) * samples + 1)
     fig = go.Figure()
     for i, d in enumerate(dims):
         name = esc(labels["dim"].format(d=d))
-        fig.add_trace(go.Scatter(x=pos, y=table[:, d], mode="lines", name=name,
-                                 line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                                 hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>"))
+        color = HEAD_COLORS[i % len(HEAD_COLORS)]
+        smooth = np.allclose(sinusoid(pos, d, d_model), table[:, d], atol=1e-4)
+        if smooth:
+            fig.add_trace(go.Scatter(x=fine, y=sinusoid(fine, d, d_model), mode="lines", name=name,
+                                     legendgroup=name, line=dict(color=color), hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=pos, y=table[:, d], mode="markers" if smooth else "lines+markers", name=name,
+                                 legendgroup=name, showlegend=not smooth, marker=dict(color=color, size=5),
+                                 line=dict(color=color), hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>"))
     fig.update_yaxes(range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0))
     return _layout(fig, labels["position"], labels["value"], height)
@@ -94,24 +128,27 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
 
 
 def alibi_grid(bias, slopes, mask=None, labels: dict | None = None, height: int = 300) -> go.Figure:
-    """Each head's ALiBi bias matrix (heads, n, n) side by side, on one colour scale; cells the
-    causal mask hides (mask False) are left blank."""
+    """Each head's ALiBi bias matrix (heads, n, n) side by side; cells the causal mask hides
+    (mask False) are left blank. The bias is never positive: red, white at 0, each head on its own
+    range from 0 to its most negative value (on one shared range the shallow heads are all white),
+    which its title gives."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     b = np.asarray(bias, dtype=np.float64)
     h = b.shape[0]
     if mask is not None:
         b = np.where(np.asarray(mask, bool), b, np.nan)
-    titles = [esc(labels["head"].format(h=i + 1, m=float(m))) for i, m in enumerate(slopes)]
+    lows = [float(np.nanmin(b[i])) if np.isfinite(b[i]).any() else -1.0 for i in range(h)]
+    titles = [esc(labels["head"].format(h=i + 1, m=float(m))) + f"<br>0 … {lows[i]:.3g}"
+              for i, m in enumerate(slopes)]
     fig = make_subplots(rows=1, cols=h, subplot_titles=titles, horizontal_spacing=0.03)
-    low = float(np.nanmin(b)) if np.isfinite(b).any() else -1.0
     for i in range(h):
-        fig.add_trace(go.Heatmap(z=b[i], zmin=min(low, -1e-9), zmax=0.0, colorscale=SEQUENTIAL_NEG,
-                                 showscale=i == h - 1, hoverongaps=False,
+        fig.add_trace(go.Heatmap(z=b[i], zmin=min(lows[i], -1e-9), zmax=0.0, colorscale=NEGATIVE,
+                                 showscale=False, hoverongaps=False,   # ranges differ: titles say each
                                  colorbar=dict(title=dict(text=esc(labels["bias"])), thickness=12),
                                  hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"),
                       row=1, col=i + 1)
         fig.update_yaxes(autorange="reversed", row=1, col=i + 1, showticklabels=i == 0)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white")
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white")
     return fig
 
 
