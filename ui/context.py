@@ -83,7 +83,7 @@ def _model_label(name: str) -> str:
 def _parse_model(raw: str) -> str:
     """A shipped model, or hf:NAME where NAME is one the operator offers (model/hf.py allowed()):
     a link names a model, never a path or a hub id."""
-    if hf_models.is_hf(raw):
+    if raw.strip()[:len(hf_models.PREFIX)].lower() == hf_models.PREFIX:    # hf:, HF:, " hf:"
         name = hf_models.canonical(raw)
         if name and name in hf_models.suggestions():
             return hf_models.PREFIX + name
