@@ -47,7 +47,7 @@ def mask_figure(mask, tokens, labels: dict, height=None) -> go.Figure:
     mask = np.asarray(mask, bool)
     cats = categories(tokens)
     text = np.where(mask, labels["computed"], labels["skipped"])
-    fig = go.Figure(go.Heatmap(z=mask.astype(float), x=cats, y=cats, zmin=0, zmax=1, showscale=False,
+    fig = go.Figure(go.Heatmap(z=mask.astype(float).tolist(), x=cats, y=cats, zmin=0, zmax=1, showscale=False,
                                colorscale=[[0, MASKED], [1, COMPUTED]], xgap=1, ygap=1, customdata=text,
                                hovertemplate=esc(labels["y"]) + " %{y}<br>" + esc(labels["x"])
                                + " %{x}<br>%{customdata}<extra></extra>"))
