@@ -14,7 +14,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, show_model_notices
+from ui.widgets import PLOTLY_CONFIG, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
 
@@ -99,7 +99,7 @@ done = min(runs().get(run_key, 0), n_max)
 try:
     gen = generate(gen_ctx.model, gen_ctx.device, prompt, done, float(stemp), int(top_k), float(top_p), int(seed))
 except InputError as e:
-    st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+    show_input_error(e)
     copy_link()
     st.stop()
 n_steps = len(gen.steps)

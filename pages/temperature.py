@@ -21,7 +21,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_table
+from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_table
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices
 
@@ -131,7 +131,7 @@ if T != 1.0:
     try:
         hot = cache.trace(ctx.model, ctx.device, ctx.text, temperature=T, temperature_layer=t_layer)
     except InputError as e:
-        st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+        show_input_error(e)
 
 # -- which head ---------------------------------------------------------------------------------
 kinds = base.kinds()

@@ -11,6 +11,7 @@ import streamlit as st
 from model import corpus
 
 from .i18n import t
+from .messages import notice_text
 from .safe import echo, md
 
 TEXT_KEY = "text"   # the sidebar's sentence box (ui.context.TEXT_KEY; not imported: context imports us)
@@ -24,8 +25,7 @@ def show_outside_language(note) -> None:
     """One warning box with suggestions and up to three example sentences as buttons."""
     params = getattr(note, "params", {})
     text = str(params.get("text", ""))
-    what = t("grammar_what_" + ("continuation" if params.get("what") == "continuation" else "translation"))
-    lines = [t("grammar_outside", n=params.get("n", len(corpus.LEXICON)), what=what)]
+    lines = [notice_text(note)]
     near = []
     for w in corpus.unknown_words(text)[:6]:
         close = corpus.close_words(w)

@@ -12,13 +12,14 @@ from .strings import architecture, attention, common, generation, lessons, posit
 from .strings import timeline
 from .strings import cost
 from .strings import compare, intervene
+from .strings import errors
 
 LANGS = {"en": "English", "zh": "中文"}
 DEFAULT_LANG = "en"
 
 TABLE: dict[str, dict[str, str]] = {}
 for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline, lessons, cost,
-                intervene, compare):
+                intervene, compare, errors):
     for _key, _value in _module.STRINGS.items():
         if _key in TABLE:
             raise KeyError(f"translation key {_key!r} defined twice ({_module.__name__})")

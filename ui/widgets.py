@@ -7,10 +7,11 @@ import streamlit as st
 from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
-from .i18n import TABLE, t
+from .i18n import t
+from .messages import error_text, notice_text
 from .grammar import show_outside_language
 from .rows import pill_labels
-from .safe import echo, md
+from .safe import md
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -23,23 +24,20 @@ def show_model_notices(notes) -> None:
         if code == "outside_language":        # a warning box with suggestions, not a caption
             show_outside_language(note)
             continue
-        key = f"notice_{code}"
-        # a notice's values can echo the visitor's text (unseen words): capped, no live link
-        text = t(key, **{k: echo(v, 80) for k, v in note.params.items()}) if code and key in TABLE else md(note)
-        st.caption("ⓘ " + text)
+        st.caption("ⓘ " + notice_text(note))
 
 
 def show_input_error(e) -> None:
-    """An InputError (model.errors) in the reader's language: text that leaves no tokens gets the
-    hint to type a sentence; a code with its own line in the table (error_CODE) that line, which
-    never echoes the visitor's value; any other error its one line."""
+    """An InputError (model.errors) in the reader's language (ui/messages.py): text that leaves no
+    tokens gets the hint to type a sentence; a model that cannot be used, an error; the rest, a
+    warning."""
     code = getattr(e, "code", None)
     if code == "empty":
-        st.info(t("empty_text_hint"), icon="✏️")
-    elif code and f"error_{code}" in TABLE:
-        st.error(t(f"error_{code}"), icon="🚫")
+        st.info(error_text(e), icon="✏️")
+    elif code in ("hf_refused", "model"):
+        st.error(error_text(e), icon="🚫")
     else:
-        st.warning(t("input_error", message=md(str(e))), icon="⚠️")
+        st.warning(error_text(e), icon="⚠️")
 
 
 def heatmap_labels(writes: bool = False) -> dict:
