@@ -358,7 +358,7 @@ def step_probs(runner, text: str, intervention=None, target: list[int] | None = 
     return np.exp(gpt_scores(runner, ids, intervention, 1)[0].numpy()), ids
 
 
-def sink_heads(weights: np.ndarray, mask: np.ndarray | None = None, threshold: float = 0.5) -> list[tuple[int, int]]:
+def sink_heads(weights: np.ndarray, mask: np.ndarray | None = None, threshold: float = 0.3) -> list[tuple[int, int]]:
     """(layer, head) of the heads that put, on average over the rows that can see more than one key,
     at least `threshold` of their weight on the first token (an "attention sink")."""
     w = np.asarray(weights)

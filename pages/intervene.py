@@ -102,7 +102,7 @@ if mode == "ablate":
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.button(t("iv_sink"), icon="🕳️", key="iv_sink_btn", help=t("iv_sink_help"),
                   on_click=set_off, args=(sinks,), disabled=not sinks)
-        st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=260)
+        st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
         st.button(t("iv_only"), icon="🎯", key="iv_only_btn", help=t("iv_only_help"), on_click=lambda: set_off(
             [n for n in kind_names if n != st.session_state["iv_focus"]]))
         st.button(t("iv_clear"), icon="↩️", key="iv_clear_btn", on_click=set_off, args=([],), disabled=not off)

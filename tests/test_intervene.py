@@ -263,3 +263,19 @@ def test_hf_zero_ablation_equals_the_head_cut_out_of_the_output_projection(tiny_
     w = uni.attention["decoder"].weights[1, 3 if name == "llama" else 1]
     causal = np.tril(np.ones_like(w, dtype=bool))
     np.testing.assert_allclose(w, causal / causal.sum(-1, keepdims=True), atol=1e-6)
+
+
+def test_sink_heads_and_position_alignment():
+    rng = np.random.default_rng(0)
+    T = 5
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    w = rng.random((2, 3, T, T)) * causal
+    w[1, 2, :, 0] += 10 * causal[:, 0]                  # layer 2 head 3 parks its weight on the first token
+    w /= w.sum(-1, keepdims=True)
+    share = w[:, :, 1:, 0].mean(-1)                      # row 0 sees only the first token: left out
+    assert intervene.sink_heads(w, causal) == [(int(a), int(b)) for a, b in zip(*np.nonzero(share >= 0.3))]
+    assert (1, 2) in intervene.sink_heads(w, causal, threshold=0.7)
+    a, b, mask, cut = intervene.align(w, w[..., :4, :3], causal, None)
+    assert a.shape[-2:] == b.shape[-2:] == (4, 3) and cut
+    np.testing.assert_array_equal(mask, causal[:4, :3])
+    assert not intervene.align(w, w)[3]

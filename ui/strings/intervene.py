@@ -37,11 +37,11 @@ STRINGS = {
               "（该头仍有输出，但处处相同）。均匀权重：该头对每个可见的键一视同仁（各 1/n）。"},
     "iv_sink": {"en": "Knock out the first-token sink", "zh": "关闭首词元“汇聚”头"},
     "iv_sink_help": {
-        "en": "Switches off the heads of this attention kind that put, on average, at least half of their weight on "
+        "en": "Switches off the heads of this attention kind that put, on average, at least 30% of their weight on "
               "the first token (a place heads “park” attention when they have nothing to do).",
-        "zh": "关闭该注意力类型中平均把至少一半权重放在第一个词元上的头（头“无事可做”时常把注意力停在那里）。"},
-    "iv_no_sink": {"en": "No head of the {kind} puts half of its weight on the first token for this sentence.",
-                   "zh": "对这个句子，{kind}中没有头把一半以上的权重放在第一个词元上。"},
+        "zh": "关闭该注意力类型中平均把至少 30% 权重放在第一个词元上的头（头“无事可做”时常把注意力停在那里）。"},
+    "iv_no_sink": {"en": "For this sentence no head of this kind ({kind}) puts 30% of its weight on the first token.",
+                   "zh": "对这个句子，{kind}中没有头把 30% 以上的权重放在第一个词元上。"},
     "iv_focus": {"en": "This head", "zh": "这个头"},
     "iv_only": {"en": "Only this head", "zh": "只保留这个头"},
     "iv_only_help": {"en": "Switches off every other head of this attention kind, in every layer.",
