@@ -1,4 +1,4 @@
-"""Command line: python -m model {trace, info, translate, generate, train, evaluate}.
+"""Command line: python -m model {trace, importance, info, translate, generate, train, evaluate}.
 
 Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
 """
@@ -51,6 +51,8 @@ def cmd_trace(a):
     if a.layer is not None and not 0 <= a.layer < m.config.num_layers:
         raise InputError("layer", f"--layer {a.layer} is out of range: {m.name} has layers 0 to {m.config.num_layers - 1}")
     kwargs = dict(temperature=a.temperature, temperature_layer=a.layer, use_position=not a.no_position)
+    if a.ablate:   # kind:layer:head, 1-based as the app shows them
+        kwargs.update(ablate=a.ablate, how=a.ablate_how)
     tr = m.trace(a.text, **kwargs)
     if not all(np.isfinite(att.weights).all() for att in tr.attention.values()):
         raise InputError("temperature", f"attention temperature {a.temperature:g} overflows: the weights are not "
@@ -64,6 +66,8 @@ def cmd_trace(a):
     print(f"model: {tr.model}\ninput: {tr.input_text}")
     if tr.output_text:
         print(f"output: {tr.output_text}")
+    if tr.intervention:
+        print(f"switched off ({tr.intervention['how']}): {', '.join(tr.intervention['ablate'])}")
     for note in tr.notices:
         print(f"note: {note}")
     for kind in tr.kinds():
@@ -76,6 +80,20 @@ def cmd_trace(a):
             # a decoder row is the step that writes the next token: say which
             writes = "" if att.query_written is None else f" (writing {att.query_written[i]!r})"
             print(f"  {q!r:>14}{writes} looks most at {att.key_tokens[j]!r} ({row[j]:.2f}) in the last layer")
+
+
+def cmd_importance(a):
+    from .intervene import head_name, importance
+    from .registry import load
+    imp = importance(load(a.model, device=a.device), a.text, how=a.how)
+    if a.json:
+        print(json.dumps(imp.to_json(), ensure_ascii=False))
+        return
+    measure = "KL(untouched || head off), nats" if imp.kl is not None else "-delta log p(translation), nats"
+    print(f"model: {imp.model}\ninput: {imp.text}\noutput: {imp.output}\nablation: {imp.how}; score = {measure}")
+    for i in np.argsort(-imp.score):
+        changed = f"  -> {imp.outputs[i]}" if imp.changed[i] and imp.kl is None else ""
+        print(f"  {head_name(*imp.heads[i]):>12} {imp.score[i]:9.4f}{changed}")
 
 
 def cmd_info(a):
@@ -143,8 +161,19 @@ def parser():
     t.add_argument("--layer", type=_between(0, 10_000), default=None,
                    help="apply the temperature in this layer only (0-based)")
     t.add_argument("--no-position", action="store_true", help="drop the positional encoding")
+    t.add_argument("--ablate", action="append", metavar="KIND:LAYER:HEAD",
+                   help="switch this head off, e.g. cross:2:2 (layers and heads from 1, as the app shows them); "
+                        "repeat for more heads")
+    t.add_argument("--ablate-how", choices=["zero", "mean", "uniform"], default="zero",
+                   help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)
+    i = sub.add_parser("importance", help="switch each head off in turn: how much the output changes")
+    i.add_argument("--model", default="translator", help="translator, gpt, gpt-rope or gpt-alibi")
+    i.add_argument("--text", required=True)
+    i.add_argument("--how", choices=["zero", "mean", "uniform"], default="zero")
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(fn=cmd_importance)
     sub.add_parser("info", help="the models, their sizes and the device").set_defaults(fn=cmd_info)
     tr = sub.add_parser("translate", help="English <-> Chinese")
     tr.add_argument("text")
