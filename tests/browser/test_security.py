@@ -6,6 +6,7 @@ the CPU.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import urllib.error
 import urllib.request
@@ -299,3 +300,194 @@ def test_out_of_memory_on_the_cpu_is_not_hidden(monkeypatch):
     monkeypatch.setattr(runner.module, "forward", forward)
     with pytest.raises(torch.OutOfMemoryError):
         runner.trace("The cat sat on the mat")
+
+
+# -- issue 18: a hostile visitor of a hosted demo --------------------------------------------------
+# The operator turned Hugging Face models on (ATTN_HF=1) with the default allow-list: the packaged
+# MiniLM folder, offered as "all-minilm-l6-v2". Each probe is one line: (case, link, what must show).
+#   refused  - the link's model is not valid: the default model with the one notice every refused
+#              name gets (only the echoed value differs), nothing about the server's disk
+#   notice   - a bad value with a notice, and no live link in the page
+#   empty    - text that leaves no tokens: the "type a sentence" hint (empty_zh: in Chinese)
+#   minilm   - an allowed name, spelled oddly, opens the model under its canonical name
+SLOW = 300     # seconds a page may take on a busy 2-core machine (a first model load)
+PHISH = quote("hf:Your class session expired. Sign in again at https://evil.example/login", safe="")
+PROBES_18 = [
+    ("hf folder that exists", "/?model=hf:/root/.ssh", "refused"),
+    ("hf folder that does not exist", "/?model=hf:/no/such/folder", "refused"),
+    ("hf home of an account", "/?model=hf:~daemon", "refused"),
+    ("hf home of no account", "/?model=hf:~nosuchuser", "refused"),
+    ("hf under an unreadable folder", "/?model=hf:/proc/1/cwd/x", "refused"),
+    ("hf unreadable folder", "/?model=hf:/root/x", "refused"),
+    ("hf hub id", "/?model=hf:openai-community/gpt2", "refused"),
+    ("hf the packaged folder's path", "/?model=hf:PACKAGED", "refused"),
+    ("hf phishing sentence", f"/?model={PHISH}", "refused"),
+    ("lang link", "/?lang=" + quote("https://evil.example/x", safe=""), "notice"),
+    ("lang www", "/?lang=www.evil.example", "notice"),
+    ("lang e-mail", "/?lang=teacher%40evil.example", "notice"),
+    ("zero width space, home", "/?text=%E2%80%8B", "empty"),
+    ("byte order mark, attention", "/attention?text=%EF%BB%BF", "empty"),
+    ("replacement character, temperature", "/temperature?text=%EF%BF%BD", "empty"),
+    ("invalid UTF-8, step by step", "/steps?text=%ED%A0%80", "empty"),
+    ("invalid UTF-8, home", "/?text=%ED%A0%80", "empty"),
+    ("zero width space in Chinese", "/?lang=zh&text=%E2%80%8B", "empty_zh"),
+    ("order section a/b zero width", "/positional?sec=order&a=%E2%80%8B&b=%E2%80%8B", "empty"),
+    ("order section in Chinese", "/positional?lang=zh&sec=order&a=%E2%80%8B&b=%E2%80%8B", "empty_zh"),
+    ("allowed name, odd spelling", "/?model=HF:ALL-MiniLM-L6-v2", "minilm"),
+]
+UNPRIVILEGED_CASES = ("hf folder that exists", "hf under an unreadable folder", "hf unreadable folder",
+                      "hf home of no account", "allowed name, odd spelling")
+# what a visitor did not type and must never read: the server's answers about its disk
+LEAKS = ("usr/sbin", "Permission", "denied", "config.json", "no model folder", "site-packages", "Unrecognized",
+         "home directory", "cannot be read", "Traceback", "This app has encountered an error")
+LIVE_LINK = "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href).filter(h => /evil/i.test(h))"
+
+
+def _unprivileged_prefix() -> list[str] | None:
+    """setpriv's command to run the server as nobody, or None when that cannot work here."""
+    import subprocess
+    import sys
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or not setpriv:
+        return None
+    prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    try:
+        ok = subprocess.run([*prefix, sys.executable, "-c", f"import os, streamlit; os.listdir({str(ROOT)!r})"],
+                            capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return prefix if ok else None
+
+
+@pytest.fixture(scope="module", params=["server user", "unprivileged"])
+def hosted(request):
+    from .conftest import app_env
+    prefix = []
+    if request.param == "unprivileged":
+        prefix = _unprivileged_prefix()
+        if prefix is None:
+            pytest.skip("needs root, setpriv, and a Python that the user nobody may run "
+                        "(this machine's interpreter lives under /root)")
+    import tempfile
+    home = tempfile.mkdtemp(prefix="attn-home-")       # under /tmp itself: nobody may reach it
+    os.chmod(home, 0o777)
+    env = {**app_env(), "ATTN_HF": "1", "HF_HUB_OFFLINE": "1", "HOME": str(home), "ATTN_HF_MODELS": None}
+    server = AppServer(env=env, prefix=prefix, log=ROOT / "screenshots" / f"streamlit-hosted-{request.param}.log")
+    try:
+        server.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start ({request.param}): {e}", pytrace=False)
+    server.who = request.param
+    yield server
+    server.stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _packaged_folder() -> str:
+    from model import hf
+    return next(iter(hf.packaged().values()), "/nowhere/model")
+
+
+def test_hostile_links_of_a_hosted_demo(hosted, new_page):
+    cases = [c for c in PROBES_18 if hosted.who == "server user" or c[0] in UNPRIVILEGED_CASES]
+    report, refused_notices = {}, {}
+    for case, link, expect in cases:
+        page = new_page()                     # each probe: a visitor opening the link in a new tab
+        link = link.replace("PACKAGED", quote(_packaged_folder(), safe="/"))
+        goto(page, hosted.url + link, timeout=SLOW)
+        main = page.locator("[data-testid='stMain']").inner_text()
+        side = " ".join(page.locator(SIDEBAR).all_inner_texts())
+        alerts = " ".join(page.locator("[data-testid='stAlert']").all_inner_texts())
+        found = [f"exception: {e[:300]}" for e in exceptions(page)]
+        found += [f"leak: {w!r}" for w in LEAKS if w in main or w in side]
+        found += [f"live link: {h}" for h in page.evaluate(LIVE_LINK)]
+        if expect == "refused":
+            if "is not valid" not in alerts:
+                found.append(f"no notice: {alerts[:300]!r}")
+            if "model=translator" not in page.url:
+                found.append(f"the default model is not chosen: {page.url}")
+            notice = next((a for a in page.locator("[data-testid='stAlert']").all_inner_texts() if "“model”" in a), "")
+            refused_notices[case] = re.sub(r"value .* for “model”", "value … for “model”", notice, flags=re.S)
+            if len(notice) > 160:
+                found.append(f"the echoed value is not cut short: {notice!r}")
+        elif expect == "notice" and "is not valid" not in alerts:
+            found.append(f"no notice: {alerts[:300]!r}")
+        elif expect in ("empty", "empty_zh"):
+            hint = "Type a sentence" if expect == "empty" else "请在侧边栏输入"
+            if hint not in main:
+                found.append(f"no empty-text hint: {main[:300]!r}")
+        elif expect == "minilm":
+            if "model=hf%3Aall-minilm-l6-v2" not in page.url and "model=hf:all-minilm-l6-v2" not in page.url:
+                found.append(f"the link does not carry the canonical name: {page.url}")
+            if not [p for p in plot_summaries(page) if p["visible"]]:
+                found.append("the allowed model did not open")
+            if _packaged_folder() in page.content() or quote(_packaged_folder(), safe="") in page.url:
+                found.append("the install path is in the page or the link")
+        if found:
+            report[case] = found
+            screenshot(page, f"security-hosted-{hosted.who.replace(' ', '-')}-{re.sub(r'[^a-z0-9]+', '-', case)}")
+        page.context.close()
+    assert len(set(refused_notices.values())) <= 1, refused_notices     # one message for every refused name
+    assert not report, "\n".join(f"{k}: {v}" for k, v in report.items())
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RSS from /proc (Linux)")
+def test_fifty_spellings_of_one_folder_leave_memory_flat(hosted, new_page):
+    """One client tries 50 spellings of the packaged model's folder (trailing slashes, //, /./,
+    ../model, ~ and case): each is refused, so the server's memory stays within 100 MB."""
+    if hosted.who != "server user":
+        pytest.skip("measured once, on the server user's server")
+    folder = _packaged_folder()
+    parts = folder.strip("/").split("/")
+    spellings = [folder + "/" * k for k in range(1, 6)]
+    spellings += ["/" + "/".join(parts[:i]) + "//" + "/".join(parts[i:]) for i in range(1, len(parts))]
+    spellings += ["/" + "/".join(parts[:i]) + "/./" + "/".join(parts[i:]) for i in range(1, len(parts))]
+    spellings += [folder + "/../" + parts[-1], folder.upper(), " " + folder, folder + "/.", "hf:" + folder]
+    spellings += [folder + "/" + "./" * k for k in range(1, 50)]
+    spellings = list(dict.fromkeys(spellings))[:50]
+    assert len(spellings) == 50
+    page = new_page()
+    goto(page, hosted.url + "/?model=translator", timeout=SLOW)
+    start = hosted.rss_bytes()
+    for s in spellings:
+        goto(page, f"{hosted.url}/?model={quote('hf:' + s, safe='')}", timeout=SLOW)
+        assert not exceptions(page)
+    end = hosted.rss_bytes()
+    print(f"\nserver RSS: {start / 2**20:.0f} MB before, {end / 2**20:.0f} MB after 50 spellings of one folder "
+          f"({(end - start) / 2**20:+.0f} MB)")
+    assert end - start < 100 * 2**20, (start, end)
+
+
+@pytest.mark.parametrize("case", ["tokenizer garbage", "bad configs"])
+def test_a_damaged_install_names_the_file(case, tmp_path, new_page):
+    """A garbage tokenizer.model breaks every model; gpt.json with 3 heads and translator.json with
+    an unknown positional scheme break one each: each page names the file (never the server's path)
+    and the command that rebuilds it."""
+    import json
+    weights = tmp_path / "w"
+    shutil.copytree(ROOT / "model" / "weights", weights, ignore=shutil.ignore_patterns("snapshots"))
+    if case == "tokenizer garbage":
+        (weights / "tokenizer.model").write_bytes(b"not a sentencepiece model" * 40)
+        expect = {"gpt": ("tokenizer.model", "python -m model train tokenizer")}
+    else:
+        for name, change in (("gpt", {"num_heads": 3}), ("translator", {"positional": "nonsense"})):
+            meta = json.loads((weights / f"{name}.json").read_text())
+            meta["config"].update(change)
+            (weights / f"{name}.json").write_text(json.dumps(meta))
+        expect = {"gpt": ("gpt.json", "python -m model train gpt"),
+                  "translator": ("translator.json", "python -m model train translator")}
+    server = AppServer(env={"ATTN_WEIGHTS_DIR": str(weights), "ATTN_RANDOM_WEIGHTS": None},
+                       log=ROOT / "screenshots" / "streamlit-damaged-install.log").start()
+    try:
+        page = new_page()
+        for model_name, (file, command) in expect.items():
+            for path in ("/", "/steps", "/architecture"):
+                goto(page, f"{server.url}{path}?model={model_name}", timeout=SLOW)
+                text = page.locator("[data-testid='stMain']").inner_text()
+                assert not exceptions(page), (path, exceptions(page))
+                if path == "/architecture" and file != "tokenizer.model":
+                    continue                     # the architecture page needs only the tokenizer
+                assert file in text and command in text, (case, path, text[:600])
+                assert str(tmp_path) not in text and "Traceback" not in text
+    finally:
+        server.stop()
