@@ -19,9 +19,11 @@ import numpy as np
 import torch
 
 from . import corpus
+from .blocks import causal_mask, padding_mask
+from .gpt import Sampling, sampling_distribution
 from .runner import settings_from
 from .positional import RotaryEmbedding, alibi_bias, alibi_slopes, sinusoidal_table
-from .tokenizer import BOS
+from .tokenizer import BOS, PAD
 
 # -------------------------------------------------------------------------------------------
 # Attention temperature
@@ -93,6 +95,16 @@ def entropy_curve(scores: np.ndarray, temps) -> np.ndarray:
         logp = np.log(np.where(p > 0, p, 1.0))
         out.append(-(p * logp).sum(axis=-1))
     return np.array(out)
+
+
+def sampling_view(logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None):
+    """The next-token distribution after sampling temperature, top-k and top-p (model/gpt.py's
+    sampling_distribution), the tokens those cuts keep, and the distribution at that temperature
+    before any cut: (final, kept, before), numpy (vocab,)."""
+    final, kept = (x.numpy() for x in sampling_distribution(torch.from_numpy(np.asarray(logits)),
+                                                             Sampling(float(temperature), top_k, top_p)))
+    before = final if temperature == 0 else softmax_at(logits, temperature)
+    return final, kept, before
 
 
 def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
@@ -167,6 +179,19 @@ def word_order(runner, text_a: str, text_b: str) -> dict:
     return out
 
 
+def masks_of(src_ids: list[int], tgt_ids: list[int]) -> dict[str, np.ndarray]:
+    """The masks our models build (model/blocks.py), as (queries, keys) bool matrices:
+    encoder self-attention (padding only), decoder masked self-attention (padding and causal),
+    cross-attention (the source's padding)."""
+    src, tgt = torch.tensor([src_ids]), torch.tensor([tgt_ids])
+    S, T = len(src_ids), len(tgt_ids)
+    return {
+        "bidirectional": padding_mask(src, PAD).expand(1, 1, S, S)[0, 0].numpy(),
+        "causal": (padding_mask(tgt, PAD) & causal_mask(T))[0, 0].numpy(),
+        "cross": padding_mask(src, PAD).expand(1, 1, T, S)[0, 0].numpy(),
+    }
+
+
 # -------------------------------------------------------------------------------------------
 # Sinusoidal encoding, RoPE and ALiBi on their own
 # -------------------------------------------------------------------------------------------
@@ -208,6 +233,12 @@ def rotation_check(d_model: int, p: int, k: int) -> dict:
     err = float(np.abs(predicted[:paired] - pe_pk[:paired]).max()) if paired else 0.0
     return {"pe_p": pe_p, "pe_pk": pe_pk, "predicted": predicted, "max_error": err,
             "paired": paired, "matrix": rotation_matrix(d_model, k)}
+
+
+def dot_products(rows: np.ndarray) -> np.ndarray:
+    """(n, n) float64 dot products between the rows of a (n, d) matrix: PE(p)·PE(q) for a table."""
+    x = np.asarray(rows, dtype=np.float64)
+    return x @ x.T
 
 
 def cosine_similarity(rows: np.ndarray) -> np.ndarray:

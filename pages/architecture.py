@@ -4,16 +4,14 @@ the sidebar's sentence, what each is trained to do, the shipped model that stand
 and the tutorial's table of modern models."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
-import torch
 
-from model.blocks import causal_mask, padding_mask
+from model.experiments import masks_of
 from model.errors import InputError, ModelFileError
 from model.registry import load_tokenizer
 from model.runner import TranslatorRunner, clean_text
-from model.tokenizer import BOS, PAD, TO_EN, TO_ZH, Tokenizer
+from model.tokenizer import BOS, TO_EN, TO_ZH, Tokenizer
 from ui import cache
 from ui.context import current
 from ui.i18n import t
@@ -28,20 +26,6 @@ SHOWN = 12   # tokens drawn per mask: a 12 x 12 grid is still readable on a proj
 @st.cache_resource(show_spinner=False)
 def tokenizer() -> Tokenizer:
     return load_tokenizer()      # the weights folder's (ATTN_WEIGHTS_DIR); ModelFileError if damaged
-
-
-def masks_of(src_ids: list[int], tgt_ids: list[int]) -> dict[str, np.ndarray]:
-    """The masks our models build (model/blocks.py), as (queries, keys) bool matrices:
-    encoder self-attention (padding only), decoder masked self-attention (padding and causal),
-    cross-attention (the source's padding)."""
-    src = torch.tensor([src_ids])
-    tgt = torch.tensor([tgt_ids])
-    S, T = len(src_ids), len(tgt_ids)
-    return {
-        "bidirectional": padding_mask(src, PAD).expand(1, 1, S, S)[0, 0].numpy(),
-        "causal": (padding_mask(tgt, PAD) & causal_mask(T))[0, 0].numpy(),
-        "cross": padding_mask(src, PAD).expand(1, 1, T, S)[0, 0].numpy(),
-    }
 
 
 def draw(mask, q_tokens, k_tokens, key: str, title: str = "") -> None:

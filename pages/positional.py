@@ -143,7 +143,7 @@ if sec == "sin":
 if sec == "rel":
     st.subheader(t("pos_dot_title"))
     st.caption(t("pos_dot_help") + (" " + t("pos_dot_odd") if d % 2 else ""))
-    dots = pe.astype(np.float64) @ pe.T.astype(np.float64)
+    dots = ex.dot_products(pe)
     left, right = st.columns(2, gap="large")
     with left:
         st.plotly_chart(vp.matrix(dots, t("pos_axis_q"), t("pos_axis_p"), t("pos_axis_dot")),

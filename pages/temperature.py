@@ -9,12 +9,10 @@ import math
 import numpy as np
 import pandas as pd
 import streamlit as st
-import torch
 
 from model import KINDS
 from model import experiments as ex
 from model.errors import InputError
-from model.gpt import Sampling, sampling_distribution
 from model.measured import TEMPERATURE_EXACT_MATCH
 from ui import cache, state
 from ui.context import current
@@ -74,10 +72,6 @@ def translations(name: str, device: str, text: str, temps: tuple, temperature_la
 
 def t_label(v: float) -> str:
     return t("temp_t_one") if v == 1.0 else f"{v:g}"
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    return torch.softmax(torch.from_numpy(np.asarray(logits, dtype=np.float64)), -1).numpy()
 
 
 ctx = current()
@@ -242,8 +236,8 @@ elif runner.kind != "gpt":
 else:
     st.markdown("**" + t("temp_next_title") + "**")
     st.caption(t("temp_next_help"))
-    p1 = softmax(gpt_logits(ctx.model, ctx.device, base.input_text))
-    pT = softmax(gpt_logits(ctx.model, ctx.device, base.input_text, T, t_layer)) if T != 1.0 else p1
+    p1 = ex.softmax_at(gpt_logits(ctx.model, ctx.device, base.input_text), 1.0)
+    pT = ex.softmax_at(gpt_logits(ctx.model, ctx.device, base.input_text, T, t_layer), 1.0) if T != 1.0 else p1
     idx = top_indices(p1 + pT, N_BARS)
     fig = compare_bars(runner.tokenizer.labels(idx.tolist()), p1[idx], pT[idx],
                        labels={"a": t("temp_at_one"), "b": t("temp_at_t", t=f"{T:g}"),
@@ -270,9 +264,8 @@ if gpt is not None:
     with c3:
         top_p = st.slider(t("temp_topp"), 0.01, 1.0, step=0.01, key="temp_topp", help=t("temp_topp_help"))
     logits = gpt_logits(gpt_ctx.model, gpt_ctx.device, base.input_text)
-    sampling = Sampling(float(stemp), int(top_k) or None, None if top_p >= 1.0 else float(top_p))
-    final, kept = (x.numpy() for x in sampling_distribution(torch.from_numpy(logits), sampling))
-    before = final if stemp == 0 else softmax(logits / stemp)
+    final, kept, before = ex.sampling_view(logits, float(stemp), int(top_k) or None,
+                                           None if top_p >= 1.0 else float(top_p))
     idx = top_indices(before, N_BARS)
     shown = np.where(kept[idx], final[idx], before[idx])
     fig = next_token_bars(gpt.tokenizer.labels(idx.tolist()), shown, cut=~kept[idx],

@@ -175,3 +175,21 @@ def test_greedy_and_top_k_1_agree_and_top_p_keeps_the_fewest(load):
         # the most likely tokens whose mass reaches 0.01, and no more: one when the top one does
         order = np.sort(s.raw_probs)[::-1]
         assert s.kept.sum() == int(np.searchsorted(np.cumsum(order), 0.01 - 1e-7) + 1)
+
+
+def test_masks_sampling_and_dot_products_the_pages_show():
+    """The numbers the architecture, temperature and positional pages draw, computed in model/
+    (the pages hold no numerics): against numpy written from the definitions."""
+    from model.tokenizer import PAD
+    m = ex.masks_of([7, 8, PAD], [2, 9, 10])
+    assert m["bidirectional"].tolist() == [[True, True, False]] * 3                 # the pad is hidden
+    assert (m["causal"] == np.tril(np.ones((3, 3), bool))).all()
+    assert m["cross"].tolist() == [[True, True, False]] * 3
+    logits = np.array([2.0, 1.0, 0.5, -1.0])
+    final, kept, before = ex.sampling_view(logits, 0.5, 2, None)
+    want = np.exp(logits / 0.5) / np.exp(logits / 0.5).sum()
+    np.testing.assert_allclose(before, want, rtol=1e-6)
+    assert kept.tolist() == [True, True, False, False]
+    np.testing.assert_allclose(final, np.where(kept, want, 0) / want[:2].sum(), rtol=1e-5)
+    pe = ex.pe_table(16, 10)
+    np.testing.assert_allclose(ex.dot_products(pe), np.einsum("pd,qd->pq", pe.astype(np.float64), pe), atol=1e-12)
