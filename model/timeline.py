@@ -5,6 +5,8 @@ sentences, so every snapshot is scored on the same inputs and a head's curve sho
   averaged): the translator's decoder reads the reference translation (teacher forcing),
   so an untrained snapshot is scored on the same rows as the shipped one;
 - induction (GPT): the attention page's probe, <s> r r for a block r of 10 random tokens;
+- pronoun (GPT): in held-out two-sentence stories, the pronoun's row, its weight on the noun it
+  refers to ("She" -> "mother", 它 -> 猫);
 - alignment (cross-attention): the row that writes a target word, its weight on that word's
   translation in the source (the corpus lexicon links them: 猫 <- cat, 上 <- on, mat <- 垫子),
   averaged over every linked word of the probe sentences.
@@ -79,6 +81,28 @@ def gpt_probe(n: int = PROBE_PAIRS, seed: int = PROBE_SEED) -> list[str]:
     return [text for _, text in corpus.gpt_items(n, seed, split="heldout")]
 
 
+def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED):
+    """Held-out GPT stories whose second sentence refers back with a pronoun ("The mother was sad.
+    She sat ...", "猫很饿。它 ..."): (ids read after <s>, the pronoun's row, its noun's token positions),
+    the noun being the story's first one, which the grammar's pronoun refers to."""
+    nouns = {"en": set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()},
+             "zh": {x.zh for x in corpus.NOUNS.values()}}
+    pronouns = {"en": set(corpus.PRONOUNS), "zh": set(corpus.PRONOUNS.values())}
+    out = []
+    for lang, text in corpus.gpt_items(n * 10, seed, split="heldout"):
+        ids = [BOS] + tokenizer.encode(text)
+        keys = [_word_key(label) for label in tokenizer.word_labels(ids)]
+        words, tokens = tokenizer.word_ids(ids), tokenizer.labels(ids)
+        pron = next((w for w, k in enumerate(keys) if k in pronouns[lang]), None)
+        noun = next((w for w, k in enumerate(keys) if k in nouns[lang]), None)
+        if pron is None or noun is None or noun > pron:
+            continue
+        out.append((ids, words.index(pron), [i for i, w in enumerate(words) if w == noun and _word_key(tokens[i])]))
+        if len(out) == n:
+            break
+    return out
+
+
 def alignment_scores(cross: np.ndarray, links) -> np.ndarray:
     """(layers, heads) mean weight that the row writing a linked target word puts on its source
     word(s); cross is one sentence's cross-attention (L, H, rows, source tokens)."""
@@ -123,6 +147,11 @@ def role_scores(runner) -> dict[str, dict[str, np.ndarray]]:
         _, w = module(tensor([BOS] + tok.encode(text) + [EOS]))
         weights.append(w["decoder"][:, 0].float().cpu().numpy())
     out = positional(weights)
+    pronoun = []
+    for ids, row, cols in pronoun_probe(tok):
+        _, w = module(tensor(ids))
+        pronoun.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
+    out["pronoun"] = np.mean(pronoun, axis=0)
     probe, offset = induction_probe(runner, INDUCTION_PERIOD)
     out["induction"] = induction_scores(probe, INDUCTION_PERIOD, offset=offset)
     return {"decoder": out}

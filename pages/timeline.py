@@ -23,10 +23,10 @@ from ui.widgets import PLOTLY_CONFIG, heatmap_labels
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 from viz.table import to_csv
-from viz.timeline import FORMED, formed_heads, metric_curves, role_lines
+from viz.timeline import FORMED, formed_heads, largest_rise, metric_curves, role_lines
 
 PLAY_SECONDS = 1.0
-KIND_ROLES = {"encoder": ("previous", "first"), "decoder": ("previous", "first", "induction"),
+KIND_ROLES = {"encoder": ("previous", "first"), "decoder": ("previous", "first", "induction", "pronoun"),
               "cross": ("alignment",)}
 MODEL_VIEW_TILE = 64
 
@@ -42,7 +42,7 @@ state.url_param("step", None, int, key="tl_step")
 state.url_param("kind", None, state.choice(tuple(KIND_ROLES)), key="tl_kind")
 state.url_param("layer", 0, lambda raw: int(raw) - 1, key="tl_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="tl_head")
-state.url_param("role", None, state.choice(("previous", "first", "induction", "alignment")), key="tl_role")
+state.url_param("role", None, state.choice(("previous", "first", "induction", "pronoun", "alignment")), key="tl_role")
 
 page_header("page_timeline", "tl_intro")
 
@@ -190,20 +190,23 @@ st.caption(t("tl_roles_help", n=probes.PROBE_PAIRS * (2 if translator else 1), f
 formed = formed_heads(steps, curves)
 
 
-def sentence(f: dict) -> str:
+def sentence(f: dict, key_em: str = "tl_formed_em", key_loss: str = "tl_formed_loss") -> str:
     before, after = snaps[f["index"] - 1]["metrics"], snaps[f["index"]]["metrics"]
     if translator:
-        key, m0, m1 = "tl_formed_em", *(
+        key, m0, m1 = key_em, *(
             (m.get("exact_match_en-zh", 0) + m.get("exact_match_zh-en", 0)) / 2 for m in (before, after))
     else:
-        key, m0, m1 = "tl_formed_loss", before.get("heldout_loss"), after.get("heldout_loss")
+        key, m0, m1 = key_loss, before.get("heldout_loss"), after.get("heldout_loss")
     return t(key, kind=t(f"kind_{f['kind']}"), layer=f["layer"] + 1, head=f["head"] + 1,
-             role_a=t(f"tl_role_a_{f['role']}"), role=t(f"tl_role_a_{f['role']}"), before=f"{f['before']:,}",
+             role_a=t(f"tl_role_a_{f['role']}"), role=t(f"tl_role_a_{f['role']}"), role_name=t(f"tl_role_{f['role']}"),
+             before=f"{f['before']:,}",
              after=f"{f['after']:,}", s0=f"{f['score_before']:.2f}", s1=f"{f['score_after']:.2f}",
              m0=fmt(m0), m1=fmt(m1))
 
 
-st.markdown(sentence(formed[0]) if formed else t("tl_formed_none", formed=FORMED))
+rise = None if formed else largest_rise(steps, curves)
+st.markdown(sentence(formed[0]) if formed else t("tl_formed_none", formed=FORMED)
+            + (" " + sentence(rise, "tl_rise_em", "tl_rise_loss") if rise else ""))
 
 if not roles:
     st.caption(t("tl_no_roles", kind=t(f"kind_{kind}")))
@@ -213,7 +216,9 @@ else:
     role = st.radio(t("tl_role"), roles, format_func=lambda r: t(f"tl_role_{r}"), key="tl_role", horizontal=True)
     st.caption(t(f"tl_role_{role}_help", n=probes.INDUCTION_PERIOD))
     here = [f for f in formed if (f["kind"], f["role"]) == (kind, role)]
-    st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED))
+    rise_here = None if here else largest_rise(steps, {(kind, role): curves[(kind, role)]})
+    st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
+                + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else ""))
     fig = role_lines(steps, curves[(kind, role)], selected=(layer, head), chosen=index,
                      labels={**step_labels, "head": t("tl_head_line")}, y_title=t("tl_score"))
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_role_lines")

@@ -17,7 +17,7 @@ from model import corpus, registry, snapshots
 from model import timeline as probes
 from model.errors import InputError
 from model.tokenizer import BOS, EOS, TO_EN, TO_ZH, Tokenizer
-from viz.timeline import FORMED, formation, formed_heads
+from viz.timeline import FORMED, formation, formed_heads, largest_rise
 
 MODELS = [n for n in ("translator", "gpt") if registry.snapshots_of(n)]
 needs_snapshots = pytest.mark.skipif(len(MODELS) < 2, reason="needs the shipped snapshots of translator and gpt")
@@ -146,6 +146,17 @@ def test_alignment_links_of_the_cat_sentence():
     assert shown == {"cat": ["猫"], "sat": ["坐"], "on": ["上", "在"], "mat": ["垫子"]}
 
 
+def test_pronoun_probe_points_each_pronoun_at_the_storys_first_noun():
+    tok = Tokenizer.load()
+    probe = probes.pronoun_probe(tok)
+    assert len(probe) == probes.PROBE_PAIRS
+    shown = [(tok.labels(ids)[row], [tok.labels(ids)[c] for c in cols]) for ids, row, cols in probe]
+    assert shown[0] == ("She", ["mother"])        # "The mother was sad. She sat near the bowl."
+    assert ("它", ["椅子"]) in shown                 # "绿椅子在脏房子后面。它很大。"
+    for ids, row, cols in probe:
+        assert cols and max(cols) < row and tok.labels(ids)[row].lower() in {"it", "he", "she", "它", "他", "她"}
+
+
 def _forward(module, *ids):
     with torch.no_grad():
         _, w = module(*(torch.tensor([x]) for x in ids))
@@ -197,9 +208,13 @@ def test_role_scores_recomputed_with_numpy(name, load):
             r = np.random.default_rng(0).choice(ordinary, size=period, replace=False).tolist()
             w = _forward(m.module, [BOS] + r + r)["decoder"]
             induction = np.mean([w[..., q, q - period + 1] for q in range(1 + period, 1 + 2 * period)], axis=0)
+            pronoun = []
+            for ids, row, cols in probes.pronoun_probe(tok):
+                w_ = _forward(m.module, ids)["decoder"]
+                pronoun.append(sum(w_[:, :, row, c] for c in cols))
             want = {"decoder": {"previous": np.mean([_previous(w) for w in ws], 0),
                                 "first": np.mean([_first(w, causal=True) for w in ws], 0),
-                                "induction": induction}}
+                                "pronoun": np.mean(pronoun, 0), "induction": induction}}
         assert got.keys() == want.keys()
         for kind in want:
             assert got[kind].keys() == want[kind].keys()
@@ -227,3 +242,13 @@ def test_formed_heads_names_steps_either_side_and_orders_by_jump():
     assert [(g["layer"], g["head"], g["before"], g["after"]) for g in got] == [(0, 1, 10, 100), (1, 1, 100, 1000),
                                                                               (1, 0, 10, 100)]
     assert got[0]["score_before"] == pytest.approx(0.2) and got[0]["score_after"] == pytest.approx(0.9)
+
+
+def test_largest_rise_is_the_biggest_step_up_of_any_line():
+    c = np.zeros((3, 1, 2))
+    c[:, 0, 0] = [0.1, 0.3, 0.2]
+    c[:, 0, 1] = [0.1, 0.15, 0.45]
+    got = largest_rise([0, 5, 50], {("decoder", "pronoun"): c})
+    assert (got["head"], got["before"], got["after"]) == (1, 5, 50)
+    assert got["score_before"] == pytest.approx(0.15) and got["jump"] == pytest.approx(0.30)
+    assert largest_rise([0, 5], {("decoder", "pronoun"): np.ones((2, 1, 1))}) is None

@@ -53,6 +53,22 @@ def formed_heads(steps, curves: dict) -> list[dict]:
     return sorted(out, key=lambda r: (-r["jump"], r["kind"], r["role"], r["layer"], r["head"]))
 
 
+def largest_rise(steps, curves: dict) -> dict | None:
+    """The largest rise of any head's score between two neighbouring snapshots (same fields as
+    formed_heads), for when no head crosses FORMED and stays there; None if no score rises."""
+    best = None
+    for (kind, role), c in curves.items():
+        c = np.nan_to_num(np.asarray(c, dtype=np.float64), nan=0.0)
+        d = np.diff(c, axis=0)                          # (snapshots - 1, layers, heads)
+        i, layer, head = np.unravel_index(int(np.argmax(d)), d.shape)
+        if d[i, layer, head] > 0 and (best is None or d[i, layer, head] > best["jump"]):
+            best = {"kind": kind, "role": role, "layer": int(layer), "head": int(head), "index": int(i) + 1,
+                    "before": int(steps[i]), "after": int(steps[i + 1]), "score_before": float(c[i, layer, head]),
+                    "score_after": float(c[i + 1, layer, head]), "final": float(c[-1, layer, head]),
+                    "jump": float(d[i, layer, head])}
+    return best
+
+
 def _axis(fig: go.Figure, steps, chosen: int | None, title: str, y_title: str, height: int) -> go.Figure:
     fig.update_layout(
         xaxis=dict(tickmode="array", tickvals=list(range(len(steps))), ticktext=[f"{s:,}" for s in steps],

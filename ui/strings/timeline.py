@@ -57,6 +57,11 @@ STRINGS = {
     "tl_role_first": {"en": "first token", "zh": "第一个词元"},
     "tl_role_induction": {"en": "induction", "zh": "归纳"},
     "tl_role_alignment": {"en": "alignment", "zh": "对齐"},
+    "tl_role_pronoun": {"en": "pronoun → its noun", "zh": "代词 → 所指名词"},
+    "tl_role_pronoun_help": {
+        "en": "in held-out two-sentence stories, the pronoun's weight on the noun it refers to (She → mother, 它 → 猫)",
+        "zh": "在留出的两句小故事中，代词对它所指名词的权重（She → mother，它 → 猫）"},
+    "tl_role_a_pronoun": {"en": "a pronoun", "zh": "代词指代"},
     "tl_role_previous_help": {"en": "mean weight on the token just before (queries 2 and on)",
                               "zh": "对紧邻的前一个词元的平均权重（从第 2 个查询起）"},
     "tl_role_first_help": {"en": "mean weight on the first token (rows with a choice)",
@@ -79,6 +84,16 @@ STRINGS = {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when the held-out loss goes from {m0} to {m1}.",
         "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role}头**（得分从 {s0} 升到 {s1}），"
+              "同时留出集损失从 {m0} 降到 {m1}。"},
+    "tl_rise_em": {
+        "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
+              "{after}, when exact match goes from {m0} to {m1}.",
+        "zh": "上升最多的是 **{kind} 第 {layer} 层头 {head}**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
+              "同时完全匹配率从 {m0} 升到 {m1}。"},
+    "tl_rise_loss": {
+        "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
+              "{after}, when the held-out loss goes from {m0} to {m1}.",
+        "zh": "上升最多的是 **{kind} 第 {layer} 层头 {head}**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
               "同时留出集损失从 {m0} 降到 {m1}。"},
     "tl_role_a_previous": {"en": "a previous-token", "zh": "前一词元"},
     "tl_role_a_first": {"en": "a first-token", "zh": "首词元"},
