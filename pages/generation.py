@@ -173,7 +173,9 @@ if n_steps:
         st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()),
                                                    p=float(step.probs[step.token_id])))
     with right:
-        st.markdown("**" + t("gen_attention_title", token=md(labels[len(read) - 1])) + "**")
+        # this row is the step that wrote the drawn token: say both, as every attention page does
+        st.markdown("**" + t("gen_attention_title_written", token=md(labels[len(read) - 1]),
+                             written=md(tok.labels([step.token_id])[0])) + "**")
         st.caption(t("gen_attention_help"))
         a = step.attention                              # (layers, heads, keys)
         L, H, K = a.shape

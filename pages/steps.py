@@ -17,6 +17,7 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
+from ui.rows import ARROW
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_input_error, show_model_notices, show_table, token_picker
 from viz.heatmap import attention_heatmap
@@ -153,6 +154,16 @@ show_model_notices(w.notices)
 
 T, S = len(w.query_tokens), len(w.key_tokens)
 qt, kt = w.query_tokens, w.key_tokens
+# decoder and cross rows are steps that write the next token: the page's (cached) trace of the
+# same text says which, and rows are labelled "reads → writes" as on every other page
+wr = None
+if kind in ("decoder", "cross"):
+    try:
+        same = cache.trace(ctx.model, ctx.device, ctx.text).attention.get(kind)
+        wr = same.query_written if same is not None and list(same.query_tokens) == list(qt) else None
+    except InputError:
+        wr = None
+q_rows = list(qt) if wr is None else [f"{a}{ARROW}{b}" for a, b in zip(qt, wr)]
 st.caption(t("steps_where", model=t(f"model_{w.model.replace('-', '_')}"), kind=t(f"kind_{kind}"),
              layer=layer + 1, layers=w.num_layers, head=head + 1, heads=w.num_heads, d_model=w.d_model,
              d_k=w.d_k, T=T, S=S))
@@ -312,14 +323,15 @@ elif key == "softmax":
         st.markdown(t("steps_softmax_explain"))
         st.markdown(shape("A", w.weights))
         mask = None if w.mask.all() else w.mask
-        fig = attention_heatmap(w.weights, qt, kt, mask=mask, labels=heatmap_labels())
+        fig = attention_heatmap(w.weights, q_rows, kt, mask=mask, labels=heatmap_labels(wr is not None))
         chart(fig, "steps_weights")
         sums = w.weights.sum(-1)
         st.caption(t("steps_row_sums", lo=f"{sums.min():.6f}", hi=f"{sums.max():.6f}"))
         numbers(w.weights, qt, kt, key="steps_df_weights")
     with right:
-        q = token_picker(qt, "steps_q", default=min(1, T - 1))
-        show_table(kt, w.weights[q], qt[q], None if mask is None else mask[q], key="steps_table")
+        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
+        show_table(kt, w.weights[q], qt[q], None if mask is None else mask[q], key="steps_table",
+                   written=None if wr is None else wr[q])
         show_code("softmax", w)
 
 elif key == "weighted":
@@ -327,7 +339,7 @@ elif key == "weighted":
              % (head + 1, head + 1, head + 1, head + 1))
     with left:
         st.markdown(t("steps_weighted_explain"))
-        q = token_picker(qt, "steps_q", default=min(1, T - 1))
+        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
         top = np.argsort(-w.weights[q])[:3]
         st.markdown(t("steps_weighted_row", token=md(qt[q]),
                       parts=" + ".join(f"{w.weights[q, j]:.3f}·V[{md(kt[j])}]" for j in top)))

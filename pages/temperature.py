@@ -18,6 +18,7 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
+from ui.rows import pill_labels, row_labels
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_table
 from viz.curves import entropy_vs_temperature
@@ -158,29 +159,33 @@ if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
-    show_heatmap(w1, att1.query_tokens, att1.key_tokens, mask=att1.mask, key="temp_heat_1", zmax=1.0)
+    show_heatmap(w1, row_labels(att1), att1.key_tokens, mask=att1.mask, key="temp_heat_1", zmax=1.0,
+                 writes=att1.query_written is not None)
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
-    show_heatmap(wT, attT.query_tokens, attT.key_tokens, mask=attT.mask, key="temp_heat_t", zmax=1.0)
+    show_heatmap(wT, row_labels(attT), attT.key_tokens, mask=attT.mask, key="temp_heat_t", zmax=1.0,
+                 writes=attT.query_written is not None)
 
 # -- the chosen query: the tutorial's table at both temperatures --------------------------------
 q_tokens = att1.query_tokens
 if st.session_state.get("temp_q") is None:
     st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
 state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
-q = st.pills(t("temp_query"), list(range(len(q_tokens))), format_func=lambda i: md(q_tokens[i]),
+pills = pill_labels(row_labels(att1))          # unique: a repeated word's second row can be chosen
+q = st.pills(t("temp_query"), list(range(len(q_tokens))), format_func=lambda i: pills[i],
              key="temp_q", selection_mode="single", required=True)
 st.subheader(t("temp_table_title"))
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
     show_table(att1.key_tokens, w1[q], q_tokens[q], None if att1.mask is None else att1.mask[q],
-               key="temp_table_1", download=False)
+               key="temp_table_1", download=False, written=(att1.query_written or [None] * len(q_tokens))[q])
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
     qT = min(q, len(attT.query_tokens) - 1)
     show_table(attT.key_tokens, wT[qT], attT.query_tokens[qT], None if attT.mask is None else attT.mask[qT],
-               key="temp_table_t", download=False)
+               key="temp_table_t", download=False,
+               written=(attT.query_written or [None] * len(attT.query_tokens))[qT])
 
 # -- entropy against temperature -----------------------------------------------------------------
 st.subheader(t("temp_entropy_title"))

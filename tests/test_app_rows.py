@@ -95,3 +95,17 @@ def test_home_second_repeated_word():
     att = trace("gpt", TEXT).attention["decoder"]
     assert at.session_state["home_q"] == 5
     np.testing.assert_allclose(table(at)[1], att.weights[-1].mean(0)[5], atol=1e-6)
+
+
+def test_step_page_and_temperature_page_name_the_written_token():
+    at = apptest.open_page("pages/steps.py", "translator", kind="cross", layer=2, head=2, step=7, q=0)
+    assert heatmap_rows(at)[0] == "&lt;2zh&gt; → 猫"
+    assert "When the model writes **猫**" in headings(at)
+    at = apptest.open_page("pages/temperature.py", "translator", kind="cross", layer=2, head=2, q=0)
+    assert heatmap_rows(at)[0] == "&lt;2zh&gt; → 猫"
+    assert "When the model writes **猫**" in headings(at)
+
+
+def test_generation_names_the_token_the_newest_row_writes():
+    at = apptest.open_page("pages/generation.py", "gpt", done=1)
+    assert any(m.value.startswith("**Reading “") and "” and writing “" in m.value for m in at.markdown)

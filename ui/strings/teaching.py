@@ -53,3 +53,8 @@ STRINGS.update({
         "zh": "这里是本层各个头的平均：没有哪个头真的使用这个平均值（每个头有自己的权重，可在注意力探索页逐个查看）。"
               "教程中的“The 0.12，cat 0.35……”只是示意数字；这里是本模型自己的数值。"},
 })
+STRINGS.update({
+    "gen_attention_title_written": {
+        "en": "Reading “{token}” and writing “{written}”: where the newest token looks, in every layer and head",
+        "zh": "读入“{token}”、写出“{written}”：最新的词元在每一层、每个头关注哪里"},
+})
