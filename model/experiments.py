@@ -21,8 +21,8 @@ import torch
 from . import corpus
 from .blocks import causal_mask, padding_mask
 from .gpt import Sampling, sampling_distribution
-from .runner import settings_from
 from .positional import RotaryEmbedding, alibi_bias, alibi_slopes, sinusoidal_table
+from .runner import settings_from
 from .tokenizer import BOS, PAD
 
 # -------------------------------------------------------------------------------------------

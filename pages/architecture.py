@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.experiments import masks_of
 from model.errors import InputError, ModelFileError
+from model.experiments import masks_of
 from model.registry import load_tokenizer
 from model.runner import TranslatorRunner, clean_text
 from model.tokenizer import BOS, TO_EN, TO_ZH, Tokenizer

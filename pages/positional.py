@@ -18,8 +18,8 @@ from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_model_notices
-from viz.analysis import mean_of_heads
 from viz import positional as vp
+from viz.analysis import mean_of_heads
 
 SECTIONS = ("sin", "rel", "learned", "rope", "order", "long")
 D_MAX, LEN_MAX = 512, 200

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model.errors import InputError, ModelFileError
 from model import KINDS
+from model.errors import InputError, ModelFileError
 from model.walkthrough import STEPS, record, walk
 from ui import cache, state
 from ui.context import current

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 
+import apptest
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-
-import apptest
 from apptest import notices
-from ui.i18n import TABLE
+from streamlit.testing.v1 import AppTest
 
 import model
 from ui import cache
 from ui.context import DEFAULT_TEXT
+from ui.i18n import TABLE
 from ui.rows import pill_labels, row_labels
 from viz.analysis import merge_tokens, merge_words
 

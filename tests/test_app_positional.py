@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 
+import apptest
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-
-import apptest
 from apptest import array, notices
+from streamlit.testing.v1 import AppTest
 
 from model import experiments as ex
 from model import registry

@@ -18,10 +18,10 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_walkthrough import cap_translation, first_input, recompute, recompute_post, untrained
 
 import model
 from model.walkthrough import STEPS, walk
-from test_walkthrough import cap_translation, first_input, recompute, recompute_post, untrained
 from ui import cache
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -48,7 +48,7 @@ def pages_of_app() -> tuple[list[tuple], int]:
     raise AssertionError("app.py has no PAGES list")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def app_copy(page: str) -> Path:
     """app.py, changed in one line: PAGES keeps only the files that exist (others are being
     written in parallel) and lists `page` first; app.py makes the first page the default, so that

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 
+import apptest
 import numpy as np
 import pytest
 import torch
-from streamlit.testing.v1 import AppTest
-
-import apptest
 from apptest import array, notices
+from streamlit.testing.v1 import AppTest
 
 from model import experiments as ex
 from model.gpt import Sampling, sampling_distribution

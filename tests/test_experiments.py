@@ -2,7 +2,6 @@
 models' own numbers (trained weights when they exist, seed-0 random weights before)."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -25,9 +25,9 @@ def test_our_runners_keep_the_contract(random_runner, name):
     assert tuple(tr.kinds()) == r.kinds and set(r.kinds) <= set(KINDS)
     assert r.can_continue_text == (name != "translator") and r.can_translate == (name == "translator")
     assert r.has_tutorial_code
-    text, ids, notices = r.ids("  The   cat  ")
-    assert text == "The cat" and ids == r.tokenizer.encode("The cat") and notices == []
-    _, pids, _ = r.prompt_ids("The cat")
+    text, ids, notices = r.ids("  The cat   sat on the mat  ")
+    assert text == "The cat sat on the mat" and ids == r.tokenizer.encode(text) and notices == []
+    _, pids, _ = r.prompt_ids(text)
     assert pids == ([BOS] + ids if r.can_continue_text else ids)
 
 

@@ -7,7 +7,8 @@ widget then owns the value, and sync_url() writes the current values back into t
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
