@@ -100,6 +100,26 @@ def fit_int(key: str, hi: int) -> int:
     return st.session_state[key]
 
 
+def pick_head(c1, c2) -> tuple[int, int]:
+    """Layer and head selectboxes (a link's value this model lacks becomes the nearest that exists)."""
+    fit_int("cost_layer", cfg.num_layers)
+    fit_int("cost_head", cfg.num_heads)
+    layer = c1.selectbox(t("cost_layer"), list(range(cfg.num_layers)), key="cost_layer",
+                         format_func=lambda v: t("cost_layer_n", n=v + 1))
+    head = c2.selectbox(t("cost_head"), list(range(cfg.num_heads)), key="cost_head",
+                        format_func=lambda v: t("cost_head_n", n=v + 1))
+    return layer, head
+
+
+def pick_query(tokens: list[str], label_key: str) -> int:
+    """The query token as pills (the last token by default)."""
+    if st.session_state.get("cost_q") is None:
+        st.session_state["cost_q"] = len(tokens) - 1
+    fit_int("cost_q", len(tokens))
+    return st.pills(t(label_key), list(range(len(tokens))), format_func=lambda i: md(tokens[i]), key="cost_q",
+                    selection_mode="single", required=True)
+
+
 ctx = current()
 state.url_param("sec", "n2", state.choice(SECTIONS), key="cost_sec")
 state.url_param("w", 3, state.clamped("w", 1, W_MAX, int), key="cost_w")
@@ -322,20 +342,10 @@ def section_flash() -> None:
     st.latex(r"m' = \max(m, \max_j s_j),\quad \ell' = \ell\,e^{m-m'} + \sum_j e^{s_j-m'},\quad "
              r"o' = o\,e^{m-m'} + \sum_j e^{s_j-m'} v_j,\quad \text{output} = o/\ell")
     tokens = tokens_of(model_ctx.model, model_ctx.device, ctx.text)
-    n = len(tokens)
     c1, c2, c3 = st.columns(3)
-    fit_int("cost_layer", cfg.num_layers)
-    fit_int("cost_head", cfg.num_heads)
-    layer = c1.selectbox(t("cost_layer"), list(range(cfg.num_layers)), key="cost_layer",
-                         format_func=lambda v: t("cost_layer_n", n=v + 1))
-    head = c2.selectbox(t("cost_head"), list(range(cfg.num_heads)), key="cost_head",
-                        format_func=lambda v: t("cost_head_n", n=v + 1))
+    layer, head = pick_head(c1, c2)
     block = c3.slider(t("cost_flash_block"), 1, FB_MAX, key="cost_fb")
-    if st.session_state.get("cost_q") is None:
-        st.session_state["cost_q"] = n - 1
-    fit_int("cost_q", n)
-    row = st.pills(t("cost_flash_row"), list(range(n)), format_func=lambda i: md(tokens[i]), key="cost_q",
-                   selection_mode="single", required=True)
+    row = pick_query(tokens, "cost_flash_row")
     r = online(model_ctx.model, model_ctx.device, ctx.text, layer, head, block, row)
     ok = r["max_abs_diff"] <= 1e-6
     (st.success if ok else st.error)(t("cost_flash_check", model=md(model_name), layer=layer + 1, head=head + 1,
@@ -371,18 +381,8 @@ def section_qkv() -> None:
     quote("cost_quote_qkv")
     tokens = tokens_of(model_ctx.model, model_ctx.device, ctx.text)
     n = len(tokens)
-    c1, c2 = st.columns(2)
-    fit_int("cost_layer", cfg.num_layers)
-    fit_int("cost_head", cfg.num_heads)
-    layer = c1.selectbox(t("cost_layer"), list(range(cfg.num_layers)), key="cost_layer",
-                         format_func=lambda v: t("cost_layer_n", n=v + 1))
-    head = c2.selectbox(t("cost_head"), list(range(cfg.num_heads)), key="cost_head",
-                        format_func=lambda v: t("cost_head_n", n=v + 1))
-    if st.session_state.get("cost_q") is None:
-        st.session_state["cost_q"] = n - 1
-    fit_int("cost_q", n)
-    q = st.pills(t("cost_qkv_query"), list(range(n)), format_func=lambda i: md(tokens[i]), key="cost_q",
-                 selection_mode="single", required=True)
+    layer, head = pick_head(*st.columns(2))
+    q = pick_query(tokens, "cost_qkv_query")
     r = search(model_ctx.model, model_ctx.device, ctx.text, layer, head, q)
     st.markdown(t("cost_qkv_intro", model=md(model_name), kind=t(f"cost_kind_{r['kind']}"), token=md(tokens[q])))
     top = int(np.argmax(r["weights"]))
