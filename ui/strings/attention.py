@@ -12,9 +12,11 @@ STRINGS = {
     "att_explain_decoder": {"en": "Decoder masked self-attention: each token may look only at itself and the "
                                   "tokens before it; the future is masked (grey hatching).",
                             "zh": "解码器掩码自注意力：每个词元只能看它自己和它前面的词元，后面的词元被掩码（灰色斜线）。"},
-    "att_explain_cross": {"en": "Cross-attention: each output token the decoder reads (queries) looks at the "
-                                "encoder's source tokens (keys): this is where the translation reads the input.",
-                          "zh": "交叉注意力：解码器读入的每个输出词元（查询）去看编码器的源句词元（键）：译文正是在这里读取原文。"},
+    "att_explain_cross": {"en": "Cross-attention: each step of the decoder (a query row: the token it reads → the "
+                                "token it writes) looks at the encoder's source tokens (keys): this is where the "
+                                "translation reads the input.",
+                          "zh": "交叉注意力：解码器的每一步（查询行：读入的词元 → 写出的词元）去看编码器的源句词元（键）："
+                                "译文正是在这里读取原文。"},
     "att_layer": {"en": "Layer", "zh": "层"},
     "att_head": {"en": "Head", "zh": "注意力头"},
     "att_head_short": {"en": "Head", "zh": "头"},
