@@ -8,18 +8,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED, hatch_png_uri
-from viz.heatmap import esc, tick_step
+from viz.heatmap import categories, esc, tick_step
 
 # signed numbers (embeddings, Q, scores): blue below 0, white at 0, red above
 DIVERGING = [[0.0, "#2166ac"], [0.25, "#92c5de"], [0.5, "#f7f7f7"], [0.75, "#f4a582"], [1.0, "#b2182b"]]
 ALLOWED = "#4292c6"
 DEFAULT_LABELS = {"x": "", "y": "", "value": "value", "masked": "masked", "allowed": "may look",
                   "head": "head", "batch": "batch", "seq": "seq_len", "heads": "heads"}
-
-
-def labels_of(tokens) -> list[str]:
-    """Unique row / column categories: "token (position)" (two "the" must stay two rows)."""
-    return [f"{esc(t)} ({i})" for i, t in enumerate(tokens)]
 
 
 def _axis(cats, shown, title):
@@ -54,14 +49,14 @@ def matrix_heatmap(values, row_tokens, columns=None, title: str = "", labels: di
     n_rows, n_cols = v.shape
     if len(row_tokens) != n_rows:
         raise ValueError(f"{len(row_tokens)} row labels for {n_rows} rows")
-    ycat = labels_of(row_tokens)
+    ycat = categories(row_tokens)
     if columns is None:
         xcat = [str(j) for j in range(n_cols)]
         xshown = xcat
     else:
         if len(columns) != n_cols:
             raise ValueError(f"{len(columns)} column labels for {n_cols} columns")
-        xcat, xshown = labels_of(columns), [esc(c) for c in columns]
+        xcat, xshown = categories(columns), [esc(c) for c in columns]
     shown_mask = None if mask is None else np.asarray(mask, bool)
     if shown_mask is not None and shown_mask.shape != v.shape:
         raise ValueError(f"mask {shown_mask.shape} does not match values {v.shape}")
@@ -169,7 +164,7 @@ def mask_figure(mask, query_tokens, key_tokens, title: str = "", labels: dict | 
     q, k = len(query_tokens), len(key_tokens)
     if m.shape != (q, k):
         raise ValueError(f"mask {m.shape} does not match {q} query and {k} key tokens")
-    xcat, ycat = labels_of(key_tokens), labels_of(query_tokens)
+    xcat, ycat = categories(key_tokens), categories(query_tokens)
     z = _with_gaps(np.ones(m.shape), m)
     heat = go.Heatmap(z=z, x=xcat, y=ycat, zmin=0, zmax=1, colorscale=[[0, ALLOWED], [1, ALLOWED]],
                       showscale=False, xgap=1, ygap=1, hoverongaps=True,
