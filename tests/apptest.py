@@ -1,5 +1,8 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
+import ast
 import base64
+import functools
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -38,3 +41,46 @@ def array(value) -> np.ndarray:
         shape = value.get("shape")
         return out.reshape([int(x) for x in str(shape).split(",") if x.strip()]) if shape else out
     return np.array(value, dtype=float)
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def pages_of_app() -> tuple[list[tuple], int]:
+    """app.py's PAGES (file, url path, title key, icon), read without running app.py, and the
+    line its assignment ends on."""
+    tree = ast.parse(Path(APP).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [tuple(p) for p in ast.literal_eval(node.value)], node.end_lineno
+    raise AssertionError("app.py has no PAGES list")
+
+
+@functools.cache
+def app_copy(page: str) -> Path:
+    """app.py, changed in one line: PAGES keeps only the files that exist (others are being
+    written in parallel) and lists `page` first; app.py makes the first page the default, so that
+    page runs (and reruns) without a switch_page. Beside it a link to pages/, so st.page_link's
+    "pages/..." resolve as in the app."""
+    _, end = pages_of_app()
+    lines = Path(APP).read_text(encoding="utf-8").splitlines()
+    lines.insert(end, "PAGES = sorted([p for p in PAGES if (__import__('pathlib').Path(__file__).parent / p[0]).exists()], "
+                      f"key=lambda p: p[0] != {page!r})")
+    folder = Path(tempfile.mkdtemp(prefix="apptest_"))
+    root = Path(APP).parent
+    (folder / "pages").symlink_to(root / "pages", target_is_directory=True)
+    (folder / "app.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder / "app.py"
+
+
+def open_alone(page: str, **params) -> AppTest:
+    """The app opened straight on one page, every param in the link before the first run. Unlike
+    after a switch_page (where AppTest drops the sidebar's widgets, and with them their values:
+    the language falls back to English), the sidebar's widgets are there to read and use."""
+    at = AppTest.from_file(str(app_copy(page)), default_timeout=90)
+    for name, value in params.items():
+        at.query_params[name] = str(value)
+    at.run()
+    ok(at)
+    return at

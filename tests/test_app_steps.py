@@ -8,15 +8,13 @@ length, presentation mode, and the copy-link box.
 """
 from __future__ import annotations
 
-import ast
-import functools
 import json
-import tempfile
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
+from apptest import ok, open_alone, open_page
 from streamlit.testing.v1 import AppTest
 from test_walkthrough import cap_translation, first_input, recompute, recompute_post, untrained
 
@@ -36,66 +34,6 @@ def weights(monkeypatch):
     if any(untrained(n) for n in model.NAMES):
         monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
         cap_translation(monkeypatch)
-
-
-def pages_of_app() -> tuple[list[tuple], int]:
-    """app.py's PAGES (file, url path, title key, icon), read without running app.py, and the
-    line its assignment ends on."""
-    tree = ast.parse(Path(APP).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [tuple(p) for p in ast.literal_eval(node.value)], node.end_lineno
-    raise AssertionError("app.py has no PAGES list")
-
-
-@functools.cache
-def app_copy(page: str) -> Path:
-    """app.py, changed in one line: PAGES keeps only the files that exist (others are being
-    written in parallel) and lists `page` first; app.py makes the first page the default, so that
-    page runs (and reruns) without a switch_page. Beside it a link to pages/, so st.page_link's
-    "pages/..." resolve as in the app."""
-    _, end = pages_of_app()
-    lines = Path(APP).read_text(encoding="utf-8").splitlines()
-    lines.insert(end, "PAGES = sorted([p for p in PAGES if (__import__('pathlib').Path(__file__).parent / p[0]).exists()], "
-                      f"key=lambda p: p[0] != {page!r})")
-    folder = Path(tempfile.mkdtemp(prefix="apptest_"))
-    root = Path(APP).parent
-    (folder / "pages").symlink_to(root / "pages", target_is_directory=True)
-    (folder / "app.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return folder / "app.py"
-
-
-def open_alone(page: str = PAGE, **params) -> AppTest:
-    """The app opened straight on one page, every param in the link before the first run. Unlike
-    after a switch_page (where AppTest drops the sidebar's widgets, and with them their values:
-    the language falls back to English), the sidebar's widgets are there to read and use."""
-    at = AppTest.from_file(str(app_copy(page)), default_timeout=TIMEOUT)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    ok(at)
-    return at
-
-
-def open_page(model_name: str, page: str = PAGE, lang: str = "en", text: str | None = None, **params) -> AppTest:
-    """The page opened from a link carrying params (the sidebar's own settings go in before the
-    first run: AppTest keeps the URL the app last wrote for them)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["model"] = model_name
-    at.query_params["lang"] = lang
-    if text is not None:
-        at.query_params["text"] = text
-    at.run()
-    at.switch_page(page)
-    for name, value in params.items():
-        at.query_params[name] = str(value)
-    at.run()
-    ok(at)
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def step_of(at: AppTest) -> int:
@@ -159,7 +97,7 @@ def test_every_step_shows_the_models_numbers(name, kind):
     runner = cache.runner(name, "auto")
     layer, head = runner.config.num_layers, 2            # 1-based in the link: the last layer, head 2
     params = {"step": 1, "layer": layer, "head": head} | ({"kind": kind} if name == "translator" else {})
-    at = open_page(name, **params)
+    at = open_page(PAGE, name, **params)
     w = walk(runner, TEXT, kind, layer - 1, head - 1)
     assert at.selectbox(key="steps_layer").value == layer - 1 and at.selectbox(key="steps_head").value == head - 1
     for step in range(1, len(STEPS) + 1):
@@ -185,14 +123,14 @@ def warnings(at: AppTest) -> str:
     ({"step": "x"}, "x"), ({"kind": "cross"}, "Cross-attention"),
 ])
 def test_bad_links_show_a_notice(params, expect):
-    at = open_page("gpt", **params)
+    at = open_page(PAGE, "gpt", **params)
     assert expect in warnings(at), warnings(at)
     assert 0 <= at.session_state["steps_layer"] < 3 and 0 <= at.session_state["steps_head"] < 4
     assert 1 <= step_of(at) <= len(STEPS)
 
 
 def test_every_step_renders_after_a_bad_link():
-    at = open_page("gpt-alibi", layer=-3, head=77, step=1)
+    at = open_page(PAGE, "gpt-alibi", layer=-3, head=77, step=1)
     assert "Head 77" in warnings(at) and "Layer -3" in warnings(at)
     assert (at.session_state["steps_layer"], at.session_state["steps_head"]) == (0, 3)
     for _ in range(len(STEPS) - 1):
@@ -203,7 +141,7 @@ def test_every_step_renders_after_a_bad_link():
 
 
 def test_query_out_of_range_in_the_link():
-    at = open_page("gpt", step=7, q=999)
+    at = open_page(PAGE, "gpt", step=7, q=999)
     assert "999" in warnings(at)
     assert at.session_state["steps_q"] == 1
 
@@ -211,7 +149,7 @@ def test_query_out_of_range_in_the_link():
 def test_one_token_sentence():
     """"猫" is one token: 1 x 1 (encoder), 1 key per query (cross), <s> + 猫 (GPT)."""
     for name, kind in (("gpt", "decoder"), ("translator", "cross")):
-        at = open_page(name, text="猫", step=1, **({"kind": kind} if name == "translator" else {}))
+        at = open_page(PAGE, name, text="猫", step=1, **({"kind": kind} if name == "translator" else {}))
         for _ in range(len(STEPS) - 1):
             at.button(key="steps_next").click().run()
             ok(at)
@@ -227,7 +165,7 @@ def test_one_token_sentence():
 def test_sentence_past_the_maximum_length():
     runner = cache.runner("gpt", "auto")
     long = " ".join(["the cat sat on the mat"] * 40)
-    at = open_page("gpt", text=long, step=7)
+    at = open_page(PAGE, "gpt", text=long, step=7)
     assert any("cut" in c.value for c in at.caption), "the page says the text was cut"
     w = walk(runner, long, "decoder", 0, 0)
     assert len(w.query_tokens) == runner.config.max_seq_len
@@ -238,7 +176,7 @@ def test_sentence_past_the_maximum_length():
 
 
 def test_presentation_mode_can_be_left():
-    at = open_alone(model="gpt", present=1, step=3)
+    at = open_alone(PAGE, model="gpt", present=1, step=3)
     assert at.toggle(key="present").value is True       # the sidebar's toggle (the sidebar is hidden)
     css = [m.value for m in at.markdown if "stSidebar" in m.value]
     assert css and "display: none" in css[0] and "font-size" in css[0]
@@ -256,19 +194,19 @@ def test_presentation_mode_can_be_left():
 
 
 def test_copy_link_reproduces_the_view():
-    at = open_page("translator", step=6, kind="cross", layer=2, head=3)
+    at = open_page(PAGE, "translator", step=6, kind="cross", layer=2, head=3)
     link = at.code[-1].value
     query = dict(parse_qsl(link.split("?", 1)[1]))
     assert query["step"] == "6" and query["kind"] == "cross" and query["layer"] == "2" and query["head"] == "3"
     assert query["model"] == "translator" and query["text"] == TEXT
     # opening that link shows the same view
-    again = open_page(query.pop("model"), text=query.pop("text"), lang=query.pop("lang"), **query)
+    again = open_page(PAGE, query.pop("model"), text=query.pop("text"), lang=query.pop("lang"), **query)
     assert step_of(again) == 6 and again.radio(key="steps_kind").value == "cross"
     assert again.selectbox(key="steps_layer").value == 1 and again.selectbox(key="steps_head").value == 2
 
 
 def test_architecture_page():
-    at = open_page("gpt", page="pages/architecture.py", text="狗咬人")
+    at = open_page("pages/architecture.py", "gpt", text="狗咬人")
     compare, modern = at.table[0].value, at.table[1].value
     assert list(compare.index) == ["BERT", "GPT", "T5 / Transformer"]
     assert list(modern.index) == ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"]

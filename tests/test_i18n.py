@@ -5,7 +5,7 @@
   in parallel) runs in both languages without an exception, and t() records no missing key
   (ui.i18n.MISSING stays empty).
 
-Each page runs once, opened straight on it (test_app_steps.open_alone: a copy of app.py whose
+Each page runs once, opened straight on it (apptest.open_alone: a copy of app.py whose
 PAGES keeps the files that exist, the page under test first; no switch_page, after which AppTest
 would drop the sidebar's widget values and quietly turn the app back to English). Trained weights
 are used where they exist, random ones otherwise.
@@ -16,11 +16,11 @@ import string
 from pathlib import Path
 
 import pytest
+from apptest import open_alone, pages_of_app
+from test_walkthrough import cap_translation, untrained
 
 import model
 import ui.i18n as i18n
-from test_app_steps import open_alone, pages_of_app
-from test_walkthrough import cap_translation, untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 
