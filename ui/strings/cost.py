@@ -34,7 +34,7 @@ STRINGS = {
     "cost_live_help": {
         "en": "One forward of our `MultiHeadAttention` (model/attention.py) on random tokens, batch 1, float32, one "
               "torch thread: the best of 3 wall times, and every tensor it allocates watched as it runs. Only small "
-              "lengths are run live; the full curve comes from the stored bench run below.",
+              "lengths are run live; the full curve above comes from the stored bench run.",
         "zh": "在随机词元上运行一次我们的 `MultiHeadAttention`（model/attention.py），批大小 1、float32、一个 torch 线程："
               "取 3 次墙钟时间中最短的一次，并在运行中记录它分配的每一个张量。这里只实时测量较短的长度；上方的完整曲线来自保存的基准测试结果。"},
     "cost_size_ours": {"en": "ours: d_model 128, 4 heads", "zh": "本项目：d_model 128，4 个头"},
