@@ -17,7 +17,7 @@ STRINGS.update({
               "The model only ever read sentences of its small grammar (“The cat sat on the mat”, “狗咬人”, or two "
               "sentences where the second says “It …”/“She …”). Known words in another order, other words or "
               "more sentences are new to it, so what it writes, and where it looks, mean little here.",
-        "zh": "**这句话超出了本模型学过的 {n} 个词的小语言：{what}和它的注意力都只是猜测。**"
+        "zh": "**这句话超出了本模型学过的 {n} 个词的小语言：{what}和它的注意力都只是猜测**。"
               "模型只读过它那套小语法生成的句子（如“The cat sat on the mat”“狗咬人”，或第二句以“它……”"
               "“她……”开头的两句话）。词序不同、用了别的词或句子更多，对它都是陌生的，所以它写出的内容和"
               "它看的位置在这里没有多少意义。"},
