@@ -296,10 +296,10 @@ STRINGS = {
         "en": "Each new token's query meets every earlier key and value. Those K and V rows never change once "
               "written (a token cannot see later ones), so a model keeps them per layer and computes only the new "
               "token's row: the KV cache. Below, the text so far read one token at a time by our GPT with a cache "
-              "(model/cost.py `CachedDecoder`, equal to the full forward to 1e-5, tested).",
+              "(model/cost.py `CachedDecoder`, its logits equal the full forward's to 1e-4, tested).",
         "zh": "每个新词元的查询都要与之前所有的键和值相遇。这些 K、V 行一旦写出就不再改变（词元看不到后面的词元），所以模型在每一层"
               "保存它们，只计算新词元的那一行：这就是 KV 缓存。下面用带缓存的 GPT 逐个读入目前的文本"
-              "（model/cost.py 的 `CachedDecoder`，与完整前向计算相差不超过 1e-5，有测试）。"},
+              "（model/cost.py 的 `CachedDecoder`，其 logits 与完整前向计算相差不超过 1e-4，有测试）。"},
     "kv_layer": {"en": "Layer of the cache", "zh": "缓存的层"},
     "kv_which": {"en": "Rows", "zh": "行"},
     "kv_k": {"en": "K (keys)", "zh": "K（键）"},
