@@ -1071,6 +1071,20 @@ def in_language(text: str, prefix: bool = False) -> bool:
     return _recognise(seq, lang, prefix)
 
 
+def segment_zh(run: str, words=None, maxlen: int | None = None) -> list[str]:
+    """A run of Chinese characters cut by longest match over ``words`` (default: the corpus's);
+    a character no word starts with is a piece of its own. The one segmentation the corpus
+    checks and the tokenizer's training both use."""
+    words = ZH_VOCAB if words is None else words
+    maxlen = _ZH_MAX if maxlen is None else maxlen
+    out, i = [], 0
+    while i < len(run):
+        k = next((k for k in range(min(maxlen, len(run) - i), 0, -1) if run[i:i + k] in words), 1)
+        out.append(run[i:i + k])
+        i += k
+    return out
+
+
 def known_words(text: str) -> list[str]:
     """The corpus words in ``text`` (English lower-cased; Chinese by longest match), in order."""
     out = []
@@ -1079,12 +1093,7 @@ def known_words(text: str) -> list[str]:
         if word and word.lower() in EN_VOCAB:
             out.append(word.lower())
         elif cjk:
-            i = 0
-            while i < len(cjk):
-                k = next((k for k in range(min(_ZH_MAX, len(cjk) - i), 0, -1) if cjk[i:i + k] in ZH_VOCAB), 0)
-                if k:
-                    out.append(cjk[i:i + k])
-                i += max(k, 1)
+            out.extend(w for w in segment_zh(cjk) if w in ZH_VOCAB)
     return out
 
 

@@ -248,17 +248,19 @@ def _pretokenize(text: str, zh_words: frozenset[str], maxlen: int) -> str:
     """Mark corpus word boundaries the text itself does not show, so learned pieces never
     span two words: Chinese runs segmented by longest match over the corpus words, and
     punctuation split from the word it is attached to ("mat." -> "mat" | ".")."""
+    from .corpus import segment_zh
+
     text = text.replace(_DELIM, "")
     out: list[str] = []
     i = 0
     while i < len(text):
         ch = text[i]
         if _is_cjk(ch):
-            for k in range(min(maxlen, len(text) - i), 0, -1):
-                if text[i:i + k] in zh_words:
-                    break
-            out.append(_DELIM + text[i:i + k] + _DELIM)
-            i += k
+            j = i
+            while j < len(text) and _is_cjk(text[j]):
+                j += 1
+            out.extend(_DELIM + w + _DELIM for w in segment_zh(text[i:j], zh_words, maxlen))
+            i = j
         elif not (ch.isalnum() or ch.isspace()):
             out.append(_DELIM + ch + _DELIM)
             i += 1

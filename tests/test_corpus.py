@@ -157,3 +157,15 @@ def test_unknown_words():
     assert corpus.unknown_words("猫喜欢😀 مرحبا") == ["😀", "مرحبا"]
     assert corpus.unknown_words("a\u200bb\x07") == ["a", "b"]     # invisible ones ignored
     assert corpus.unknown_words("") == []
+
+
+def test_one_longest_match_segmentation():
+    """corpus.segment_zh is the one Chinese segmentation (known_words and the tokenizer's
+    training both use it): longest match, an unknown character alone, and the corpus's own Chinese
+    items come back as the words they were built from."""
+    assert corpus.segment_zh("猫坐在垫子上") == ["猫", "坐", "在", "垫子", "上"]
+    assert corpus.segment_zh("北京") == ["北", "京"]                        # not corpus words: one by one
+    for p in corpus.generate(200, seed=5):
+        run = "".join(ch for ch in p.zh if ch in "".join(corpus.ZH_VOCAB))
+        assert "".join(corpus.segment_zh(run)) == run
+        assert all(w in corpus.ZH_VOCAB for w in corpus.segment_zh(run))
