@@ -1,7 +1,7 @@
 """Head ablation figures (issue 12): speed of the importance grid and of a rerun on the intervene page,
 and what switching heads off does to the translator's exact match on held-out sentences.
 
-    python -m bench.intervene [--n 200] [--skip-exact] [--skip-page]
+    python -m bench.intervene [--n 200] [--skip-exact] [--skip-page] [--browser]
 
 Targets: importance grid for the translator on a 10-token sentence <= 1 s, for the GPT <= 0.5 s;
 an ablation rerun on the page <= 0.5 s. Prints a Markdown section for bench/results.md.
@@ -85,6 +85,39 @@ def page_speed(lines):
                  f"uncached) | {statistics.median(times):.3f} s | {min(times):.3f} s | ≤ 0.5 s |")
 
 
+def browser_speed(lines):
+    """Click on a model-view tile to drawn, in Debian's chromium: the intervene page (each click switches
+    one more head off) against the attention page's model view (a click selects a head) on the same server."""
+    from urllib.parse import quote
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.helpers import VIEWPORT, AppServer, goto, launch, settle, wait_for_run_start
+    from tests.browser.test_intervene import FIRST_TILE_XY
+    tiles = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 2), (1, 3), (1, 1)]
+    with AppServer(log=ROOT / "screenshots" / "bench-intervene.log") as srv, sync_playwright() as pw:
+        browser = launch(pw)
+        for page_name, url, tab in (("intervene page: click a tile (switch a head off) to drawn", "intervene?ikind=cross", None),
+                                    ("attention page, for comparison: click a model-view tile to drawn",
+                                     "attention?kind=cross", "Model view")):
+            page = browser.new_context(viewport=VIEWPORT).new_page()
+            goto(page, f"{srv.url}/{url}&model=translator&text={quote(TR_TEXT)}")
+            if tab:
+                page.get_by_role("tab", name=tab).click()
+                settle(page)
+            times = []
+            for tile in tiles:
+                xy = page.evaluate(FIRST_TILE_XY, list(tile))
+                t0 = time.perf_counter()
+                page.mouse.click(xy["x"], xy["y"])
+                wait_for_run_start(page, 5)
+                settle(page, 60, quiet_polls=1, poll=0.02)
+                times.append(time.perf_counter() - t0)
+            lines.append(f"| {page_name} (chromium, {len(times)} clicks) | {statistics.median(times):.3f} s | "
+                         f"{min(times):.3f} s | {'≤ 0.5 s' if tab is None else ''} |")
+        browser.close()
+
+
 def exact(lines, n):
     tr = model.load("translator", device="cpu")
     pairs = corpus.heldout_pairs(50, 4321)     # not the evaluation pairs: pick the heads on other sentences
@@ -130,6 +163,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--skip-exact", action="store_true")
     ap.add_argument("--skip-page", action="store_true")
+    ap.add_argument("--browser", action="store_true", help="also click in chromium (needs Debian's chromium)")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -143,6 +177,8 @@ def main(argv=None):
     grid_speed(lines)
     if not a.skip_page:
         page_speed(lines)
+    if a.browser:
+        browser_speed(lines)
     if not a.skip_exact:
         exact(lines, a.n)
     print("\n".join(lines))
