@@ -77,9 +77,9 @@ STRINGS = {
     "temp_translation_t": {"en": "Translation at T = {t}", "zh": "T = {t} 时的译文"},
     "temp_translation_help": {
         "en": "The model was trained at T = 1. Share of {n} held-out sentences translated exactly right with every "
-              "layer at T: {figures}. One sentence can survive a T far from 1; many do not.",
+              "layer at T: {figures}. The sentence above is one case; these figures are the rule.",
         "zh": "模型在 T = 1 下训练。所有层都用温度 T 时，{n} 个留出句子中译文完全正确的比例：{figures}。"
-              "单个句子在远离 1 的 T 下可能仍然译对，但很多句子不会。"},
+              "上面的句子只是一个例子，这些比例才是规律。"},
     "temp_sweep": {"en": "Translate at several temperatures", "zh": "在多个温度下翻译"},
     "temp_sweep_col_t": {"en": "T", "zh": "T"},
     "temp_sweep_col_text": {"en": "Translation", "zh": "译文"},
