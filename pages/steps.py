@@ -178,8 +178,9 @@ st.subheader(f"{step}. {t(f'steps_title_{key}')}")
 formula = st.container()
 left, right = st.columns([3, 2], gap="large")
 
-# ---------------------------------------------------------------------------------------------
-if key == "tokens":
+# -- the ten steps: one function each, picked from STEP_VIEWS by the step's key ----------------
+
+def step_tokens() -> None:
     formula.latex(r"\text{text} \;\rightarrow\; [t_1, \dots, t_n] \;\rightarrow\; [\mathrm{id}_1, \dots, \mathrm{id}_n]")
     with left:
         if w.arch == "gpt":
@@ -198,7 +199,7 @@ if key == "tokens":
     with right:
         show_code("tokens", w)
 
-elif key == "embed":
+def step_embed() -> None:
     scheme = w.positional
     emb = r"\mathrm{Embedding}(\mathrm{ids})" + (r"\cdot\sqrt{d_{\text{model}}}" if w.arch == "transformer" else "")
     if scheme == "sinusoidal":
@@ -231,7 +232,7 @@ elif key == "embed":
     with right:
         show_code("embed", w)
 
-elif key == "qkv":
+def step_qkv() -> None:
     rope = w.positional == "rope"
     if kind == "cross":
         formula.latex(r"Q = H W^Q,\quad K = M W^K,\quad V = M W^V")
@@ -269,7 +270,7 @@ elif key == "qkv":
     with right:
         show_code("qkv", w)
 
-elif key == "scores":
+def step_scores() -> None:
     formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
     with left:
         st.markdown(t("steps_scores_explain", d_k=w.d_k))
@@ -279,7 +280,7 @@ elif key == "scores":
     with right:
         show_code("scores", w)
 
-elif key == "scale":
+def step_scale() -> None:
     formula.latex(r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
              % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k)))
     with left:
@@ -291,7 +292,7 @@ elif key == "scale":
     with right:
         show_code("scale", w)
 
-elif key == "mask":
+def step_mask() -> None:
     lines = []
     if w.bias is not None:
         lines.append(r"S'_{ij} \leftarrow S'_{ij} - m_{%d}\,|i - j|,\quad m_{%d} = %.4g" % (
@@ -316,7 +317,7 @@ elif key == "mask":
     with right:
         show_code("mask", w)
 
-elif key == "softmax":
+def step_softmax() -> None:
     temp = "" if w.temperature == 1.0 else f"/{w.temperature:g}"
     formula.latex(r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{e^{S'_{ij}%s}}{\sum_{k} e^{S'_{ik}%s}}" % (temp, temp, temp))
     with left:
@@ -334,7 +335,7 @@ elif key == "softmax":
                    written=None if wr is None else wr[q])
         show_code("softmax", w)
 
-elif key == "weighted":
+def step_weighted() -> None:
     formula.latex(r"\mathrm{head}_{%d} = A\,V_{%d},\qquad \mathrm{head}_{%d}[i] = \sum_j A_{ij}\, V_{%d}[j]"
              % (head + 1, head + 1, head + 1, head + 1))
     with left:
@@ -352,7 +353,7 @@ elif key == "weighted":
     with right:
         show_code("weighted", w)
 
-elif key == "concat":
+def step_concat() -> None:
     formula.latex(r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O"
              % w.num_heads)
     with left:
@@ -367,7 +368,7 @@ elif key == "concat":
     with right:
         show_code("concat", w)
 
-else:  # ffn
+def step_ffn() -> None:
     if w.pre_ln:
         formula.latex(r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
     else:
@@ -386,5 +387,11 @@ else:  # ffn
         st.info(t("steps_next_layer_last" if last else "steps_next_layer", n=layer + 2), icon="➡️")
     with right:
         show_code("ffn", w)
+
+
+STEP_VIEWS = {"tokens": step_tokens, "embed": step_embed, "qkv": step_qkv, "scores": step_scores,
+              "scale": step_scale, "mask": step_mask, "softmax": step_softmax, "weighted": step_weighted,
+              "concat": step_concat, "ffn": step_ffn}     # one per model.walkthrough.STEPS
+STEP_VIEWS[key]()
 
 copy_link()
