@@ -659,3 +659,15 @@ def blockwise_timing(n: int, heads: int = 12, d_k: int = 64, block: int = 128, s
         online = time_call(lambda: online_attention(Q, K, V, block), 2)
     return {"n": n, "block": block, "max_abs_diff": c["max_abs_diff"], "matrix_bytes": c["matrix_bytes"],
             "tile_bytes": c["tile_bytes"], "ours_s": ours, "online_s": online}
+
+
+def nll_by_length(runner, n: int = 300, seed: int = 1234) -> dict:
+    """Mean -log p per held-out item (evaluate's items), split into one-sentence items and two-sentence
+    stories, whose pronoun refers back further than a short window reaches."""
+    from . import corpus
+    pairs = corpus.heldout_pairs(n, seed)
+    items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
+    two = [t for t in items if ". " in t or t.count("。") > 1]
+    one = [t for t in items if t not in two]
+    return {"one": float(runner.nll(one).mean()), "two": float(runner.nll(two).mean()),
+            "n_one": len(one), "n_two": len(two)}

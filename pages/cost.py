@@ -75,6 +75,11 @@ def quality(name: str, device: str) -> dict:
     return evaluate(name, n=EVAL_N, runner=cache.runner(name, device))
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def by_length(name: str, device: str) -> dict:
+    return cost.nll_by_length(cache.runner(name, device), n=EVAL_N)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def tokens_of(name: str, device: str, text: str) -> list[str]:
     return cost.self_attention_record(cache.runner(name, device), text)["tokens"]
@@ -276,6 +281,9 @@ def section_sparse() -> None:
                                t("cost_col_entropy"): [r["entropy_per_sentence"] for r in rows],
                                t("cost_col_ratio"): [r["ratio"] for r in rows]}),
                  hide_index=True, width="stretch", key="cost_local_table")
+    split = [by_length(name, ctx.device) for name in ("gpt", "gpt-local")]
+    st.caption(t("cost_local_split", one=split[1]["one"] - split[0]["one"], two=split[1]["two"] - split[0]["two"],
+                 n_one=split[0]["n_one"], n_two=split[0]["n_two"]))
     fit_int("cost_layer", local.num_layers)
     layer = st.selectbox(t("cost_layer"), list(range(local.num_layers)), key="cost_layer",
                          format_func=lambda v: t("cost_layer_n", n=v + 1))

@@ -110,3 +110,14 @@ def test_kv_settings_live_in_the_link():
     n = len(model.load("gpt", device="cpu").generate("The cat sat on the mat", max_new_tokens=3, seed=0).ids)
     table = at.dataframe[-1].value
     assert list(table["rows per layer (at most)"]) == [n, min(n, 5), min(n, 5)]
+
+
+def test_sparse_section_shows_gpt_local_beside_gpt():
+    at = open_page(PAGE, "gpt", sec="sparse")
+    table = at.dataframe[0].value
+    assert list(table["model"]) == ["gpt", "gpt-local"]
+    from model.evaluate import evaluate
+    local = evaluate("gpt-local", n=300)
+    row = table[table["model"] == "gpt-local"].iloc[0]
+    assert row["ratio"] == local["ratio"] and row["ratio"] >= 1.0
+    assert "two-sentence stories" in shown(at)

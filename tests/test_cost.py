@@ -269,3 +269,23 @@ def test_gpt_local_preset_is_gpt_with_a_window():
     same = {k: v for k, v in gpt.to_dict().items() if k not in ("window", "vocab_size")}   # vocab: from the tokenizer
     assert {k: v for k, v in local.to_dict().items() if k not in ("window", "vocab_size")} == same
     assert ModelConfig.from_dict({"window": 3}).window == 3 and ModelConfig.from_dict({}).window == 0
+
+
+def test_trained_gpt_local_never_looks_past_its_window():
+    m = model.load("gpt-local", device="cpu")
+    att = m.trace("The cat sat on the mat. It was happy.").attention["decoder"]
+    i, j = att.query_tokens.index("It"), att.key_tokens.index("cat")
+    assert i - j >= m.config.window and (att.weights[:, :, i, j] == 0).all()     # "It" cannot see "cat"
+    band = np.tril(np.ones_like(att.mask)) & ~np.tril(np.ones_like(att.mask), -m.config.window)
+    assert (att.weights[..., ~band] == 0).all() and np.allclose(att.weights.sum(-1), 1, atol=1e-5)
+
+
+def test_nll_by_length_splits_evaluates_items(random_runner):
+    m = random_runner("gpt")
+    r = cost.nll_by_length(m, n=20)
+    from model import corpus
+    pairs = corpus.heldout_pairs(20, 1234)
+    items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
+    two = [t for t in items if t.count(".") + t.count("。") >= 2]
+    assert r["n_two"] == len(two) and r["n_one"] == 20 - len(two)
+    assert r["two"] == pytest.approx(float(np.mean([m.nll([t])[0] for t in two])), rel=1e-6)

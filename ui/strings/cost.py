@@ -141,6 +141,12 @@ STRINGS = {
               "entropy per item (1.000 is the best any model can do).",
         "zh": "gpt-local 就是 gpt（相同语料、训练配方、大小和种子），但使用宽度为 {w} 的滑动窗口注意力：每个词元只看到自己和前面 {w1} 个词元，"
               "三层最多能传递到 {reach} 个词元之前。留出集质量，此刻在 {n} 条留出样本上计算：每条样本的 −log p 与语料每条样本的精确熵之比（1.000 是任何模型能达到的最好值）。"},
+    "cost_local_split": {
+        "en": "Where the window costs: gpt-local's −log p is {one:+.3f} nats per item against gpt's on the {n_one} "
+              "one-sentence items, and {two:+.3f} on the {n_two} two-sentence stories, whose pronoun (It, 它) refers "
+              "to a noun further back than one layer's window reaches.",
+        "zh": "窗口的代价在哪里：在 {n_one} 条单句样本上，gpt-local 的 −log p 比 gpt 每条多 {one:+.3f} nats；在 {n_two} 条两句的小故事上多 "
+              "{two:+.3f}，这些故事里的代词（It、它）指向的名词比一层的窗口能看到的更远。"},
     "cost_col_model": {"en": "model", "zh": "模型"},
     "cost_col_nll": {"en": "−log p per item (nats)", "zh": "每条 −log p（nats）"},
     "cost_col_entropy": {"en": "exact entropy per item", "zh": "每条精确熵"},
