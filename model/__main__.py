@@ -107,7 +107,8 @@ def cmd_info(a):
         size = f"{w.stat().st_size / 1e6:.1f} MB" if w.exists() else "not trained"
         stacks = "encoder + decoder" if config.arch == "transformer" else "decoder"
         print(f"{name:10} {stacks:17} layers={config.num_layers} heads={config.num_heads} "
-              f"d_model={config.d_model} positional={config.positional} weights={size}")
+              f"d_model={config.d_model} positional={config.positional}"
+              + (f" window={config.window}" if config.window else "") + f" weights={size}")
 
 
 def cmd_translate(a):
