@@ -11,7 +11,7 @@ from model import experiments as ex
 from ui import cache, state
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, page_header, present_figure
 from ui.rows import pill_labels, row_labels, rows_caption, written
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
@@ -24,6 +24,7 @@ from viz.model_view import model_view
 INDUCTION_PERIOD = 10
 HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
 MODEL_VIEW_TILE = 64
+TABS = ("head", "model", "lines", "agg", "export")
 
 try:  # optional: Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)
     import vl_convert
@@ -96,6 +97,7 @@ state.url_param("layer", None, lambda raw: int(raw) - 1, key="att_layer")
 state.url_param("head", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="att_head")
 state.url_param("q", 1, int, key="att_q")
 state.url_param("words", False, state.flag, key="att_words")
+state.url_param("tab", "head", state.choice(TABS), key="att_tab_id")
 temperature = state.url_param("temp", 1.0, state.number(0.05, 20.0), key="att_temp")
 
 page_header("page_attention", "att_intro")
@@ -122,14 +124,20 @@ if st.session_state.get("att_layer") is None:
 state.fit("att_layer", range(n_layers), layer_label)
 state.fit("att_head", ["mean", *range(n_heads)], head_label)
 
+# on a projector the controls go without their labels (the options say what they are) and the
+# explanation, so that the first screen at 1280 x 800 reaches the chart
+shown = "collapsed" if ctx.presentation else "visible"
 kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="att_kind",
-                horizontal=True, disabled=len(kinds) == 1)
-st.caption(t(f"att_explain_{kind}"))
+                horizontal=True, disabled=len(kinds) == 1, label_visibility=shown)
+if not ctx.presentation:
+    st.caption(t(f"att_explain_{kind}"))
 c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
 with c_layer:
-    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer")
+    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer",
+                         label_visibility=shown)
 with c_head:
-    head = st.selectbox(t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head")
+    head = st.selectbox(t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head",
+                        label_visibility=shown)
 with c_words:
     words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
 
@@ -158,15 +166,19 @@ title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer),
 
 def heatmap(w, key, filename):
     fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
-    st.plotly_chart(fig, config=plotly_config(image_format, filename), key=key)
+    st.plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
     return fig
 
 
 # on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
 # and one table, not five tabs' charts (tab.open says which one the reader is looking at)
+# the open tab is in the link ("tab"), by a name that does not change with the language
+tab_labels = [t(f"att_tab_{name}") for name in TABS]
+st.session_state["att_tab"] = tab_labels[TABS.index(st.session_state.get("att_tab_id", "head"))]
 tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
-    [t("att_tab_head"), t("att_tab_model"), t("att_tab_lines"), t("att_tab_agg"), t("att_tab_export")],
-    key="att_tab", on_change="rerun")
+    tab_labels, key="att_tab", on_change=lambda: st.session_state.update(
+        att_tab_id=TABS[tab_labels.index(st.session_state["att_tab"])] if st.session_state["att_tab"] in tab_labels
+        else "head"))
 lines = None
 line_labels = (("head", t("att_head")), ("query", t("axis_query_writes" if writes else "axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
 
@@ -273,6 +285,7 @@ with tab_export:
         if vl_convert is None:
             st.caption(t("att_no_svg"))
 
+state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
 state.set_url(kind=kind if len(kinds) > 1 else None, layer=layer + 1,
               head="mean" if head == "mean" else head + 1, q=q, words=True if words else None,
               temp=None if temperature == 1.0 else temperature)

@@ -41,12 +41,14 @@ if tr is not None:
 
 st.subheader(t("home_next"))
 cols = st.columns(3)
-for i, (page, key) in enumerate([("pages/attention.py", "home_link_attention"),
-                                 ("pages/temperature.py", "home_link_temperature"),
-                                 ("pages/positional.py", "home_link_positional"),
-                                 ("pages/generation.py", "home_link_generation"),
-                                 ("pages/steps.py", "home_link_steps"),
-                                 ("pages/architecture.py", "home_link_architecture")]):
+# (page, label, the link's parameters: the section a link names opens at that section)
+for i, (page, key, params) in enumerate([("pages/attention.py", "home_link_attention", None),
+                                         ("pages/temperature.py", "home_link_temperature", None),
+                                         ("pages/positional.py", "home_link_positional", {"sec": "order"}),
+                                         ("pages/generation.py", "home_link_generation", None),
+                                         ("pages/steps.py", "home_link_steps", None),
+                                         ("pages/architecture.py", "home_link_architecture", None),
+                                         ("pages/lessons.py", "home_link_lessons", None)]):
     with cols[i % 3]:
-        st.page_link(page, label=t(key))
+        st.page_link(page, label=t(key), query_params=params)
 copy_link()

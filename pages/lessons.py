@@ -67,7 +67,9 @@ def show_reveal(step, item, n: int) -> None:
         st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_bars_{step.id}_{n}")
 
 
+@st.fragment(run_every=2)
 def show_class_answers(step) -> None:
+    """The teacher's view of how the room answered this step, refreshed every 2 s."""
     counts = classroom.answer_counts(step.id)
     if counts is None:
         return
@@ -75,7 +77,7 @@ def show_class_answers(step) -> None:
     values = [counts.get(i, 0) for i in range(len(step.options))]
     st.markdown("**" + t("lesson_class_answers", n=total) + "**")
     fig = bars([option_label(step, i) for i in range(len(step.options))], values, value_format="d",
-               highlight=step.answer if st.session_state.get("_les_reveal_class") else None, height=260)
+               highlight=step.answer if lessons.answers(lesson).get(index) is not None else None, height=260)
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_class_{step.id}")
 
 

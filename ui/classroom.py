@@ -164,7 +164,7 @@ def _follow(pages) -> None:
         else:
             st.markdown(t("room_detached", code=format_code(room.code)))
             st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
-    if following() and room.version != st.session_state.get("_room_version") and room.state.get("page"):
+    if following() and room.version != st.session_state.get("_room_version") and "page" in room.state:
         _apply(room, pages)
 
 
@@ -193,7 +193,7 @@ def publish(page) -> None:
     link = getattr(state, "link_params", None)      # the keys this run's page knows, when ui/state has it
     params = link() if link else st.query_params.to_dict()
     params = {k: v for k, v in params.items() if k not in PRIVATE_PARAMS}
-    view = {"page": page.url_path, "params": params}
+    view = {"page": page.url_path, "params": params}      # url_path "" is the home page
     if st.session_state.get("_room_published") == view:
         return
     try:

@@ -74,7 +74,8 @@ def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=
                  height=None, config=None, writes: bool = False, **plotly_kwargs):
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, mask=mask, title=title, zmax=zmax,
                             labels=heatmap_labels(writes), height=height)
-    return st.plotly_chart(fig, config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
+    from .layout import present_figure   # bigger labels on a projector
+    return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
 
 
 def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None = None,

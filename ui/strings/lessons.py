@@ -1,6 +1,8 @@
 """Lessons (predict, then see the model's numbers) and classrooms (rooms, following the teacher)."""
 STRINGS = {
     "page_lessons": {"en": "Lessons", "zh": "课堂练习"},
+    "home_link_lessons": {"en": "🎓 Lessons: predict, then see the model's numbers",
+                          "zh": "🎓 课堂练习：先预测，再看模型的数值"},
     "lessons_intro": {"en": "Predict first, then see what the trained model really does. Every answer below is "
                             "computed from the model's own numbers.",
                       "zh": "先预测，再看训练好的模型实际怎么做。下面每道题的答案都由模型自己的数值算出。"},
@@ -245,4 +247,9 @@ STRINGS.update({
     "room_detach": {"en": "Explore on my own", "zh": "自己探索"},
     "room_attach": {"en": "Follow the teacher again", "zh": "重新跟随老师"},
     "room_ended": {"en": "The room has ended.", "zh": "课堂已结束。"},
+})
+
+# -- presentation mode: the texts speak of what is on screen (the sidebar is hidden) -------------------
+STRINGS.update({
+    "present_sentence": {"en": "Sentence: **{text}** · model: {model}", "zh": "句子：**{text}** · 模型：{model}"},
 })
