@@ -21,12 +21,6 @@ STRINGS = {
     "steps_keys_help": {"en": "Keyboard: ← previous step, → next step.",
                         "zh": "键盘：← 上一步，→ 下一步。"},
     "steps_running": {"en": "Running the model on your sentence…", "zh": "正在用模型处理你的句子……"},
-    "steps_out_of_range": {
-        "en": "The link asks for {what} {value}, but there are only {hi}; showing {shown} instead.",
-        "zh": "链接中的{what} {value} 超出范围（只有 {hi} 个），已改为显示第 {shown} 个。"},
-    "steps_kind_unavailable": {
-        "en": "This model has no {kind}; showing its {shown}.",
-        "zh": "该模型没有{kind}，改为显示它的{shown}。"},
     "steps_where": {
         "en": "{model} · {kind} · layer {layer} of {layers} · head {head} of {heads} · "
               "d_model = {d_model}, d_k = d_model / h = {d_k} · {T} queries, {S} keys",

@@ -117,6 +117,4 @@ STRINGS = {
                           "zh": "蓝色：保留，数值为截断并重新归一化后的概率。灰色：被截掉，显示截断前的概率。"},
     "temp_snapped": {"en": "The link's temperature {value} is not on the slider; showing the nearest, {shown}.",
                      "zh": "链接中的温度 {value} 不在滑块刻度上，已改为最接近的 {shown}。"},
-    "temp_not_available": {"en": "{item} does not exist in this model; showing {shown}.",
-                           "zh": "该模型没有{item}，已改为{shown}。"},
 }
