@@ -124,3 +124,19 @@ def test_compare_models_and_positions():
     z = chart(at, "cmp_heat_b")["data"][0]["z"]
     rows = [r for r in z] if isinstance(z, list) else array(z)
     np.testing.assert_allclose(np.array(rows[-1], dtype=float), b[-1], atol=1e-5)
+
+
+def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
+    snaps = getattr(model, "snapshots_of", lambda name: [])
+    has_start = any(s["step"] == 0 for s in snaps("translator"))
+    at = apptest.open_page("pages/compare.py", "translator", TIMEOUT, text=TR_TEXT, cmp="trained", ckind="cross",
+                           clayer="2", chead="2")
+    options = at.get("button_group")[0].proto.options if at.get("button_group") else []
+    if not has_start:            # no snapshot: the option is hidden and the link falls back to two sentences
+        assert all("untrained" not in o.content for o in options)
+        return
+    b = model.load("translator@0", device="cpu").trace(TR_TEXT).attention["cross"].weights[1, 1]
+    z = chart(at, "cmp_heat_b")["data"][0]["z"]
+    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
+    np.testing.assert_allclose(got.reshape(b.shape), b, atol=1e-5)
+    assert md("untrained (step 0)") in markdown(at)
