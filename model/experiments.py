@@ -107,6 +107,20 @@ def sampling_view(logits: np.ndarray, temperature: float, top_k: int | None, top
     return final, kept, before
 
 
+def entropy_view(scores: np.ndarray, temps, q: int, temperature: float) -> dict:
+    """What the temperature page shows of one head's (queries, keys) scores: the entropy curve of
+    row q ("row") and of the mean over rows ("mean") at temps, the keys row q may see ("n_q") and
+    its limit ln n_q, the rows' mean limit, the entropy of row q at T = 1 ("h1") and at
+    ``temperature`` ("hT"), and a top for the entropy axis."""
+    curves = entropy_curve(scores, temps)                                   # (temps, Q)
+    allowed = np.isfinite(scores).sum(-1)                                   # keys each row may see
+    n_q = int(allowed[q])
+    return {"row": curves[:, q], "mean": curves.mean(axis=1), "n_q": n_q, "limit": math.log(max(n_q, 1)),
+            "mean_limit": float(np.log(allowed).mean()), "top": max(math.log(max(int(allowed.max()), 1)), 1e-9) * 1.1,
+            "h1": float(curves[int(np.argmin(np.abs(np.log(temps)))), q]),
+            "hT": float(entropy_curve(scores[q:q + 1], [temperature])[0, 0])}
+
+
 def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
     """(vocab,) logits for the token after <s> + text, at the given attention settings."""
     _, ids, _ = runner.prompt_ids(text)

@@ -192,32 +192,17 @@ st.subheader(t("temp_entropy_title"))
 st.markdown(t("temp_entropy_help"))
 s = scores(ctx.model, ctx.device, base.input_text)[kind][layer, head]          # (Q, K)
 if s.shape == w1.shape:
-    curves = ex.entropy_curve(s, CURVE_TEMPS)                                 # (temps, Q)
-    allowed = np.isfinite(s).sum(-1)                                          # keys each row may see
-    n_q = int(allowed[q])
+    ev = ex.entropy_view(s, CURVE_TEMPS, q, T)
     fig = entropy_vs_temperature(
-        CURVE_TEMPS, np.stack([curves[:, q], curves.mean(axis=1)]), n_q,
+        CURVE_TEMPS, [ev["row"], ev["mean"]], ev["n_q"],
         names=[t("temp_curve_row", token=q_tokens[q]), t("temp_curve_mean")],
         labels={"temperature": t("temp_axis_t"), "entropy": t("temp_axis_entropy"),
-                "uniform": t("temp_uniform")})
-    mean_limit = float(np.log(allowed).mean())
-    if abs(mean_limit - math.log(max(n_q, 1))) > 1e-9:
-        fig.add_hline(y=mean_limit, line=dict(dash="dot", color="#888888"),
-                      annotation_text=t("temp_uniform_mean", value=mean_limit), annotation_position="top left")
-    top = max(math.log(max(int(allowed.max()), 1)), 1e-9) * 1.1
-    # on a log axis a shape takes T itself but an annotation takes log10(T)
-    fig.add_vline(x=T, line=dict(color="#e6550d", width=2))
-    fig.add_annotation(x=math.log10(T), y=1, yref="paper", text=t("temp_now"), showarrow=False,
-                       yanchor="bottom", font=dict(color="#e6550d"))
-    fig.update_xaxes(type="log", range=[math.log10(T_MIN), math.log10(T_MAX)], tickmode="array",
-                     tickvals=AXIS_TEMPS, ticktext=[f"{v:g}" for v in AXIS_TEMPS])
-    fig.update_yaxes(range=[0, top])
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02))
+                "uniform": t("temp_uniform"), "uniform_mean": t("temp_uniform_mean"), "now": t("temp_now")},
+        mean_limit=ev["mean_limit"] if abs(ev["mean_limit"] - ev["limit"]) > 1e-9 else None,
+        now=T, log_ticks=AXIS_TEMPS, y_top=ev["top"])
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_entropy")
-    i1 = int(np.argmin(np.abs(np.log(CURVE_TEMPS))))
-    hT = float(ex.entropy_curve(s[q:q + 1], [T])[0, 0])
-    st.caption(t("temp_entropy_values", token=md(q_tokens[q]), h1=float(curves[i1, q]), ht=hT, t=f"{T:g}",
-                 n=n_q, limit=math.log(max(n_q, 1))))
+    st.caption(t("temp_entropy_values", token=md(q_tokens[q]), h1=ev["h1"], ht=ev["hT"], t=f"{T:g}",
+                 n=ev["n_q"], limit=ev["limit"]))
 
 # -- what it does to the output --------------------------------------------------------------------
 st.subheader(t("temp_output_title"))

@@ -192,3 +192,20 @@ def test_masks_sampling_and_dot_products_the_pages_show():
     np.testing.assert_allclose(final, np.where(kept, want, 0) / want[:2].sum(), rtol=1e-5)
     pe = ex.pe_table(16, 10)
     np.testing.assert_allclose(ex.dot_products(pe), np.einsum("pd,qd->pq", pe.astype(np.float64), pe), atol=1e-12)
+
+
+def test_entropy_view_against_numpy():
+    """The numbers beside the temperature page's entropy chart, from a causal score matrix."""
+    s = np.random.default_rng(1).normal(size=(4, 4))
+    s[np.triu_indices(4, 1)] = -np.inf
+    temps = ex.log_temperatures(0.05, 20.0, 41)
+    ev = ex.entropy_view(s, temps, 2, 3.0)
+
+    def h(row, T):
+        p = np.exp(row[np.isfinite(row)] / T)
+        p /= p.sum()
+        return float(-(p * np.log(p)).sum())
+    assert ev["n_q"] == 3 and np.isclose(ev["limit"], np.log(3))
+    assert np.isclose(ev["mean_limit"], np.mean(np.log([1, 2, 3, 4])))
+    assert np.isclose(ev["h1"], h(s[2], 1.0)) and np.isclose(ev["hT"], h(s[2], 3.0))
+    np.testing.assert_allclose(ev["row"], [h(s[2], T) for T in temps], atol=1e-9)

@@ -10,16 +10,21 @@ from viz.colors import COLORSCALE, MASKED
 from viz.heatmap import esc
 
 DEFAULT_LABELS = {"temperature": "Temperature", "entropy": "Entropy (nats)",
-                  "uniform": "uniform: ln {n} = {value:.3f}", "token": "Token",
+                  "uniform": "uniform: ln {n} = {value:.3f}", "uniform_mean": "uniform, mean over rows: {value:.3f}",
+                  "now": "T now", "token": "Token",
                   "probability": "Probability"}
 BAR_COLOUR = COLORSCALE[-3][1]
 
 
 def entropy_vs_temperature(temps, entropies, n_keys: int, labels: dict | None = None,
-                           names=None) -> go.Figure:
+                           names=None, mean_limit: float | None = None, now: float | None = None,
+                           log_ticks=None, y_top: float | None = None) -> go.Figure:
     """Entropy of attention rows against temperature, with ln(n_keys), the uniform limit, marked.
 
-    ``entropies`` is one curve (T,) or several (S, T) with ``names`` for the legend.
+    ``entropies`` is one curve (T,) or several (S, T) with ``names`` for the legend (above the
+    chart). Options: ``mean_limit`` a dotted line (the rows' mean uniform limit), ``now`` a line
+    at the chosen temperature, ``log_ticks`` a log temperature axis over temps with these ticks,
+    ``y_top`` the top of the entropy axis.
     """
     labels = {**DEFAULT_LABELS, **(labels or {})}
     temps = np.asarray(temps, dtype=np.float64)
@@ -37,8 +42,22 @@ def entropy_vs_temperature(temps, entropies, n_keys: int, labels: dict | None = 
                   annotation_text=esc(labels["uniform"].format(n=n_keys, value=limit)),
                   annotation_position="bottom right")
     fig.update_layout(xaxis_title=esc(labels["temperature"]), yaxis_title=esc(labels["entropy"]),
-                      yaxis_range=[0, limit * 1.08 + 1e-9], height=360,
+                      yaxis_range=[0, limit * 1.08 + 1e-9 if y_top is None else y_top], height=360,
                       margin=dict(l=10, r=10, t=20, b=10))
+    if mean_limit is not None:
+        fig.add_hline(y=mean_limit, line=dict(dash="dot", color="#888888"),
+                      annotation_text=esc(labels["uniform_mean"].format(value=mean_limit)),
+                      annotation_position="top left")
+    if log_ticks is not None:
+        fig.update_xaxes(type="log", range=[math.log10(temps.min()), math.log10(temps.max())], tickmode="array",
+                         tickvals=list(log_ticks), ticktext=[f"{v:g}" for v in log_ticks])
+    if now is not None:
+        # on a log axis a shape takes T itself but an annotation takes log10(T)
+        fig.add_vline(x=now, line=dict(color="#e6550d", width=2))
+        fig.add_annotation(x=math.log10(now) if log_ticks is not None else now, y=1, yref="paper",
+                           text=esc(labels["now"]), showarrow=False, yanchor="bottom", font=dict(color="#e6550d"))
+    if any(names):
+        fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02))
     return fig
 
 
