@@ -28,6 +28,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.views import WATCH  # noqa: E402  (a MutationObserver: did a rerun start?)
 from tests.browser.helpers import (  # noqa: E402
     SCREENSHOTS,
     VIEWPORT,
@@ -38,20 +39,10 @@ from tests.browser.helpers import (  # noqa: E402
     launch,
     settle,
 )
+from tests.browser.test_pages import SCROLL_TO_MODEL_VIEW, TILE_XY  # noqa: E402
 
 SENTENCE = "The little girl saw three red apples on the table in the kitchen"   # 15 tokens (translator)
 TARGET_S = 0.3
-
-WATCH = """() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  window.__sawRun = false;
-  if (!window.__watching) {
-    window.__watching = true;
-    new MutationObserver(() => {
-      if (app.getAttribute('data-test-script-state') === 'running') window.__sawRun = true;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-  }
-}"""
 
 DONE = """() => {
   if (!window.__sawRun) return false;
@@ -63,19 +54,6 @@ DONE = """() => {
   return !Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).filter(visible)
       .some(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout));
 }"""
-
-TILE_XY = """([layer, head]) => {
-    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
-    if (!gd) return null;
-    gd.scrollIntoView({block: 'center'});
-    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
-    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
-    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
-    const r = gd.getBoundingClientRect();
-    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i])};
-}"""
-
 
 def timed(page, action, timeout=60) -> float:
     page.evaluate(WATCH)
@@ -143,6 +121,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
             log("  tab switch: " + ", ".join(f"{s:.2f}" for s in out) + " s")
 
             def tile(i):
+                page.evaluate(SCROLL_TO_MODEL_VIEW)
                 xy = page.evaluate(TILE_XY, [i % 2, (i + 1) % 4])
                 page.mouse.click(xy["x"], xy["y"])
             measure("tile click", tile)
