@@ -4,6 +4,7 @@ at that step for the sidebar's sentence, and the output there; role scores per s
 with the step where a head forms named from the numbers."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import time
@@ -23,7 +24,7 @@ from ui.widgets import PLOTLY_CONFIG, heatmap_labels
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 from viz.table import to_csv
-from viz.timeline import FORMED, formed_heads, largest_rise, metric_curves, role_lines
+from viz.timeline import FORMED, formed_heads, largest_rise
 
 PLAY_SECONDS = 1.0
 KIND_ROLES = {"encoder": ("previous", "first"), "decoder": ("previous", "first", "induction", "pronoun"),
@@ -87,13 +88,6 @@ metrics = snaps[index]["metrics"]
 translator = "exact_match_en-zh" in snaps[-1]["metrics"]
 
 # -- the losses (and exact match) with a marker at the chosen step ------------------------------
-step_labels = {"step": t("tl_step")}
-
-
-def series(key):
-    return [s["metrics"].get(key) for s in snaps]
-
-
 def fmt(v) -> str:
     return "—" if v is None else f"{v:.3f}"
 
@@ -116,18 +110,19 @@ def at_step_text(tr) -> None:
 # the sidebar's sentence at this step (None after a message saying why not)
 tr = dataclasses.replace(ctx, model=f"{base}@{step}").trace()
 
+
+
+def show(fig, key: str) -> None:
+    """A chart; a shared cached figure is copied before presentation mode enlarges it."""
+    st.plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
+
+
 left, right = st.columns(2, gap="large")
 with left:
-    fig = metric_curves(steps, {t("tl_train_loss"): series("train_loss"), t("tl_heldout_loss"): series("heldout_loss")},
-                        chosen=index, labels=step_labels, y_title=t("tl_losses"), height=280)
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_loss")
+    show(tl.metric_figure(base, "loss", index, ctx.lang), "tl_loss")
 with right:
     if translator:
-        fig = metric_curves(steps, {t("tl_em_en_zh"): series("exact_match_en-zh"),
-                                    t("tl_em_zh_en"): series("exact_match_zh-en")},
-                            chosen=index, labels=step_labels, y_title=t("tl_exact_match"), height=280)
-        fig.update_yaxes(range=[-0.02, 1.02])
-        st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_em")
+        show(tl.metric_figure(base, "em", index, ctx.lang), "tl_em")
     else:
         at_step_text(tr)
 if translator:
@@ -219,9 +214,7 @@ else:
     rise_here = None if here else largest_rise(steps, {(kind, role): curves[(kind, role)]})
     st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
                 + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else ""))
-    fig = role_lines(steps, curves[(kind, role)], selected=(layer, head), chosen=index,
-                     labels={**step_labels, "head": t("tl_head_line")}, y_title=t("tl_score"))
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_role_lines")
+    show(tl.role_figure(base, ctx.device, kind, role, layer, head, index, ctx.lang), "tl_role_lines")
 
 if formed:
     with st.expander(t("tl_formed_table", n=len(formed))):

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import re
 
+import apptest
 import numpy as np
 import pytest
+from apptest import array, notices
 from streamlit.testing.v1 import AppTest
 
-import apptest
 import model
-from apptest import array, notices
 from model import registry
 from model import timeline as probes
 from ui.context import DEFAULT_TEXT

@@ -75,3 +75,37 @@ def snapshot_label(name: str, label_of) -> str:
     from .i18n import t
     base, step = registry.split_snapshot(name)
     return t("model_untrained" if step == 0 else "model_snapshot", model=label_of(base), step=f"{step:,}")
+
+
+# -- the charts that only the marker changes: built once per (model, step, language), shared ----------
+# A plotly figure costs 0.1-0.2 s to build; the slider redraws them on every move. The figures are
+# shared between sessions: callers must not change them (copy first, as the page does for a projector).
+METRICS = {"loss": ((("train_loss", "tl_train_loss"), ("heldout_loss", "tl_heldout_loss")), "tl_losses"),
+           "em": ((("exact_match_en-zh", "tl_em_en_zh"), ("exact_match_zh-en", "tl_em_zh_en")), "tl_exact_match")}
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def metric_figure(name: str, which: str, index: int, lang: str):
+    """The run's losses ("loss") or exact match ("em") with the marker at snapshot `index`."""
+    from viz.timeline import metric_curves
+
+    from .i18n import t
+    snaps = snapshots(name)
+    lines, title = METRICS[which]
+    fig = metric_curves([s["step"] for s in snaps], {t(label): [s["metrics"].get(key) for s in snaps]
+                                                     for key, label in lines},
+                        chosen=index, labels={"step": t("tl_step")}, y_title=t(title), height=280)
+    if which == "em":
+        fig.update_yaxes(range=[-0.02, 1.02])
+    return fig
+
+
+@st.cache_resource(show_spinner=False, max_entries=512)
+def role_figure(name: str, device: str, kind: str, role: str, layer: int, head: int, index: int, lang: str):
+    """Every head's score for one role at every snapshot, (layer, head) drawn on top, marker at `index`."""
+    from viz.timeline import role_lines
+
+    from .i18n import t
+    steps = [s["step"] for s in snapshots(name)]
+    return role_lines(steps, role_curves(name, steps, device)[(kind, role)], selected=(layer, head), chosen=index,
+                      labels={"step": t("tl_step"), "head": t("tl_head_line")}, y_title=t("tl_score"))
