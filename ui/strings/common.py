@@ -48,18 +48,18 @@ STRINGS.update({
     "page_architecture": {"en": "Architectures", "zh": "架构对比"},
 })
 STRINGS.update({
-    "axis_key": {"en": "Key (looked at)", "zh": "键 Key（被关注）"},
-    "axis_query": {"en": "Query (looking)", "zh": "查询 Query（发出关注）"},
+    "axis_key": {"en": "Key (looked at)", "zh": "键 K（被关注）"},
+    "axis_query": {"en": "Query (looking)", "zh": "查询 Q（发出关注）"},
     "weight": {"en": "Weight", "zh": "权重"},
     "masked": {"en": "masked (cannot look here)", "zh": "被掩码（不能看这里）"},
     "query_token": {"en": "Query token", "zh": "查询词元"},
     "table_caption": {"en": "When the model processes **{token}**, its attention weights are:",
                       "zh": "当模型处理 **{token}** 时，注意力权重如下："},
     "col_position": {"en": "Position", "zh": "位置"},
-    "col_token": {"en": "Token", "zh": "词元 Token"},
+    "col_token": {"en": "Token", "zh": "词元"},
     "col_weight": {"en": "Attention weight", "zh": "注意力权重"},
     "col_masked": {"en": "Masked", "zh": "被掩码"},
-    "download_csv": {"en": "Table as CSV", "zh": "下载表格 CSV"},
+    "download_csv": {"en": "Table as CSV", "zh": "下载表格（CSV）"},
 })
 STRINGS.update({
     "home_intro": {"en": "Type a sentence in the sidebar and see, for every token, which other tokens it reads from — in small Transformers trained by this project.",
@@ -67,9 +67,9 @@ STRINGS.update({
     "home_meaning": {"en": "- An **attention weight** says how much of each token's value a position mixes into its own: *where this token reads from*.\n"
                            "- Each row sums to 1: attention is a distribution over the tokens the row may see.\n"
                            "- It shows where information flows, not *why* the model decided: a high weight is not an explanation.",
-                     "zh": "- **注意力权重**表示某个位置从每个词元的值（Value）中取用多少：*这个词元从哪里读取信息*。\n"
-                           "- 每一行之和为 1：注意力是该行能看到的词元上的一个分布。\n"
-                           "- 它展示信息从哪里流过来，而不是模型*为什么*这样决定：权重高不等于解释。"},
+                     "zh": "- **注意力权重**表示某个位置从每个词元的值（V）中取用多少：*这个词元从哪里读取信息*。\n"
+                           "- 每一行之和为 1：注意力是该行可见词元上的一个概率分布。\n"
+                           "- 它展示信息从哪里流过来，而不是模型*为什么*这样决定：权重高并不是解释。"},
     "home_translation": {"en": "Translation: `{text}`", "zh": "译文：`{text}`"},
     "home_heatmap_title": {"en": "{kind}, layer {layer}, mean of heads", "zh": "{kind}，第 {layer} 层，各头平均"},
     "kind_encoder": {"en": "Encoder self-attention", "zh": "编码器自注意力"},
@@ -90,7 +90,7 @@ STRINGS.update({
 })
 STRINGS.update({
     "url_clamped": {"en": "The link's value {value} for “{name}” is outside {lo} … {hi}; showing {shown}.",
-                    "zh": "链接中“{name}”的值 {value} 超出 {lo} … {hi}，已改为 {shown}。"},
+                    "zh": "链接中“{name}”的值 {value} 超出范围 {lo} … {hi}，现显示 {shown}。"},
     "link_fitted": {"en": "The link asks for {asked}, which this model or sentence does not have; showing {shown}.",
                     "zh": "链接要求的{asked}在该模型或句子中不存在，已改为显示{shown}。"},
 })
@@ -110,9 +110,9 @@ STRINGS.update({
     "notice_cut_tokens": {"en": "the text was cut to its first {n} tokens (this model reads at most {max})",
                           "zh": "文本已截取为前 {n} 个词元（该模型最多读取 {max} 个）"},
     "notice_unseen_words": {"en": "the models never saw these words in training: {words}",
-                            "zh": "模型在训练中从未见过这些词元：{words}"},
+                            "zh": "模型在训练中从未见过这些词：{words}"},
     "notice_stopped_max": {"en": "stopped at this model's maximum length of {n} tokens",
-                           "zh": "已达到该模型的最大长度 {n} 个词元，生成停止"},
+                           "zh": "已达到该模型的最大长度（{n} 个词元），生成停止"},
     "notice_oom_cpu": {"en": "{device} ran out of memory; this run used the CPU",
                        "zh": "{device} 内存不足；本次改用 CPU 运行"},
 })

@@ -25,6 +25,6 @@ STRINGS = {
     "error_edit": {"en": "That edit of an attention row cannot be applied: the row must exist and its weights must "
                          "be non-negative, one per key, summing to more than 0, with none on a masked key.",
                    "zh": "无法应用对这一行注意力的修改：该行必须存在，权重须非负、每个键一个、总和大于 0，"
-                         "且不能落在被掩码遮住的键上。"},
-    "error_model": {"en": "This model cannot do that.", "zh": "该模型不能完成这一操作。"},
+                         "且不能落在被掩码的键上。"},
+    "error_model": {"en": "This model cannot do that.", "zh": "该模型不支持这一操作。"},
 }

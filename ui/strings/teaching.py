@@ -23,7 +23,7 @@ STRINGS.update({
               "它看的位置在这里没有多少意义。"},
     "grammar_what_translation": {"en": "translation", "zh": "译文"},
     "grammar_what_continuation": {"en": "continuation", "zh": "续写"},
-    "grammar_known_like": {"en": "Words it knows that look like yours:", "zh": "它认识的相近的词："},
+    "grammar_known_like": {"en": "Words it knows that look like yours:", "zh": "它认识的、与你的词相近的词："},
     "grammar_near": {"en": "{word} → {known}", "zh": "{word} → {known}"},
     "grammar_try": {"en": "Try a sentence it learned:", "zh": "试试它学过的句子："},
 })
@@ -35,7 +35,7 @@ STRINGS.update({
               "注意力温度只改变它看的位置（见上方）。"},
     "temp_sampling_gpt_note_encoder": {
         "en": "An encoder does not write text: this panel uses the project's GPT, with the sentence as its prompt.",
-        "zh": "编码器不生成文本：本面板使用本项目的 GPT，以句子作为提示。"},
+        "zh": "编码器不生成文本：本面板使用本项目的 GPT，以这个句子作为提示词。"},
 })
 STRINGS.update({
     "home_intro_hf": {
