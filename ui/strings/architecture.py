@@ -5,7 +5,7 @@ STRINGS = {
               "In each grid a row is a query (the token looking) and a column a key (the token looked at): "
               "blue, it may look; hatched grey, it is masked.",
         "zh": "用 Transformer 搭建模型的三种方式，以及它们各自加在你的句子上的掩码。"
-              "每个方格中，行是查询（发出关注的词元），列是键（被关注的词元）：蓝色表示可以看，灰色斜线表示被掩码。"},
+              "每张网格图中，行是查询（发出关注的词元），列是键（被关注的词元）：蓝色表示可以看，灰色斜线表示被掩码。"},
     "arch_first_n": {"en": "The masks show the first {n} of the sentence's {total} tokens.",
                      "zh": "掩码只画出句子 {total} 个词元中的前 {n} 个。"},
     "arch_may_look": {"en": "may look", "zh": "可以看"},
@@ -52,7 +52,7 @@ STRINGS = {
               "- **Here:** the *translator* (English ↔ Chinese).",
         "zh": "- **注意力：** 三种：编码器对输入的双向自注意力；解码器对已生成内容的掩码自注意力；"
               "以及交叉注意力——查询来自解码器，键和值来自编码器。\n"
-              "- **训练任务：** 把一段文本变成另一段：原始论文中是翻译，T5 把所有任务都统一为 “Text-to-Text”。\n"
+              "- **训练任务：** 把一段文本变成另一段：原始论文中是翻译，T5 把所有任务都统一为“文本到文本”。\n"
               "- **本项目中：** *翻译模型*（英文 ↔ 中文）。"},
     "arch_t5_placeholder": {
         "en": "The translator could not run here, so the decoder's tokens are placeholders (y1, y2, …); "
@@ -89,7 +89,7 @@ STRINGS = {
     "arch_modern_gpt4": {"en": "Very large scale, RLHF fine-tuning", "zh": "超大规模，RLHF 微调"},
     "arch_modern_llama": {"en": "Open, efficient", "zh": "开源，高效"},
     "arch_modern_chatglm": {"en": "Optimised for Chinese, alignment fine-tuning", "zh": "中文优化，对齐微调"},
-    "arch_modern_mistral": {"en": "Sparse MoE, efficient", "zh": "稀疏混合专家（Sparse MoE），高效"},
+    "arch_modern_mistral": {"en": "Sparse MoE, efficient", "zh": "稀疏混合专家（MoE），高效"},
     "arch_modern_claude": {"en": "Constitutional AI", "zh": "宪法式 AI（Constitutional AI）"},
     "arch_modern_note": {
         "en": "The tutorial's table: today's large chat models are decoders, GPT's shape. Footnotes: "
@@ -97,7 +97,7 @@ STRINGS = {
               "first ChatGLM, built on GLM, let the prompt's tokens see each other both ways (a “prefix” "
               "mask) before writing the answer left to right; GPT-4's and Claude's architectures are "
               "not published in detail, and “decoder” is how they are commonly described.",
-        "zh": "教程中的表格：如今的大型对话模型都是解码器，与 GPT 同形。补充说明：“Sparse MoE” 指的是 Mistral AI 的 "
+        "zh": "教程中的表格：如今的大型对话模型都是解码器，结构与 GPT 相同。补充说明：“稀疏混合专家”指的是 Mistral AI 的 "
               "Mixtral 系列（Mistral 7B 本身是稠密解码器）；第一代 ChatGLM 基于 GLM，提示部分的词元彼此双向可见"
-              "（“前缀”掩码），再从左到右生成回答；GPT-4 与 Claude 的架构细节并未公开，“解码器”是通常的说法。"},
+              "（“前缀”掩码），再从左到右生成回答；GPT-4 与 Claude 的架构细节并未公开，通常把它们描述为解码器。"},
 }

@@ -3,7 +3,7 @@ STRINGS = {
     "att_intro": {"en": "Every layer and every head of the model, for the sentence in the sidebar. "
                         "Pick the attention kind, a layer and a head (or the mean of the heads), "
                         "then a query token to read its row as a table.",
-                  "zh": "侧边栏中的句子在模型每一层、每一个注意力头上的注意力。"
+                  "zh": "查看侧边栏中的句子在模型每一层、每一个注意力头上的注意力。"
                         "选择注意力类型、层和头（或各头平均），再选一个查询词元，用表格查看它的那一行。"},
     "att_kind": {"en": "Attention kind", "zh": "注意力类型"},
     "att_explain_encoder": {"en": "Encoder self-attention: every source token may look at every source token, "
@@ -71,7 +71,7 @@ STRINGS = {
                                "忽略前馈层和值向量；对翻译模型的解码器，它不计交叉注意力从编码器带来的信息。"},
     "att_rollout_none": {"en": "Rollout follows information through stacked self-attention layers, so it is "
                                "shown for encoder and decoder self-attention, not for cross-attention.",
-                         "zh": "Rollout 追踪信息在逐层堆叠的自注意力中的流动，因此只适用于编码器和解码器自注意力，不适用于交叉注意力。"},
+                         "zh": "注意力传播追踪信息在逐层堆叠的自注意力中的流动，因此只适用于编码器和解码器自注意力，不适用于交叉注意力。"},
     "att_roles": {"en": "Head roles", "zh": "注意力头的角色"},
     "att_roles_help": {"en": "A score per head, on this sentence's tokens: **previous token** = mean weight on "
                              "the token just before, **current token** = on the token itself, **first token** = "
@@ -112,12 +112,12 @@ STRINGS = {
     "att_image_format_help": {"en": "Heatmaps and the model view are drawn in your browser, which writes the "
                                     "PNG or SVG file itself, without any server.",
                               "zh": "热力图和模型视图由浏览器绘制，PNG 或 SVG 文件也由浏览器直接生成，不经过服务器。"},
-    "att_download_json": {"en": "Whole trace as JSON", "zh": "下载完整注意力数据 JSON"},
+    "att_download_json": {"en": "Whole trace as JSON", "zh": "下载完整注意力数据（JSON）"},
     "att_download_json_help": {"en": "Input and output text, and for every attention kind its tokens and weights "
                                      "(layers × heads × queries × keys).",
                                "zh": "输入和输出文本，以及每种注意力的词元和权重（层 × 头 × 查询 × 键）。"},
-    "att_download_svg": {"en": "Head view as SVG", "zh": "下载头视图 SVG"},
-    "att_download_png": {"en": "Head view as PNG", "zh": "下载头视图 PNG"},
+    "att_download_svg": {"en": "Head view as SVG", "zh": "下载头视图（SVG）"},
+    "att_download_png": {"en": "Head view as PNG", "zh": "下载头视图（PNG）"},
     "att_no_svg": {"en": "Saving the head view as SVG or PNG needs the vl-convert-python package, which is "
                          "not installed on this server.",
                    "zh": "将头视图保存为 SVG 或 PNG 需要 vl-convert-python 包，此服务器未安装。"},

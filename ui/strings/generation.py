@@ -6,12 +6,12 @@ STRINGS = {
               "The drawn token is appended and the model reads again. Press **Step** to watch one token at a time.",
         "zh": "GPT 每次写一个词元：它读取目前为止的全部内容（掩码自注意力：每个词元能看到自己和它之前的词元，看不到之后的），"
               "为词表中的每个词元给出一个概率，再从中抽取一个。抽到的词元被接到后面，模型再读一遍。"
-              "点击 **单步** 逐个观察。"},
+              "点击 **单步**，一次看一个词元。"},
     "gen_translator_note": {
         "en": "This model does not continue a text (the translator translates; an encoder only reads), so this page uses the GPT (learned positions). "
               "Choose another GPT in the sidebar to compare.",
         "zh": "该模型不续写文本（翻译模型只做翻译，编码器只负责读），所以本页使用 GPT（可学习位置编码）。可在侧边栏换用其他 GPT 进行比较。"},
-    "gen_prompt": {"en": "Prompt", "zh": "提示（Prompt）"},
+    "gen_prompt": {"en": "Prompt", "zh": "提示词"},
     "gen_prompt_help": {"en": "Empty: the model starts from <s> alone.", "zh": "留空：模型只从 <s> 开始。"},
     "gen_max_new": {"en": "Max new tokens", "zh": "最多生成词元数"},
     "gen_stemp": {"en": "Sampling temperature", "zh": "采样温度"},
@@ -22,7 +22,7 @@ STRINGS = {
     "gen_topk_help": {"en": "Draw only from the k most likely tokens.", "zh": "只从最可能的 k 个词元中抽取。"},
     "gen_topp": {"en": "Top-p (1 = off)", "zh": "Top-p（1 = 关闭）"},
     "gen_topp_help": {"en": "Draw only from the fewest most likely tokens whose probabilities add up to p.",
-                      "zh": "只从概率之和达到 p 的最少的高概率词元中抽取。"},
+                      "zh": "只从概率最高、概率之和刚好达到 p 的最少几个词元中抽取。"},
     "gen_seed": {"en": "Seed", "zh": "随机种子"},
     "gen_seed_help": {"en": "The same seed and settings always give the same text.",
                       "zh": "相同的种子和设置总是得到相同的文本。"},

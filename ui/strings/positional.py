@@ -6,17 +6,17 @@ STRINGS = {
               "But word order matters (“狗咬人”, the dog bites the man, vs “人咬狗”, the man bites the dog). "
               "A **positional encoding** injects each token's position.",
         "zh": "注意力本身没有顺序的概念：它把每个词元和其他所有词元比较，不管它们在哪里。"
-              "但词序在语言中至关重要（“狗咬人” vs “人咬狗”）。**位置编码**把每个词元的位置信息注入进来。"},
+              "但词序在语言中至关重要（“狗咬人”和“人咬狗”意思完全不同）。**位置编码**把每个词元的位置信息注入进来。"},
     "pos_section": {"en": "Section", "zh": "章节"},
     "pos_sec_sin": {"en": "Sinusoidal", "zh": "正弦编码"},
     "pos_sec_rel": {"en": "Relative positions", "zh": "相对位置"},
     "pos_sec_learned": {"en": "Learned", "zh": "可学习编码"},
     "pos_sec_rope": {"en": "RoPE & ALiBi", "zh": "RoPE 与 ALiBi"},
-    "pos_sec_order": {"en": "狗咬人 vs 人咬狗", "zh": "狗咬人 vs 人咬狗"},
+    "pos_sec_order": {"en": "狗咬人 vs 人咬狗", "zh": "狗咬人 对比 人咬狗"},
     "pos_sec_long": {"en": "Three GPTs, longer texts", "zh": "三个 GPT，更长文本"},
     # sinusoidal
     "pos_formula_intro": {"en": "The original paper's encoding, added to the word embeddings:",
-                          "zh": "论文中使用正弦和余弦函数生成位置编码，并加到词嵌入上："},
+                          "zh": "原论文的位置编码（由正弦和余弦函数生成），加到词嵌入上："},
     "pos_d_model": {"en": "d_model", "zh": "d_model（维度）"},
     "pos_length": {"en": "Positions", "zh": "位置数"},
     "pos_heatmap_title": {"en": "PE table: {n} positions × {d} dimensions", "zh": "位置编码表：{n} 个位置 × {d} 个维度"},
@@ -52,7 +52,7 @@ STRINGS = {
     "pos_rotation_help": {
         "en": "Each (sin, cos) pair of PE(p + k) is PE(p)'s pair rotated by the angle k·ωᵢ. The matrix M(k) depends "
               "on k only, not on p, which is why the tutorial says relative positions can be derived.",
-        "zh": "PE(p + k) 的每一对 (sin, cos) 都是 PE(p) 对应的一对旋转 k·ωᵢ 角度。矩阵 M(k) 只依赖于 k，不依赖于 p，"
+        "zh": "PE(p + k) 的每一对 (sin, cos) 都是把 PE(p) 中对应的一对旋转 k·ωᵢ 角度得到的。矩阵 M(k) 只依赖于 k，不依赖于 p，"
               "这就是教程所说的“相对位置可推导”。"},
     "pos_p": {"en": "p", "zh": "p"},
     "pos_k": {"en": "k", "zh": "k"},
@@ -90,13 +90,13 @@ STRINGS = {
               "Here the same vector is used as q at position s and as k at s + offset: the curves for two different s lie "
               "on top of each other.",
         "zh": "RoPE（LLaMA 采用）不在嵌入上加任何东西，而是在注意力计算中把 q 和 k 的每一对维度按与位置成正比的角度旋转，"
-              "所以位置只通过二者之间的距离进入 q·k（q·k 仍取决于两个词元本身的内容）。这里同一个向量既作为位置 s 的 q，又作为位置 s + 距离 的 k：两个不同 s 的曲线完全重合。"},
+              "所以位置只通过二者的位置差进入 q·k（q·k 仍取决于两个词元本身的内容）。这里同一个向量既作为位置 s 的 q，又作为位置 s + 位置差处的 k：两个不同 s 的曲线完全重合。"},
     "pos_rope_start": {"en": "q at position {s}", "zh": "q 位于位置 {s}"},
-    "pos_axis_rope_offset": {"en": "Offset (key position − query position)", "zh": "距离（键位置 − 查询位置）"},
+    "pos_axis_rope_offset": {"en": "Offset (key position − query position)", "zh": "位置差（键位置 − 查询位置）"},
     "pos_axis_score": {"en": "Score q·k", "zh": "分数 q·k"},
     "pos_rope_diff": {"en": "Largest difference between the two curves: {diff:.1e}.", "zh": "两条曲线的最大差：{diff:.1e}。"},
     "pos_alibi_title": {"en": "ALiBi: a linear penalty on distance, one slope per head",
-                        "zh": "ALiBi：按距离线性扣分，每个头一个斜率"},
+                        "zh": "ALiBi：随距离线性增长的惩罚，每个头一个斜率"},
     "pos_alibi_help": {
         "en": "ALiBi needs no positional encoding at all: each head subtracts m·(i − j) from the score of query i on key j. "
               "Steep heads look close by, shallow heads far away. The bias grows with distance the same way at any length, "
@@ -152,7 +152,7 @@ STRINGS = {
         "zh": "这些 GPT 训练时每条文本最多约 20 个词元（max_seq_len 为 128）。这里把若干条未参与训练的语料故事首尾相接，"
               "当作一段约 {n} 个词元的文本读入；柱状图按位置给出 {k} 段这样的文本上的平均损失（正确的下一个词元的 −ln p）。"
               "每个故事的第一个词元不计入：一个故事结束后，没有模型能知道下一个故事是什么。虚线：每个故事单独从自己的 <s> "
-              "开始读时同样这些词元的损失（训练时见过的长度，三个模型在这里表现相近）。可学习位置编码在约 20 之后没有训练过的向量；RoPE 只看相对距离；"
+              "开始读时同样这些词元的损失（训练时见过的长度，三个模型在这里表现相近）。可学习位置编码在约 20 之后没有训练过的向量；RoPE 只看位置差；"
               "ALiBi 的距离惩罚在任何长度下都一样，目的就是让它能外推到更长的文本。比较每个模型的柱子比虚线高出多少。"
               "注意：这段长文本把互不相关的故事接在一起，所以即使前 20 个位置也比单独读一个故事差：柱子的升高混合了距离和"
               "内容的切换，并不只衡量距离。"},
@@ -160,7 +160,7 @@ STRINGS = {
     "pos_lang_en": {"en": "English", "zh": "英文"},
     "pos_lang_zh": {"en": "Chinese", "zh": "中文"},
     "pos_axis_bucket": {"en": "Positions of the predicted token", "zh": "被预测词元的位置"},
-    "pos_axis_loss": {"en": "Loss (nats per token)", "zh": "损失（每词元奈特）"},
+    "pos_axis_loss": {"en": "Loss (nats per token)", "zh": "损失（奈特/词元）"},
     "pos_alone_mean": {"en": "each story read alone (mean of the three)", "zh": "每个故事单独读（三个模型的平均）"},
     "pos_long_text": {"en": "The long text", "zh": "这段长文本"},
     "pos_long_table_model": {"en": "Model", "zh": "模型"},

@@ -5,7 +5,7 @@ STRINGS = {
               "pick an attention, a layer and a head, then walk with **Previous** / **Next** "
               "(or the ← → keys). Every number shown is one the model computed; beside it are the "
               "lines of this project's model code that computed it.",
-        "zh": "把教程里的计算步骤放到真实模型上、用你的句子一步一步地跑：选择一种注意力、一层和一个头，"
+        "zh": "用真实模型在你的句子上一步一步地执行教程里的计算步骤：选择一种注意力、一层和一个头，"
               "然后用 **上一步** / **下一步**（或键盘 ← →）逐步查看。页面上的每个数字都是模型实际算出来的；"
               "旁边是本项目模型代码中计算它的那几行。"},
     "steps_kind": {"en": "Attention", "zh": "注意力类型"},
@@ -34,7 +34,7 @@ STRINGS = {
     "steps_numbers": {"en": "The numbers of {name} (rounded to 4 decimals)",
                       "zh": "{name} 的具体数值（保留 4 位小数）"},
     "steps_axis_dim": {"en": "Dimension", "zh": "维度"},
-    "steps_axis_token": {"en": "Token", "zh": "词元 Token"},
+    "steps_axis_token": {"en": "Token", "zh": "词元"},
     "steps_value": {"en": "Value", "zh": "数值"},
     "steps_col_id": {"en": "Token id", "zh": "词元 id"},
     "steps_n_tokens": {"en": "{n} tokens.", "zh": "共 {n} 个词元。"},
@@ -59,20 +59,20 @@ STRINGS.update({
     "steps_tokens_gpt": {
         "en": "The tokenizer cuts the sentence into tokens and looks up each one's id. GPT reads "
               "`<s>` first, then your tokens, left to right.",
-        "zh": "分词器把句子切成词元（token），并查出每个词元的 id。GPT 先读 `<s>`，再从左到右读你的词元。"},
+        "zh": "分词器把句子切成词元，并查出每个词元的 id。GPT 先读 `<s>`，再从左到右读你的词元。"},
     "steps_tokens_encoder": {
         "en": "The tokenizer cuts the sentence into tokens and looks up each one's id. The encoder "
               "reads exactly these.",
-        "zh": "分词器把句子切成词元（token），并查出每个词元的 id。编码器读入的正是这些词元。"},
+        "zh": "分词器把句子切成词元，并查出每个词元的 id。编码器读入的正是这些词元。"},
     "steps_tokens_translator_target": {
         "en": "The decoder reads the translation it is writing: the start token that says the "
               "direction (`<2zh>` or `<2en>`), then every token it has produced so far. The keys of "
               "cross-attention are the encoder's tokens, your sentence.",
         "zh": "解码器读入的是它正在写的译文：先是表示翻译方向的起始词元（`<2zh>` 或 `<2en>`），然后是它已生成的每个词元。"
-              "交叉注意力的键（Key）来自编码器的词元，也就是你的句子。"},
-    "steps_tokens_query_side": {"en": "Queries: the decoder's tokens", "zh": "查询 Query：解码器的词元"},
+              "交叉注意力的键来自编码器的词元，也就是你的句子。"},
+    "steps_tokens_query_side": {"en": "Queries: the decoder's tokens", "zh": "查询：解码器的词元"},
     "steps_tokens_key_side": {"en": "Keys and values: the encoder's tokens (your sentence)",
-                              "zh": "键 Key 与值 Value：编码器的词元（你的句子）"},
+                              "zh": "键与值：编码器的词元（你的句子）"},
     # step 2
     "steps_embed_sinusoidal": {
         "en": "Each id picks a row of the embedding table; the sinusoidal positional encoding of "
@@ -113,7 +113,7 @@ STRINGS.update({
     "steps_x_gpt": {
         "en": "GPT is **pre-LN**: the attention reads LayerNorm(x), where x is the residual stream "
               "entering layer {layer} (step 2's sum in layer 1). X below is LayerNorm(x).",
-        "zh": "GPT 采用 **Pre-LN**：注意力读取的是 LayerNorm(x)，其中 x 是进入第 {layer} 层的残差流"
+        "zh": "GPT 采用 **Pre-LN**（层归一化放在子层之前）：注意力读取的是 LayerNorm(x)，其中 x 是进入第 {layer} 层的残差流"
               "（第 1 层即第 2 步的和）。下面的 X 就是 LayerNorm(x)。"},
     "steps_x_cross": {
         "en": "Cross-attention: the queries come from the decoder (H, its state after masked "
@@ -175,7 +175,7 @@ STRINGS.update({
     "steps_weighted_explain": {
         "en": "Each token's output is the weighted sum of the value rows, with its attention "
               "weights as the weights.",
-        "zh": "每个词元的输出是各个值（Value）行的加权和，权重就是它的注意力权重。"},
+        "zh": "每个词元的输出是 V 各行（值向量）的加权和，权重就是它的注意力权重。"},
     "steps_weighted_row": {"en": "For **{token}**: head output ≈ {parts} + …",
                            "zh": "对于 **{token}**：该头输出 ≈ {parts} + …"},
     # step 9
@@ -188,7 +188,7 @@ STRINGS.update({
         "en": "GPT (pre-LN): the attention's output is **added** to x (the residual connection) with "
               "no LayerNorm after it; the feed-forward network reads LayerNorm(h) and its output is "
               "added again.",
-        "zh": "GPT（Pre-LN）：注意力的输出直接**加**回 x（残差连接），之后不再做 LayerNorm；"
+        "zh": "GPT（Pre-LN）：注意力的输出直接**加**回 x（残差连接），之后不再做层归一化；"
               "前馈网络读取 LayerNorm(h)，其输出再加回去。"},
     "steps_ffn_post_ln_encoder": {
         "en": "The original Transformer (post-LN): add the attention's output to x (the residual "
@@ -211,7 +211,7 @@ STRINGS.update({
     "steps_post_norm2": {"en": "LayerNorm 2", "zh": "层归一化 2"},
     "steps_post_norm_ffn_in": {"en": "LayerNorm before the FFN", "zh": "FFN 之前的层归一化"},
     "steps_post_cross_sublayer": {"en": "Cross-attention sub-layer", "zh": "交叉注意力子层"},
-    "steps_post_ffn": {"en": "Feed-forward network", "zh": "前馈网络 FFN"},
+    "steps_post_ffn": {"en": "Feed-forward network", "zh": "前馈网络（FFN）"},
     "steps_post_out": {"en": "Layer output", "zh": "该层输出"},
     "steps_next_layer": {"en": "This output is X for layer {n}, which repeats steps 3 to 10 with its own weights.",
                          "zh": "这个输出就是第 {n} 层的 X，第 {n} 层用它自己的权重重复第 3 到第 10 步。"},
@@ -219,6 +219,6 @@ STRINGS.update({
         "en": "This is the last layer: its output goes to the final LayerNorm / linear layer + softmax "
               "that predict the next token (for the translator's encoder: to every decoder layer's "
               "cross-attention as K and V).",
-        "zh": "这是最后一层：它的输出送入最后的线性层 + Softmax 来预测下一个词元"
+        "zh": "这是最后一层：它的输出送入最后的层归一化 / 线性层 + softmax 来预测下一个词元"
               "（对翻译模型的编码器而言：作为 K 和 V 送入每个解码器层的交叉注意力）。"},
 })

@@ -11,14 +11,14 @@ STRINGS = {
         "zh": "softmax 把一行分数变成权重。先把分数除以**温度 T**，同样的分数就会得到不同的权重：\n"
               "- **温度越高 → 注意力分布越均匀**（更“软”的注意力；T → ∞ 时每个键都得到 1/n）；\n"
               "- **温度越低 → 注意力分布越尖锐**（更“硬”的注意力，接近 one-hot）。\n\n"
-              "T = 1 就是训练好的模型本身。下面会用你选的温度重新运行模型。"},
+              "T = 1 就是训练时的模型本身。下面会用你选的温度重新运行模型。"},
     "temp_formula_caption": {"en": "The tutorial's scaled dot-product attention with one more knob, T.",
                              "zh": "教程中的缩放点积注意力，多了一个旋钮 T。"},
     "temp_t": {"en": "Attention temperature T (log scale)", "zh": "注意力温度 T（对数刻度）"},
     "temp_t_help": {"en": "From 0.05 (sharper) to 20 (flatter); 1 is the model as trained. How close a row gets to "
                           "one-hot or to uniform depends on the gaps between its scores: a row whose scores differ by "
                           "a lot is still peaked at 20.",
-                    "zh": "从 0.05（更尖锐）到 20（更平坦）；1 为训练好的模型。一行离 one-hot 或均匀有多近，取决于它的分数差距："
+                    "zh": "从 0.05（更尖锐）到 20（更平坦）；1 即训练时的模型。一行离 one-hot 或均匀有多近，取决于它的分数差距："
                           "分数相差很大的行在 T = 20 时仍然是尖峰。"},
     "temp_t_one": {"en": "1 (as trained)", "zh": "1（训练时）"},
     "temp_reset": {"en": "Back to T = 1", "zh": "恢复 T = 1"},
@@ -43,10 +43,10 @@ STRINGS = {
     "temp_heat_title": {"en": "{kind}, {layer}, {head}", "zh": "{kind}，{layer}，{head}"},
     "temp_not_applied": {
         "en": "T is applied in {scope}, not in the layer shown, so this head's weights change only through the layers before it.",
-        "zh": "温度只作用于{scope}，不在所显示的这一层，所以这个头的权重只会因为前面的层而改变。"},
+        "zh": "温度设置为“{scope}”，不包括所显示的这一层，所以这个头的权重只会因为前面各层的变化而改变。"},
     "temp_query": {"en": "Query token for the table and the entropy curve", "zh": "表格与熵曲线所用的查询词元"},
     "temp_query_n": {"en": "query position {n}", "zh": "查询位置 {n}"},
-    "temp_table_title": {"en": "The tutorial's table at both temperatures", "zh": "两种温度下的教程表格"},
+    "temp_table_title": {"en": "The tutorial's table at both temperatures", "zh": "两种温度下的教程式表格"},
     "temp_tokens_differ": {
         "en": "At this temperature the translation changes, so the decoder reads different tokens than at T = 1.",
         "zh": "在这个温度下译文变了，所以解码器读到的词元与 T = 1 时不同。"},
@@ -98,14 +98,14 @@ STRINGS = {
               "**采样温度**只除最后的下一个词元 logits，也就是 GPT 选择要写出的词元时；之后 top-k 与 top-p 会截掉不太可能的词元"
               "（灰色），剩下的重新归一化。这里不会重新计算注意力。"},
     "temp_sampling_gpt_note": {"en": "The translator does not sample freely: this panel uses the GPT, with the sentence as its prompt.",
-                               "zh": "翻译模型不做自由采样：本面板使用 GPT，以句子作为提示。"},
+                               "zh": "翻译模型不做自由采样：本面板使用 GPT，以这个句子作为提示词。"},
     "temp_stemp": {"en": "Sampling temperature", "zh": "采样温度"},
     "temp_stemp_help": {"en": "0 = greedy: always the most likely token.", "zh": "0 = 贪心：总是选最可能的词元。"},
     "temp_topk": {"en": "Top-k (0 = off)", "zh": "Top-k（0 = 关闭）"},
     "temp_topk_help": {"en": "Keep only the k most likely tokens.", "zh": "只保留最可能的 k 个词元。"},
     "temp_topp": {"en": "Top-p (1 = off)", "zh": "Top-p（1 = 关闭）"},
     "temp_topp_help": {"en": "Keep the fewest most likely tokens whose probabilities add up to p.",
-                       "zh": "保留概率之和达到 p 的最少的高概率词元。"},
+                       "zh": "只保留概率最高的若干词元，个数尽量少，使它们的概率之和达到 p。"},
     "temp_sampling_kept": {"en": "{n} tokens kept; the most likely has probability {p:.3f}.",
                            "zh": "保留 {n} 个词元；最可能的词元概率为 {p:.3f}。"},
     "temp_bars_cut": {"en": "cut off", "zh": "被截掉"},
