@@ -56,7 +56,7 @@ STRINGS = {
               "一个 torch 线程，运行前负载 {load}（机器是共享的，所以时间不是空闲机器上的数值）。"},
     "cost_no_bench": {"en": "No stored bench run yet: `python -m bench.cost` writes it.",
                       "zh": "还没有保存的基准测试结果：运行 `python -m bench.cost` 生成。"},
-    "cost_time_axis": {"en": "seconds per layer (log)", "zh": "每层耗时，秒（对数）"},
+    "cost_time_axis": {"en": "seconds per layer (log)", "zh": "每层耗时（秒，对数）"},
     "cost_mem_axis": {"en": "bytes (log)", "zh": "字节（对数）"},
     "cost_n_axis": {"en": "tokens n (log)", "zh": "词元数 n（对数）"},
     "cost_guide_n2": {"en": "∝ n² (through the last point)", "zh": "∝ n²（过最后一点）"},
@@ -75,7 +75,7 @@ STRINGS = {
         "en": "Where it stops: the bench ran every length up to {n_max:,} ({stopped}). Memory, not time, is the wall: "
               "with {copies:.0f} n×n tensors per layer, the d_model 768 / 12-head layer would fill this machine's "
               "{gib:.0f} GiB at about n = {limit:,} (counted from the measured bytes, not run).",
-        "zh": "在哪里停止：基准测试跑完了直到 {n_max:,} 的每个长度（{stopped}）。真正的墙是内存而不是时间：每层有 {copies:.0f} 个 n×n 张量，"
+        "zh": "在哪里停止：基准测试跑完了直到 {n_max:,} 的每个长度（{stopped}）。真正的瓶颈是内存而不是时间：每层有 {copies:.0f} 个 n×n 张量，"
               "d_model 768 / 12 头的层会在大约 n = {limit:,} 时占满这台机器的 {gib:.0f} GiB（由实测字节数推算，未实际运行）。"},
     "cost_stops_none": {"en": "none stopped early", "zh": "没有提前停止"},
     "cost_at_1024_title": {"en": "What it means at 1,024 tokens", "zh": "在 1,024 个词元时意味着什么"},
@@ -117,8 +117,8 @@ STRINGS = {
                    "zh": "计算了 {share:.0%} 的词元对（{full} 对中的 {pairs} 对）"},
     "cost_computed": {"en": "computed", "zh": "计算"},
     "cost_skipped": {"en": "skipped", "zh": "跳过"},
-    "cost_axis_key": {"en": "Key", "zh": "键（Key）"},
-    "cost_axis_query": {"en": "Query", "zh": "查询（Query）"},
+    "cost_axis_key": {"en": "Key", "zh": "键"},
+    "cost_axis_query": {"en": "Query", "zh": "查询"},
     "cost_pattern_curve_title": {"en": "Measured: full attention against the patterns", "zh": "实测：完整注意力与各种模式"},
     "cost_pattern_curve_help": {
         "en": "4 heads × d_k 32 (our shipped size), window 64, dilation 2, blocks of 64, one global token. Full "
@@ -145,10 +145,10 @@ STRINGS = {
         "en": "Where the window costs: gpt-local's −log p is {one:+.3f} nats per item against gpt's on the {n_one} "
               "one-sentence items, and {two:+.3f} on the {n_two} two-sentence stories, whose pronoun (It, 它) refers "
               "to a noun further back than one layer's window reaches.",
-        "zh": "窗口的代价在哪里：在 {n_one} 条单句样本上，gpt-local 的 −log p 比 gpt 每条多 {one:+.3f} nats；在 {n_two} 条两句的小故事上多 "
+        "zh": "窗口的代价在哪里：在 {n_one} 条单句样本上，gpt-local 每条的 −log p 与 gpt 相差 {one:+.3f} 奈特；在 {n_two} 条两句的小故事上相差 "
               "{two:+.3f}，这些故事里的代词（It、它）指向的名词比一层的窗口能看到的更远。"},
     "cost_col_model": {"en": "model", "zh": "模型"},
-    "cost_col_nll": {"en": "−log p per item (nats)", "zh": "每条 −log p（nats）"},
+    "cost_col_nll": {"en": "−log p per item (nats)", "zh": "每条 −log p（奈特）"},
     "cost_col_entropy": {"en": "exact entropy per item", "zh": "每条精确熵"},
     "cost_col_ratio": {"en": "ratio", "zh": "比值"},
     "cost_local_missing": {"en": "gpt-local has no trained weights yet: `python -m model train gpt-local`.",
@@ -157,7 +157,7 @@ STRINGS = {
     "cost_layer": {"en": "Layer", "zh": "层"},
     "cost_head": {"en": "Head", "zh": "头"},
     "cost_layer_n": {"en": "layer {n}", "zh": "第 {n} 层"},
-    "cost_head_n": {"en": "head {n}", "zh": "头 {n}"},
+    "cost_head_n": {"en": "head {n}", "zh": "第 {n} 个头"},
     # -- sqrt(d_k) -------------------------------------------------------------------------------
     "cost_scale_intro": {
         "en": "With Q and K entries of variance 1, a dot product of d_k terms has variance d_k: its spread grows "
@@ -165,7 +165,7 @@ STRINGS = {
               "trains W_Q and W_K — shrinks towards 0. A query counts as vanished when its gradient is below "
               "1% of the median query's with the scaling, on the same draw. Below: random Q, K, V ~ N(0, 1), {n} keys, loss = Σ output ⊙ G "
               "for a random G, mean of {trials} draws, float64, gradients by autograd.",
-        "zh": "若 Q、K 的每个分量方差为 1，d_k 项之和的点积方差就是 d_k：分布宽度按 √d_k 增长。不缩放时，softmax 几乎把全部权重给一个键，"
+        "zh": "若 Q、K 的每个分量方差为 1，由 d_k 项相加得到的点积方差就是 d_k：分布宽度按 √d_k 增长。不缩放时，softmax 几乎把全部权重给一个键，"
               "它的梯度（用来训练 W_Q 和 W_K 的信号）趋近于 0。若某个查询的梯度小于同一次抽样中缩放版本查询梯度中位数的 1%，就算作梯度消失。下面：随机 Q、K、V ~ N(0, 1)，{n} 个键，损失 = Σ 输出 ⊙ G（G 随机），"
               "{trials} 次抽样的平均，float64，梯度由自动求导得到。"},
     "cost_scaled": {"en": "÷ √d_k (the tutorial)", "zh": "÷ √d_k（教程做法）"},
@@ -175,18 +175,18 @@ STRINGS = {
     "cost_panel_grad": {"en": "softmax's gradient ‖∂p/∂s‖ per row", "zh": "softmax 的梯度 ‖∂p/∂s‖（每行）"},
     "cost_panel_dead": {"en": "share of queries whose gradient vanished", "zh": "梯度消失的查询所占比例"},
     "cost_col_dk": {"en": "d_k", "zh": "d_k"},
-    "cost_col_std_s": {"en": "score std ÷√d_k", "zh": "分数标准差 ÷√d_k"},
-    "cost_col_std_u": {"en": "score std unscaled", "zh": "分数标准差 不缩放"},
-    "cost_col_max_s": {"en": "max weight ÷√d_k", "zh": "最大权重 ÷√d_k"},
-    "cost_col_max_u": {"en": "max weight unscaled", "zh": "最大权重 不缩放"},
-    "cost_col_sg_s": {"en": "‖∂p/∂s‖ ÷√d_k", "zh": "‖∂p/∂s‖ ÷√d_k"},
-    "cost_col_sg_u": {"en": "‖∂p/∂s‖ unscaled", "zh": "‖∂p/∂s‖ 不缩放"},
-    "cost_col_dead_s": {"en": "vanished ÷√d_k", "zh": "梯度消失 ÷√d_k"},
-    "cost_col_dead_u": {"en": "vanished unscaled", "zh": "梯度消失 不缩放"},
-    "cost_col_gq_s": {"en": "‖∂L/∂Q‖ ÷√d_k", "zh": "‖∂L/∂Q‖ ÷√d_k"},
-    "cost_col_gq_u": {"en": "‖∂L/∂Q‖ unscaled", "zh": "‖∂L/∂Q‖ 不缩放"},
-    "cost_col_gk_s": {"en": "‖∂L/∂K‖ ÷√d_k", "zh": "‖∂L/∂K‖ ÷√d_k"},
-    "cost_col_gk_u": {"en": "‖∂L/∂K‖ unscaled", "zh": "‖∂L/∂K‖ 不缩放"},
+    "cost_col_std_s": {"en": "score std ÷√d_k", "zh": "分数标准差（÷√d_k）"},
+    "cost_col_std_u": {"en": "score std unscaled", "zh": "分数标准差（不缩放）"},
+    "cost_col_max_s": {"en": "max weight ÷√d_k", "zh": "最大权重（÷√d_k）"},
+    "cost_col_max_u": {"en": "max weight unscaled", "zh": "最大权重（不缩放）"},
+    "cost_col_sg_s": {"en": "‖∂p/∂s‖ ÷√d_k", "zh": "‖∂p/∂s‖（÷√d_k）"},
+    "cost_col_sg_u": {"en": "‖∂p/∂s‖ unscaled", "zh": "‖∂p/∂s‖（不缩放）"},
+    "cost_col_dead_s": {"en": "vanished ÷√d_k", "zh": "梯度消失（÷√d_k）"},
+    "cost_col_dead_u": {"en": "vanished unscaled", "zh": "梯度消失（不缩放）"},
+    "cost_col_gq_s": {"en": "‖∂L/∂Q‖ ÷√d_k", "zh": "‖∂L/∂Q‖（÷√d_k）"},
+    "cost_col_gq_u": {"en": "‖∂L/∂Q‖ unscaled", "zh": "‖∂L/∂Q‖（不缩放）"},
+    "cost_col_gk_s": {"en": "‖∂L/∂K‖ ÷√d_k", "zh": "‖∂L/∂K‖（÷√d_k）"},
+    "cost_col_gk_u": {"en": "‖∂L/∂K‖ unscaled", "zh": "‖∂L/∂K‖（不缩放）"},
     "cost_scale_summary": {
         "en": "At d_k = {dk}: unscaled scores spread {std:.1f} wide (scaled: {std_s:.2f}), the largest weight averages "
               "{mx:.3f} (scaled: {mx_s:.3f}), softmax's own gradient per row falls from {sg_s:.3f} to {sg:.3f}, and "
@@ -200,7 +200,7 @@ STRINGS = {
               "（缩放后：{dead_s:.0%}）：它们已停止学习。这就是教程所说的“梯度消失”，用数字测出来了。"
               "所有查询合起来的 ‖∂L/∂Q‖ 在不缩放时反而更大（最后几列）：不缩放的分数直接带着 K，大了 √d_k 倍，"
               "所以尚未饱和的行得到更大、更不稳定的更新，而饱和的行得不到任何更新。"},
-    "cost_heads_title": {"en": "The same on our trained heads ({model}, your sentence)", "zh": "在我们训练好的头上（{model}，你的句子）"},
+    "cost_heads_title": {"en": "The same on our trained heads ({model}, your sentence)", "zh": "同样的测量，在我们训练好的头上（{model}，你的句子）"},
     "cost_heads_help": {
         "en": "Each head's real q and k (d_k = {dk}), as trained (÷√d_k) and with the scaling removed (scores × √d_k "
               "= {f:.2f}). The gradient uses one fixed random G per layer for both.",
@@ -225,7 +225,7 @@ STRINGS = {
         "en": "{model}, layer {layer}, head {head}: the blockwise output differs from our `scaled_dot_product_attention` "
               "by at most **{diff:.1e}** (bar: 1e-6). The full matrix would take {full} bytes; the largest score tile "
               "held at once took {tile} bytes.",
-        "zh": "{model}，第 {layer} 层，头 {head}：分块计算的输出与我们的 `scaled_dot_product_attention` 最多相差 **{diff:.1e}**"
+        "zh": "{model}，第 {layer} 层，第 {head} 个头：分块计算的输出与我们的 `scaled_dot_product_attention` 最多相差 **{diff:.1e}**"
               "（标准：1e-6）。完整矩阵需要 {full} 字节；同一时刻持有的最大分数块只需 {tile} 字节。"},
     "cost_flash_ok": {"en": "equal to 1e-6", "zh": "相差小于 1e-6"},
     "cost_flash_bad": {"en": "NOT equal to 1e-6", "zh": "相差超过 1e-6"},
@@ -241,10 +241,10 @@ STRINGS = {
     "cost_where_live": {"en": "now, this server", "zh": "此刻，本服务器"},
     "cost_where_bench": {"en": "bench, {date}", "zh": "基准测试，{date}"},
     "cost_col_block": {"en": "keys per block", "zh": "每块键数"},
-    "cost_col_diff": {"en": "largest difference from ours", "zh": "与我们的最大差"},
+    "cost_col_diff": {"en": "largest difference from ours", "zh": "与我们实现的最大差"},
     "cost_col_full_mb": {"en": "n×n matrix (MB)", "zh": "n×n 矩阵（MB）"},
     "cost_col_tile_mb": {"en": "largest tile (MB)", "zh": "最大块（MB）"},
-    "cost_col_ours_ms": {"en": "ours (ms)", "zh": "我们的（毫秒）"},
+    "cost_col_ours_ms": {"en": "ours (ms)", "zh": "我们的实现（毫秒）"},
     "cost_col_online_ms": {"en": "blockwise (ms)", "zh": "分块（毫秒）"},
     "cost_flash_gpu": {
         "en": "Why it is faster on a GPU: a GPU computes far faster than it can read and write its main memory "
@@ -286,9 +286,9 @@ STRINGS = {
         "en": "Each head has its own W_Q, W_K, W_V into a {dk}-dimensional subspace, so each can look for something "
               "else. For “{token}”:",
         "zh": "每个头都有自己的 W_Q、W_K、W_V，映射到一个 {dk} 维子空间，所以每个头可以寻找不同的东西。对“{token}”来说："},
-    "cost_head_looks": {"en": "head {h} looks most at “{token}” ({w:.2f})", "zh": "头 {h} 最关注“{token}”（{w:.2f}）"},
+    "cost_head_looks": {"en": "head {h} looks most at “{token}” ({w:.2f})", "zh": "第 {h} 个头最关注“{token}”（{w:.2f}）"},
     "cost_merged_title": {"en": "The heads' answers for “{token}”, concatenated, and the merged output W_O·concat",
-                          "zh": "“{token}”在各头的答案拼接起来，以及合并后的输出 W_O·concat"},
+                          "zh": "“{token}”在各头的答案拼接起来，以及合并后的输出 W_O · 拼接"},
     "cost_merged_rows_concat": {"en": "concat (heads side by side)", "zh": "拼接（各头并排）"},
     "cost_merged_rows_out": {"en": "W_O · concat", "zh": "W_O · 拼接"},
     "cost_merged_dims": {"en": "dimension of d_model", "zh": "d_model 的维度"},
@@ -334,7 +334,7 @@ STRINGS = {
     "kv_bench_caption": {"en": "Stored bench run ({date}): at t = {t}, {ta:.2f} ms without the cache, {tb:.2f} ms with it.",
                          "zh": "保存的基准测试（{date}）：在 t = {t} 时，无缓存 {ta:.2f} 毫秒，有缓存 {tb:.2f} 毫秒。"},
     "kv_sink_title": {"en": "The attention sink: how much of each row goes to the first token",
-                      "zh": "注意力汇聚点（attention sink）：每一行有多少权重给了第一个词元"},
+                      "zh": "注意力汇聚点：每一行有多少权重给了第一个词元"},
     "kv_sink_help": {
         "en": "Mean weight on position 0 (<s>) over rows 1 … {n} of the whole text, per layer and head. Softmax "
               "must put its weight somewhere; heads with nothing to look for park it on a token every row can see — "
@@ -342,9 +342,9 @@ STRINGS = {
         "zh": "整段文本第 1 … {n} 行中放在位置 0（<s>）上的平均权重，按层和头分别给出。softmax 必须把权重放在某处；"
               "没有东西可找的头就把权重停放在每一行都能看到的词元上——第一个词元。（BertViz 的用户问为什么“每个词元都关注第一个词元”，原因就在这里。）"},
     "kv_sink_layer": {"en": "layer {layer}", "zh": "第 {layer} 层"},
-    "kv_sink_head": {"en": "head {h}", "zh": "头 {h}"},
+    "kv_sink_head": {"en": "head {h}", "zh": "第 {h} 个头"},
     "kv_sink_summary": {"en": "Mean over all heads: {mean:.2f} of each row on the first token; largest: layer {layer} head {head}, {max:.2f}.",
-                        "zh": "所有头的平均：每行 {mean:.2f} 的权重在第一个词元上；最大：第 {layer} 层头 {head}，{max:.2f}。"},
+                        "zh": "所有头的平均：每行 {mean:.2f} 的权重在第一个词元上；最大：第 {layer} 层第 {head} 个头，{max:.2f}。"},
     "kv_stream_title": {"en": "StreamingLLM: keep the sink and a window, drop the middle", "zh": "StreamingLLM：保留汇聚点和窗口，丢掉中间"},
     "kv_stream_help": {
         "en": "A cache that must stay small keeps only some rows. Three ways to keep {budget} rows per layer: the "
@@ -352,7 +352,7 @@ STRINGS = {
               "text one token at a time with that cache (true positions kept); loss = mean −log p per token, and "
               "the greedy continuation of your prompt with the same cache.",
         "zh": "缓存必须保持小时，只能保留部分行。每层保留 {budget} 行的三种方式：最后 {budget} 行（普通窗口），或者前 {sink} 行（汇聚点）+ "
-              "最后 {win} 行。每种方式都用该缓存逐个读入整段文本（保留真实位置）；损失 = 每个词元的平均 −log p，并给出在同样缓存下对你的提示的贪心续写。"},
+              "最后 {win} 行。每种方式都用该缓存逐个读入整段文本（保留真实位置）；损失 = 每个词元的平均 −log p，并给出在同样缓存下对你的提示词的贪心续写。"},
     "kv_sink_n": {"en": "Sink rows kept", "zh": "保留的汇聚点行数"},
     "kv_window_n": {"en": "Window rows kept", "zh": "保留的窗口行数"},
     "kv_policy_full": {"en": "full cache", "zh": "完整缓存"},
@@ -360,12 +360,12 @@ STRINGS = {
     "kv_policy_sink": {"en": "sink {s} + window {w}", "zh": "汇聚点 {s} + 窗口 {w}"},
     "kv_col_policy": {"en": "cache", "zh": "缓存"},
     "kv_col_rows": {"en": "rows per layer (at most)", "zh": "每层行数（最多）"},
-    "kv_col_loss": {"en": "loss (nats per token)", "zh": "损失（每词元 nats）"},
+    "kv_col_loss": {"en": "loss (nats per token)", "zh": "损失（奈特/词元）"},
     "kv_col_cont": {"en": "greedy continuation", "zh": "贪心续写"},
     "kv_stream_text": {"en": "Text read: “{text}” ({n} tokens).", "zh": "读入的文本：“{text}”（{n} 个词元）。"},
     "kv_stream_short": {
         "en": "The text is only {n} tokens, within the cache budget: all three caches hold every row. Generate "
               "more tokens (or write a longer prompt) to see the difference.",
-        "zh": "文本只有 {n} 个词元，没有超出缓存预算：三种缓存都保存了所有行。多生成一些词元（或写更长的提示）就能看到差别。"},
+        "zh": "文本只有 {n} 个词元，没有超出缓存预算：三种缓存都保存了所有行。多生成一些词元（或写更长的提示词）就能看到差别。"},
     "kv_download": {"en": "KV-cache figures (CSV)", "zh": "KV 缓存数据（CSV）"},
 }
