@@ -212,8 +212,9 @@ else:
     st.caption(t(f"tl_role_{role}_help", n=probes.INDUCTION_PERIOD))
     here = [f for f in formed if (f["kind"], f["role"]) == (kind, role)]
     rise_here = None if here else largest_rise(steps, {(kind, role): curves[(kind, role)]})
-    st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
-                + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else ""))
+    if not (here and formed and here[0] is formed[0]) and not (rise_here and rise_here == rise):   # not said above
+        st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
+                    + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else ""))
     show(tl.role_figure(base, ctx.device, kind, role, layer, head, index, ctx.lang), "tl_role_lines")
 
 if formed:

@@ -77,9 +77,9 @@ STRINGS = {
     "tl_score": {"en": "Score", "zh": "得分"},
     "tl_formed_em": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
-              "from {s0} to {s1}), when exact match goes from {m0} to {m1}.",
+              "from {s0} to {s1}), when exact match (mean of both directions) goes from {m0} to {m1}.",
         "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role}头**（得分从 {s0} 升到 {s1}），"
-              "同时完全匹配率从 {m0} 升到 {m1}。"},
+              "同时完全匹配率（两个方向的平均）从 {m0} 升到 {m1}。"},
     "tl_formed_loss": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when the held-out loss goes from {m0} to {m1}.",
@@ -87,9 +87,9 @@ STRINGS = {
               "同时留出集损失从 {m0} 降到 {m1}。"},
     "tl_rise_em": {
         "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
-              "{after}, when exact match goes from {m0} to {m1}.",
+              "{after}, when exact match (mean of both directions) goes from {m0} to {m1}.",
         "zh": "上升最多的是 **{kind} 第 {layer} 层头 {head}**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
-              "同时完全匹配率从 {m0} 升到 {m1}。"},
+              "同时完全匹配率（两个方向的平均）从 {m0} 升到 {m1}。"},
     "tl_rise_loss": {
         "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
               "{after}, when the held-out loss goes from {m0} to {m1}.",
