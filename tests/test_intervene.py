@@ -236,7 +236,50 @@ def tiny_hf(tmp_path_factory):
     for name, module in models.items():
         tok.save_pretrained(root / name)
         module.eval().save_pretrained(root / name)
+    from tokenizers import SentencePieceUnigramTokenizer
+    from tokenizers.processors import TemplateProcessing
+    sp = SentencePieceUnigramTokenizer()
+    sp.train_from_iterator(["The cat sat on the mat.", "The dog bit the man."] * 20, vocab_size=60,
+                           special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>")
+    sp._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>",
+                                               unk_token="<unk>", model_max_length=32)
+    tok.save_pretrained(root / "t5")
+    transformers.T5ForConditionalGeneration(transformers.T5Config(
+        num_layers=2, num_heads=2, d_model=32, d_kv=16, d_ff=64, vocab_size=len(tok), decoder_start_token_id=0,
+        pad_token_id=0, eos_token_id=1)).eval().save_pretrained(root / "t5")
     return root
+
+
+def test_hf_t5_cross_attention_ablation_reaches_only_the_cross_attention(tiny_hf, monkeypatch):
+    """T5's EncDecAttention is "cross": switched off, it equals the model with that head's columns of
+    its output map zeroed (greedy output and all three kinds of weights)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "1")
+    m = model.load(f"hf:{tiny_hf / 't5'}", device="cpu")
+    tr = m.trace(TR_TEXT, ablate=[("cross", 0, 1)])
+    ref = copy.deepcopy(m.hf_model)
+    with torch.no_grad():
+        ref.decoder.block[0].layer[1].EncDecAttention.o.weight[:, 16:32] = 0
+    src = m.tokenizer.tok(TR_TEXT)["input_ids"]
+    out = ref.generate(input_ids=torch.tensor([src]), max_new_tokens=min(m.config.max_seq_len, 2 * len(src) + 16),
+                       do_sample=False, num_beams=1)
+    tgt = out[0].tolist()
+    body = []
+    for i in tgt[1:]:
+        if i == 1:
+            break
+        if i != 0:         # as the adapter's greedy output: pad tokens are left out
+            body.append(i)
+    tgt = tgt[:1] + body
+    assert m.tokenizer.decode(tgt[1:]) == tr.output_text and len(tr.attention["decoder"].query_tokens) == len(tgt)
+    with torch.no_grad():
+        r = ref(input_ids=torch.tensor([src]), decoder_input_ids=torch.tensor([tgt]), output_attentions=True)
+    for kind, atts in (("encoder", r.encoder_attentions), ("decoder", r.decoder_attentions),
+                       ("cross", r.cross_attentions)):
+        np.testing.assert_allclose(tr.attention[kind].weights, torch.stack([a[0] for a in atts]).numpy(), atol=1e-5)
+    base = m.trace(TR_TEXT).attention
+    np.testing.assert_array_equal(tr.attention["encoder"].weights, base["encoder"].weights)  # upstream: untouched
 
 
 @pytest.mark.parametrize("name", ["gpt2", "llama"])
