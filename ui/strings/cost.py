@@ -303,7 +303,7 @@ STRINGS = {
               "written (a token cannot see later ones), so a model keeps them per layer and computes only the new "
               "token's row: the KV cache. Below, the text so far read one token at a time by our GPT with a cache "
               "(model/cost.py `CachedDecoder`, its logits equal the full forward's to 1e-4, tested).",
-        "zh": "每个新词元的查询都要与之前所有的键和值相遇。这些 K、V 行一旦写出就不再改变（词元看不到后面的词元），所以模型在每一层"
+        "zh": "每个新词元的查询都要用到之前所有的键和值。这些 K、V 行一旦写出就不再改变（词元看不到后面的词元），所以模型在每一层"
               "保存它们，只计算新词元的那一行：这就是 KV 缓存。下面用带缓存的 GPT 逐个读入目前的文本"
               "（model/cost.py 的 `CachedDecoder`，其 logits 与完整前向计算相差不超过 1e-4，有测试）。"},
     "kv_layer": {"en": "Layer of the cache", "zh": "缓存的层"},
@@ -328,7 +328,7 @@ STRINGS = {
               "tested). Time measured now on this server (best of 3, one thread). At t = {t}: {fa:,} against "
               "{fb:,} FLOPs ({fr:.0f}×), {ta:.2f} ms against {tb:.2f} ms ({tr:.1f}×). A tiny model spends most of "
               "its time in Python and per-call overhead, so time saves less than FLOPs do.",
-        "zh": "FLOPs 为计数（每次矩阵乘法的乘加次数 × 2；与 torch 的 FlopCounterMode 一致，有测试）。时间为此刻在本服务器上实测"
+        "zh": "FLOPs 是数出来的（每次矩阵乘法的乘加次数 × 2；与 torch 的 FlopCounterMode 一致，有测试）。时间为此刻在本服务器上实测"
               "（3 次取最短，一个线程）。在 t = {t} 时：{fa:,} 对 {fb:,} FLOPs（{fr:.0f} 倍），{ta:.2f} 毫秒对 {tb:.2f} 毫秒（{tr:.1f} 倍）。"
               "小模型的时间大多花在 Python 和每次调用的开销上，所以时间上的节省不如 FLOPs 多。"},
     "kv_bench_caption": {"en": "Stored bench run ({date}): at t = {t}, {ta:.2f} ms without the cache, {tb:.2f} ms with it.",
@@ -351,7 +351,7 @@ STRINGS = {
               "last {budget} (a plain window), or the first {sink} (the sink) + the last {win}. Each reads the whole "
               "text one token at a time with that cache (true positions kept); loss = mean −log p per token, and "
               "the greedy continuation of your prompt with the same cache.",
-        "zh": "缓存必须保持小时，只能保留部分行。每层保留 {budget} 行的三种方式：最后 {budget} 行（普通窗口），或者前 {sink} 行（汇聚点）+ "
+        "zh": "如果缓存必须保持很小，就只能保留部分行。每层保留 {budget} 行的三种方式：最后 {budget} 行（普通窗口），或者前 {sink} 行（汇聚点）+ "
               "最后 {win} 行。每种方式都用该缓存逐个读入整段文本（保留真实位置）；损失 = 每个词元的平均 −log p，并给出在同样缓存下对你的提示词的贪心续写。"},
     "kv_sink_n": {"en": "Sink rows kept", "zh": "保留的汇聚点行数"},
     "kv_window_n": {"en": "Window rows kept", "zh": "保留的窗口行数"},
