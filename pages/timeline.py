@@ -193,7 +193,7 @@ def sentence(f: dict, key_em: str = "tl_formed_em", key_loss: str = "tl_formed_l
     else:
         key, m0, m1 = key_loss, before.get("heldout_loss"), after.get("heldout_loss")
     return t(key, kind=t(f"kind_{f['kind']}"), layer=f["layer"] + 1, head=f["head"] + 1,
-             role_a=t(f"tl_role_a_{f['role']}"), role=t(f"tl_role_a_{f['role']}"), role_name=t(f"tl_role_{f['role']}"),
+             role_a=t(f"tl_role_a_{f['role']}"), role_name=t(f"tl_role_{f['role']}"),
              before=f"{f['before']:,}",
              after=f"{f['after']:,}", s0=f"{f['score_before']:.2f}", s1=f"{f['score_after']:.2f}",
              m0=fmt(m0), m1=fmt(m1))

@@ -78,12 +78,12 @@ STRINGS = {
     "tl_formed_em": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when exact match (mean of both directions) goes from {m0} to {m1}.",
-        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role}头**（得分从 {s0} 升到 {s1}），"
+        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
               "同时完全匹配率（两个方向的平均）从 {m0} 升到 {m1}。"},
     "tl_formed_loss": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when the held-out loss goes from {m0} to {m1}.",
-        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role}头**（得分从 {s0} 升到 {s1}），"
+        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
               "同时留出集损失从 {m0} 降到 {m1}。"},
     "tl_rise_em": {
         "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
