@@ -893,9 +893,10 @@ class HFRunner:
         return self.tokenizer.is_ordinary(token_id)
 
     def run(self, fn, notices=None):
-        """fn(hf_model, device) under no_grad (our runners' CPU fallback is not offered here)."""
-        with torch.no_grad():
-            return fn(self.hf_model, self.device)
+        """run(fn) calls fn(module, device) with our modules' convention (module(ids, settings) ->
+        (logits, weights)), which a Hugging Face model does not have: InputError("model")."""
+        raise InputError("model", f"{self.name} is a Hugging Face model: it runs through trace, trace_ids, "
+                                  "next_token_logits and generate only", model=self.name)
 
     # -- running ---------------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -47,6 +47,7 @@ def test_prompt_ids_of_an_empty_text_is_the_start_alone(random_runner):
 def test_run_passes_module_and_device(random_runner):
     r = random_runner("gpt")
     assert r.run(lambda m, dev: (m is r.module, dev)) == (True, r.device)
+    assert r.has_tutorial_code          # run(fn)'s convention is our modules'; HFRunner.run says so
 
 
 def test_ordinary_tokens_are_what_sentencepiece_calls_neither_byte_nor_control(random_runner):

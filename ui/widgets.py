@@ -29,12 +29,12 @@ def show_model_notices(notes) -> None:
 
 def show_input_error(e) -> None:
     """An InputError (model.errors) in the reader's language (ui/messages.py): text that leaves no
-    tokens gets the hint to type a sentence; a model that cannot be used, an error; the rest, a
-    warning."""
+    tokens gets the hint to type a sentence; a model this server refuses, an error; the rest
+    (a model that cannot do this, a bad setting), a warning."""
     code = getattr(e, "code", None)
     if code == "empty":
         st.info(error_text(e), icon="✏️")
-    elif code in ("hf_refused", "model"):
+    elif code == "hf_refused":
         st.error(error_text(e), icon="🚫")
     else:
         st.warning(error_text(e), icon="⚠️")
