@@ -156,7 +156,9 @@ class Runner(Protocol):
         """As ids(), with what the model reads before a text it continues (our GPTs: <s>)."""
 
     def run(self, fn: Callable[[Any, torch.device], Any], notices: list[str] | None = None) -> Any:
-        """fn(module, device) under no_grad; notices gets what the reader should be told."""
+        """fn(module, device) under no_grad, with our modules' call convention (module(ids, settings)
+        -> (logits, weights)); notices gets what the reader should be told. Runners without
+        has_tutorial_code raise InputError("model")."""
 
     def is_ordinary(self, token_id: int) -> bool:
         """True for a token that stands for text: not a special token, not a byte piece."""
