@@ -207,7 +207,7 @@ with tab_model:
         left, right = st.columns([3, 2], gap="large")
         with left:
             fig = model_view(weights, mask, selected=None if head == "mean" else (layer, head),
-                             labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
+                             labels={"layer": t("att_layer_n"), "head": t("att_head_n")}, tile=MODEL_VIEW_TILE)
             mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
             st.plotly_chart(fig, config=plotly_config(image_format, "attention_model_view"), key=mv_key,
                             on_select=lambda: pick_tile(mv_key), selection_mode="points")

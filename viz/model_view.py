@@ -19,6 +19,11 @@ MASKED_INDEX, BACKGROUND_INDEX, HIGHLIGHT_INDEX = LEVELS, LEVELS + 1, LEVELS + 2
 DEFAULT_LABELS = {"layer": "Layer", "head": "Head"}
 
 
+def numbered(word: str, n: int) -> str:
+    """"Head 3" from "Head", or "第 3 个头" from the template "第 {n} 个头" (a label may be either)."""
+    return word.format(n=n) if "{n}" in word else f"{word} {n}"
+
+
 def _bins(n: int, size: int) -> np.ndarray:
     """Start index of each of ``size`` nearly equal blocks covering range(n)."""
     return np.linspace(0, n, size + 1).astype(np.int64)[:-1]
@@ -145,7 +150,7 @@ def model_view(weights: np.ndarray, mask: np.ndarray | None = None, selected=Non
             xs.append(centres_x[head])
             ys.append(centres_y[layer])
             custom.append([layer, head])
-            text.append(f"{layer_word} {layer + 1} · {head_word} {head + 1}")
+            text.append(f"{numbered(layer_word, layer + 1)} · {numbered(head_word, head + 1)}")
 
     # pixels of one tile on screen, if the figure is about width_px wide
     px = min(width_px / width_img, 1.6) * min(th, tw)
@@ -169,11 +174,11 @@ def model_view(weights: np.ndarray, mask: np.ndarray | None = None, selected=Non
         height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
         hovermode="closest", hoverdistance=-1, dragmode=False, plot_bgcolor=BACKGROUND,
         xaxis=dict(tickmode="array", tickvals=centres_x, side="top", showgrid=False,
-                   ticktext=[f"{head_word} {h + 1}" for h in range(n_heads)], zeroline=False,
+                   ticktext=[numbered(head_word, h + 1) for h in range(n_heads)], zeroline=False,
                    range=[-0.5, width_img - 0.5], fixedrange=True,
                    tickangle=-45 if n_heads > 8 else 0),
         yaxis=dict(tickmode="array", tickvals=centres_y, showgrid=False, zeroline=False,
-                   ticktext=[f"{layer_word} {layer + 1}" for layer in range(n_layers)],
+                   ticktext=[numbered(layer_word, layer + 1) for layer in range(n_layers)],
                    range=[height_img - 0.5, -0.5], fixedrange=True, scaleanchor="x"),
     )
     return fig
