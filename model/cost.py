@@ -356,7 +356,7 @@ def online_attention(Q, K, V, block: int = 4, mask=None, watch_row: int = 0) -> 
     for each block, scores S (n_q x block); m' = max(m, rowmax S); l' = l e^(m - m') + sum e^(S - m');
     acc' = acc e^(m - m') + e^(S - m') V_block; at the end, output = acc / l.
     mask: (n_q, n_k) bool, False where a query may not look."""
-    n_q, n_k, d_k = Q.size(-2), K.size(-2), Q.size(-1)
+    n_k, d_k = K.size(-2), Q.size(-1)
     m = torch.full(Q.shape[:-1] + (1,), float("-inf"), dtype=Q.dtype)
     l = torch.zeros(Q.shape[:-1] + (1,), dtype=Q.dtype)
     acc = torch.zeros(Q.shape[:-1] + (V.size(-1),), dtype=Q.dtype)
