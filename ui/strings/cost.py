@@ -107,7 +107,7 @@ STRINGS = {
     "cost_block": {"en": "Block size", "zh": "块大小"},
     "cost_global": {"en": "Global tokens (see and are seen by every token)", "zh": "全局词元（看到所有词元，也被所有词元看到）"},
     "cost_causal": {"en": "Causal (a GPT's masked self-attention: no key after the query)",
-                    "zh": "因果（GPT 的掩码自注意力：不看查询之后的键）"},
+                    "zh": "因果掩码（GPT）"},
     "cost_pat_full": {"en": "Full attention", "zh": "完整注意力"},
     "cost_pat_window": {"en": "Sliding window", "zh": "滑动窗口"},
     "cost_pat_dilated": {"en": "Dilated window", "zh": "膨胀窗口"},
