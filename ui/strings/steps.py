@@ -195,7 +195,7 @@ STRINGS.update({
               "connection), LayerNorm; then the feed-forward network, add, LayerNorm: "
               "“Add & Norm” twice.",
         "zh": "原始 Transformer（Post-LN）：把注意力的输出加回 x（残差连接），再做层归一化；"
-              "然后是前馈网络、相加、层归一化——两次 “Add & Norm”。"},
+              "然后是前馈网络、相加、层归一化——两次“Add & Norm”。"},
     "steps_ffn_post_ln_decoder": {
         "en": "The original Transformer (post-LN): add the masked self-attention's output to x, "
               "LayerNorm; then the cross-attention sub-layer (choose “Cross-attention” above to walk "
