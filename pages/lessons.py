@@ -76,7 +76,7 @@ def show_class_answers(step) -> None:
     total = sum(counts.values())
     values = [counts.get(i, 0) for i in range(len(step.options))]
     st.markdown("**" + t("lesson_class_answers", n=total) + "**")
-    fig = bars([option_label(step, i) for i in range(len(step.options))], values, value_format="d",
+    fig = bars([option_label(step, i) for i in range(len(step.options))], values, value_format=".0f",
                highlight=step.answer if lessons.answers(lesson).get(index) is not None else None, height=260)
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_class_{step.id}")
 

@@ -147,8 +147,16 @@ def banner(pages) -> None:
             with st.popover(t("room_show_qr"), icon="📱"):
                 st.image(qr_png(room_link(code()), scale=12), width=420)
                 st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
-    elif code():
+    elif following():
+        pending = store().get(code()) if st.session_state.pop("_room_pending", False) else None
+        if pending is not None and "page" in pending.state:
+            _apply(pending, pages)          # in the full run, not in the fragment: switch_page from here
         _follow(pages)
+    elif code():
+        # detached: no polling; the button reruns the whole app, whose banner then follows again at once
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown(t("room_detached", code=format_code(code())))
+            st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
 
 
 @st.fragment(run_every=POLL_S)
@@ -157,15 +165,14 @@ def _follow(pages) -> None:
     if room is None:
         st.warning(t("room_ended"), icon="🏁")
         return
+    if not following():       # detached by the button below: the next full run shows the detached line
+        st.rerun(scope="app")
     with st.container(horizontal=True, vertical_alignment="center"):
-        if following():
-            st.markdown(t("room_following", code=format_code(room.code)))
-            st.button(t("room_detach"), on_click=_detach, key="_room_detach_btn", icon="🧭")
-        else:
-            st.markdown(t("room_detached", code=format_code(room.code)))
-            st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
-    if following() and room.version != st.session_state.get("_room_version") and "page" in room.state:
-        _apply(room, pages)
+        st.markdown(t("room_following", code=format_code(room.code)))
+        st.button(t("room_detach"), on_click=_detach, key="_room_detach_btn", icon="🧭")
+    if room.version != st.session_state.get("_room_version") and "page" in room.state:
+        st.session_state["_room_pending"] = True
+        st.rerun(scope="app")
 
 
 def _apply(room, pages) -> None:

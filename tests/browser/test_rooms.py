@@ -1,0 +1,140 @@
+"""Following the teacher, in real browsers: a teacher and three students, each in a separate
+browser context (its own Streamlit session), on two app servers that share one SQLite room
+store as two replicas would. Students see the teacher's sentence and page within 2 s; a student
+who detaches stays where they are while the others follow, and re-attaches with one click; a
+student's own change moves nobody; the teacher sees the class's answers to a lesson step."""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from .conftest import app_env
+from .helpers import SCREENSHOTS, AppServer, exceptions, goto, settle, submit_text
+
+FOLLOW_S = 2.0        # the issue's promise: a student sees each change within 2 s
+
+
+@pytest.fixture(scope="module")
+def replicas(tmp_path_factory):
+    store = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"
+    env = {**app_env(), "ATTN_ROOMS": f"sqlite:///{store}"}
+    servers = [AppServer(env=env, log=SCREENSHOTS / f"streamlit-rooms-{i}.log") for i in range(2)]
+    try:
+        for s in servers:
+            s.start()
+    except RuntimeError as e:
+        for s in servers:
+            s.stop()
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+    yield servers
+    for s in servers:
+        s.stop()
+
+
+def query(page) -> dict:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def wait_until(pages, check, timeout: float) -> list[float]:
+    """Seconds until check(page) held, for each page (inf where it never did within timeout)."""
+    start, done = time.time(), {}
+    while time.time() - start < timeout and len(done) < len(pages):
+        for i, p in enumerate(pages):
+            if i not in done and check(p):
+                done[i] = time.time() - start
+        time.sleep(0.05)
+    return [done.get(i, float("inf")) for i in range(len(pages))]
+
+
+def shots(pages, name: str) -> None:
+    for i, p in enumerate(pages):
+        p.screenshot(path=str(SCREENSHOTS / f"rooms-{name}-{i}.png"))
+
+
+def sentence(page) -> str:
+    return query(page).get("text", "")
+
+
+def test_a_teacher_and_three_students(replicas, new_page):
+    a, b = replicas
+    for server in (a, b):        # each replica builds the lessons once (seconds): not part of following
+        warm = new_page()
+        goto(warm, server.url + "/lessons", 300)
+        warm.context.close()
+    teacher = new_page()
+    goto(teacher, a.url + "/", 300)       # the first visit imports torch and the models
+    teacher.get_by_text("Classroom").first.click()
+    teacher.get_by_role("button", name="Open a room (teacher)").click()
+    teacher.wait_for_function("() => location.search.includes('room=')")
+    settle(teacher)
+    code = query(teacher)["room"]
+    assert re.fullmatch(r"[2-9A-HJKMNP-Z]{8}", code)
+    banner = teacher.get_by_text(f"Room {code[:4]}-{code[4:]}")
+    assert banner.first.is_visible()
+    assert teacher.locator("section[data-testid='stSidebar'] img").first.is_visible()   # the QR code
+
+    # three students: two on the other replica; one opens the link, two type the code
+    students = [new_page() for _ in range(3)]
+    goto(students[0], b.url + f"/?room={code}", 300)
+    for s, server in ((students[1], b), (students[2], a)):
+        goto(s, server.url + "/")
+        s.get_by_text("Classroom").first.click()
+        s.get_by_label("Room code (student)").fill(f"{code[:4].lower()}-{code[4:]}")
+        s.get_by_label("Room code (student)").press("Enter")
+        settle(s)
+    for s in students:
+        assert s.get_by_text("Following the teacher").first.is_visible()
+        assert "teach" not in query(s)                               # students never hold the token
+
+    # the teacher types a sentence: every student has it within 2 s
+    submit_text(teacher, "狗咬人")
+    waits = wait_until(students, lambda p: sentence(p) == "狗咬人", 30)
+    print(f"students followed a new sentence after {', '.join(f'{w:.2f}' for w in waits)} s")
+    shots([teacher, *students], "sentence")
+    assert max(waits) <= FOLLOW_S, (waits, [s.url for s in students])
+    for s in students:
+        settle(s)
+        assert s.locator("section[data-testid='stSidebar'] textarea").input_value() == "狗咬人"
+        assert not exceptions(s)
+
+    # the teacher opens the lessons page: the students land on it
+    teacher.locator("[data-testid='stSidebarNav'] a[href*='lessons']").click()
+    teacher.wait_for_function("() => location.pathname.endsWith('/lessons')")
+    settle(teacher)
+    waits = wait_until(students, lambda p: urlparse(p.url).path.endswith("/lessons"), 30)
+    print(f"students followed to the lessons page after {', '.join(f'{w:.2f}' for w in waits)} s")
+    assert max(waits) <= FOLLOW_S, waits
+
+    # student 0 detaches; the teacher changes the sentence; the others follow, student 0 stays
+    settle(students[0])
+    students[0].get_by_role("button", name="Explore on my own").click()
+    students[0].get_by_role("button", name="Follow the teacher again").wait_for()
+    submit_text(teacher, "人咬狗")
+    waits = wait_until(students[1:], lambda p: sentence(p) == "人咬狗", 30)
+    assert max(waits) <= FOLLOW_S, waits
+    time.sleep(FOLLOW_S + 1)
+    assert sentence(students[0]) == "狗咬人"
+    assert students[0].locator("section[data-testid='stSidebar'] textarea").input_value() == "狗咬人"
+
+    # a student's own change moves nobody: not the teacher, not the other students
+    submit_text(students[0], "The dog saw the cat")
+    time.sleep(FOLLOW_S + 1)
+    assert sentence(teacher) == "人咬狗" and all(sentence(s) == "人咬狗" for s in students[1:])
+
+    # one click re-attaches: the teacher's view comes back
+    students[0].get_by_role("button", name="Follow the teacher again").click()
+    waits = wait_until([students[0]], lambda p: sentence(p) == "人咬狗", 30)
+    assert waits[0] <= FOLLOW_S, waits
+
+    # the students predict; the teacher's screen counts the answers
+    for i, s in enumerate(students):
+        settle(s)
+        s.locator("[data-testid='stButtonGroup'] button").nth(i % 2).click()
+        settle(s)
+    teacher.get_by_text("The class's predictions (3 answered)").wait_for(timeout=15_000)
+    teacher.screenshot(path=str(SCREENSHOTS / "rooms-teacher.png"))
+    students[1].screenshot(path=str(SCREENSHOTS / "rooms-student.png"))
+    assert not exceptions(teacher)
