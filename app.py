@@ -2,6 +2,7 @@
 
 The entry: the shared sidebar (model, sentence, language, device), then the chosen page.
 """
+
 import sys
 
 import streamlit as st
@@ -25,7 +26,7 @@ if getattr(sys.modules.get("ui.context"), "sidebar", None) is None:
 from ui import classroom, state  # noqa: E402  (after the loading message: these imports are the slow part)
 from ui.context import end_run, sidebar  # noqa: E402
 
-classroom.from_link()       # ?room=CODE: join the teacher's room
+classroom.from_link()  # ?room=CODE: join the teacher's room
 ctx = sidebar()
 with st.sidebar:
     classroom.sidebar_panel()
@@ -46,15 +47,16 @@ PAGES = [
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
     ("pages/lessons.py", "lessons", "page_lessons", "🎓"),
 ]
-pages = [st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0))
-         for i, (f, path, key, icon) in enumerate(PAGES)]
-st.set_option("client.showSidebarNavigation", True)   # .streamlit/config.toml: off for the pages/ folder's menu
+pages = [
+    st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0)) for i, (f, path, key, icon) in enumerate(PAGES)
+]
+st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: off for the pages/ folder's menu
 nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
-classroom.banner(pages)     # the teacher's room code; a student's follow / detach line
+classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
     nav.run()
-finally:                    # also when the page stopped early (st.stop): the class sees where it stopped
+finally:  # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav)
-    end_run()               # a page file run without app.py (see ui.context.current) finds no Context
+    end_run()  # a page file run without app.py (see ui.context.current) finds no Context
 if loading is not None:
     loading.empty()

@@ -12,6 +12,7 @@ Targets (issue 15), every one printed with met / not met at the end:
   students and <= 2 s at 60, 0 errors; two replicas behind deploy/nginx.conf: p95 <= 2 s at 120.
   Capturing attention <= 1.3x a fused forward (an earlier issue's target, kept).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SECTIONS = ("views", "bertviz", "capture", "interactions", "first", "cpu", "memory", "load", "replicas")
-VIEW_TARGETS = {"heatmap": {16: 0.25, 128: 0.4, 512: 1.0}, "head view": {16: 0.25, 128: 0.5, 512: 1.0},
-                "model view": {16: 0.3, 128: 0.5, 512: 1.0}}
+VIEW_TARGETS = {
+    "heatmap": {16: 0.25, 128: 0.4, 512: 1.0},
+    "head view": {16: 0.25, 128: 0.5, 512: 1.0},
+    "model view": {16: 0.3, 128: 0.5, 512: 1.0},
+}
 MB_AT_512 = 2.0
 
 
@@ -47,8 +51,10 @@ def machine() -> str:
         mem = f", {int(open('/proc/meminfo').readline().split()[1]) / 1e6:.0f} GB RAM"
     except (OSError, ValueError, IndexError):
         pass
-    return (f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, "
-            f"load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, "
+        f"load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"
+    )
 
 
 def fmt(v, unit="", digits=2):
@@ -76,21 +82,47 @@ def views_md(ours, bertviz, targets: list) -> str:
             # BertViz not drawn (too large to make or load) counts as behind
             ahead = b_total is None or r["drawn_s"] < b_total
         ok = limit is not None and r["drawn_s"] <= limit
-        rows.append([n, view, fmt(r["drawn_s"], " s"), fmt(r["drawn_max_s"], " s"), fmt(r["mb"], " MB"),
-                     f"≤ {limit} s", met(ok),
-                     "–" if not b else (fmt(b_total, " s") if b_total is not None else b.get("note", "–")),
-                     "–" if not b else fmt(b["mb"], " MB"),
-                     "–" if ahead is None else met(ahead)])
+        rows.append(
+            [
+                n,
+                view,
+                fmt(r["drawn_s"], " s"),
+                fmt(r["drawn_max_s"], " s"),
+                fmt(r["mb"], " MB"),
+                f"≤ {limit} s",
+                met(ok),
+                "–" if not b else (fmt(b_total, " s") if b_total is not None else b.get("note", "–")),
+                "–" if not b else fmt(b["mb"], " MB"),
+                "–" if ahead is None else met(ahead),
+            ]
+        )
         targets.append((f"{view} at {n} tokens, submit → drawn ≤ {limit} s", fmt(r["drawn_s"], " s"), ok))
         if ahead is not None:
-            targets.append((f"{view} at {n} tokens ahead of BertViz",
-                            f"{fmt(r['drawn_s'], ' s')} vs {fmt(b_total, ' s') if b_total else b.get('note', '–')}",
-                            ahead))
+            targets.append(
+                (
+                    f"{view} at {n} tokens ahead of BertViz",
+                    f"{fmt(r['drawn_s'], ' s')} vs {fmt(b_total, ' s') if b_total else b.get('note', '–')}",
+                    ahead,
+                )
+            )
     big = [r["mb"] for r in ours if r["tokens"] == 512]
     if big:
         targets.append((f"sent at 512 tokens < {MB_AT_512:g} MB", fmt(max(big), " MB"), max(big) < MB_AT_512))
-    return table(["tokens", "view", "submit → drawn (median)", "(slowest)", "sent", "target", "met",
-                  "BertViz (Python + browser)", "BertViz bytes", "ahead of BertViz"], rows)
+    return table(
+        [
+            "tokens",
+            "view",
+            "submit → drawn (median)",
+            "(slowest)",
+            "sent",
+            "target",
+            "met",
+            "BertViz (Python + browser)",
+            "BertViz bytes",
+            "ahead of BertViz",
+        ],
+        rows,
+    )
 
 
 def met(ok) -> str:
@@ -98,11 +130,31 @@ def met(ok) -> str:
 
 
 def capture_md(rows) -> str:
-    return table(["forward", "returning attention", "fused SDPA, none returned", "ratio", "target", "met",
-                  "runs, threads", "largest logit difference"],
-                 [[r["case"], fmt(r["with_weights_ms"], " ms", 1), fmt(r["fused_ms"], " ms", 1),
-                   fmt(r["ratio"], "x"), "≤ 1.3x", "yes" if r["ratio"] <= 1.3 else "**no**",
-                   f"{r['reps']}, {r['threads']}", f"{r['max_logit_diff']:.1e}"] for r in rows])
+    return table(
+        [
+            "forward",
+            "returning attention",
+            "fused SDPA, none returned",
+            "ratio",
+            "target",
+            "met",
+            "runs, threads",
+            "largest logit difference",
+        ],
+        [
+            [
+                r["case"],
+                fmt(r["with_weights_ms"], " ms", 1),
+                fmt(r["fused_ms"], " ms", 1),
+                fmt(r["ratio"], "x"),
+                "≤ 1.3x",
+                "yes" if r["ratio"] <= 1.3 else "**no**",
+                f"{r['reps']}, {r['threads']}",
+                f"{r['max_logit_diff']:.1e}",
+            ]
+            for r in rows
+        ],
+    )
 
 
 LOAD_TARGETS = {30: 1.0, 60: 2.0, 120: 2.0}
@@ -114,19 +166,53 @@ def load_md(rows, seconds, targets: list, where: str) -> str:
         limit = LOAD_TARGETS.get(r["students"])
         ok = None if limit is None else (r["p95_s"] is not None and r["p95_s"] <= limit and r["errors"] == 0)
         if ok is not None:
-            targets.append((f"{r['students']} students, {where}: p95 ≤ {limit:g} s, 0 errors",
-                            f"p95 {fmt(r['p95_s'], ' s')}, {r['errors']} errors", ok))
-        rss = "–" if r.get("rss_start_mb") is None else f"{fmt(r['rss_start_mb'], '', 0)} → {fmt(r['rss_max_mb'], ' MB', 0)}"
-        out.append([r["students"], r["requests"], fmt(r["p50_s"], " s"), fmt(r["p95_s"], " s"), fmt(r["max_s"], " s"),
-                    rss, r["errors"], "–" if limit is None else f"p95 ≤ {limit:g} s", "–" if ok is None else met(ok),
-                    r["weights"]])
-    return table(["students", f"requests in {seconds} s", "p50", "p95", "slowest", "server RSS (start → max)",
-                  "errors", "target", "met", "weights"], out)
+            targets.append(
+                (
+                    f"{r['students']} students, {where}: p95 ≤ {limit:g} s, 0 errors",
+                    f"p95 {fmt(r['p95_s'], ' s')}, {r['errors']} errors",
+                    ok,
+                )
+            )
+        rss = (
+            "–"
+            if r.get("rss_start_mb") is None
+            else f"{fmt(r['rss_start_mb'], '', 0)} → {fmt(r['rss_max_mb'], ' MB', 0)}"
+        )
+        out.append(
+            [
+                r["students"],
+                r["requests"],
+                fmt(r["p50_s"], " s"),
+                fmt(r["p95_s"], " s"),
+                fmt(r["max_s"], " s"),
+                rss,
+                r["errors"],
+                "–" if limit is None else f"p95 ≤ {limit:g} s",
+                "–" if ok is None else met(ok),
+                r["weights"],
+            ]
+        )
+    return table(
+        [
+            "students",
+            f"requests in {seconds} s",
+            "p50",
+            "p95",
+            "slowest",
+            "server RSS (start → max)",
+            "errors",
+            "target",
+            "met",
+            "weights",
+        ],
+        out,
+    )
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, 15 s load runs, no 512-token BertViz")
     ap.add_argument("--only", default=",".join(SECTIONS), help="comma-separated: " + ",".join(SECTIONS))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results.md"))
@@ -134,9 +220,11 @@ def main(argv=None):
     only = [s.strip() for s in a.only.split(",") if s.strip()]
     sizes = (16, 128, 512)
     started = datetime.datetime.now().astimezone()
-    header = (f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M %Z}, `python -m bench{' --quick' if a.quick else ''}"
-              f"{'' if a.only == ','.join(SECTIONS) else ' --only ' + a.only}`\n\n"
-              f"Machine: {machine()}\n")
+    header = (
+        f"# Benchmark results\n\n{started:%Y-%m-%d %H:%M %Z}, `python -m bench{' --quick' if a.quick else ''}"
+        f"{'' if a.only == ','.join(SECTIONS) else ' --only ' + a.only}`\n\n"
+        f"Machine: {machine()}\n"
+    )
     print(header)
     parts, results = [header], {}
     t_all = time.time()
@@ -153,99 +241,194 @@ def main(argv=None):
 
     if "views" in only:
         from bench import views
+
         section("views", lambda: views.run(sizes, reps=2 if a.quick else 3))
     if "bertviz" in only:
         from bench import bertviz_bench
+
         section("bertviz", lambda: bertviz_bench.run(sizes[:2] if a.quick else sizes, timeout=60 if a.quick else 120))
-    targets: list[tuple[str, str, bool]] = []      # (target, figure, met)
+    targets: list[tuple[str, str, bool]] = []  # (target, figure, met)
     if results.get("views"):
-        parts.append("\n## Our views: the attention page on a synthetic 6-layer × 12-head trace\n\n"
-                     "Each view's tab is opened, then new sentences are submitted to it; time from the submit "
-                     "to that view drawn in Chromium (the trace is cached: the views' cost, not the model's). "
-                     "BertViz: the same traces, Python making its HTML + the same Chromium loading and "
-                     "drawing it.\n\n" + views_md(results["views"], results.get("bertviz"), targets) + "\n")
+        parts.append(
+            "\n## Our views: the attention page on a synthetic 6-layer × 12-head trace\n\n"
+            "Each view's tab is opened, then new sentences are submitted to it; time from the submit "
+            "to that view drawn in Chromium (the trace is cached: the views' cost, not the model's). "
+            "BertViz: the same traces, Python making its HTML + the same Chromium loading and "
+            "drawing it.\n\n" + views_md(results["views"], results.get("bertviz"), targets) + "\n"
+        )
     elif results.get("bertviz"):
-        parts.append("\n## BertViz\n\n" + table(["tokens", "view", "python s", "browser s", "MB", "note"],
-                     [[r["tokens"], r["view"], fmt(r["python_s"]), fmt(r["browser_s"]), fmt(r["mb"]), r.get("note", "")]
-                      for r in results["bertviz"]]) + "\n")
+        parts.append(
+            "\n## BertViz\n\n"
+            + table(
+                ["tokens", "view", "python s", "browser s", "MB", "note"],
+                [
+                    [r["tokens"], r["view"], fmt(r["python_s"]), fmt(r["browser_s"]), fmt(r["mb"]), r.get("note", "")]
+                    for r in results["bertviz"]
+                ],
+            )
+            + "\n"
+        )
     if "capture" in only:
         from bench import capture
+
         section("capture", lambda: capture.run(reps=5 if a.quick else 15))
         if results.get("capture"):
-            parts.append("\n## Cost of capturing attention (same model, same input, interleaved, medians)\n\n"
-                         + capture_md(results["capture"]) + "\n")
+            parts.append(
+                "\n## Cost of capturing attention (same model, same input, interleaved, medians)\n\n"
+                + capture_md(results["capture"])
+                + "\n"
+            )
             for r in results["capture"]:
                 targets.append((f"capture cost, {r['case']} ≤ 1.3x", fmt(r["ratio"], "x"), r["ratio"] <= 1.3))
     if "interactions" in only:
         from bench import interactions
+
         section("interactions", lambda: interactions.run(reps=3 if a.quick else 5))
         if results.get("interactions"):
             rows = results["interactions"]
-            parts.append("\n## Interactions in the app (trained translator, 15 tokens; action → page drawn again)"
-                         "\n\n" + table(["interaction", "median", "slowest", "repeats", "target", "met"],
-                                         [[r["interaction"], fmt(r["median_s"], " s"), fmt(r["max_s"], " s"), r["reps"],
-                                           f"≤ {interactions.TARGET_S} s", met(r["met"])] for r in rows]) + "\n")
-            targets += [(f"{r['interaction']} ≤ {interactions.TARGET_S} s", fmt(r["median_s"], " s"), r["met"])
-                        for r in rows]
+            parts.append(
+                "\n## Interactions in the app (trained translator, 15 tokens; action → page drawn again)"
+                "\n\n"
+                + table(
+                    ["interaction", "median", "slowest", "repeats", "target", "met"],
+                    [
+                        [
+                            r["interaction"],
+                            fmt(r["median_s"], " s"),
+                            fmt(r["max_s"], " s"),
+                            r["reps"],
+                            f"≤ {interactions.TARGET_S} s",
+                            met(r["met"]),
+                        ]
+                        for r in rows
+                    ],
+                )
+                + "\n"
+            )
+            targets += [
+                (f"{r['interaction']} ≤ {interactions.TARGET_S} s", fmt(r["median_s"], " s"), r["met"]) for r in rows
+            ]
     if "first" in only:
         from bench import first_visit
+
         section("first", first_visit.run)
         if results.get("first"):
             rows = results["first"]
-            parts.append("\n## First visit to a fresh server (Chromium opens the link as soon as the server answers)"
-                         "\n\n" + table(["case", "app's title shown", "loading message", "page drawn",
-                                         "file-name menu", "met"],
-                                        [[r["case"], fmt(r["title_s"], " s"), fmt(r["loading_s"], " s"),
-                                          fmt(r["drawn_s"], " s"), "**shown**" if r["file_menu"] else "never",
-                                          met(r["title_s"] is not None and r["title_s"] <= 1 and not r["file_menu"])]
-                                         for r in rows]) + "\n")
-            targets += [(f"first visit, {r['case']}: title ≤ 1 s, never the file-name menu",
-                         f"{fmt(r['title_s'], ' s')}, menu {'shown' if r['file_menu'] else 'never'}",
-                         r["title_s"] is not None and r["title_s"] <= 1 and not r["file_menu"]) for r in rows]
+            parts.append(
+                "\n## First visit to a fresh server (Chromium opens the link as soon as the server answers)"
+                "\n\n"
+                + table(
+                    ["case", "app's title shown", "loading message", "page drawn", "file-name menu", "met"],
+                    [
+                        [
+                            r["case"],
+                            fmt(r["title_s"], " s"),
+                            fmt(r["loading_s"], " s"),
+                            fmt(r["drawn_s"], " s"),
+                            "**shown**" if r["file_menu"] else "never",
+                            met(r["title_s"] is not None and r["title_s"] <= 1 and not r["file_menu"]),
+                        ]
+                        for r in rows
+                    ],
+                )
+                + "\n"
+            )
+            targets += [
+                (
+                    f"first visit, {r['case']}: title ≤ 1 s, never the file-name menu",
+                    f"{fmt(r['title_s'], ' s')}, menu {'shown' if r['file_menu'] else 'never'}",
+                    r["title_s"] is not None and r["title_s"] <= 1 and not r["file_menu"],
+                )
+                for r in rows
+            ]
     if "cpu" in only:
         from bench import server_cpu
+
         pages = ("home",) if a.quick else ("home", "attention", "temperature", "steps")
 
         def cpu_rows():
-            return [server_cpu.measure("" if p == "home" else p, 4, 60 if a.quick else 100, gc, seed=i)
-                    for i, (p, gc) in enumerate((p, gc) for p in pages for gc in (True, False))]
+            return [
+                server_cpu.measure("" if p == "home" else p, 4, 60 if a.quick else 100, gc, seed=i)
+                for i, (p, gc) in enumerate((p, gc) for p in pages for gc in (True, False))
+            ]
+
         section("cpu", cpu_rows)
         if results.get("cpu"):
             rows = results["cpu"]
-            parts.append("\n## Server CPU per request (4 sessions sending distinct sentences back to back; "
-                         "Streamlit's full GC after each run on / off)\n\n"
-                         + table(["page", "runner.postScriptGC", "requests", "CPU per request", "p50", "p95",
-                                  "requests/s", "RSS start → end", "errors"],
-                                 [[r["page"], "on" if r["gc"] else "off (shipped)", r["requests"],
-                                   fmt(r["cpu_per_request_s"], " s", 3), fmt(r["p50_s"], " s"), fmt(r["p95_s"], " s"),
-                                   fmt(r["throughput_per_s"], "", 1),
-                                   f"{r['rss_start_mb']:.0f} → {r['rss_end_mb']:.0f} MB", r["errors"]] for r in rows])
-                         + "\n")
+            parts.append(
+                "\n## Server CPU per request (4 sessions sending distinct sentences back to back; "
+                "Streamlit's full GC after each run on / off)\n\n"
+                + table(
+                    [
+                        "page",
+                        "runner.postScriptGC",
+                        "requests",
+                        "CPU per request",
+                        "p50",
+                        "p95",
+                        "requests/s",
+                        "RSS start → end",
+                        "errors",
+                    ],
+                    [
+                        [
+                            r["page"],
+                            "on" if r["gc"] else "off (shipped)",
+                            r["requests"],
+                            fmt(r["cpu_per_request_s"], " s", 3),
+                            fmt(r["p50_s"], " s"),
+                            fmt(r["p95_s"], " s"),
+                            fmt(r["throughput_per_s"], "", 1),
+                            f"{r['rss_start_mb']:.0f} → {r['rss_end_mb']:.0f} MB",
+                            r["errors"],
+                        ]
+                        for r in rows
+                    ],
+                )
+                + "\n"
+            )
             home = [r for r in rows if r["page"] == "home" and not r["gc"]]
             if home:
-                targets.append(("server CPU per new sentence, home page ≤ 0.05 s",
-                                fmt(home[0]["cpu_per_request_s"], " s", 3), home[0]["cpu_per_request_s"] <= 0.05))
+                targets.append(
+                    (
+                        "server CPU per new sentence, home page ≤ 0.05 s",
+                        fmt(home[0]["cpu_per_request_s"], " s", 3),
+                        home[0]["cpu_per_request_s"] <= 0.05,
+                    )
+                )
     if "memory" in only:
         from bench import server_cpu
+
         n = 500 if a.quick else 2000
         section("memory", lambda: server_cpu.long_run(n, False))
         if results.get("memory"):
             r = results["memory"]
             grew = r["rss_end_mb"] - r["rss_start_mb"]
-            parts.append(f"\n## Memory over {r['requests']} distinct sentences (home page, 4 sessions)\n\n"
-                         f"RSS {r['rss_start_mb']:.0f} MB at the start, "
-                         + ", ".join(f"{v:.0f} MB after {k}" for k, v in r["rss_marks_mb"].items())
-                         + f", {r['rss_end_mb']:.0f} MB at the end (+{grew:.0f} MB); CPU per request "
-                         f"{r['cpu_per_request_s']:.3f} s; {r['errors']} errors.\n")
-            targets.append((f"memory after {r['requests']} distinct sentences within 150 MB of the start",
-                            f"+{grew:.0f} MB", grew <= 150 and r["requests"] >= 2000))
+            parts.append(
+                f"\n## Memory over {r['requests']} distinct sentences (home page, 4 sessions)\n\n"
+                f"RSS {r['rss_start_mb']:.0f} MB at the start, "
+                + ", ".join(f"{v:.0f} MB after {k}" for k, v in r["rss_marks_mb"].items())
+                + f", {r['rss_end_mb']:.0f} MB at the end (+{grew:.0f} MB); CPU per request "
+                f"{r['cpu_per_request_s']:.3f} s; {r['errors']} errors.\n"
+            )
+            targets.append(
+                (
+                    f"memory after {r['requests']} distinct sentences within 150 MB of the start",
+                    f"+{grew:.0f} MB",
+                    grew <= 150 and r["requests"] >= 2000,
+                )
+            )
     seconds = 15 if a.quick else 60
     if "load" in only:
         from bench import load
+
         section("load", lambda: load.run((30, 60), seconds=seconds))
         if results.get("load"):
-            parts.append(f"\n## A class on one server (home page, new sentence every 2–4 s per student, {seconds} s)\n\n"
-                         + load_md(results["load"], seconds, targets, "one process") + "\n")
+            parts.append(
+                f"\n## A class on one server (home page, new sentence every 2–4 s per student, {seconds} s)\n\n"
+                + load_md(results["load"], seconds, targets, "one process")
+                + "\n"
+            )
     if "replicas" in only:
         import json
         import subprocess
@@ -253,20 +436,42 @@ def main(argv=None):
 
         def replicas():
             out = Path(tempfile.mkstemp(suffix=".json")[1])
-            subprocess.run(["bash", str(ROOT / "bench" / "replicas.sh"), sys.executable, "-m", "bench.load",
-                            "--students", "120", "--seconds", str(seconds), "--json", str(out), "--url"],
-                           cwd=ROOT, check=True, timeout=seconds + 600)
+            subprocess.run(
+                [
+                    "bash",
+                    str(ROOT / "bench" / "replicas.sh"),
+                    sys.executable,
+                    "-m",
+                    "bench.load",
+                    "--students",
+                    "120",
+                    "--seconds",
+                    str(seconds),
+                    "--json",
+                    str(out),
+                    "--url",
+                ],
+                cwd=ROOT,
+                check=True,
+                timeout=seconds + 600,
+            )
             return json.loads(out.read_text())
+
         section("replicas", replicas)
         if results.get("replicas"):
-            parts.append(f"\n## A class through nginx (deploy/nginx.conf) and two replicas ({seconds} s)\n\n"
-                         + load_md(results["replicas"], seconds, targets, "two replicas behind nginx") + "\n")
+            parts.append(
+                f"\n## A class through nginx (deploy/nginx.conf) and two replicas ({seconds} s)\n\n"
+                + load_md(results["replicas"], seconds, targets, "two replicas behind nginx")
+                + "\n"
+            )
     if targets:
         summary = table(["target", "measured", "met"], [[t_, f, met(ok)] for t_, f, ok in targets])
         n_met = sum(ok for _, _, ok in targets)
         parts.append(f"\n## Every target: {n_met} of {len(targets)} met\n\n{summary}\n")
-    parts.append(f"\nTotal {time.time() - t_all:.0f} s. Load average at the end: "
-                 f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())}.\n")
+    parts.append(
+        f"\nTotal {time.time() - t_all:.0f} s. Load average at the end: "
+        f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())}.\n"
+    )
     text = "\n".join(parts)
     print(text)
     Path(a.out).write_text(text, encoding="utf-8")

@@ -5,6 +5,7 @@ from a CDN this machine cannot reach; npm's copies (bench/node_modules) are serv
 HTTP server and the HTML is rewritten to use them. Time = Python making the HTML (what a notebook
 cell spends) + the browser loading and drawing it; bytes = the HTML and the three scripts.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,9 +24,11 @@ from tests.browser.helpers import ROOT, SCREENSHOTS, VIEWPORT, launch
 from . import synthetic
 
 NODE = ROOT / "bench" / "node_modules"
-LIBS = {"require.js": NODE / "requirejs" / "require.js",
-        "d3.min.js": NODE / "d3" / "dist" / "d3.min.js",
-        "jquery.min.js": NODE / "jquery" / "dist" / "jquery.min.js"}
+LIBS = {
+    "require.js": NODE / "requirejs" / "require.js",
+    "d3.min.js": NODE / "d3" / "dist" / "d3.min.js",
+    "jquery.min.js": NODE / "jquery" / "dist" / "jquery.min.js",
+}
 # past this the HTML is not loaded into the browser: at 512 tokens BertViz writes every weight of
 # every head as JSON text (~380 MB), near V8's string limit, and the model view would draw 19
 # million SVG lines
@@ -62,7 +65,7 @@ def make_html(view: str, n: int) -> tuple[str, float]:
 
     tr = synthetic.trace(synthetic.sentence(n, f"bv{n}"))
     att = tr.attention["encoder"]
-    layers = [torch.from_numpy(np.ascontiguousarray(att.weights[i:i + 1])) for i in range(att.num_layers)]
+    layers = [torch.from_numpy(np.ascontiguousarray(att.weights[i : i + 1])) for i in range(att.num_layers)]
     t0 = time.perf_counter()
     fn = head_view if view == "head" else model_view
     html = fn(attention=layers, tokens=list(att.query_tokens), html_action="return").data
@@ -94,6 +97,7 @@ def run(sizes=(16, 128, 512), timeout=120, log=print) -> list[dict]:
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
     rows, per_weight = [], {}
     from playwright.sync_api import sync_playwright
+
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -103,8 +107,12 @@ def run(sizes=(16, 128, 512), timeout=120, log=print) -> list[dict]:
                     weights = synthetic.LAYERS * synthetic.HEADS * n * n
                     if per_weight.get(view) and per_weight[view] * weights > MAX_HTML_BYTES:
                         est = per_weight[view] * weights
-                        row.update(python_s=None, browser_s=None, mb=est / 1e6,
-                                   note=f"not made: ~{est / 1e6:.0f} MB of HTML (estimated)")
+                        row.update(
+                            python_s=None,
+                            browser_s=None,
+                            mb=est / 1e6,
+                            note=f"not made: ~{est / 1e6:.0f} MB of HTML (estimated)",
+                        )
                         log(f"  bertviz {view} n={n}: {row['note']}")
                         rows.append(row)
                         continue
@@ -130,8 +138,12 @@ def run(sizes=(16, 128, 512), timeout=120, log=print) -> list[dict]:
                         if view == "head":
                             page.wait_for_function(HEAD_DRAWN, polling="raf", timeout=timeout * 1000)
                         else:
-                            page.wait_for_function(MODEL_DRAWN, arg=synthetic.LAYERS * synthetic.HEADS,
-                                                   polling="raf", timeout=timeout * 1000)
+                            page.wait_for_function(
+                                MODEL_DRAWN,
+                                arg=synthetic.LAYERS * synthetic.HEADS,
+                                polling="raf",
+                                timeout=timeout * 1000,
+                            )
                         page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
                         browser_s = time.perf_counter() - t0
                         row.update(browser_s=browser_s, note="")
@@ -139,12 +151,18 @@ def run(sizes=(16, 128, 512), timeout=120, log=print) -> list[dict]:
                             page.screenshot(path=str(SCREENSHOTS / f"bench-bertviz-{view}-{n}.png"))
                     except Exception as e:
                         browser_s = None
-                        row.update(browser_s=None, note=f"not drawn within {timeout} s"
-                                   + (f" ({errors[0]})" if errors else "") + f" [{type(e).__name__}]")
+                        row.update(
+                            browser_s=None,
+                            note=f"not drawn within {timeout} s"
+                            + (f" ({errors[0]})" if errors else "")
+                            + f" [{type(e).__name__}]",
+                        )
                     ctx.close()
                     (tmp / f"{view}{n}.html").unlink()
-                    log(f"  bertviz {view} n={n}: python {py_s:.2f} s, browser "
-                        f"{'%.2f s' % browser_s if browser_s is not None else row['note']}, {row['mb']:.2f} MB")
+                    log(
+                        f"  bertviz {view} n={n}: python {py_s:.2f} s, browser "
+                        f"{'%.2f s' % browser_s if browser_s is not None else row['note']}, {row['mb']:.2f} MB"
+                    )
                     rows.append(row)
             browser.close()
     finally:

@@ -3,6 +3,7 @@ softmax(QK^T / sqrt(d_k)) V, weights returned); the same forward through PyTorch
 torch.nn.functional.scaled_dot_product_attention returns none. Same weights, same input, same
 process, A and B interleaved; the ratio of medians is the price of showing the attention.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,7 @@ def fused(Q, K, V, mask=None, temperature=1.0, bias=None):
     attn_mask = mask
     if bias is not None:
         attn_mask = bias if mask is None else bias.masked_fill(~mask, float("-inf"))
-    out = F.scaled_dot_product_attention(Q, K, V, attn_mask=attn_mask,
-                                         scale=1.0 / (math.sqrt(d_k) * temperature))
+    out = F.scaled_dot_product_attention(Q, K, V, attn_mask=attn_mask, scale=1.0 / (math.sqrt(d_k) * temperature))
     return out, Q.new_empty(0)
 
 
@@ -42,12 +42,32 @@ def fused_attention():
 CASES = {
     # the shipped GPT preset at its full length
     "gpt preset (3 layers x 4 heads, d 128), 128 tokens": (
-        ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512, max_seq_len=128,
-                    vocab_size=4000, positional="learned"), 128),
+        ModelConfig(
+            arch="gpt",
+            d_model=128,
+            num_heads=4,
+            num_layers=3,
+            d_ff=512,
+            max_seq_len=128,
+            vocab_size=4000,
+            positional="learned",
+        ),
+        128,
+    ),
     # the views' synthetic size
     "6 layers x 12 heads, d 768, 512 tokens": (
-        ModelConfig(arch="gpt", d_model=768, num_heads=12, num_layers=6, d_ff=3072, max_seq_len=512,
-                    vocab_size=4000, positional="learned"), 512),
+        ModelConfig(
+            arch="gpt",
+            d_model=768,
+            num_heads=12,
+            num_layers=6,
+            d_ff=3072,
+            max_seq_len=512,
+            vocab_size=4000,
+            positional="learned",
+        ),
+        512,
+    ),
 }
 
 
@@ -78,15 +98,28 @@ def run(reps=15, threads=1, log=print) -> list[dict]:
             diff = (logits_a - logits_b).abs().max().item()
             a, b = [], []
             with torch.no_grad():
-                for _ in range(reps if n <= 128 else max(2, reps // 5)):     # interleaved, so drift on a shared machine hits both
+                for _ in range(
+                    reps if n <= 128 else max(2, reps // 5)
+                ):  # interleaved, so drift on a shared machine hits both
                     a += _time(lambda: m(ids), 1)
                     with fused_attention():
                         b += _time(lambda: m(ids), 1)
             ra, rb = statistics.median(a), statistics.median(b)
-            rows.append({"case": name, "with_weights_ms": ra * 1e3, "fused_ms": rb * 1e3,
-                         "ratio": ra / rb, "max_logit_diff": diff, "reps": len(a), "threads": threads})
-            log(f"  capture {name}: {ra * 1e3:.1f} ms vs fused {rb * 1e3:.1f} ms = {ra / rb:.2f}x "
-                f"(logits differ by at most {diff:.1e})")
+            rows.append(
+                {
+                    "case": name,
+                    "with_weights_ms": ra * 1e3,
+                    "fused_ms": rb * 1e3,
+                    "ratio": ra / rb,
+                    "max_logit_diff": diff,
+                    "reps": len(a),
+                    "threads": threads,
+                }
+            )
+            log(
+                f"  capture {name}: {ra * 1e3:.1f} ms vs fused {rb * 1e3:.1f} ms = {ra / rb:.2f}x "
+                f"(logits differ by at most {diff:.1e})"
+            )
     finally:
         torch.set_num_threads(old_threads)
     return rows

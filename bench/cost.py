@@ -8,6 +8,7 @@
 One torch thread (as the app runs); the machine's load average is saved beside the figures, since
 the machine is shared. Never part of the tests.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ from model import cost  # noqa: E402
 
 LAYER_NS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 PATTERN_NS = (256, 512, 1024, 2048, 4096)
-TIME_LIMIT = 60.0      # seconds for one call: beyond it the curve stops (and says so)
+TIME_LIMIT = 60.0  # seconds for one call: beyond it the curve stops (and says so)
 
 
 def cpu_name() -> str:
@@ -76,14 +77,17 @@ def patterns(ns, log) -> list[dict]:
 def generation(log) -> dict:
     import model
     from model.tokenizer import BOS
+
     m = model.load("gpt", device="cpu")
     text = " ".join(["The cat sat on the mat. It was happy."] * 12)
     ids = ([BOS] + m.tokenizer.encode(text))[: m.config.max_seq_len]
     r = cost.generation_timing(m.module, ids, repeats=3)
     r["flops_no_cache"] = [cost.gpt_flops_per_token(t, m.config, False)["total"] for t in r["t"]]
     r["flops_cache"] = [cost.gpt_flops_per_token(t, m.config, True)["total"] for t in r["t"]]
-    log(f"generation: t={len(ids)}: {r['no_cache'][-1] * 1e3:.2f} ms without the cache, "
-        f"{r['cache'][-1] * 1e3:.2f} ms with it")
+    log(
+        f"generation: t={len(ids)}: {r['no_cache'][-1] * 1e3:.2f} ms without the cache, "
+        f"{r['cache'][-1] * 1e3:.2f} ms with it"
+    )
     return r
 
 
@@ -97,9 +101,11 @@ def main(argv=None) -> int:
     started = time.time()
     ns = [n for n in LAYER_NS if not a.quick or n <= 512]
     result = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{cpu_name()}, {os.cpu_count()} cores, {memory_bytes() / 2**30:.0f} GiB RAM",
-        "torch": torch.__version__, "threads": 1, "load_before": [round(x, 2) for x in load_before],
+        "torch": torch.__version__,
+        "threads": 1,
+        "load_before": [round(x, 2) for x in load_before],
         "command": "python -m bench.cost" + (" --quick" if a.quick else ""),
         "memory_bytes": memory_bytes(),
         "layers": layers(ns, print),

@@ -9,6 +9,7 @@ when the app's title first shows (target <= 1 s), when a loading message or spin
 when the page is complete, and whether Streamlit's file-name menu (app, architecture, attention
 ...) was ever on screen (target: never). A screenshot at 1 s lands in screenshots/.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,13 @@ PROBE = """(files) => {
 CASES = [
     ("home, English", "/", "Transformer Attention Explorer", "Loading", "en-US"),
     ("home, Chinese reader", "/", "Transformer 注意力探索器", "正在加载", "zh-CN"),
-    ("deep link /attention?lang=zh", "/attention?lang=zh&text=The%20dog%20sees%20the%20cat",
-     "注意力", "正在加载", "zh-CN"),
+    (
+        "deep link /attention?lang=zh",
+        "/attention?lang=zh&text=The%20dog%20sees%20the%20cat",
+        "注意力",
+        "正在加载",
+        "zh-CN",
+    ),
 ]
 
 
@@ -57,7 +63,7 @@ def visit(pw, label, path, title, loading, locale, timeout=60.0, log=print) -> d
         while (elapsed := time.perf_counter() - t0) < timeout:
             try:
                 p = page.evaluate(PROBE, FILE_NAMES)
-            except Exception:        # the page is navigating
+            except Exception:  # the page is navigating
                 time.sleep(0.05)
                 continue
             row["file_menu"] |= p["fileMenu"]
@@ -77,13 +83,16 @@ def visit(pw, label, path, title, loading, locale, timeout=60.0, log=print) -> d
     finally:
         server.stop()
     f = lambda v: "never" if v is None else f"{v:.2f} s"  # noqa: E731
-    log(f"  first visit, {label}: title {f(row['title_s'])}, loading message {f(row['loading_s'])}, "
-        f"drawn {f(row['drawn_s'])}, file-name menu {'SHOWN' if row['file_menu'] else 'never shown'}")
+    log(
+        f"  first visit, {label}: title {f(row['title_s'])}, loading message {f(row['loading_s'])}, "
+        f"drawn {f(row['drawn_s'])}, file-name menu {'SHOWN' if row['file_menu'] else 'never shown'}"
+    )
     return row
 
 
 def run(log=print) -> list[dict]:
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         return [visit(pw, *case, log=log) for case in CASES]
 

@@ -14,6 +14,7 @@ drawn (no stale element, no skeleton, no plotly chart without its figure). Targe
   tile click           attention page, model view: a click on another layer x head tile
   step Next            step-by-step page: the Next button
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,7 +42,7 @@ from tests.browser.helpers import (  # noqa: E402
 )
 from tests.browser.test_pages import SCROLL_TO_MODEL_VIEW, TILE_XY  # noqa: E402
 
-SENTENCE = "The little girl saw three red apples on the table in the kitchen"   # 15 tokens (translator)
+SENTENCE = "The little girl saw three red apples on the table in the kitchen"  # 15 tokens (translator)
 TARGET_S = 0.3
 
 DONE = """() => {
@@ -54,6 +55,7 @@ DONE = """() => {
   return !Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).filter(visible)
       .some(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout));
 }"""
+
 
 def timed(page, action, timeout=60) -> float:
     page.evaluate(WATCH)
@@ -81,7 +83,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
     times: dict[str, list[float]] = {}
 
     def measure(name, action, reps=reps):
-        action(0)                                  # warm-up: caches filled, charts' code loaded
+        action(0)  # warm-up: caches filled, charts' code loaded
         settle(page)
         out = times.setdefault(name, [])
         for i in range(1, reps + 1):
@@ -92,11 +94,12 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
         log(f"  {name}: " + ", ".join(f"{s:.2f}" for s in out) + " s")
 
     from playwright.sync_api import sync_playwright
+
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
             page = browser.new_context(viewport=VIEWPORT).new_page()
-            _open(page, server.url, "")            # the teacher's first visit: models loaded, imports done
+            _open(page, server.url, "")  # the teacher's first visit: models loaded, imports done
 
             _open(page, server.url, "temperature")
             thumb = page.locator("[data-testid='stSlider'] input[type='range']").first
@@ -104,6 +107,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
             def slide(i):
                 thumb.focus()
                 thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+
             measure("temperature slider move", slide)
 
             _open(page, server.url, "attention")
@@ -112,7 +116,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
 
             # heatmap tab -> model-view tab, timed; the switch back is untimed
             out = times.setdefault("tab switch", [])
-            for i in range(reps + 1):                 # the first is the warm-up
+            for i in range(reps + 1):  # the first is the warm-up
                 page.get_by_role("tab", name=re.compile("Heatmap")).click()
                 settle(page, quiet_polls=2)
                 s = timed(page, lambda: page.get_by_role("tab", name=re.compile("Model view")).click())
@@ -124,6 +128,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
                 page.evaluate(SCROLL_TO_MODEL_VIEW)
                 xy = page.evaluate(TILE_XY, [i % 2, (i + 1) % 4])
                 page.mouse.click(xy["x"], xy["y"])
+
             measure("tile click", tile)
             page.screenshot(path=str(SCREENSHOTS / "bench-interactions-tile.png"))
 
@@ -132,29 +137,44 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
             def step(i):
                 nxt = page.get_by_role("button", name=re.compile("^Next"))
                 (page.get_by_role("button", name=re.compile("^Previous")) if nxt.is_disabled() else nxt).click()
+
             measure("step page Next", step)
             browser.close()
     finally:
         server.stop()
     rows = []
     for name, values in times.items():
-        rows.append({"interaction": name, "median_s": statistics.median(values), "max_s": max(values),
-                     "reps": len(values), "met": statistics.median(values) <= TARGET_S})
+        rows.append(
+            {
+                "interaction": name,
+                "median_s": statistics.median(values),
+                "max_s": max(values),
+                "reps": len(values),
+                "met": statistics.median(values) <= TARGET_S,
+            }
+        )
     return rows
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m bench.interactions", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.interactions", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--gc", default="config", choices=("on", "off", "config"),
-                    help="runner.postScriptGC for the server (config: .streamlit/config.toml's)")
+    ap.add_argument(
+        "--gc",
+        default="config",
+        choices=("on", "off", "config"),
+        help="runner.postScriptGC for the server (config: .streamlit/config.toml's)",
+    )
     a = ap.parse_args(argv)
     args = [] if a.gc == "config" else ["--runner.postScriptGC", "true" if a.gc == "on" else "false"]
     print(f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())}, postScriptGC {a.gc}")
     for r in run(a.reps, args):
-        print(f"{r['interaction']:<26} median {r['median_s']:.2f} s, slowest {r['max_s']:.2f} s "
-              f"({'met' if r['met'] else 'NOT met'}, target <= {TARGET_S} s)")
+        print(
+            f"{r['interaction']:<26} median {r['median_s']:.2f} s, slowest {r['max_s']:.2f} s "
+            f"({'met' if r['met'] else 'NOT met'}, target <= {TARGET_S} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ and what switching heads off does to the translator's exact match on held-out se
 Targets: importance grid for the translator on a 10-token sentence <= 1 s, for the GPT <= 0.5 s;
 an ablation rerun on the page <= 0.5 s. Prints a Markdown section for bench/results.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,12 +25,12 @@ import torch  # noqa: E402
 import model  # noqa: E402
 from model import corpus, intervene  # noqa: E402
 
-TR_TEXT = "The old man saw the big dog in the park"      # 10 tokens for the translator
+TR_TEXT = "The old man saw the big dog in the park"  # 10 tokens for the translator
 GPT_TEXT = "The cat sat on the mat. It was happy."
 
 
 def timed(fn, repeat=7):
-    fn()                                     # warm-up
+    fn()  # warm-up
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -44,13 +45,19 @@ def grid_speed(lines):
     n_gpt = len(gpt.prompt_ids(GPT_TEXT)[1])
     heads_tr, heads_gpt = len(intervene.all_heads(tr)), len(intervene.all_heads(gpt))
     med, best = timed(lambda: intervene.importance(tr, TR_TEXT))
-    lines.append(f"| translator: importance grid, {heads_tr} heads, {n_tr}-token sentence (batched greedy "
-                 f"decode + teacher-forced log p) | {med:.3f} s | {best:.3f} s | ≤ 1 s |")
+    lines.append(
+        f"| translator: importance grid, {heads_tr} heads, {n_tr}-token sentence (batched greedy "
+        f"decode + teacher-forced log p) | {med:.3f} s | {best:.3f} s | ≤ 1 s |"
+    )
     one = timed(lambda: [intervene.importance(tr, TR_TEXT, heads=[h]) for h in intervene.all_heads(tr)], repeat=2)[0]
-    lines.append(f"| translator: the same grid one head at a time ({heads_tr} runs, for comparison) | {one:.3f} s | | |")
+    lines.append(
+        f"| translator: the same grid one head at a time ({heads_tr} runs, for comparison) | {one:.3f} s | | |"
+    )
     med, best = timed(lambda: intervene.importance(gpt, GPT_TEXT))
-    lines.append(f"| gpt: importance grid, {heads_gpt} heads, {n_gpt} tokens (KL of next-token distributions) "
-                 f"| {med:.3f} s | {best:.3f} s | ≤ 0.5 s |")
+    lines.append(
+        f"| gpt: importance grid, {heads_gpt} heads, {n_gpt} tokens (KL of next-token distributions) "
+        f"| {med:.3f} s | {best:.3f} s | ≤ 0.5 s |"
+    )
     med, best = timed(lambda: tr.trace(TR_TEXT, ablate=[("cross", 1, 1)]))
     lines.append(f"| translator: one ablated trace (model only, cross:2:2 off) | {med:.3f} s | {best:.3f} s | |")
 
@@ -62,10 +69,11 @@ def page_speed(lines):
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
-    class NavigationSeen(PagesManager):       # as tests/conftest.py: the app as a server runs it
+    class NavigationSeen(PagesManager):  # as tests/conftest.py: the app as a server runs it
         def __init__(self, *args, **kwargs):
             PagesManager.uses_pages_directory = False
             super().__init__(*args, **kwargs)
+
     shared = ScriptCache()
     app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
     app_test.PagesManager = NavigationSeen
@@ -81,8 +89,10 @@ def page_speed(lines):
         at.multiselect(key="iv_off").set_value([name]).run()
         times.append(time.perf_counter() - t0)
         assert not at.exception, at.exception
-    lines.append(f"| intervene page: rerun after switching one head off (AppTest script time, {len(times)} new heads, "
-                 f"uncached) | {statistics.median(times):.3f} s | {min(times):.3f} s | ≤ 0.5 s |")
+    lines.append(
+        f"| intervene page: rerun after switching one head off (AppTest script time, {len(times)} new heads, "
+        f"uncached) | {statistics.median(times):.3f} s | {min(times):.3f} s | ≤ 0.5 s |"
+    )
 
 
 def browser_speed(lines):
@@ -94,12 +104,14 @@ def browser_speed(lines):
 
     from tests.browser.helpers import VIEWPORT, AppServer, goto, launch, settle, wait_for_run_start
     from tests.browser.test_intervene import FIRST_TILE_XY
+
     tiles = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 2), (1, 3), (1, 1)]
     with AppServer(log=ROOT / "screenshots" / "bench-intervene.log") as srv, sync_playwright() as pw:
         browser = launch(pw)
-        for page_name, url, tab in (("intervene page: click a tile (switch a head off) to drawn", "intervene?ikind=cross", None),
-                                    ("attention page, for comparison: click a model-view tile to drawn",
-                                     "attention?kind=cross", "Model view")):
+        for page_name, url, tab in (
+            ("intervene page: click a tile (switch a head off) to drawn", "intervene?ikind=cross", None),
+            ("attention page, for comparison: click a model-view tile to drawn", "attention?kind=cross", "Model view"),
+        ):
             page = browser.new_context(viewport=VIEWPORT).new_page()
             goto(page, f"{srv.url}/{url}&model=translator&text={quote(TR_TEXT)}")
             if tab:
@@ -113,14 +125,16 @@ def browser_speed(lines):
                 wait_for_run_start(page, 5)
                 settle(page, 60, quiet_polls=1, poll=0.02)
                 times.append(time.perf_counter() - t0)
-            lines.append(f"| {page_name} (chromium, {len(times)} clicks) | {statistics.median(times):.3f} s | "
-                         f"{min(times):.3f} s | {'≤ 0.5 s' if tab is None else ''} |")
+            lines.append(
+                f"| {page_name} (chromium, {len(times)} clicks) | {statistics.median(times):.3f} s | "
+                f"{min(times):.3f} s | {'≤ 0.5 s' if tab is None else ''} |"
+            )
         browser.close()
 
 
 def exact(lines, n):
     tr = model.load("translator", device="cpu")
-    pairs = corpus.heldout_pairs(50, 4321)     # not the evaluation pairs: pick the heads on other sentences
+    pairs = corpus.heldout_pairs(50, 4321)  # not the evaluation pairs: pick the heads on other sentences
     heads = intervene.all_heads(tr)
     total = None
     for p in pairs:
@@ -134,25 +148,30 @@ def exact(lines, n):
     base = intervene.exact_match(tr, n)
     rows = [("none (untouched)", base)]
     last = tr.config.num_layers - 1
-    readme = ("cross", last, 1)                       # the README's alignment head, cross:2:2
+    readme = ("cross", last, 1)  # the README's alignment head, cross:2:2
     top_cross = [("cross", last, h) for h in range(tr.config.num_heads)]
     sets = [[heads[align]], [readme], top_cross, [heads[least]]]
     for hs in sets:
-        if len(hs) == 1 and any(hs == r for r in sets[:sets.index(hs)]):
+        if len(hs) == 1 and any(hs == r for r in sets[: sets.index(hs)]):
             continue
         rows.append((" + ".join(intervene.head_name(*h) for h in hs), intervene.exact_match(tr, n, ablate=hs)))
     lines.append("")
-    lines.append(f"Exact match on {n} held-out pairs (`corpus.heldout_pairs({n}, 1234)`, as `python -m model evaluate`), "
-                 f"one head switched off (output 0). Heads picked by their mean importance (−Δ log p) on 50 other "
-                 f"held-out sentences: the most important cross-attention head "
-                 f"({intervene.head_name(*heads[align])}, {mean[align]:.2f} nats) and the least important head "
-                 f"({intervene.head_name(*heads[least])}, {mean[least]:.4f} nats).")
+    lines.append(
+        f"Exact match on {n} held-out pairs (`corpus.heldout_pairs({n}, 1234)`, as `python -m model evaluate`), "
+        f"one head switched off (output 0). Heads picked by their mean importance (−Δ log p) on 50 other "
+        f"held-out sentences: the most important cross-attention head "
+        f"({intervene.head_name(*heads[align])}, {mean[align]:.2f} nats) and the least important head "
+        f"({intervene.head_name(*heads[least])}, {mean[least]:.4f} nats)."
+    )
     lines.append("")
     lines.append("| head off | en→zh | zh→en | change (en→zh / zh→en) |")
     lines.append("|---|---|---|---|")
     for name, em in rows:
-        d = "" if name.startswith("none") else \
-            f"{em['en-zh'] - base['en-zh']:+.3f} / {em['zh-en'] - base['zh-en']:+.3f}"
+        d = (
+            ""
+            if name.startswith("none")
+            else f"{em['en-zh'] - base['en-zh']:+.3f} / {em['zh-en'] - base['zh-en']:+.3f}"
+        )
         lines.append(f"| {name} | {em['en-zh']:.3f} | {em['zh-en']:.3f} | {d} |")
     lines.append("")
     lines.append(f"({time.perf_counter() - t0:.0f} s for the {len(rows)} evaluations.)")
@@ -166,14 +185,19 @@ def main(argv=None):
     ap.add_argument("--browser", action="store_true", help="also click in chromium (needs Debian's chromium)")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     w = ROOT / "model" / "weights" / "translator.safetensors"
-    mtime = datetime.datetime.fromtimestamp(w.stat().st_mtime, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"## Head ablation and importance (issue 12)", "",
-             f"{stamp}, `python -m bench.intervene`, one torch thread, load average {load} at start; "
-             f"translator weights of {mtime}.", "",
-             "| what | median | best | target |", "|---|---|---|---|"]
+    mtime = datetime.datetime.fromtimestamp(w.stat().st_mtime, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "## Head ablation and importance (issue 12)",
+        "",
+        f"{stamp}, `python -m bench.intervene`, one torch thread, load average {load} at start; "
+        f"translator weights of {mtime}.",
+        "",
+        "| what | median | best | target |",
+        "|---|---|---|---|",
+    ]
     grid_speed(lines)
     if not a.skip_page:
         page_speed(lines)

@@ -6,6 +6,7 @@ to the server's "script finished": the model run, the page's layout and every ch
 received. The browser's drawing comes on top and is not in these figures (bench/views.py times
 a page from submit to drawn). Server RSS is sampled once a second.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -19,10 +20,16 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.browser.helpers import ROOT, SCREENSHOTS, AppServer, has_trained_weights
 
-SUBJECTS = "the cat|the dog|a small bird|my teacher|the old man|a child|the farmer|her brother|our class|the robot".split("|")
+SUBJECTS = (
+    "the cat|the dog|a small bird|my teacher|the old man|a child|the farmer|her brother|our class|the robot".split("|")
+)
 VERBS = "sees|likes|chases|reads|finds|helps|draws|follows|watches|calls".split("|")
-OBJECTS = "the red ball|a long book|the mouse|the big tree|a new friend|the river|the moon|a green apple|the house|the train".split("|")
-PLACES = "in the park|at school|near the river|after lunch|every morning|on the mat|in the rain|at night|by the door|today".split("|")
+OBJECTS = "the red ball|a long book|the mouse|the big tree|a new friend|the river|the moon|a green apple|the house|the train".split(
+    "|"
+)
+PLACES = "in the park|at school|near the river|after lunch|every morning|on the mat|in the rain|at night|by the door|today".split(
+    "|"
+)
 
 
 def sentences(seed: int):
@@ -49,8 +56,11 @@ async def _run_once(ws, text: str, page: str, timeout: float) -> tuple[float, in
         msg = ForwardMsg()
         msg.ParseFromString(data)
         kind = msg.WhichOneof("type")
-        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "exception":
+        if (
+            kind == "delta"
+            and msg.delta.WhichOneof("type") == "new_element"
+            and msg.delta.new_element.WhichOneof("type") == "exception"
+        ):
             ok = False
         if kind == "script_finished":
             if msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -65,10 +75,11 @@ async def _student(i, server, page, stop_at, interval, times, errors, timeout):
     rng = random.Random(1000 + i)
     texts = sentences(i)
     uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
-    await asyncio.sleep(rng.uniform(0, interval[1]))          # students do not all start at once
-    async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None,
-                                  open_timeout=timeout) as ws:
-        await _run_once(ws, next(texts), page, timeout)       # opening the link
+    await asyncio.sleep(rng.uniform(0, interval[1]))  # students do not all start at once
+    async with websockets.connect(
+        uri, subprotocols=["streamlit"], origin=server.url, max_size=None, open_timeout=timeout
+    ) as ws:
+        await _run_once(ws, next(texts), page, timeout)  # opening the link
         while time.monotonic() < stop_at:
             await asyncio.sleep(rng.uniform(*interval))
             try:
@@ -76,7 +87,7 @@ async def _student(i, server, page, stop_at, interval, times, errors, timeout):
                 times.append(s)
                 if not ok:
                     errors.append(f"student {i}: an exception was drawn")
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 errors.append(f"student {i}: no answer within {timeout} s")
                 times.append(float(timeout))
 
@@ -91,8 +102,10 @@ async def _class(server, n, seconds, page, interval, timeout):
             await asyncio.sleep(1)
 
     sampler = asyncio.create_task(sample())
-    await asyncio.gather(*(_student(i, server, page, stop_at, interval, times, errors, timeout) for i in range(n)),
-                         return_exceptions=False)
+    await asyncio.gather(
+        *(_student(i, server, page, stop_at, interval, times, errors, timeout) for i in range(n)),
+        return_exceptions=False,
+    )
     sampler.cancel()
     return times, errors, rss
 
@@ -114,14 +127,22 @@ def run(classes=(1, 10, 30), seconds=60, page="", interval=(2.0, 4.0), timeout=6
             times, errors, rss = asyncio.run(_class(server, n, seconds, page, interval, timeout))
         finally:
             server.stop()
-        row = {"students": n, "requests": len(times), "p50_s": statistics.median(times) if times else None,
-               "p95_s": pct(times, 95) if times else None, "max_s": max(times) if times else None,
-               "rss_start_mb": rss0 / 1e6, "rss_max_mb": max(rss) / 1e6 if rss else None,
-               "errors": len(errors),
-               "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random"}
-        log(f"  load {n} students, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
+        row = {
+            "students": n,
+            "requests": len(times),
+            "p50_s": statistics.median(times) if times else None,
+            "p95_s": pct(times, 95) if times else None,
+            "max_s": max(times) if times else None,
+            "rss_start_mb": rss0 / 1e6,
+            "rss_max_mb": max(rss) / 1e6 if rss else None,
+            "errors": len(errors),
+            "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random",
+        }
+        log(
+            f"  load {n} students, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
             f"p95 {row['p95_s']:.2f} s, RSS {row['rss_start_mb']:.0f} -> {row['rss_max_mb']:.0f} MB, "
-            f"{len(errors)} errors {errors[:2]}")
+            f"{len(errors)} errors {errors[:2]}"
+        )
         rows.append(row)
     return rows
 
@@ -136,24 +157,34 @@ class _Remote:
         return 0
 
 
-def run_url(url: str, n: int, seconds: int = 60, page: str = "", interval=(2.0, 4.0), timeout=60,
-            log=print) -> dict:
+def run_url(url: str, n: int, seconds: int = 60, page: str = "", interval=(2.0, 4.0), timeout=60, log=print) -> dict:
     """One class of n students against a running server or proxy at url."""
     server = _Remote(url)
     asyncio.run(_class(server, 1, 1, page, (0.0, 0.1), timeout * 3))
     times, errors, _ = asyncio.run(_class(server, n, seconds, page, interval, timeout))
-    row = {"students": n, "requests": len(times), "p50_s": statistics.median(times) if times else None,
-           "p95_s": pct(times, 95) if times else None, "max_s": max(times) if times else None,
-           "rss_start_mb": None, "rss_max_mb": None, "errors": len(errors), "url": url,
-           "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random"}
-    log(f"  load {n} students via {url}, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
-        f"p95 {row['p95_s']:.2f} s, {len(errors)} errors {errors[:2]}")
+    row = {
+        "students": n,
+        "requests": len(times),
+        "p50_s": statistics.median(times) if times else None,
+        "p95_s": pct(times, 95) if times else None,
+        "max_s": max(times) if times else None,
+        "rss_start_mb": None,
+        "rss_max_mb": None,
+        "errors": len(errors),
+        "url": url,
+        "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random",
+    }
+    log(
+        f"  load {n} students via {url}, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
+        f"p95 {row['p95_s']:.2f} s, {len(errors)} errors {errors[:2]}"
+    )
     return row
 
 
 if __name__ == "__main__":
     import argparse
     import json
+
     ap = argparse.ArgumentParser(prog="python -m bench.load")
     ap.add_argument("--students", type=int, default=30)
     ap.add_argument("--seconds", type=int, default=60)

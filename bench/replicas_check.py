@@ -8,6 +8,7 @@ starts them and runs this with the proxy's address).
    download that exists only in the memory of the replica that ran the script) comes from one
    replica, and the download works.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -41,8 +42,9 @@ async def websocket_run(base: str, cookie: str) -> bool:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     uri = base.replace("http://", "ws://") + "/_stcore/stream"
-    async with websockets.connect(uri, subprotocols=["streamlit"], origin=base, max_size=None,
-                                  additional_headers={"Cookie": cookie}) as ws:
+    async with websockets.connect(
+        uri, subprotocols=["streamlit"], origin=base, max_size=None, additional_headers={"Cookie": cookie}
+    ) as ws:
         m = BackMsg()
         m.rerun_script.query_string = "text=The%20cat%20sat%20on%20the%20mat"
         await ws.send(m.SerializeToString())
@@ -55,6 +57,7 @@ async def websocket_run(base: str, cookie: str) -> bool:
 
 def browsers(base: str, n: int = 4) -> list[dict]:
     from playwright.sync_api import sync_playwright
+
     out = []
     with sync_playwright() as pw:
         browser = launch(pw)
@@ -68,8 +71,14 @@ def browsers(base: str, n: int = 4) -> list[dict]:
             with page.expect_download() as d:
                 button.click()
             csv = open(d.value.path(), "rb").read()
-            out.append({"replicas": dict(replicas), "exceptions": exceptions(page),
-                        "csv_rows": csv.count(b"\n"), "csv_failed": d.value.failure()})
+            out.append(
+                {
+                    "replicas": dict(replicas),
+                    "exceptions": exceptions(page),
+                    "csv_rows": csv.count(b"\n"),
+                    "csv_failed": d.value.failure(),
+                }
+            )
             ctx.close()
         browser.close()
     return out
@@ -96,9 +105,11 @@ def main(base: str) -> int:
     for i, b in enumerate(browsers(base)):
         replicas = {k: v for k, v in b["replicas"].items() if k}
         good = len(replicas) == 1 and not b["exceptions"] and b["csv_failed"] is None and b["csv_rows"] > 1
-        print(f"browser {i}: responses by replica {replicas}, CSV download "
-              f"{'ok (%d lines)' % b['csv_rows'] if b['csv_failed'] is None else b['csv_failed']}"
-              f"{', exception shown' if b['exceptions'] else ''}: {'ok' if good else 'FAIL'}")
+        print(
+            f"browser {i}: responses by replica {replicas}, CSV download "
+            f"{'ok (%d lines)' % b['csv_rows'] if b['csv_failed'] is None else b['csv_failed']}"
+            f"{', exception shown' if b['exceptions'] else ''}: {'ok' if good else 'FAIL'}"
+        )
         ok &= good
     print("sessions stick: " + ("yes" if ok else "NO"))
     return 0 if ok else 1

@@ -14,6 +14,7 @@ should level off).
 The settings are interleaved (on, off, on, off ...) so a machine whose load changes during the
 run treats both alike; compare the ratios within one run, not absolute figures across runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,6 +54,7 @@ def distinct_sentences(n: int, seed: int = 0) -> list[str]:
 
 async def _ask(ws, text: str, page: str, timeout: float = 120) -> tuple[float, bool]:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
     t0 = time.perf_counter()
     await ws.send(_rerun(text, page))
     ok = True
@@ -60,8 +62,11 @@ async def _ask(ws, text: str, page: str, timeout: float = 120) -> tuple[float, b
         msg = ForwardMsg()
         msg.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
         kind = msg.WhichOneof("type")
-        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "exception":
+        if (
+            kind == "delta"
+            and msg.delta.WhichOneof("type") == "new_element"
+            and msg.delta.new_element.WhichOneof("type") == "exception"
+        ):
             ok = False
         if kind == "script_finished":
             return time.perf_counter() - t0, ok and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
@@ -70,6 +75,7 @@ async def _ask(ws, text: str, page: str, timeout: float = 120) -> tuple[float, b
 async def _sessions(server: AppServer, page: str, texts: list[str], sessions: int, on_done=None):
     """Each session works through its share of texts back to back; returns (latencies, errors)."""
     import websockets
+
     uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
     times, errors = [], []
     done = [0]
@@ -90,8 +96,11 @@ async def _sessions(server: AppServer, page: str, texts: list[str], sessions: in
 
 def measure(page: str, sessions: int, requests: int, gc: bool, seed: int, log=print) -> dict:
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-    server = AppServer(env=env, args=["--runner.postScriptGC", "true" if gc else "false"],
-                       log=SCREENSHOTS / f"bench-cpu-{page or 'home'}.log").start()
+    server = AppServer(
+        env=env,
+        args=["--runner.postScriptGC", "true" if gc else "false"],
+        log=SCREENSHOTS / f"bench-cpu-{page or 'home'}.log",
+    ).start()
     try:
         # warm-up: the models load and every import happens, as the teacher's first visit
         warm = distinct_sentences(2 * sessions, seed=10_000 + seed)
@@ -100,23 +109,35 @@ def measure(page: str, sessions: int, requests: int, gc: bool, seed: int, log=pr
         rss0, cpu0, t0 = server.rss_bytes(), cpu_seconds(server.proc.pid), time.perf_counter()
         times, errors = asyncio.run(_sessions(server, page, texts, sessions))
         wall, cpu = time.perf_counter() - t0, cpu_seconds(server.proc.pid) - cpu0
-        row = {"page": page or "home", "sessions": sessions, "gc": gc, "requests": len(times),
-               "cpu_per_request_s": cpu / len(times), "p50_s": statistics.median(times), "p95_s": pct(times, 95),
-               "throughput_per_s": len(times) / wall, "rss_start_mb": rss0 / 1e6,
-               "rss_end_mb": server.rss_bytes() / 1e6, "errors": len(errors)}
+        row = {
+            "page": page or "home",
+            "sessions": sessions,
+            "gc": gc,
+            "requests": len(times),
+            "cpu_per_request_s": cpu / len(times),
+            "p50_s": statistics.median(times),
+            "p95_s": pct(times, 95),
+            "throughput_per_s": len(times) / wall,
+            "rss_start_mb": rss0 / 1e6,
+            "rss_end_mb": server.rss_bytes() / 1e6,
+            "errors": len(errors),
+        }
     finally:
         server.stop()
-    log(f"  {row['page']:<12} sessions {sessions:>2} postScriptGC {'on ' if gc else 'off'}: "
+    log(
+        f"  {row['page']:<12} sessions {sessions:>2} postScriptGC {'on ' if gc else 'off'}: "
         f"CPU/request {row['cpu_per_request_s']:.3f} s, p50 {row['p50_s']:.2f} s, p95 {row['p95_s']:.2f} s, "
         f"{row['throughput_per_s']:.1f} req/s, RSS {row['rss_start_mb']:.0f} -> {row['rss_end_mb']:.0f} MB, "
-        f"{row['errors']} errors")
+        f"{row['errors']} errors"
+    )
     return row
 
 
 def long_run(n: int, gc: bool, sessions: int = 4, log=print) -> dict:
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-    server = AppServer(env=env, args=["--runner.postScriptGC", "true" if gc else "false"],
-                       log=SCREENSHOTS / "bench-cpu-long.log").start()
+    server = AppServer(
+        env=env, args=["--runner.postScriptGC", "true" if gc else "false"], log=SCREENSHOTS / "bench-cpu-long.log"
+    ).start()
     marks = {}
     try:
         asyncio.run(_sessions(server, "", distinct_sentences(8, seed=99), sessions))
@@ -128,23 +149,39 @@ def long_run(n: int, gc: bool, sessions: int = 4, log=print) -> dict:
 
         times, errors = asyncio.run(_sessions(server, "", distinct_sentences(n, seed=7), sessions, on_done))
         cpu, wall = cpu_seconds(server.proc.pid) - cpu0, time.perf_counter() - t0
-        row = {"gc": gc, "requests": len(times), "rss_start_mb": rss0 / 1e6, "rss_marks_mb": marks,
-               "rss_end_mb": server.rss_bytes() / 1e6, "cpu_per_request_s": cpu / len(times),
-               "p50_s": statistics.median(times), "p95_s": pct(times, 95), "wall_s": wall, "errors": len(errors)}
+        row = {
+            "gc": gc,
+            "requests": len(times),
+            "rss_start_mb": rss0 / 1e6,
+            "rss_marks_mb": marks,
+            "rss_end_mb": server.rss_bytes() / 1e6,
+            "cpu_per_request_s": cpu / len(times),
+            "p50_s": statistics.median(times),
+            "p95_s": pct(times, 95),
+            "wall_s": wall,
+            "errors": len(errors),
+        }
     finally:
         server.stop()
-    log(f"  long run, {n} distinct sentences, postScriptGC {'on ' if gc else 'off'}: RSS {row['rss_start_mb']:.0f} -> "
-        + " -> ".join(f"{v:.0f}" for v in marks.values()) + f" -> {row['rss_end_mb']:.0f} MB "
+    log(
+        f"  long run, {n} distinct sentences, postScriptGC {'on ' if gc else 'off'}: RSS {row['rss_start_mb']:.0f} -> "
+        + " -> ".join(f"{v:.0f}" for v in marks.values())
+        + f" -> {row['rss_end_mb']:.0f} MB "
         f"(+{row['rss_end_mb'] - row['rss_start_mb']:.0f} MB), CPU/request {row['cpu_per_request_s']:.3f} s, "
-        f"p50 {row['p50_s']:.2f} s, {row['errors']} errors, {wall:.0f} s")
+        f"p50 {row['p50_s']:.2f} s, {row['errors']} errors, {wall:.0f} s"
+    )
     return row
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m bench.server_cpu", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pages", default="home,attention,temperature,steps",
-                    help="url paths, comma-separated (home = the default page)")
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.server_cpu", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--pages",
+        default="home,attention,temperature,steps",
+        help="url paths, comma-separated (home = the default page)",
+    )
     ap.add_argument("--sessions", default="1,8")
     ap.add_argument("--requests", type=int, default=120)
     ap.add_argument("--gc", default="on,off")

@@ -1,5 +1,6 @@
 """Synthetic traces of a given size: what a 6-layer x 12-head model (BERT-base's head count)
 would hand the views, without running one."""
+
 from __future__ import annotations
 
 import zlib
@@ -58,6 +59,12 @@ def trace(text: str, layers: int = LAYERS, heads: int = HEADS) -> Trace:
     n = len(tokens)
     order = np.random.default_rng(zlib.crc32(text.encode())).permutation(heads)
     w = np.ascontiguousarray(_base(n, layers, heads)[:, order])
-    att = Attention(query_tokens=tokens, key_tokens=tokens, weights=w, mask=None,
-                    query_words=list(range(n)), key_words=list(range(n)))
+    att = Attention(
+        query_tokens=tokens,
+        key_tokens=tokens,
+        weights=w,
+        mask=None,
+        query_words=list(range(n)),
+        key_words=list(range(n)),
+    )
     return Trace("synthetic", " ".join(tokens), "", {"encoder": att})

@@ -9,6 +9,7 @@
    its roles (what the page holds once a student has played the whole timeline). Target: < 100 MB.
 Prints a Markdown table (paste into bench/results.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-TEXT = "The little cat sat on the big red mat. It was happy."   # 16 tokens
+TEXT = "The little cat sat on the big red mat. It was happy."  # 16 tokens
 STEP_DRAWN = """(step) => {
   if (!location.search.includes('step=' + step)) return false;
   const app = document.querySelector("[data-testid='stApp']");
@@ -43,8 +44,10 @@ def memory(name: str) -> dict:
     `name` is loaded and role-scored, after handing freed heap back (malloc_trim)."""
     import json
     import subprocess
-    out = subprocess.run([sys.executable, "-m", "bench.timeline", "--memory", name], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
+
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.timeline", "--memory", name], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -54,10 +57,12 @@ def _memory_here(name: str) -> dict:
     import json
 
     import torch
+
     torch.set_num_threads(1)
     import model
     from model import timeline as probes
-    model.load(name, device="cpu")          # the shipped model, as the app holds it anyway
+
+    model.load(name, device="cpu")  # the shipped model, as the app holds it anyway
     probes.role_scores(model.load(name, device="cpu"))
     gc.collect()
     ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -77,6 +82,7 @@ def slider(name: str, rounds: int) -> dict:
 
     import model
     from tests.browser.helpers import VIEWPORT, AppServer, goto, launch
+
     steps = [s["step"] for s in model.snapshots_of(name)]
     server = AppServer(log=ROOT / "screenshots" / "bench-timeline.log")
     server.start()
@@ -112,23 +118,30 @@ def main() -> None:
     if args.memory:
         return _memory_here(args.memory)
     import os
+
     load = os.getloadavg()
     rows = [] if args.no_browser else [slider(name, args.rounds) for name in ("translator", "gpt")]
     mem = [memory(name) for name in ("translator", "gpt")]
     print(f"\nLoad average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}\n")
-    print("| model | slider moves at 16 tokens | cold: median / slowest | warm: median / slowest | target ≤ 0.5 s (warm) |")
+    print(
+        "| model | slider moves at 16 tokens | cold: median / slowest | warm: median / slowest | target ≤ 0.5 s (warm) |"
+    )
     print("|---|---|---|---|---|")
     for r in rows:
         warm = r["warm"] or r["cold"]
-        print(f"| {r['model']} | {len(r['cold'])} + {len(r['warm'])} | {statistics.median(r['cold']):.2f} / "
-              f"{max(r['cold']):.2f} s | {statistics.median(warm):.2f} / {max(warm):.2f} s | "
-              f"{'met' if statistics.median(warm) <= 0.5 else '**not met**'} |")
+        print(
+            f"| {r['model']} | {len(r['cold'])} + {len(r['warm'])} | {statistics.median(r['cold']):.2f} / "
+            f"{max(r['cold']):.2f} s | {statistics.median(warm):.2f} / {max(warm):.2f} s | "
+            f"{'met' if statistics.median(warm) <= 0.5 else '**not met**'} |"
+        )
     print("\n| model | snapshots loaded and scored | RSS before → after | growth | target < 100 MB |")
     print("|---|---|---|---|---|")
     for m in mem:
         grow = m["after"] - m["before"]
-        print(f"| {m['model']} | {m['snapshots']} | {m['before']:.0f} → {m['after']:.0f} MB | {grow:.0f} MB | "
-              f"{'met' if grow < 100 else '**not met**'} |")
+        print(
+            f"| {m['model']} | {m['snapshots']} | {m['before']:.0f} → {m['after']:.0f} MB | {grow:.0f} MB | "
+            f"{'met' if grow < 100 else '**not met**'} |"
+        )
 
 
 if __name__ == "__main__":

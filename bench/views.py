@@ -8,13 +8,24 @@ tab (heatmap + table, model view, head view) and submits new sentences to it, ti
 submit to that view drawn: what remains is the views' cost (a cache hit, layout, transfer,
 drawing), not the model's. The model's cost is bench/capture.py's business.
 """
+
 from __future__ import annotations
 
 import statistics
 import time
 
-from tests.browser.helpers import (ROOT, SCREENSHOTS, VIEWPORT, AppServer, exceptions, goto, launch,
-                                   settle, sidebar_text, wait_for_run_start)
+from tests.browser.helpers import (
+    ROOT,
+    SCREENSHOTS,
+    VIEWPORT,
+    AppServer,
+    exceptions,
+    goto,
+    launch,
+    settle,
+    sidebar_text,
+    wait_for_run_start,
+)
 
 from . import synthetic
 
@@ -47,7 +58,9 @@ class Bytes:
         page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
-        cdp.on("Network.loadingFinished", lambda e: setattr(self, "http", self.http + int(e.get("encodedDataLength", 0))))
+        cdp.on(
+            "Network.loadingFinished", lambda e: setattr(self, "http", self.http + int(e.get("encodedDataLength", 0)))
+        )
 
     def _frame(self, payload):
         self.ws += len(payload)
@@ -66,11 +79,15 @@ def _submit(page, text):
 
 def _tab(page, name_part):
     import re
+
     return page.get_by_role("tab", name=re.compile(name_part))
 
 
-VIEWS = (("heatmap", "Heatmap", None), ("model view", "Model view", MODEL_VIEW_DRAWN),
-         ("head view", "Head view", HEAD_VIEW_DRAWN))
+VIEWS = (
+    ("heatmap", "Heatmap", None),
+    ("model view", "Model view", MODEL_VIEW_DRAWN),
+    ("head view", "Head view", HEAD_VIEW_DRAWN),
+)
 
 WATCH = """() => {
   const app = document.querySelector("[data-testid='stApp']");
@@ -96,6 +113,7 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
     sentences = {n: [synthetic.sentence(n, f"r{r}n{n}x") for r in range(reps * len(VIEWS))] for n in sizes}
     results = {(v, n): {"drawn": [], "bytes": []} for v, _, _ in VIEWS for n in sizes}
     from playwright.sync_api import sync_playwright
+
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -147,6 +165,13 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
     for view, _, _ in VIEWS:
         for n in sizes:
             res = results[(view, n)]
-            rows.append({"view": view, "tokens": n, "drawn_s": statistics.median(res["drawn"]),
-                         "drawn_max_s": max(res["drawn"]), "mb": statistics.median(res["bytes"]) / 1e6})
+            rows.append(
+                {
+                    "view": view,
+                    "tokens": n,
+                    "drawn_s": statistics.median(res["drawn"]),
+                    "drawn_max_s": max(res["drawn"]),
+                    "mb": statistics.median(res["bytes"]) / 1e6,
+                }
+            )
     return rows

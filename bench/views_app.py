@@ -7,6 +7,7 @@ gives an N-token trace. ui.cache's model loader and trace cache are swapped for 
 (the trace cache keeps st.cache_data with the same bound, so a hit costs what it costs in the
 app); everything the page draws is the page's own code.
 """
+
 import contextlib
 import runpy
 import sys
@@ -19,18 +20,18 @@ import streamlit as st  # noqa: E402
 
 from bench import synthetic  # noqa: E402
 from model.config import ModelConfig  # noqa: E402
-from ui import cache  # noqa: E402
-from ui import context  # noqa: E402
+from ui import cache, context  # noqa: E402
 from ui.context import sidebar  # noqa: E402
 
 
 class SyntheticRunner:
     name = "synthetic"
-    kind = "encoder"          # not "gpt": the page computes induction scores only for a GPT
+    kind = "encoder"  # not "gpt": the page computes induction scores only for a GPT
     trained = True
     notices: list = []
-    config = ModelConfig(arch="transformer", num_layers=synthetic.LAYERS, num_heads=synthetic.HEADS,
-                         d_model=768, max_seq_len=4096)
+    config = ModelConfig(
+        arch="transformer", num_layers=synthetic.LAYERS, num_heads=synthetic.HEADS, d_model=768, max_seq_len=4096
+    )
 
 
 _RUNNER = SyntheticRunner()
@@ -60,8 +61,7 @@ def attention_page():
     st.error("no attention page found")
 
 
-nav = st.navigation([st.Page(attention_page, title="Attention", url_path="attention", default=True)],
-                    position="hidden")
+nav = st.navigation([st.Page(attention_page, title="Attention", url_path="attention", default=True)], position="hidden")
 # ui.context.current() runs app.py itself unless it is inside app.py's run: say we are that run
-with (context.app_run() if hasattr(context, "app_run") else contextlib.nullcontext()):
+with context.app_run() if hasattr(context, "app_run") else contextlib.nullcontext():
     nav.run()

@@ -2,6 +2,7 @@
 
 Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,6 +28,7 @@ def _float(text):
 def _between(lo, hi, cast=int):
     """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count, n = 0 or an
     attention temperature of 1e-300 (its scores overflow to NaN) is one line, status 2."""
+
     def parse(text):
         try:
             value = int(text) if cast is int else _float(text)
@@ -36,6 +38,7 @@ def _between(lo, hi, cast=int):
             shown = (f"{lo:,}", f"{hi:,}") if cast is int else (f"{lo:g}", f"{hi:g}")
             raise argparse.ArgumentTypeError(f"must be from {shown[0]} to {shown[1]}, got {text[:40]}")
         return value
+
     return parse
 
 
@@ -47,16 +50,22 @@ class _Parser(argparse.ArgumentParser):
 
 def cmd_trace(a):
     from .registry import load
+
     m = load(a.model, device=a.device)
     if a.layer is not None and not 0 <= a.layer < m.config.num_layers:
-        raise InputError("layer", f"--layer {a.layer} is out of range: {m.name} has layers 0 to {m.config.num_layers - 1}")
+        raise InputError(
+            "layer", f"--layer {a.layer} is out of range: {m.name} has layers 0 to {m.config.num_layers - 1}"
+        )
     kwargs = dict(temperature=a.temperature, temperature_layer=a.layer, use_position=not a.no_position)
-    if a.ablate:   # kind:layer:head, 1-based as the app shows them
+    if a.ablate:  # kind:layer:head, 1-based as the app shows them
         kwargs.update(ablate=a.ablate, how=a.ablate_how)
     tr = m.trace(a.text, **kwargs)
     if not all(np.isfinite(att.weights).all() for att in tr.attention.values()):
-        raise InputError("temperature", f"attention temperature {a.temperature:g} overflows: the weights are not "
-                                        "numbers; use a temperature from 0.001 to 1000")
+        raise InputError(
+            "temperature",
+            f"attention temperature {a.temperature:g} overflows: the weights are not "
+            "numbers; use a temperature from 0.001 to 1000",
+        )
     if a.json:
         out = tr.to_json()
         for att in out["attention"].values():  # six decimals: rows still sum to 1 within 1e-5
@@ -85,6 +94,7 @@ def cmd_trace(a):
 def cmd_importance(a):
     from .intervene import head_name, importance
     from .registry import load
+
     imp = importance(load(a.model, device=a.device), a.text, how=a.how)
     if a.json:
         print(json.dumps(imp.to_json(), ensure_ascii=False))
@@ -99,6 +109,7 @@ def cmd_importance(a):
 def cmd_info(a):
     from . import device
     from .registry import NAMES, paths, read_config
+
     dev, note = device.pick(a.device)
     print(f"device: {dev.type}" + (f" ({note})" if note else ""))
     for name in NAMES:
@@ -106,23 +117,31 @@ def cmd_info(a):
         w, _ = paths(name)
         size = f"{w.stat().st_size / 1e6:.1f} MB" if w.exists() else "not trained"
         stacks = "encoder + decoder" if config.arch == "transformer" else "decoder"
-        print(f"{name:10} {stacks:17} layers={config.num_layers} heads={config.num_heads} "
-              f"d_model={config.d_model} positional={config.positional}"
-              + (f" window={config.window}" if config.window else "") + f" weights={size}")
+        print(
+            f"{name:10} {stacks:17} layers={config.num_layers} heads={config.num_heads} "
+            f"d_model={config.d_model} positional={config.positional}"
+            + (f" window={config.window}" if config.window else "")
+            + f" weights={size}"
+        )
 
 
 def cmd_translate(a):
     from .registry import load
+
     m = load("translator", device=a.device)
     print(m.translate([a.text], direction=a.direction)[0])
 
 
 def cmd_generate(a):
     from .registry import load
+
     m = load(a.model, device=a.device)
     if m.kind != "gpt":
-        raise InputError("model", f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi, gpt-local "
-                                  "and hf: decoder-only models")
+        raise InputError(
+            "model",
+            f"{a.model} is not a GPT; generate works with gpt, gpt-rope, gpt-alibi, gpt-local "
+            "and hf: decoder-only models",
+        )
     g = m.generate(a.prompt, a.max_new_tokens, a.temperature, a.top_k, a.top_p, a.seed)
     for note in g.notices:
         print(f"note: {note}", file=sys.stderr)
@@ -132,10 +151,13 @@ def cmd_generate(a):
 def cmd_train(a):
     if a.name == "tokenizer":
         from .tokenizer import train_default
+
         print(f"saved {train_default(seed=a.seed)}")
         return
     import torch
+
     from .train import train
+
     if a.threads:
         torch.set_num_threads(a.threads)
     train(a.name, steps=a.steps, seed=a.seed, resume=a.resume, lr=a.lr, n_snapshots=a.snapshots)
@@ -143,9 +165,9 @@ def cmd_train(a):
 
 def cmd_evaluate(a):
     from .evaluate import evaluate
+
     result = evaluate(a.name, n=a.n)
-    print(json.dumps(result, ensure_ascii=False) if a.json else
-          "\n".join(f"{k}: {v}" for k, v in result.items()))
+    print(json.dumps(result, ensure_ascii=False) if a.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 
 
 def parser():
@@ -153,20 +175,33 @@ def parser():
     p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
-    t.add_argument("--model", default="translator",
-                   help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
-                        "needs requirements-hf.txt)")
+    t.add_argument(
+        "--model",
+        default="translator",
+        help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
+        "needs requirements-hf.txt)",
+    )
     t.add_argument("--text", required=True)
-    t.add_argument("--temperature", type=_between(1e-3, 1e3, float), default=1.0,
-                   help="attention temperature (0.001 to 1000)")
-    t.add_argument("--layer", type=_between(0, 10_000), default=None,
-                   help="apply the temperature in this layer only (0-based)")
+    t.add_argument(
+        "--temperature", type=_between(1e-3, 1e3, float), default=1.0, help="attention temperature (0.001 to 1000)"
+    )
+    t.add_argument(
+        "--layer", type=_between(0, 10_000), default=None, help="apply the temperature in this layer only (0-based)"
+    )
     t.add_argument("--no-position", action="store_true", help="drop the positional encoding")
-    t.add_argument("--ablate", action="append", metavar="KIND:LAYER:HEAD",
-                   help="switch this head off, e.g. cross:2:2 (layers and heads from 1, as the app shows them); "
-                        "repeat for more heads")
-    t.add_argument("--ablate-how", choices=["zero", "mean", "uniform"], default="zero",
-                   help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights")
+    t.add_argument(
+        "--ablate",
+        action="append",
+        metavar="KIND:LAYER:HEAD",
+        help="switch this head off, e.g. cross:2:2 (layers and heads from 1, as the app shows them); "
+        "repeat for more heads",
+    )
+    t.add_argument(
+        "--ablate-how",
+        choices=["zero", "mean", "uniform"],
+        default="zero",
+        help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights",
+    )
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)
     i = sub.add_parser("importance", help="switch each head off in turn: how much the output changes")
@@ -181,7 +216,9 @@ def parser():
     tr.add_argument("--direction", choices=["en-zh", "zh-en"])
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")
-    g.add_argument("--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model")
+    g.add_argument(
+        "--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model"
+    )
     g.add_argument("--prompt", default="")
     g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
     g.add_argument("--top-k", type=_between(1, 10_000_000))
@@ -196,8 +233,12 @@ def parser():
     r.add_argument("--threads", type=int)
     r.add_argument("--resume", action="store_true", help="continue from the saved weights")
     r.add_argument("--lr", type=_float, help="peak learning rate (default: the recipe's)")
-    r.add_argument("--snapshots", type=int, default=0,
-                   help="keep N snapshots of the run, log-spaced from step 0 to the last (the timeline page)")
+    r.add_argument(
+        "--snapshots",
+        type=int,
+        default=0,
+        help="keep N snapshots of the run, log-spaced from step 0 to the last (the timeline page)",
+    )
     r.set_defaults(fn=cmd_train)
     e = sub.add_parser("evaluate", help="quality on held-out sentences")
     e.add_argument("name")

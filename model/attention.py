@@ -13,6 +13,7 @@ Additions to the tutorial's code, needed to *show* attention and to compare posi
 A third, for the intervene page: a HeadOp passed down like the temperature switches heads off or
 replaces one query's weights, per call and per batch row (the importance grid batches ablations).
 """
+
 import math
 from dataclasses import dataclass
 
@@ -73,6 +74,7 @@ class HeadOp:
     edits: ((head, query, weights (seq_k,)), ...): that query row's weights are replaced by the given
       distribution (every batch row), and the output is the weighted sum of the values with them.
     """
+
     ablate: torch.Tensor | None = None
     how: str = "zero"
     edits: tuple = ()
@@ -83,16 +85,15 @@ class HeadOp:
         if self.edits:
             new_w = weights.clone()
             for head, query, row in self.edits:
-                if query < weights.size(-2):   # a decoder that has not written that row yet: nothing to edit
+                if query < weights.size(-2):  # a decoder that has not written that row yet: nothing to edit
                     r = torch.as_tensor(row, dtype=weights.dtype, device=weights.device)[: weights.size(-1)]
-                    r = F.pad(r, (0, weights.size(-1) - r.numel()))   # a row for fewer keys: the caller checks
+                    r = F.pad(r, (0, weights.size(-1) - r.numel()))  # a row for fewer keys: the caller checks
                     new_w[:, head, query] = r / r.sum().clamp_min(1e-12)
         sel = None
         if self.ablate is not None:
             sel = self.ablate.to(weights.device).view(self.ablate.size(0), -1, 1, 1)
             if self.how == "uniform":
-                visible = (torch.ones_like(weights) if mask is None else
-                           (mask != 0).to(weights.dtype).expand_as(weights))
+                visible = torch.ones_like(weights) if mask is None else (mask != 0).to(weights.dtype).expand_as(weights)
                 new_w = torch.where(sel, visible / visible.sum(-1, keepdim=True).clamp_min(1), new_w)
         if new_w is not weights:
             output = torch.matmul(new_w, v)
@@ -153,7 +154,17 @@ class MultiHeadAttention(nn.Module):
         output = self.W_o(concat)
 
         if record is not None:
-            record.update(q=q, k=k, v=v, scores=scaled_scores(q, k, mask, bias), weights=attention_weights,
-                          head_outputs=attn_output, concat=concat, output=output, mask=mask, bias=bias,
-                          temperature=temperature)
+            record.update(
+                q=q,
+                k=k,
+                v=v,
+                scores=scaled_scores(q, k, mask, bias),
+                weights=attention_weights,
+                head_outputs=attn_output,
+                concat=concat,
+                output=output,
+                mask=mask,
+                bias=bias,
+                temperature=temperature,
+            )
         return output, attention_weights

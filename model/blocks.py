@@ -1,9 +1,9 @@
 """The pieces every Transformer layer shares: the feed-forward network and the position plumbing."""
+
 import torch
 import torch.nn as nn
 
-from .positional import (LearnedPositionalEmbedding, PositionalEncoding, RotaryEmbedding,
-                         SCHEMES, alibi_bias)
+from .positional import SCHEMES, LearnedPositionalEmbedding, PositionalEncoding, RotaryEmbedding, alibi_bias
 
 
 class FeedForward(nn.Module):
@@ -27,8 +27,13 @@ class Position(nn.Module):
         if scheme not in SCHEMES:
             raise ValueError(f"unknown positional scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
         self.scheme, self.num_heads = scheme, num_heads
-        self.table = (PositionalEncoding(d_model, max_seq_len) if scheme == "sinusoidal" else
-                      LearnedPositionalEmbedding(d_model, max_seq_len) if scheme == "learned" else None)
+        self.table = (
+            PositionalEncoding(d_model, max_seq_len)
+            if scheme == "sinusoidal"
+            else LearnedPositionalEmbedding(d_model, max_seq_len)
+            if scheme == "learned"
+            else None
+        )
         self.rope = RotaryEmbedding(d_model // num_heads, max_seq_len) if scheme == "rope" else None
 
     def add_to_embeddings(self, x, use_position=True):

@@ -1,4 +1,5 @@
 """Model sizes and inference settings, as plain dataclasses (saved next to the weights as JSON)."""
+
 from __future__ import annotations
 
 import math
@@ -7,18 +8,18 @@ from dataclasses import asdict, dataclass, fields
 
 @dataclass
 class ModelConfig:
-    arch: str = "gpt"               # "transformer" (encoder-decoder) or "gpt" (decoder only)
+    arch: str = "gpt"  # "transformer" (encoder-decoder) or "gpt" (decoder only)
     vocab_size: int = 1000
     d_model: int = 128
-    num_heads: int = 4              # h
-    num_layers: int = 3             # N: per stack (the translator has N encoder and N decoder layers)
-    d_ff: int = 512                 # the feed-forward's hidden width
+    num_heads: int = 4  # h
+    num_layers: int = 3  # N: per stack (the translator has N encoder and N decoder layers)
+    d_ff: int = 512  # the feed-forward's hidden width
     max_seq_len: int = 64
-    positional: str = "learned"     # see positional.SCHEMES
-    window: int = 0                 # sliding-window attention: each token sees itself and the window-1
-                                    # tokens before it (Longformer / Mistral style); 0 = all earlier tokens
-    dropout: float = 0.0             # the corpus is practically endless: nothing to overfit, and
-                                    # dropout costs a fifth of a CPU training step
+    positional: str = "learned"  # see positional.SCHEMES
+    window: int = 0  # sliding-window attention: each token sees itself and the window-1
+    # tokens before it (Longformer / Mistral style); 0 = all earlier tokens
+    dropout: float = 0.0  # the corpus is practically endless: nothing to overfit, and
+    # dropout costs a fifth of a CPU training step
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -38,10 +39,11 @@ class AttentionSettings:
     (embedding added, RoPE rotation or ALiBi bias) to show that attention alone ignores word order;
     intervention: heads switched off or a row of weights replaced (model/intervene.py), or None.
     """
+
     temperature: float = 1.0
     temperature_layer: int | None = None
     use_position: bool = True
-    intervention: object = None     # a model.intervene.Intervention: heads switched off, rows edited
+    intervention: object = None  # a model.intervene.Intervention: heads switched off, rows edited
 
     def __post_init__(self):
         t = self.temperature

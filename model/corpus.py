@@ -13,6 +13,7 @@ exactly, and p(English string) = p(Chinese string) = p(pair).
 
 No torch in here: pure Python, deterministic from a seed (random.Random).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -24,10 +25,33 @@ import unicodedata
 from dataclasses import dataclass
 
 __all__ = [
-    "Pair", "LEXICON", "NOUNS", "VERBS", "ADJECTIVES", "ADVERBS", "NUMBERS", "PREPOSITIONS",
-    "PRONOUNS", "EN_VOCAB", "ZH_VOCAB", "sample", "generate", "logprob", "derivations",
-    "segment", "translate", "entropy", "is_heldout", "train_pairs", "heldout_pairs", "gpt_items",
-    "gpt_entropy", "gpt_logprob", "unknown_words", "render_en", "HELDOUT_PER_MILLE",
+    "Pair",
+    "LEXICON",
+    "NOUNS",
+    "VERBS",
+    "ADJECTIVES",
+    "ADVERBS",
+    "NUMBERS",
+    "PREPOSITIONS",
+    "PRONOUNS",
+    "EN_VOCAB",
+    "ZH_VOCAB",
+    "sample",
+    "generate",
+    "logprob",
+    "derivations",
+    "segment",
+    "translate",
+    "entropy",
+    "is_heldout",
+    "train_pairs",
+    "heldout_pairs",
+    "gpt_items",
+    "gpt_entropy",
+    "gpt_logprob",
+    "unknown_words",
+    "render_en",
+    "HELDOUT_PER_MILLE",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -37,11 +61,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Noun:
-    en: str        # singular
-    pl: str        # plural (used after two..ten)
+    en: str  # singular
+    pl: str  # plural (used after two..ten)
     zh: str
-    cl: str        # Chinese measure word used after a number (一只猫, 三本书)
-    cls: str       # animal | male | female | object | place
+    cl: str  # Chinese measure word used after a number (一只猫, 三本书)
+    cls: str  # animal | male | female | object | place
     tags: frozenset
 
 
@@ -164,8 +188,7 @@ city cities 城市 座 in
 
 def _nouns() -> dict[str, Noun]:
     out: dict[str, Noun] = {}
-    for block, cls in ((_ANIMALS, "animal"), (_PEOPLE, None), (_OBJECTS, "object"),
-                       (_PLACES, "place")):
+    for block, cls in ((_ANIMALS, "animal"), (_PEOPLE, None), (_OBJECTS, "object"), (_PLACES, "place")):
         for line in block.strip().splitlines():
             en, pl, zh, cl, *tags = line.split()
             if cls is None:
@@ -188,8 +211,8 @@ def _group(n: Noun) -> str:
 class Adjective:
     en: str
     zh: str
-    attr: str      # groups it may modify attributively (A H O P)
-    pred: str      # groups it may describe after "was" / 很
+    attr: str  # groups it may modify attributively (A H O P)
+    pred: str  # groups it may describe after "was" / 很
 
     @property
     def zh_attr(self) -> tuple[str, ...]:
@@ -240,20 +263,39 @@ ADJECTIVES: dict[str, Adjective] = {
 }
 
 ADVERBS: dict[str, str] = {
-    "quickly": "飞快地", "slowly": "慢慢地", "quietly": "安静地", "happily": "开心地",
-    "sadly": "难过地", "angrily": "生气地", "carefully": "小心地", "loudly": "大声地",
-    "gently": "轻轻地", "suddenly": "突然",
+    "quickly": "飞快地",
+    "slowly": "慢慢地",
+    "quietly": "安静地",
+    "happily": "开心地",
+    "sadly": "难过地",
+    "angrily": "生气地",
+    "carefully": "小心地",
+    "loudly": "大声地",
+    "gently": "轻轻地",
+    "suddenly": "突然",
 }
 
 NUMBERS: dict[str, str] = {
-    "one": "一", "two": "两", "three": "三", "four": "四", "five": "五", "six": "六",
-    "seven": "七", "eight": "八", "nine": "九", "ten": "十",
+    "one": "一",
+    "two": "两",
+    "three": "三",
+    "four": "四",
+    "five": "五",
+    "six": "六",
+    "seven": "七",
+    "eight": "八",
+    "nine": "九",
+    "ten": "十",
 }
 
 # English words -> (Chinese: 在 + NP + position word)
 PREPOSITIONS: dict[str, tuple[str, str]] = {
-    "on": ("在", "上"), "under": ("在", "下面"), "in": ("在", "里"), "near": ("在", "旁边"),
-    "behind": ("在", "后面"), "in front of": ("在", "前面"),
+    "on": ("在", "上"),
+    "under": ("在", "下面"),
+    "in": ("在", "里"),
+    "near": ("在", "旁边"),
+    "behind": ("在", "后面"),
+    "in front of": ("在", "前面"),
 }
 
 PRONOUNS: dict[str, str] = {"it": "它", "he": "他", "she": "她"}
@@ -262,11 +304,11 @@ _PRONOUN_OF = {"animal": "it", "object": "it", "place": "it", "male": "he", "fem
 
 @dataclass(frozen=True)
 class Verb:
-    en: str                 # the one English form used (one tense per verb)
-    zh: tuple[str, ...]     # Chinese words (吃 了)
-    kind: str               # posture (V 在 NP 上) | activity ([在 NP 里] V) | transitive
-    subj: str               # who may do it: "animate", "human" or an animal tag (legs, ...)
-    obj: str = ""           # transitive: which nouns may be its object (see _OBJ_FILTERS)
+    en: str  # the one English form used (one tense per verb)
+    zh: tuple[str, ...]  # Chinese words (吃 了)
+    kind: str  # posture (V 在 NP 上) | activity ([在 NP 里] V) | transitive
+    subj: str  # who may do it: "animate", "human" or an animal tag (legs, ...)
+    obj: str = ""  # transitive: which nouns may be its object (see _OBJ_FILTERS)
 
 
 def _v(en, zh, kind, subj, obj=""):
@@ -275,17 +317,27 @@ def _v(en, zh, kind, subj, obj=""):
 
 _VERB_LIST = [
     # posture verbs: 猫坐在垫子上 (the place phrase follows the verb in both languages)
-    _v("sat", "坐", "posture", "legs"), _v("stood", "站", "posture", "legs"),
-    _v("lay", "躺", "posture", "animate"), _v("slept", "睡", "posture", "animate"),
-    _v("hid", "躲", "posture", "animate"), _v("lived", "住", "posture", "animate"),
+    _v("sat", "坐", "posture", "legs"),
+    _v("stood", "站", "posture", "legs"),
+    _v("lay", "躺", "posture", "animate"),
+    _v("slept", "睡", "posture", "animate"),
+    _v("hid", "躲", "posture", "animate"),
+    _v("lived", "住", "posture", "animate"),
     # activity verbs: 狗在公园里跑 (the place phrase moves in front of the verb); 狗跑了 without
-    _v("played", "玩", "activity", "animate"), _v("ran", "跑", "activity", "legs"),
-    _v("walked", "散步", "activity", "legs"), _v("jumped", "跳", "activity", "legs"),
-    _v("swam", "游泳", "activity", "swim"), _v("flew", "飞", "activity", "wings"),
-    _v("sang", "唱歌", "activity", "sing"), _v("danced", "跳舞", "activity", "human"),
-    _v("cried", "哭", "activity", "human"), _v("laughed", "笑", "activity", "human"),
-    _v("worked", "工作", "activity", "human"), _v("studied", "学习", "activity", "human"),
-    _v("rested", "休息", "activity", "animate"), _v("waited", "等", "activity", "animate"),
+    _v("played", "玩", "activity", "animate"),
+    _v("ran", "跑", "activity", "legs"),
+    _v("walked", "散步", "activity", "legs"),
+    _v("jumped", "跳", "activity", "legs"),
+    _v("swam", "游泳", "activity", "swim"),
+    _v("flew", "飞", "activity", "wings"),
+    _v("sang", "唱歌", "activity", "sing"),
+    _v("danced", "跳舞", "activity", "human"),
+    _v("cried", "哭", "activity", "human"),
+    _v("laughed", "笑", "activity", "human"),
+    _v("worked", "工作", "activity", "human"),
+    _v("studied", "学习", "activity", "human"),
+    _v("rested", "休息", "activity", "animate"),
+    _v("waited", "等", "activity", "animate"),
     # transitive verbs: subject verb object in both languages
     _v("bites", "咬", "transitive", "animate", "animate|hold"),
     _v("chased", "追 了", "transitive", "legs", "animate|ball"),
@@ -434,11 +486,11 @@ def _cumulative(ps):
 
 # Probabilities of the structural choices (the words are chosen uniformly within their slot).
 P_STORY = 0.3
-P_PERIOD = 0.5                 # a single sentence ends with "." / "。" with this probability
-P_ADJ = 0.25                   # a noun phrase has one adjective
-P_ADV = 0.2                    # a clause has an adverb
-P_PP_ACTIVITY = 0.6            # an activity verb has a place phrase
-P_NUMBER = 0.25                # an object is counted ("three apples")
+P_PERIOD = 0.5  # a single sentence ends with "." / "。" with this probability
+P_ADJ = 0.25  # a noun phrase has one adjective
+P_ADV = 0.2  # a clause has an adverb
+P_PP_ACTIVITY = 0.6  # an activity verb has a place phrase
+P_NUMBER = 0.25  # an object is counted ("three apples")
 SUBJECT_CLASS = {"animal": 0.35, "male": 0.2, "female": 0.2, "object": 0.15, "place": 0.1}
 FORMS_ANIMATE = {"loc": 0.10, "pred": 0.15, "posture": 0.20, "activity": 0.20, "trans": 0.35}
 FORMS_ANIMATE_2 = {"loc": 0.10, "pred": 0.40, "posture": 0.15, "activity": 0.15, "trans": 0.20}
@@ -469,12 +521,14 @@ def _build() -> _Grammar:
         g.add(f"NP[{n.en}]", 1 - P_ADJ, ["the", n.en], [n.zh])
         g.add(f"NP[{n.en}]", P_ADJ, ["the", R(f"ADJ[{grp}]"), n.en], [R(f"ADJ[{grp}]"), n.zh])
         # counted: one [ADJ] cat / three [ADJ] cats  <->  一只[ADJ]猫 / 三只[ADJ]猫
-        for adj_w, en_a, zh_a in ((1 - P_ADJ, [], []),
-                                  (P_ADJ, [R(f"ADJ[{grp}]")], [R(f"ADJ[{grp}]")])):
-            g.add(f"NPNUM[{n.en}]", adj_w / len(NUMBERS), ["one", *en_a, n.en],
-                  ["一", n.cl, *zh_a, n.zh])
-            g.add(f"NPNUM[{n.en}]", adj_w * (len(NUMBERS) - 1) / len(NUMBERS),
-                  [R("NUMPL"), *en_a, n.pl], [R("NUMPL"), n.cl, *zh_a, n.zh])
+        for adj_w, en_a, zh_a in ((1 - P_ADJ, [], []), (P_ADJ, [R(f"ADJ[{grp}]")], [R(f"ADJ[{grp}]")])):
+            g.add(f"NPNUM[{n.en}]", adj_w / len(NUMBERS), ["one", *en_a, n.en], ["一", n.cl, *zh_a, n.zh])
+            g.add(
+                f"NPNUM[{n.en}]",
+                adj_w * (len(NUMBERS) - 1) / len(NUMBERS),
+                [R("NUMPL"), *en_a, n.pl],
+                [R("NUMPL"), n.cl, *zh_a, n.zh],
+            )
         g.add(f"OBJ[{n.en}]", 1 - P_NUMBER, [R(f"NP[{n.en}]")], [R(f"NP[{n.en}]")])
         g.add(f"OBJ[{n.en}]", P_NUMBER, [R(f"NPNUM[{n.en}]")], [R(f"NPNUM[{n.en}]")])
     for en, zh in NUMBERS.items():
@@ -494,14 +548,20 @@ def _build() -> _Grammar:
             out.append(n)
         return out
 
-    for ctx, preps, places_only in (("ALL", list(PREPOSITIONS), False),
-                                     ("PLACE", ["near", "behind", "in front of"], True)):
+    for ctx, preps, places_only in (
+        ("ALL", list(PREPOSITIONS), False),
+        ("PLACE", ["near", "behind", "in front of"], True),
+    ):
         for prep in preps:
             nouns = pp_nouns(prep, places_only)
             z1, z2 = PREPOSITIONS[prep]
             for n in nouns:
-                g.add(f"PP[{ctx}]", 1 / len(preps) / len(nouns),
-                      [*prep.split(), R(f"NP[{n.en}]")], [z1, R(f"NP[{n.en}]"), z2])
+                g.add(
+                    f"PP[{ctx}]",
+                    1 / len(preps) / len(nouns),
+                    [*prep.split(), R(f"NP[{n.en}]")],
+                    [z1, R(f"NP[{n.en}]"), z2],
+                )
 
     for en, zh in ADVERBS.items():
         g.add("ADV", 1, [en], [zh])
@@ -511,8 +571,10 @@ def _build() -> _Grammar:
         grp = _group(sample_noun)
         thing = grp in ("O", "P")
         pp = "PP[PLACE]" if grp == "P" else "PP[ALL]"
-        for suffix, forms in (("", FORMS_THING if thing else FORMS_ANIMATE),
-                              ("2", FORMS_THING_2 if thing else FORMS_ANIMATE_2)):
+        for suffix, forms in (
+            ("", FORMS_THING if thing else FORMS_ANIMATE),
+            ("2", FORMS_THING_2 if thing else FORMS_ANIMATE_2),
+        ):
             vp = f"VP{suffix}[{prof}]"
             # was + place:  The book was on the table <-> 书在桌子上
             g.add(vp, forms["loc"], ["was", R(pp)], [R(pp)])
@@ -521,11 +583,14 @@ def _build() -> _Grammar:
             if thing:
                 continue
             for form in ("posture", "activity", "trans"):
-                g.add(vp, forms[form] * (1 - P_ADV), [R(f"{form.upper()}[{prof}]")],
-                      [R(f"{form.upper()}[{prof}]")])
+                g.add(vp, forms[form] * (1 - P_ADV), [R(f"{form.upper()}[{prof}]")], [R(f"{form.upper()}[{prof}]")])
                 # adverb: last in English, before the verb (and place) in Chinese
-                g.add(vp, forms[form] * P_ADV, [R(f"{form.upper()}[{prof}]"), R("ADV")],
-                      [R("ADV"), R(f"{form.upper()}[{prof}]")])
+                g.add(
+                    vp,
+                    forms[form] * P_ADV,
+                    [R(f"{form.upper()}[{prof}]"), R("ADV")],
+                    [R("ADV"), R(f"{form.upper()}[{prof}]")],
+                )
         if not g.has(f"PRED[{grp}]"):
             for a in ADJECTIVES.values():
                 if grp in a.pred:
@@ -536,17 +601,18 @@ def _build() -> _Grammar:
         posture = [v for v in verbs if v.kind == "posture"]
         activity = [v for v in verbs if v.kind == "activity"]
         trans = [v for v in verbs if v.kind == "transitive"]
-        for v in posture:          # sat on the mat <-> 坐在垫子上
+        for v in posture:  # sat on the mat <-> 坐在垫子上
             g.add(f"POSTURE[{prof}]", 1 / len(posture), [v.en, R(pp)], [*v.zh, R(pp)])
-        for v in activity:         # ran in the park <-> 在公园里跑 ; ran <-> 跑了
+        for v in activity:  # ran in the park <-> 在公园里跑 ; ran <-> 跑了
             w = 1 / len(activity)
             g.add(f"ACTIVITY[{prof}]", w * P_PP_ACTIVITY, [v.en, R(pp)], [R(pp), *v.zh])
             g.add(f"ACTIVITY[{prof}]", w * (1 - P_PP_ACTIVITY), [v.en], [*v.zh, "了"])
-        for v in trans:            # bites the man <-> 咬人
+        for v in trans:  # bites the man <-> 咬人
             objs = [n for n in NOUNS.values() if _object_ok(n, v.obj)]
             for n in objs:
-                g.add(f"TRANS[{prof}]", 1 / len(trans) / len(objs),
-                      [v.en, R(f"OBJ[{n.en}]")], [*v.zh, R(f"OBJ[{n.en}]")])
+                g.add(
+                    f"TRANS[{prof}]", 1 / len(trans) / len(objs), [v.en, R(f"OBJ[{n.en}]")], [*v.zh, R(f"OBJ[{n.en}]")]
+                )
 
     for n in NOUNS.values():
         prof = _profile(n)
@@ -562,13 +628,14 @@ def _build() -> _Grammar:
             w = SUBJECT_CLASS[cls] / len(nouns)
             prof = _profile(n)
             pron = _PRONOUN_OF[n.cls]
-            g.add("S", w, [R(f"NP[{n.en}]"), R(f"VP[{prof}]")],
-                  [R(f"NP[{n.en}]"), R(f"VP[{prof}]")])
+            g.add("S", w, [R(f"NP[{n.en}]"), R(f"VP[{prof}]")], [R(f"NP[{n.en}]"), R(f"VP[{prof}]")])
             # The cat sat on the mat. It was happy. <-> 猫坐在垫子上。它很开心。
-            g.add("STORY", w,
-                  [R(f"NP[{n.en}]"), R(f"VP[{prof}]"), ".", pron, R(f"VP2[{prof}]"), "."],
-                  [R(f"NP[{n.en}]"), R(f"VP[{prof}]"), "。", PRONOUNS[pron], R(f"VP2[{prof}]"),
-                   "。"])
+            g.add(
+                "STORY",
+                w,
+                [R(f"NP[{n.en}]"), R(f"VP[{prof}]"), ".", pron, R(f"VP2[{prof}]"), "."],
+                [R(f"NP[{n.en}]"), R(f"VP[{prof}]"), "。", PRONOUNS[pron], R(f"VP2[{prof}]"), "。"],
+            )
     g.add("START", (1 - P_STORY) * (1 - P_PERIOD), [R("S")], [R("S")], tag="sentence")
     g.add("START", (1 - P_STORY) * P_PERIOD, [R("S"), "."], [R("S"), "。"], tag="sentence")
     g.add("START", P_STORY, [R("STORY")], [R("STORY")], tag="story")
@@ -593,9 +660,11 @@ def _reachable() -> list[str]:
 _G.rules = {k: _G.rules[k] for k in _reachable()}
 
 EN_VOCAB: frozenset[str] = frozenset(
-    t for rules in _G.rules.values() for r in rules for t in r.en if isinstance(t, str))
+    t for rules in _G.rules.values() for r in rules for t in r.en if isinstance(t, str)
+)
 ZH_VOCAB: frozenset[str] = frozenset(
-    t for rules in _G.rules.values() for r in rules for t in r.zh if isinstance(t, str))
+    t for rules in _G.rules.values() for r in rules for t in r.zh if isinstance(t, str)
+)
 
 # --------------------------------------------------------------------------------------------
 # Sampling
@@ -606,8 +675,8 @@ ZH_VOCAB: frozenset[str] = frozenset(
 class Pair:
     en: str
     zh: str
-    logprob: float      # natural log of the pair's probability (= of either string alone)
-    kind: str           # "sentence" | "story"
+    logprob: float  # natural log of the pair's probability (= of either string alone)
+    kind: str  # "sentence" | "story"
 
 
 def render_en(words: list[str]) -> str:
@@ -650,6 +719,7 @@ def generate(n: int, seed: int) -> list[Pair]:
     rng = random.Random(seed)
     return [sample(rng) for _ in range(n)]
 
+
 # --------------------------------------------------------------------------------------------
 # Exact probabilities: inside algorithm over one language's side of the grammar
 # --------------------------------------------------------------------------------------------
@@ -679,10 +749,9 @@ def _project(lang: str) -> dict[str, dict[str, list[tuple[float, tuple]]]]:
     for lhs, rules in _G.rules.items():
         idx: dict[str, list] = {}
         for r in rules:
-            items = tuple((1, x.name) if isinstance(x, _Ref) else (0, x)
-                          for x in getattr(r, side))
+            items = tuple((1, x.name) if isinstance(x, _Ref) else (0, x) for x in getattr(r, side))
             x = getattr(r, side)[0]
-            for k in (first(x.name) if isinstance(x, _Ref) else {key(x)}):
+            for k in first(x.name) if isinstance(x, _Ref) else {key(x)}:
                 idx.setdefault(k, []).append((r.prob, items, r))
         out[lhs] = idx
     return out
@@ -731,6 +800,7 @@ def _parse(text: str, lang: str):
 
         def match(t, i):
             return i + 1 if i < len(seq) and seq[i] == t else -1
+
         end = len(seq)
     else:
         seq = text
@@ -739,6 +809,7 @@ def _parse(text: str, lang: str):
 
         def match(t, i):
             return i + len(t) if seq.startswith(t, i) else -1
+
         end = len(seq)
     proj = _PROJ[lang]
     memo: dict = {}
@@ -852,18 +923,19 @@ def entropy() -> float:
 
         def h(name: str) -> float:
             if name not in memo:
-                memo[name] = sum(r.prob * (-r.logp + sum(h(ref.name) for ref in r.refs))
-                                 for r in _G.rules[name])
+                memo[name] = sum(r.prob * (-r.logp + sum(h(ref.name) for ref in r.refs)) for r in _G.rules[name])
             return memo[name]
+
         _ENTROPY = h(_G.start)
     return _ENTROPY
+
 
 # --------------------------------------------------------------------------------------------
 # Held-out split and GPT items
 # --------------------------------------------------------------------------------------------
 
 
-HELDOUT_PER_MILLE = 50     # ~5% of distinct first sentences
+HELDOUT_PER_MILLE = 50  # ~5% of distinct first sentences
 
 
 def _heldout_key(en: str) -> str:
@@ -934,6 +1006,7 @@ def gpt_logprob(text: str, lang: str) -> float | None:
     lp = logprob(text, lang)
     return None if lp is None else math.log(0.5) + lp
 
+
 # --------------------------------------------------------------------------------------------
 # Words a user typed that the corpus never uses
 # --------------------------------------------------------------------------------------------
@@ -961,7 +1034,7 @@ def unknown_words(text: str) -> list[str]:
             i, run = 0, ""
             while i < len(cjk):
                 for k in range(min(_ZH_MAX, len(cjk) - i), 0, -1):
-                    if cjk[i:i + k] in ZH_VOCAB:
+                    if cjk[i : i + k] in ZH_VOCAB:
                         break
                 else:
                     k = 0
@@ -985,13 +1058,14 @@ def unknown_words(text: str) -> list[str]:
                 add(other)
     return out
 
+
 # --------------------------------------------------------------------------------------------
 # Is a user's text in the language the models learned?
 # --------------------------------------------------------------------------------------------
 
 
 def language_of(text: str) -> str:
-    """"zh" if the text has a Chinese character, else "en" (the translator's own rule)."""
+    """ "zh" if the text has a Chinese character, else "en" (the translator's own rule)."""
     return "zh" if re.search(f"[{_CJK}]", text or "") else "en"
 
 
@@ -1020,14 +1094,14 @@ def _recognise(seq, lang: str, prefix: bool) -> bool:
             return i + 1 if i < end and seq[i] == t else -1
         if seq.startswith(t, i):
             return i + len(t)
-        return end if prefix and t.startswith(seq[i:]) else -1   # the text stops inside t
+        return end if prefix and t.startswith(seq[i:]) else -1  # the text stops inside t
 
     def nt(name: str, i: int) -> frozenset:
         if prefix and i >= end:
-            return frozenset({end})            # the text stopped before this part: a prefix
+            return frozenset({end})  # the text stopped before this part: a prefix
         key = (name, i)
         if key not in memo:
-            memo[key] = frozenset()             # no left recursion: a rule starts with a terminal
+            memo[key] = frozenset()  # no left recursion: a rule starts with a terminal
             out: set = set()
             if i < end:
                 for _, items, _ in proj[name].get(seq[i], ()):
@@ -1079,8 +1153,8 @@ def segment_zh(run: str, words=None, maxlen: int | None = None) -> list[str]:
     maxlen = _ZH_MAX if maxlen is None else maxlen
     out, i = [], 0
     while i < len(run):
-        k = next((k for k in range(min(maxlen, len(run) - i), 0, -1) if run[i:i + k] in words), 1)
-        out.append(run[i:i + k])
+        k = next((k for k in range(min(maxlen, len(run) - i), 0, -1) if run[i : i + k] in words), 1)
+        out.append(run[i : i + k])
         i += k
     return out
 
@@ -1100,6 +1174,7 @@ def known_words(text: str) -> list[str]:
 def close_words(word: str, n: int = 3) -> list[str]:
     """Known words spelled like ``word`` (an English typo: "mta" -> "mat"), for a suggestion."""
     import difflib
+
     vocab = sorted(ZH_VOCAB if language_of(word) == "zh" else (w for w in EN_VOCAB if w.isalpha()))
     return difflib.get_close_matches(word.lower(), vocab, n=n, cutoff=0.6)
 

@@ -13,6 +13,7 @@ Everything here computes with the project's own attention code (model/attention.
 - The KV cache: generation that keeps each layer's K and V rows (CachedDecoder), its FLOPs per new
   token, the attention sink, and StreamingLLM's "sink + window" cache.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ from .attention import MultiHeadAttention, scaled_dot_product_attention
 
 BENCH_FILE = Path(__file__).resolve().parent.parent / "bench" / "cost_results.json"
 FLOAT_BYTES = 4
-SIZES = {"ours": (128, 4), "base": (768, 12)}     # (d_model, heads): the shipped models, BERT-base / GPT-2
+SIZES = {"ours": (128, 4), "base": (768, 12)}  # (d_model, heads): the shipped models, BERT-base / GPT-2
 
 
 # -- 1. O(n²), measured ---------------------------------------------------------------------------
@@ -44,11 +45,12 @@ class AllocationWatch(torch.utils._python_dispatch.TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         from torch.multiprocessing.reductions import StorageWeakRef
+
         out = func(*args, **(kwargs or {}))
         inputs = {a.untyped_storage().data_ptr() for a in _tensors(args) + _tensors(kwargs)}
         for t in _tensors(out):
             st = t.untyped_storage()
-            if st.data_ptr() in inputs or st.nbytes() == 0:   # a view of something already counted
+            if st.data_ptr() in inputs or st.nbytes() == 0:  # a view of something already counted
                 continue
             self.total += st.nbytes()
             if self.n and t.dim() >= 2 and t.shape[-1] == t.shape[-2] == self.n:
@@ -76,11 +78,15 @@ def attention_layer(d_model: int, heads: int, seed: int = 0) -> MultiHeadAttenti
 
 def layer_flops(n: int, d_model: int) -> dict:
     """Multiply-adds x 2 of one self-attention layer on n tokens (the matrix products only)."""
-    projections = 4 * 2 * n * d_model * d_model          # W_q, W_k, W_v, W_o
-    scores = 2 * n * n * d_model                        # QK^T, all heads: h * n * n * d_k
-    weighted = 2 * n * n * d_model                      # weights @ V
-    return {"projections": projections, "scores": scores, "weighted_sum": weighted,
-            "total": projections + scores + weighted}
+    projections = 4 * 2 * n * d_model * d_model  # W_q, W_k, W_v, W_o
+    scores = 2 * n * n * d_model  # QK^T, all heads: h * n * n * d_k
+    weighted = 2 * n * n * d_model  # weights @ V
+    return {
+        "projections": projections,
+        "scores": scores,
+        "weighted_sum": weighted,
+        "total": projections + scores + weighted,
+    }
 
 
 def layer_bytes(n: int, d_model: int, heads: int) -> dict:
@@ -101,9 +107,17 @@ def measure_layer(n: int, d_model: int, heads: int, repeats: int = 3, seed: int 
             start = time.perf_counter()
             layer(x, x, x)
             times.append(time.perf_counter() - start)
-    return {"n": n, "d_model": d_model, "heads": heads, "seconds": min(times),
-            "allocated_bytes": watch.total, "square_bytes": watch.square, "peak_bytes": watch.peak,
-            **layer_bytes(n, d_model, heads), "flops": layer_flops(n, d_model)["total"]}
+    return {
+        "n": n,
+        "d_model": d_model,
+        "heads": heads,
+        "seconds": min(times),
+        "allocated_bytes": watch.total,
+        "square_bytes": watch.square,
+        "peak_bytes": watch.peak,
+        **layer_bytes(n, d_model, heads),
+        "flops": layer_flops(n, d_model)["total"],
+    }
 
 
 def memory_limit_n(d_model: int, heads: int, memory_bytes: float, copies: int = 3) -> int:
@@ -159,8 +173,9 @@ def block_mask(n: int, block: int, causal: bool = False) -> np.ndarray:
 PATTERNS = ("full", "window", "dilated", "global", "block")
 
 
-def pattern_mask(pattern: str, n: int, w: int = 3, dilation: int = 2, block: int = 4,
-                 global_tokens=(0,), causal: bool = False) -> np.ndarray:
+def pattern_mask(
+    pattern: str, n: int, w: int = 3, dilation: int = 2, block: int = 4, global_tokens=(0,), causal: bool = False
+) -> np.ndarray:
     if pattern == "full":
         return np.tri(n, dtype=bool) if causal else np.ones((n, n), bool)
     if pattern == "window":
@@ -192,20 +207,29 @@ def sparse_plan(mask: np.ndarray, tile: int = 64) -> dict:
     nb = -(-n // tile)
     padded = np.zeros((nb * tile, nb * tile), bool)
     padded[:n, :n] = mask
-    tiles = padded.reshape(nb, tile, nb, tile).any(axis=(1, 3))        # (query blocks, key blocks)
+    tiles = padded.reshape(nb, tile, nb, tile).any(axis=(1, 3))  # (query blocks, key blocks)
     counts = tiles.sum(1)
     heavy = counts > 2 * max(1, int(np.median(counts)))
     light = np.flatnonzero(~heavy)
     kmax = int(counts[light].max()) if len(light) else 0
-    kb = np.argsort(~tiles[light], axis=1, kind="stable")[:, :kmax]     # the key blocks each keeps
+    kb = np.argsort(~tiles[light], axis=1, kind="stable")[:, :kmax]  # the key blocks each keeps
     kb_ok = np.take_along_axis(tiles[light], kb, 1)
-    keys = (kb[:, :, None] * tile + np.arange(tile)).reshape(len(light), -1)          # (blocks, kmax*tile)
-    queries = light[:, None] * tile + np.arange(tile)                                  # (blocks, tile)
+    keys = (kb[:, :, None] * tile + np.arange(tile)).reshape(len(light), -1)  # (blocks, kmax*tile)
+    queries = light[:, None] * tile + np.arange(tile)  # (blocks, tile)
     pair_ok = padded[queries[:, :, None], keys[:, None, :]] & np.repeat(kb_ok, tile, 1)[:, None, :]
     heavy_rows = np.flatnonzero(np.repeat(heavy, tile)[:n])
-    return {"n": n, "tile": tile, "nb": nb, "light": torch.from_numpy(light), "keys": torch.from_numpy(keys),
-            "ok": torch.from_numpy(pair_ok), "heavy_rows": torch.from_numpy(heavy_rows),
-            "heavy_mask": torch.from_numpy(mask[heavy_rows]), "tiles": int(tiles.sum()), "of_tiles": nb * nb}
+    return {
+        "n": n,
+        "tile": tile,
+        "nb": nb,
+        "light": torch.from_numpy(light),
+        "keys": torch.from_numpy(keys),
+        "ok": torch.from_numpy(pair_ok),
+        "heavy_rows": torch.from_numpy(heavy_rows),
+        "heavy_mask": torch.from_numpy(mask[heavy_rows]),
+        "tiles": int(tiles.sum()),
+        "of_tiles": nb * nb,
+    }
 
 
 def sparse_attention(Q, K, V, mask: np.ndarray | None = None, plan: dict | None = None):
@@ -219,10 +243,10 @@ def sparse_attention(Q, K, V, mask: np.ndarray | None = None, plan: dict | None 
     out = torch.zeros_like(Qp)
     light = plan["light"]
     if len(light):
-        q = Qp.unflatten(-2, (plan["nb"], tile))[..., light, :, :]          # (..., blocks, tile, d_k)
-        k, v = Kp[..., plan["keys"], :], Vp[..., plan["keys"], :]           # (..., blocks, kmax*tile, d_k)
+        q = Qp.unflatten(-2, (plan["nb"], tile))[..., light, :, :]  # (..., blocks, tile, d_k)
+        k, v = Kp[..., plan["keys"], :], Vp[..., plan["keys"], :]  # (..., blocks, kmax*tile, d_k)
         s = (q @ k.transpose(-2, -1)) / math.sqrt(d_k)
-        p = torch.softmax(s.masked_fill(~plan["ok"], float("-inf")), -1).nan_to_num(0.0)   # padding rows: 0
+        p = torch.softmax(s.masked_fill(~plan["ok"], float("-inf")), -1).nan_to_num(0.0)  # padding rows: 0
         o = out.unflatten(-2, (plan["nb"], tile))
         o[..., light, :, :] = p @ v
     out = out[..., :n, :]
@@ -242,8 +266,9 @@ def time_call(fn, repeats: int = 3) -> float:
     return best
 
 
-def measure_pattern(pattern: str, n: int, heads: int = 4, d_k: int = 32, repeats: int = 3, seed: int = 0,
-                    tile: int = 64, **mask_args) -> dict:
+def measure_pattern(
+    pattern: str, n: int, heads: int = 4, d_k: int = 32, repeats: int = 3, seed: int = 0, tile: int = 64, **mask_args
+) -> dict:
     """Wall time of full attention (dense, our function) or of a sparse pattern (gathered pairs only)."""
     g = torch.Generator().manual_seed(seed)
     Q, K, V = (torch.randn(heads, n, d_k, generator=g) for _ in range(3))
@@ -276,8 +301,7 @@ def softmax_jacobian_norm(weights) -> torch.Tensor:
     return jac.flatten(-2).norm(dim=-1)
 
 
-def scaling_sweep(d_ks=(4, 16, 64, 256, 1024), n: int = 16, trials: int = 8, seed: int = 0,
-                  dead: float = 0.01) -> dict:
+def scaling_sweep(d_ks=(4, 16, 64, 256, 1024), n: int = 16, trials: int = 8, seed: int = 0, dead: float = 0.01) -> dict:
     """Random Q, K, V ~ N(0, 1) at each d_k, with and without 1/sqrt(d_k): the scores' standard deviation,
     the mean largest softmax weight per row, the mean norm of softmax's gradient per row, the gradient
     norms reaching Q and K (loss sum(out*G)), and the share of queries whose gradient is below `dead` x
@@ -294,13 +318,30 @@ def scaling_sweep(d_ks=(4, 16, 64, 256, 1024), n: int = 16, trials: int = 8, see
                 s, w, gq, gk = softmax_gradients(Q, K, V, G, 1 / math.sqrt(d_k) if scaled else 1.0)
                 per_q = gq.norm(dim=-1)
                 ref = per_q.median() if scaled else ref
-                acc[scaled].append((float(s.std()), float(w.max(-1).values.mean()),
-                                    float(softmax_jacobian_norm(w).mean()), float(gq.norm()), float(gk.norm()),
-                                    float((per_q < dead * ref).double().mean())))
+                acc[scaled].append(
+                    (
+                        float(s.std()),
+                        float(w.max(-1).values.mean()),
+                        float(softmax_jacobian_norm(w).mean()),
+                        float(gq.norm()),
+                        float(gk.norm()),
+                        float((per_q < dead * ref).double().mean()),
+                    )
+                )
         for scaled in (True, False):
             a = np.array(acc[scaled]).mean(0)
-            rows.append({"d_k": d_k, "scaled": scaled, "score_std": a[0], "max_weight": a[1],
-                         "softmax_grad": a[2], "grad_q": a[3], "grad_k": a[4], "dead_rows": a[5]})
+            rows.append(
+                {
+                    "d_k": d_k,
+                    "scaled": scaled,
+                    "score_std": a[0],
+                    "max_weight": a[1],
+                    "softmax_grad": a[2],
+                    "grad_q": a[3],
+                    "grad_k": a[4],
+                    "dead_rows": a[5],
+                }
+            )
     return {"n": n, "trials": trials, "dead": dead, "rows": rows}
 
 
@@ -313,7 +354,7 @@ def heads_scaling(record: dict, mask=None) -> list[dict]:
     layers = record.get("decoder") or record.get("encoder")
     for li, rec in enumerate(layers):
         att = rec.get("self_attn", rec)
-        q, k, v = (att[x][0].double() for x in ("q", "k", "v"))   # (h, T, d_k)
+        q, k, v = (att[x][0].double() for x in ("q", "k", "v"))  # (h, T, d_k)
         d_k = q.size(-1)
         bias = att.get("bias")
         G = torch.randn(v.shape, generator=g, dtype=torch.float64)
@@ -331,14 +372,26 @@ def heads_scaling(record: dict, mask=None) -> list[dict]:
                 ((w @ v[h]) * G[h]).sum().backward()
                 finite = s.detach()[torch.isfinite(s.detach())]
                 wd = w.detach()
-                rows = torch.isfinite(s.detach()).sum(-1) > 1        # a row that sees one key has no choice
-                res[scaled] = (float(finite.std()), float(wd.max(-1).values[rows].mean()),
-                               float(Qh.grad.norm()), float(Kh.grad.norm()),
-                               float(softmax_jacobian_norm(wd)[rows].mean()))
-            out.append({"layer": li, "head": h, "d_k": d_k,
-                        **{f"{name}_{'scaled' if sc else 'unscaled'}": res[sc][i]
-                           for sc in (True, False)
-                           for i, name in enumerate(("score_std", "max_weight", "grad_q", "grad_k", "softmax_grad"))}})
+                rows = torch.isfinite(s.detach()).sum(-1) > 1  # a row that sees one key has no choice
+                res[scaled] = (
+                    float(finite.std()),
+                    float(wd.max(-1).values[rows].mean()),
+                    float(Qh.grad.norm()),
+                    float(Kh.grad.norm()),
+                    float(softmax_jacobian_norm(wd)[rows].mean()),
+                )
+            out.append(
+                {
+                    "layer": li,
+                    "head": h,
+                    "d_k": d_k,
+                    **{
+                        f"{name}_{'scaled' if sc else 'unscaled'}": res[sc][i]
+                        for sc in (True, False)
+                        for i, name in enumerate(("score_std", "max_weight", "grad_q", "grad_k", "softmax_grad"))
+                    },
+                }
+            )
     return out
 
 
@@ -347,8 +400,8 @@ def heads_scaling(record: dict, mask=None) -> list[dict]:
 class OnlineResult:
     output: torch.Tensor
     block: int
-    steps: list = field(default_factory=list)   # per key block: running max and sum of one query row
-    largest_bytes: int = 0                      # the largest score tile held at once
+    steps: list = field(default_factory=list)  # per key block: running max and sum of one query row
+    largest_bytes: int = 0  # the largest score tile held at once
 
 
 def online_attention(Q, K, V, block: int = 4, mask=None, watch_row: int = 0) -> OnlineResult:
@@ -362,21 +415,26 @@ def online_attention(Q, K, V, block: int = 4, mask=None, watch_row: int = 0) -> 
     acc = torch.zeros(Q.shape[:-1] + (V.size(-1),), dtype=Q.dtype)
     res = OnlineResult(acc, block)
     for start in range(0, n_k, block):
-        Kb, Vb = K[..., start:start + block, :], V[..., start:start + block, :]
+        Kb, Vb = K[..., start : start + block, :], V[..., start : start + block, :]
         S = Q @ Kb.transpose(-2, -1) / math.sqrt(d_k)
         if mask is not None:
-            S = S.masked_fill(~torch.as_tensor(mask)[:, start:start + block], float("-inf"))
+            S = S.masked_fill(~torch.as_tensor(mask)[:, start : start + block], float("-inf"))
         res.largest_bytes = max(res.largest_bytes, S.numel() * S.element_size())
         m_new = torch.maximum(m, S.amax(-1, keepdim=True))
-        safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)   # a row with nothing yet
+        safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)  # a row with nothing yet
         P = torch.exp(S - safe)
         rescale = torch.exp(m - safe)
         l = l * rescale + P.sum(-1, keepdim=True)
         acc = acc * rescale + P @ Vb
         m = m_new
         first = (0,) * (Q.dim() - 2)
-        res.steps.append({"keys": (start, min(start + block, n_k)), "max": float(m[first + (watch_row, 0)]),
-                          "sum": float(l[first + (watch_row, 0)])})
+        res.steps.append(
+            {
+                "keys": (start, min(start + block, n_k)),
+                "max": float(m[first + (watch_row, 0)]),
+                "sum": float(l[first + (watch_row, 0)]),
+            }
+        )
     res.output = acc / l
     return res
 
@@ -387,9 +445,14 @@ def online_check(Q, K, V, block: int, mask=None) -> dict:
     res = online_attention(Q, K, V, block, mask)
     n_q, n_k = Q.size(-2), K.size(-2)
     lead = int(np.prod(Q.shape[:-2])) if Q.dim() > 2 else 1
-    return {"max_abs_diff": float((ref - res.output).abs().max()), "block": block, "n": n_k,
-            "matrix_bytes": lead * n_q * n_k * Q.element_size(), "tile_bytes": res.largest_bytes,
-            "steps": res.steps}
+    return {
+        "max_abs_diff": float((ref - res.output).abs().max()),
+        "block": block,
+        "n": n_k,
+        "matrix_bytes": lead * n_q * n_k * Q.element_size(),
+        "tile_bytes": res.largest_bytes,
+        "steps": res.steps,
+    }
 
 
 # -- 5. why Q, K, V and several heads -------------------------------------------------------------
@@ -407,9 +470,15 @@ def search_example(attn_record: dict, head: int, query: int) -> dict:
         allowed = mask.reshape(-1, *mask.shape[-2:])[0][query].bool()
         scores = scores.masked_fill(~allowed, float("-inf"))
     weights = torch.softmax(scores / float(attn_record.get("temperature", 1.0)), -1)
-    return {"query": q[query].numpy(), "keys": k.numpy(), "values": v.numpy(), "scores": scores.numpy(),
-            "weights": weights.numpy(), "output": (weights @ v).numpy(),
-            "recorded_output": attn_record["head_outputs"][0, head, query].double().numpy()}
+    return {
+        "query": q[query].numpy(),
+        "keys": k.numpy(),
+        "values": v.numpy(),
+        "scores": scores.numpy(),
+        "weights": weights.numpy(),
+        "output": (weights @ v).numpy(),
+        "recorded_output": attn_record["head_outputs"][0, head, query].double().numpy(),
+    }
 
 
 # -- 6. the KV cache ------------------------------------------------------------------------------
@@ -432,6 +501,7 @@ def gpt_flops_per_token(t: int, config, cached: bool) -> dict:
 class CachePolicy:
     """Which K, V rows a layer keeps: all ("full"), or StreamingLLM's first `sink` rows plus the last
     `window` rows (sink 0: a plain sliding window)."""
+
     kind: str = "full"
     sink: int = 0
     window: int = 0
@@ -456,10 +526,10 @@ class CachedDecoder:
             # a sliding-window model never looks further back: its cache needs only `window` rows
             self.policy = CachePolicy("window", 0, module.config.window)
         L = module.config.num_layers
-        self.k: list = [None] * L                   # (h, rows, d_k) per layer
+        self.k: list = [None] * L  # (h, rows, d_k) per layer
         self.v: list = [None] * L
-        self.positions: list[int] = []              # true position of each cached row
-        self.t = 0                                  # tokens read
+        self.positions: list[int] = []  # true position of each cached row
+        self.t = 0  # tokens read
 
     @torch.no_grad()
     def step(self, token_id: int):
@@ -468,12 +538,12 @@ class CachedDecoder:
         x = m.embedding(torch.tensor([[token_id]]))
         table = m.position.table
         if table is not None:
-            x = x + table.pe[:, pos:pos + 1]
+            x = x + table.pe[:, pos : pos + 1]
         positions = self.positions + [pos]
         keep = self.policy.keep(positions)
         self.positions = [positions[i] for i in keep]
         visible = None
-        if m.config.window:   # a sliding-window model sees only its last `window` positions, whatever is cached
+        if m.config.window:  # a sliding-window model sees only its last `window` positions, whatever is cached
             visible = torch.tensor([p > pos - m.config.window for p in self.positions]).view(1, 1, -1)
         rows = []
         for li, block in enumerate(m.blocks):
@@ -488,8 +558,9 @@ class CachedDecoder:
             bias = None
             if m.position.scheme == "alibi":
                 from .positional import alibi_slopes
+
                 dist = torch.tensor([pos - p for p in self.positions], dtype=torch.float)
-                bias = (-alibi_slopes(a.num_heads).view(-1, 1) * dist).unsqueeze(1)   # (h, 1, rows)
+                bias = (-alibi_slopes(a.num_heads).view(-1, 1) * dist).unsqueeze(1)  # (h, 1, rows)
             out, w = scaled_dot_product_attention(q[0], self.k[li], self.v[li], visible, bias=bias)
             h = x + a.W_o(a.merge_heads(out.unsqueeze(0)))
             x = h + block.ffn(block.norm2(h))
@@ -587,11 +658,16 @@ def search_on(runner, text: str, layer: int, head: int, query: int) -> dict:
     r = self_attention_record(runner, text)
     a = r["layers"][layer]
     ex = search_example(a, head, query)
-    return {**ex, "tokens": r["tokens"], "mask": r["mask"], "kind": r["kind"],
-            "layer_weights": a["weights"][0].float().numpy(),               # (h, T, T)
-            "head_outputs": a["head_outputs"][0, :, query].double().numpy(),  # (h, d_k): each head's answer
-            "concat": a["concat"][0, query].double().numpy(),                # (d_model,)
-            "merged": a["output"][0, query].double().numpy()}                # W_O concat
+    return {
+        **ex,
+        "tokens": r["tokens"],
+        "mask": r["mask"],
+        "kind": r["kind"],
+        "layer_weights": a["weights"][0].float().numpy(),  # (h, T, T)
+        "head_outputs": a["head_outputs"][0, :, query].double().numpy(),  # (h, d_k): each head's answer
+        "concat": a["concat"][0, query].double().numpy(),  # (d_model,)
+        "merged": a["output"][0, query].double().numpy(),
+    }  # W_O concat
 
 
 def online_on(runner, text: str, layer: int, head: int, block: int, row: int) -> dict:
@@ -601,9 +677,14 @@ def online_on(runner, text: str, layer: int, head: int, block: int, row: int) ->
     q, k, v = (a[x][0, head] for x in ("q", "k", "v"))
     res = online_attention(q, k, v, block, r["mask"], watch_row=row)
     ref, _ = scaled_dot_product_attention(q, k, v, None if r["mask"] is None else torch.as_tensor(r["mask"]))
-    return {"tokens": r["tokens"], "max_abs_diff": float((ref - res.output).abs().max()), "steps": res.steps,
-            "matrix_bytes": q.size(0) * k.size(0) * FLOAT_BYTES, "tile_bytes": res.largest_bytes,
-            "alibi": a.get("bias") is not None}    # ALiBi's bias: both sides here are computed without it
+    return {
+        "tokens": r["tokens"],
+        "max_abs_diff": float((ref - res.output).abs().max()),
+        "steps": res.steps,
+        "matrix_bytes": q.size(0) * k.size(0) * FLOAT_BYTES,
+        "tile_bytes": res.largest_bytes,
+        "alibi": a.get("bias") is not None,
+    }  # ALiBi's bias: both sides here are computed without it
 
 
 def kv_cache_state(module, ids: list[int], policy: CachePolicy | None = None) -> dict:
@@ -615,8 +696,13 @@ def kv_cache_state(module, ids: list[int], policy: CachePolicy | None = None) ->
         _, attention = dec.step(tok)
     k = np.stack([x.permute(1, 0, 2).reshape(x.size(1), -1).numpy() for x in dec.k])
     v = np.stack([x.permute(1, 0, 2).reshape(x.size(1), -1).numpy() for x in dec.v])
-    return {"k": k, "v": v, "positions": list(dec.positions), "attention": attention,
-            "bytes": kv_cache_bytes(module.config, dec.cached_rows())}
+    return {
+        "k": k,
+        "v": v,
+        "positions": list(dec.positions),
+        "attention": attention,
+        "bytes": kv_cache_bytes(module.config, dec.cached_rows()),
+    }
 
 
 def streaming_compare(module, ids: list[int], prompt_len: int, n_new: int, policies: dict, eos=None) -> dict:
@@ -625,8 +711,11 @@ def streaming_compare(module, ids: list[int], prompt_len: int, n_new: int, polic
     out = {}
     for name, policy in policies.items():
         nll = stream_nll(module, ids, policy)
-        out[name] = {"nll": float(nll.mean()), "nll_tokens": nll,
-                     "continuation": stream_greedy(module, ids[:prompt_len], n_new, policy, eos)}
+        out[name] = {
+            "nll": float(nll.mean()),
+            "nll_tokens": nll,
+            "continuation": stream_greedy(module, ids[:prompt_len], n_new, policy, eos),
+        }
     return out
 
 
@@ -639,13 +728,20 @@ def bench_summary(bench: dict, n: int = 1024, key: str = "base") -> dict | None:
     r, r2 = rows[n], rows.get(2 * n)
     d, h = r["d_model"], r["heads"]
     f = layer_flops(n, d)
-    return {"ms": r["seconds"] * 1e3, "peak_mb": r["peak_bytes"] / 1e6, "matrix_mb": r["attention_matrix"] / 1e6,
-            "qkv_mb": r["qkv_output"] / 1e6, "layers_mb": 12 * r["attention_matrix"] / 1e6,
-            "square_gflop": (f["scores"] + f["weighted_sum"]) / 1e9,
-            "square_share": (f["scores"] + f["weighted_sum"]) / f["total"],
-            "ratio_t": r2["seconds"] / r["seconds"] if r2 else float("nan"),
-            "ratio_m": r2["peak_bytes"] / r["peak_bytes"] if r2 else float("nan"),
-            "copies": r["square_bytes"] / r["attention_matrix"], "heads": h, "d_model": d}
+    return {
+        "ms": r["seconds"] * 1e3,
+        "peak_mb": r["peak_bytes"] / 1e6,
+        "matrix_mb": r["attention_matrix"] / 1e6,
+        "qkv_mb": r["qkv_output"] / 1e6,
+        "layers_mb": 12 * r["attention_matrix"] / 1e6,
+        "square_gflop": (f["scores"] + f["weighted_sum"]) / 1e9,
+        "square_share": (f["scores"] + f["weighted_sum"]) / f["total"],
+        "ratio_t": r2["seconds"] / r["seconds"] if r2 else float("nan"),
+        "ratio_m": r2["peak_bytes"] / r["peak_bytes"] if r2 else float("nan"),
+        "copies": r["square_bytes"] / r["attention_matrix"],
+        "heads": h,
+        "d_model": d,
+    }
 
 
 def blockwise_timing(n: int, heads: int = 12, d_k: int = 64, block: int = 128, seed: int = 0) -> dict:
@@ -657,17 +753,29 @@ def blockwise_timing(n: int, heads: int = 12, d_k: int = 64, block: int = 128, s
         c = online_check(Q, K, V, block)
         ours = time_call(lambda: scaled_dot_product_attention(Q, K, V), 2)
         online = time_call(lambda: online_attention(Q, K, V, block), 2)
-    return {"n": n, "block": block, "max_abs_diff": c["max_abs_diff"], "matrix_bytes": c["matrix_bytes"],
-            "tile_bytes": c["tile_bytes"], "ours_s": ours, "online_s": online}
+    return {
+        "n": n,
+        "block": block,
+        "max_abs_diff": c["max_abs_diff"],
+        "matrix_bytes": c["matrix_bytes"],
+        "tile_bytes": c["tile_bytes"],
+        "ours_s": ours,
+        "online_s": online,
+    }
 
 
 def nll_by_length(runner, n: int = 300, seed: int = 1234) -> dict:
     """Mean -log p per held-out item (evaluate's items), split into one-sentence items and two-sentence
     stories, whose pronoun refers back further than a short window reaches."""
     from . import corpus
+
     pairs = corpus.heldout_pairs(n, seed)
     items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
     two = [t for t in items if ". " in t or t.count("。") > 1]
     one = [t for t in items if t not in two]
-    return {"one": float(runner.nll(one).mean()), "two": float(runner.nll(two).mean()),
-            "n_one": len(one), "n_two": len(two)}
+    return {
+        "one": float(runner.nll(one).mean()),
+        "two": float(runner.nll(two).mean()),
+        "n_one": len(one),
+        "n_two": len(two),
+    }

@@ -3,6 +3,7 @@
 ATTN_DEVICE=cpu|cuda|mps (or a `device=` argument) forces one; asking for a device this machine
 does not have falls back to the CPU and says so.
 """
+
 import os
 
 import torch

@@ -1,4 +1,5 @@
 """Errors a user can cause, each with a one-line message and a code the app translates."""
+
 import os
 from pathlib import Path
 

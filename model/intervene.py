@@ -10,6 +10,7 @@ batch can switch a different head off in each row: that is how importance() meas
 one forward. In the CLI, the URL and the Trace's JSON a head is written "kind:layer:head", 1-based
 as the app shows it ("cross:2:2" is layer 2, head 2 of the cross-attention).
 """
+
 from __future__ import annotations
 
 import time
@@ -30,7 +31,7 @@ def head_name(kind: str, layer: int, head: int) -> str:
 
 
 def parse_head(text: str) -> tuple[str, int, int]:
-    """"cross:2:2" -> ("cross", 1, 1). ValueError on anything else."""
+    """ "cross:2:2" -> ("cross", 1, 1). ValueError on anything else."""
     parts = str(text).strip().split(":")
     if len(parts) != 3 or parts[0] not in ("encoder", "decoder", "cross"):
         raise ValueError(f"a head is written kind:layer:head, e.g. cross:2:2, got {str(text)[:40]!r}")
@@ -56,6 +57,7 @@ def all_heads(runner) -> list[tuple[str, int, int]]:
 @dataclass(frozen=True)
 class Edit:
     """Row `query` of head (kind, layer, head) reads `weights` (a distribution over its keys)."""
+
     kind: str
     layer: int
     head: int
@@ -63,8 +65,11 @@ class Edit:
     weights: tuple[float, ...]
 
     def to_json(self) -> dict:
-        return {"head": head_name(self.kind, self.layer, self.head), "query": self.query,
-                "weights": [round(float(w), 6) for w in self.weights]}
+        return {
+            "head": head_name(self.kind, self.layer, self.head),
+            "query": self.query,
+            "weights": [round(float(w), 6) for w in self.weights],
+        }
 
 
 class Intervention:
@@ -82,8 +87,10 @@ class Intervention:
         rows: dict = {}
         for e in self.edits:
             rows.setdefault((e.kind, e.layer), []).append((e.head, e.query, e.weights))
-        self._ops = {key: HeadOp(ablate=masks.get(key), how=how, edits=tuple(rows.get(key, ())))
-                     for key in set(masks) | set(rows)}
+        self._ops = {
+            key: HeadOp(ablate=masks.get(key), how=how, edits=tuple(rows.get(key, ())))
+            for key in set(masks) | set(rows)
+        }
 
     def at(self, kind: str, layer: int):
         return self._ops.get((kind, layer))
@@ -92,8 +99,11 @@ class Intervention:
         return bool(self._ops)
 
     def to_json(self) -> dict:
-        return {"how": self.how, "ablate": [head_name(*a) for a in self.ablate],
-                "edits": [e.to_json() for e in self.edits]}
+        return {
+            "how": self.how,
+            "ablate": [head_name(*a) for a in self.ablate],
+            "edits": [e.to_json() for e in self.edits],
+        }
 
 
 def _as_list(x):
@@ -116,8 +126,11 @@ def build(runner, ablate=None, how: str = "zero", edit=None) -> Intervention | N
         if kind not in kinds:
             raise InputError("ablate", f"{runner.name} has no {kind} attention; it has {', '.join(kinds)}")
         if not (0 <= layer < c.num_layers and 0 <= head < c.num_heads):
-            raise InputError("ablate", f"{what} {head_name(kind, layer, head)} is outside {runner.name}'s "
-                                       f"{c.num_layers} layers x {c.num_heads} heads")
+            raise InputError(
+                "ablate",
+                f"{what} {head_name(kind, layer, head)} is outside {runner.name}'s "
+                f"{c.num_layers} layers x {c.num_heads} heads",
+            )
 
     heads = []
     for a in _as_list(ablate):
@@ -148,7 +161,7 @@ def build(runner, ablate=None, how: str = "zero", edit=None) -> Intervention | N
 
 def check_edits(intervention, attention: dict) -> None:
     """After the forward: every edited row exists and its weights cover exactly that row's keys."""
-    for e in (intervention.edits if intervention is not None else ()):
+    for e in intervention.edits if intervention is not None else ():
         att = attention[e.kind]
         if not 0 <= e.query < len(att.query_tokens):
             raise InputError("edit", f"row {e.query} is outside the {len(att.query_tokens)} {e.kind} rows")
@@ -199,7 +212,8 @@ def _batch(runner, heads, how):
 
 
 def _settings(intervention, **settings):
-    from .runner import settings_from   # runner imports this module
+    from .runner import settings_from  # runner imports this module
+
     return settings_from(**settings, intervention=intervention)
 
 
@@ -214,7 +228,7 @@ def translator_scores(runner, src_ids: list[int], start: int, intervention, rows
         greedy = []
         for row in out.cpu().tolist():
             body = row[1:]
-            body = body[:body.index(EOS)] if EOS in body else body
+            body = body[: body.index(EOS)] if EOS in body else body
             greedy.append(row[:1] + [i for i in body if i != PAD])
         target = greedy[0] if tgt_ids is None else tgt_ids
         tgt = torch.tensor([target], dtype=torch.long, device=dev).expand(rows, -1)
@@ -222,6 +236,7 @@ def translator_scores(runner, src_ids: list[int], start: int, intervention, rows
         gold = torch.tensor([target[1:] + [EOS]], device=dev).expand(rows, -1)
         logp = torch.log_softmax(logits.float(), -1).gather(-1, gold.unsqueeze(-1))[..., 0]
         return logp.sum(-1).cpu().numpy(), greedy, target
+
     return runner.run(fn, [])
 
 
@@ -233,6 +248,7 @@ def gpt_scores(runner, ids: list[int], intervention, rows: int, **settings):
         x = torch.tensor([ids], dtype=torch.long, device=dev).expand(rows, -1)
         logits, _ = m(x, s)
         return torch.log_softmax(logits.float(), -1).cpu()
+
     return runner.run(fn, [])
 
 
@@ -248,14 +264,15 @@ class Importance:
     translator: delta_logp = log p(unablated translation | head off) - log p(it | all heads), teacher-
     forced, in nats (<= 0 when the head helped); changed = the greedy translation is different.
     gpt: kl = KL(untouched || head off) of the next-token distributions, mean over the positions."""
+
     model: str
     text: str
     how: str
-    heads: list                  # [(kind, layer, head)] 0-based, in grid order
-    score: np.ndarray            # (n,): -delta_logp (translator) or kl (gpt); larger = matters more
-    output: str                  # the untouched output (translation; for a GPT: its greedy next tokens)
-    outputs: list                # what each ablated run writes
-    changed: np.ndarray          # (n,) bool
+    heads: list  # [(kind, layer, head)] 0-based, in grid order
+    score: np.ndarray  # (n,): -delta_logp (translator) or kl (gpt); larger = matters more
+    output: str  # the untouched output (translation; for a GPT: its greedy next tokens)
+    outputs: list  # what each ablated run writes
+    changed: np.ndarray  # (n,) bool
     delta_logp: np.ndarray | None = None
     kl: np.ndarray | None = None
     seconds: float = 0.0
@@ -270,27 +287,43 @@ class Importance:
     def to_json(self) -> dict:
         rows = []
         for i, (k, layer, head) in enumerate(self.heads):
-            row = {"head": head_name(k, layer, head), "kind": k, "layer": layer + 1, "head_index": head + 1,
-                   "score": round(float(self.score[i]), 6), "changed": bool(self.changed[i]),
-                   "output": self.outputs[i]}
+            row = {
+                "head": head_name(k, layer, head),
+                "kind": k,
+                "layer": layer + 1,
+                "head_index": head + 1,
+                "score": round(float(self.score[i]), 6),
+                "changed": bool(self.changed[i]),
+                "output": self.outputs[i],
+            }
             if self.delta_logp is not None:
                 row["delta_logp"] = round(float(self.delta_logp[i]), 6)
             if self.kl is not None:
                 row["kl"] = round(float(self.kl[i]), 6)
             rows.append(row)
-        return {"model": self.model, "text": self.text, "how": self.how, "output": self.output,
-                "measure": "kl" if self.kl is not None else "delta_logp", "heads": rows,
-                "seconds": round(self.seconds, 4)}
+        return {
+            "model": self.model,
+            "text": self.text,
+            "how": self.how,
+            "output": self.output,
+            "measure": "kl" if self.kl is not None else "delta_logp",
+            "heads": rows,
+            "seconds": round(self.seconds, 4),
+        }
 
 
-def importance(runner, text: str, how: str = "zero", direction: str | None = None, heads=None,
-               **settings) -> Importance:
+def importance(
+    runner, text: str, how: str = "zero", direction: str | None = None, heads=None, **settings
+) -> Importance:
     """Switch each head off in turn (all of them in one batched forward) and measure the change."""
     if how not in ABLATIONS:
         raise InputError("ablate", f"unknown ablation {how!r}; use {', '.join(ABLATIONS)}")
     if not getattr(runner, "has_tutorial_code", hasattr(runner, "module")) or runner.kind not in ("translator", "gpt"):
-        raise InputError("model", f"head importance is computed for the shipped models (translator, gpt, "
-                                  f"gpt-rope, gpt-alibi), not {runner.name}")
+        raise InputError(
+            "model",
+            f"head importance is computed for the shipped models (translator, gpt, "
+            f"gpt-rope, gpt-alibi), not {runner.name}",
+        )
     t0 = time.perf_counter()
     heads = list(heads) if heads is not None else all_heads(runner)
     iv, rows = _batch(runner, heads, how), len(heads) + 1
@@ -301,16 +334,35 @@ def importance(runner, text: str, how: str = "zero", direction: str | None = Non
         logp, greedy, target = translator_scores(runner, src_ids, start, iv, rows, **settings)
         outs = [tok.decode(g[1:]) for g in greedy]
         delta = logp[1:] - logp[0]
-        return Importance(runner.name, text, how, heads, -delta, outs[0], outs[1:],
-                          np.array([o != outs[0] for o in outs[1:]]), delta_logp=delta,
-                          seconds=time.perf_counter() - t0)
+        return Importance(
+            runner.name,
+            text,
+            how,
+            heads,
+            -delta,
+            outs[0],
+            outs[1:],
+            np.array([o != outs[0] for o in outs[1:]]),
+            delta_logp=delta,
+            seconds=time.perf_counter() - t0,
+        )
     text, ids, _ = runner.prompt_ids(text)
     logp = gpt_scores(runner, ids, iv, rows, **settings)
     kl = kl_per_position(logp[:1], logp[1:]).mean(-1)
-    top = logp.argmax(-1)                                    # (rows, T): the greedy next token at each position
+    top = logp.argmax(-1)  # (rows, T): the greedy next token at each position
     outs = [tok.decode(r.tolist()) for r in top]
-    return Importance(runner.name, text, how, heads, kl, outs[0], outs[1:],
-                      (top[1:] != top[:1]).any(-1).numpy(), kl=kl, seconds=time.perf_counter() - t0)
+    return Importance(
+        runner.name,
+        text,
+        how,
+        heads,
+        kl,
+        outs[0],
+        outs[1:],
+        (top[1:] != top[:1]).any(-1).numpy(),
+        kl=kl,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 # -- what the page shows beside the untouched run ----------------------------------------------------
@@ -332,7 +384,7 @@ def continuation(runner, text: str, intervention=None, max_new_tokens: int = 8):
         if nxt == EOS:
             break
         out.append(nxt)
-    return ids, runner.tokenizer.decode(out[len(ids):]), first
+    return ids, runner.tokenizer.decode(out[len(ids) :]), first
 
 
 def step_probs(runner, text: str, intervention=None, target: list[int] | None = None, direction=None):
@@ -350,9 +402,10 @@ def step_probs(runner, text: str, intervention=None, target: list[int] | None = 
             if tgt is None:
                 row = m.greedy_decode(x, torch.tensor([start], device=dev), EOS, runner.config.max_seq_len, s)[0]
                 tgt = row.tolist()
-                tgt = tgt[:tgt.index(EOS, 1)] if EOS in tgt[1:] else tgt
+                tgt = tgt[: tgt.index(EOS, 1)] if EOS in tgt[1:] else tgt
             logits, _ = m(x, torch.tensor([tgt], device=dev), s)
             return torch.softmax(logits[0].float(), -1).cpu().numpy(), tgt
+
         return runner.run(fn)
     _, ids, _ = runner.prompt_ids(text)
     return np.exp(gpt_scores(runner, ids, intervention, 1)[0].numpy()), ids
@@ -386,17 +439,33 @@ def align(a: np.ndarray, b: np.ndarray, mask_a=None, mask_b=None):
 def exact_match(runner, n: int = 200, seed: int = 1234, ablate=None, how: str = "zero", batch: int = 100) -> dict:
     """Exact match on n held-out pairs (as `python -m model evaluate`), both directions, with `ablate` off."""
     from . import corpus
+
     iv = build(runner, ablate, how)
     pairs = corpus.heldout_pairs(n, seed)
     out = {}
     for direction, src, ref in (("en-zh", "en", "zh"), ("zh-en", "zh", "en")):
         hyps = []
         for i in range(0, len(pairs), batch):
-            hyps += runner.translate([getattr(p, src) for p in pairs[i:i + batch]], direction=direction,
-                                     intervention=iv)
+            hyps += runner.translate(
+                [getattr(p, src) for p in pairs[i : i + batch]], direction=direction, intervention=iv
+            )
         out[direction] = float(np.mean([h == getattr(p, ref) for h, p in zip(hyps, pairs)]))
     return out
 
 
-__all__ = ["Edit", "Intervention", "Importance", "build", "importance", "head_name", "parse_head", "moved",
-           "onto", "exact_match", "continuation", "step_probs", "sink_heads", "align"]
+__all__ = [
+    "Edit",
+    "Intervention",
+    "Importance",
+    "build",
+    "importance",
+    "head_name",
+    "parse_head",
+    "moved",
+    "onto",
+    "exact_match",
+    "continuation",
+    "step_probs",
+    "sink_heads",
+    "align",
+]

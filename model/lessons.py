@@ -11,6 +11,7 @@ after the prediction; the page (pages/lessons.py) lays it out and translates its
     steps = build("attention", load)       # load: model name -> runner (ui passes its cache)
     steps[2].options[steps[2].answer]      # 'sat' (whatever the trained model says)
 """
+
 from __future__ import annotations
 
 import inspect
@@ -25,29 +26,31 @@ LESSONS = ("attention", "positions", "decoder")
 CAT_TEXT = "The cat sat on the mat"
 PRONOUN_TEXT = "The cat sat on the mat. It was happy."
 DOG_BITES, MAN_BITES = "狗咬人", "人咬狗"
-SHARP_T = 0.2          # the temperature the sketch questions ask about
-SAME_WEIGHT = 0.01     # two weights closer than this count as "the same"
-TUTORIAL_CAT_SELF = 0.35   # the tutorial's table: cat reads itself with 0.35
+SHARP_T = 0.2  # the temperature the sketch questions ask about
+SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
+TUTORIAL_CAT_SELF = 0.35  # the tutorial's table: cat reads itself with 0.35
 
 
 @dataclass(frozen=True)
 class Heat:
     """A heatmap to reveal: (queries, keys) weights, their labels, the mask and the row asked about."""
+
     weights: np.ndarray
     query_tokens: list[str]
     key_tokens: list[str]
     mask: np.ndarray | None = None
     row: int | None = None
-    title: str = ""                 # a translation key
+    title: str = ""  # a translation key
     title_params: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Bars:
     """A bar chart to reveal: one value per label (a row of weights, scores, probabilities)."""
+
     labels: list[str]
     values: np.ndarray
-    title: str = ""                 # a translation key
+    title: str = ""  # a translation key
     title_params: dict = field(default_factory=dict)
 
 
@@ -61,6 +64,7 @@ class Step:
     key: the step's translation-key stem: lesson_{key}_ask, lesson_{key}_reveal (both formatted
     with params, which hold the model's numbers).
     """
+
     id: str
     key: str
     kind: str
@@ -71,7 +75,7 @@ class Step:
     option_params: list[dict] | None = None
     sketches: list[np.ndarray] | None = None
     sketch_labels: list[str] | None = None
-    reveal: list = field(default_factory=list)      # Heat / Bars, in order
+    reveal: list = field(default_factory=list)  # Heat / Bars, in order
 
     @property
     def answer_label(self) -> str:
@@ -123,6 +127,7 @@ def can_ablate(runner) -> bool:
 
 # -- lesson 1: attention and Q/K/V on "The cat sat on the mat" (translator encoder) -------------------
 
+
 def attention_lesson(load) -> list[Step]:
     m = load("translator")
     tr = m.trace(CAT_TEXT)
@@ -135,83 +140,207 @@ def attention_lesson(load) -> list[Step]:
     steps = []
 
     counts = sorted({max(1, len(toks) + d) for d in (-2, -1, 0, 1)})
-    steps.append(Step("attention.1", "att_tokens", "choice", [str(c) for c in counts], counts.index(len(toks)),
-                      params={"text": CAT_TEXT, "n": len(toks), "tokens": " | ".join(toks)}, literal=True))
+    steps.append(
+        Step(
+            "attention.1",
+            "att_tokens",
+            "choice",
+            [str(c) for c in counts],
+            counts.index(len(toks)),
+            params={"text": CAT_TEXT, "n": len(toks), "tokens": " | ".join(toks)},
+            literal=True,
+        )
+    )
 
     total = float(mean_last[cat].sum())
     sums = [0.5, 1.0, float(len(toks))]
-    steps.append(Step("attention.2", "att_row_sum", "choice", ["lesson_sum_half", "lesson_sum_one", "lesson_sum_n"],
-                      nearest(total, sums), params={"word": toks[cat], "total": f"{total:.4f}", "n": len(toks)},
-                      option_params=[{}, {}, {"n": len(toks)}],
-                      reveal=[Bars(toks, mean_last[cat], "lesson_title_row",
-                                   {"word": toks[cat], "layer": last + 1})]))
+    steps.append(
+        Step(
+            "attention.2",
+            "att_row_sum",
+            "choice",
+            ["lesson_sum_half", "lesson_sum_one", "lesson_sum_n"],
+            nearest(total, sums),
+            params={"word": toks[cat], "total": f"{total:.4f}", "n": len(toks)},
+            option_params=[{}, {}, {"n": len(toks)}],
+            reveal=[Bars(toks, mean_last[cat], "lesson_title_row", {"word": toks[cat], "layer": last + 1})],
+        )
+    )
 
     top = int(mean_last[cat].argmax())
-    steps.append(Step("attention.3", "att_cat_reads", "word", list(toks), top,
-                      params={"word": toks[cat], "layer": last + 1, "top": toks[top],
-                              "weight": f"{mean_last[cat, top]:.2f}"},
-                      reveal=[Heat(mean_last, toks, toks, row=cat, title="lesson_title_mean",
-                                   title_params={"kind": "encoder", "layer": last + 1})]))
+    steps.append(
+        Step(
+            "attention.3",
+            "att_cat_reads",
+            "word",
+            list(toks),
+            top,
+            params={"word": toks[cat], "layer": last + 1, "top": toks[top], "weight": f"{mean_last[cat, top]:.2f}"},
+            reveal=[
+                Heat(
+                    mean_last,
+                    toks,
+                    toks,
+                    row=cat,
+                    title="lesson_title_mean",
+                    title_params={"kind": "encoder", "layer": last + 1},
+                )
+            ],
+        )
+    )
 
     self_w = float(mean_last[cat, cat])
     opts, ans = yesno(self_w > TUTORIAL_CAT_SELF)
-    steps.append(Step("attention.4", "att_cat_self", "yesno", opts, ans,
-                      params={"word": toks[cat], "tutorial": TUTORIAL_CAT_SELF, "weight": f"{self_w:.2f}",
-                              "layer": last + 1},
-                      reveal=[Bars(toks, mean_last[cat], "lesson_title_row", {"word": toks[cat], "layer": last + 1})]))
+    steps.append(
+        Step(
+            "attention.4",
+            "att_cat_self",
+            "yesno",
+            opts,
+            ans,
+            params={"word": toks[cat], "tutorial": TUTORIAL_CAT_SELF, "weight": f"{self_w:.2f}", "layer": last + 1},
+            reveal=[Bars(toks, mean_last[cat], "lesson_title_row", {"word": toks[cat], "layer": last + 1})],
+        )
+    )
 
     # the most decided head of layer 1 for "sat": the one whose row has the largest weight
     head = int(w[0, :, sat].max(axis=-1).argmax())
     row = w[0, head, sat]
     top = int(row.argmax())
-    steps.append(Step("attention.5", "att_head_reads", "word", list(toks), top,
-                      params={"word": toks[sat], "layer": 1, "head": head + 1, "top": toks[top],
-                              "weight": f"{row[top]:.2f}"},
-                      reveal=[Heat(w[0, head], toks, toks, row=sat, title="lesson_title_head",
-                                   title_params={"kind": "encoder", "layer": 1, "head": head + 1})]))
+    steps.append(
+        Step(
+            "attention.5",
+            "att_head_reads",
+            "word",
+            list(toks),
+            top,
+            params={"word": toks[sat], "layer": 1, "head": head + 1, "top": toks[top], "weight": f"{row[top]:.2f}"},
+            reveal=[
+                Heat(
+                    w[0, head],
+                    toks,
+                    toks,
+                    row=sat,
+                    title="lesson_title_head",
+                    title_params={"kind": "encoder", "layer": 1, "head": head + 1},
+                )
+            ],
+        )
+    )
 
     tops = [int(w[0, h, sat].argmax()) for h in range(n_heads)]
     opts, ans = yesno(len(set(tops)) == 1)
-    steps.append(Step("attention.6", "att_heads_agree", "yesno", opts, ans,
-                      params={"word": toks[sat], "layer": 1, "n": n_heads,
-                              "tops": ", ".join(f"{h + 1}: {toks[k]}" for h, k in enumerate(tops))},
-                      reveal=[Heat(w[0, h], toks, toks, row=sat, title="lesson_title_head",
-                                   title_params={"kind": "encoder", "layer": 1, "head": h + 1})
-                              for h in range(n_heads)]))
+    steps.append(
+        Step(
+            "attention.6",
+            "att_heads_agree",
+            "yesno",
+            opts,
+            ans,
+            params={
+                "word": toks[sat],
+                "layer": 1,
+                "n": n_heads,
+                "tops": ", ".join(f"{h + 1}: {toks[k]}" for h, k in enumerate(tops)),
+            },
+            reveal=[
+                Heat(
+                    w[0, h],
+                    toks,
+                    toks,
+                    row=sat,
+                    title="lesson_title_head",
+                    title_params={"kind": "encoder", "layer": 1, "head": h + 1},
+                )
+                for h in range(n_heads)
+            ],
+        )
+    )
 
     # Q/K: the scores q.k / sqrt(d_k) of the last layer's most decided head for "mat"
     head = int(w[last, :, mat].max(axis=-1).argmax())
     scores = experiments.head_scores(m, CAT_TEXT, "encoder", last, head)[mat]
     top = int(np.argmax(scores))
     d_k = m.config.d_model // m.config.num_heads
-    steps.append(Step("attention.7", "att_scores", "word", list(toks), top,
-                      params={"word": toks[mat], "layer": last + 1, "head": head + 1, "top": toks[top],
-                              "score": f"{scores[top]:.2f}", "weight": f"{w[last, head, mat, top]:.2f}", "d_k": d_k},
-                      reveal=[Bars(toks, scores, "lesson_title_scores", {"word": toks[mat]}),
-                              Bars(toks, w[last, head, mat], "lesson_title_row_head",
-                                   {"word": toks[mat], "layer": last + 1, "head": head + 1})]))
+    steps.append(
+        Step(
+            "attention.7",
+            "att_scores",
+            "word",
+            list(toks),
+            top,
+            params={
+                "word": toks[mat],
+                "layer": last + 1,
+                "head": head + 1,
+                "top": toks[top],
+                "score": f"{scores[top]:.2f}",
+                "weight": f"{w[last, head, mat, top]:.2f}",
+                "d_k": d_k,
+            },
+            reveal=[
+                Bars(toks, scores, "lesson_title_scores", {"word": toks[mat]}),
+                Bars(
+                    toks,
+                    w[last, head, mat],
+                    "lesson_title_row_head",
+                    {"word": toks[mat], "layer": last + 1, "head": head + 1},
+                ),
+            ],
+        )
+    )
 
     # the same head with its scores divided by T: the real row from the model run at T in that layer
     sharp = m.trace(CAT_TEXT, temperature=SHARP_T, temperature_layer=last).attention["encoder"].weights
     real = sharp[last, head, mat].astype(np.float64)
     sketches = [sharpen(w[last, head, mat], t) for t in (SHARP_T, 1.0, 1 / SHARP_T)]
-    order = [1, 0, 2]                   # "unchanged" first, so the right sketch is not always A
+    order = [1, 0, 2]  # "unchanged" first, so the right sketch is not always A
     sketches = [sketches[i] for i in order]
-    steps.append(Step("attention.8", "att_sharpen", "sketch", ["A", "B", "C"], closest_sketch(real, sketches),
-                      params={"word": toks[mat], "layer": last + 1, "head": head + 1, "temp": SHARP_T,
-                              "before": f"{w[last, head, mat].max():.2f}", "after": f"{real.max():.2f}"},
-                      sketches=sketches, sketch_labels=list(toks),
-                      reveal=[Bars(toks, real, "lesson_title_row_temp",
-                                   {"word": toks[mat], "layer": last + 1, "head": head + 1, "temp": SHARP_T})]))
+    steps.append(
+        Step(
+            "attention.8",
+            "att_sharpen",
+            "sketch",
+            ["A", "B", "C"],
+            closest_sketch(real, sketches),
+            params={
+                "word": toks[mat],
+                "layer": last + 1,
+                "head": head + 1,
+                "temp": SHARP_T,
+                "before": f"{w[last, head, mat].max():.2f}",
+                "after": f"{real.max():.2f}",
+            },
+            sketches=sketches,
+            sketch_labels=list(toks),
+            reveal=[
+                Bars(
+                    toks,
+                    real,
+                    "lesson_title_row_temp",
+                    {"word": toks[mat], "layer": last + 1, "head": head + 1, "temp": SHARP_T},
+                )
+            ],
+        )
+    )
 
     dk_options = sorted({d_k, m.config.d_model, n_heads, int(math.isqrt(d_k)) or 1})
-    steps.append(Step("attention.9", "att_dk", "choice", [str(v) for v in dk_options], dk_options.index(d_k),
-                      params={"d_model": m.config.d_model, "h": n_heads, "d_k": d_k,
-                              "sqrt": f"{math.sqrt(d_k):.2f}"}, literal=True))
+    steps.append(
+        Step(
+            "attention.9",
+            "att_dk",
+            "choice",
+            [str(v) for v in dk_options],
+            dk_options.index(d_k),
+            params={"d_model": m.config.d_model, "h": n_heads, "d_k": d_k, "sqrt": f"{math.sqrt(d_k):.2f}"},
+            literal=True,
+        )
+    )
     return steps
 
 
 # -- lesson 2: positions, 狗咬人 / 人咬狗 ------------------------------------------------------------------
+
 
 def positions_lesson(load) -> list[Step]:
     m = load("translator")
@@ -220,15 +349,41 @@ def positions_lesson(load) -> list[Step]:
     steps = []
 
     outs = sorted({a.output_text, b.output_text, a0.output_text})
-    steps.append(Step("positions.1", "pos_translate_a", "choice", outs, outs.index(a.output_text),
-                      params={"text": DOG_BITES, "out": a.output_text}, literal=True))
+    steps.append(
+        Step(
+            "positions.1",
+            "pos_translate_a",
+            "choice",
+            outs,
+            outs.index(a.output_text),
+            params={"text": DOG_BITES, "out": a.output_text},
+            literal=True,
+        )
+    )
     outs_b = sorted({a.output_text, b.output_text, b0.output_text})
-    steps.append(Step("positions.2", "pos_translate_b", "choice", outs_b, outs_b.index(b.output_text),
-                      params={"text": MAN_BITES, "out": b.output_text}, literal=True))
+    steps.append(
+        Step(
+            "positions.2",
+            "pos_translate_b",
+            "choice",
+            outs_b,
+            outs_b.index(b.output_text),
+            params={"text": MAN_BITES, "out": b.output_text},
+            literal=True,
+        )
+    )
 
     opts, ans = yesno(a0.output_text == b0.output_text)
-    steps.append(Step("positions.3", "pos_no_position_same", "yesno", opts, ans,
-                      params={"a": DOG_BITES, "b": MAN_BITES, "out_a": a0.output_text, "out_b": b0.output_text}))
+    steps.append(
+        Step(
+            "positions.3",
+            "pos_no_position_same",
+            "yesno",
+            opts,
+            ans,
+            params={"a": DOG_BITES, "b": MAN_BITES, "out_a": a0.output_text, "out_b": b0.output_text},
+        )
+    )
 
     ea0, eb0 = a0.attention["encoder"], b0.attention["encoder"]
     ta, tb = ea0.key_tokens, eb0.key_tokens
@@ -237,55 +392,124 @@ def positions_lesson(load) -> list[Step]:
     wa0, wb0 = ea0.weights[0].mean(axis=0), eb0.weights[0].mean(axis=0)
     diff0 = abs(float(wa0[bite_a, dog_a]) - float(wb0[bite_b, dog_b]))
     opts, ans = yesno(diff0 < SAME_WEIGHT)
-    steps.append(Step("positions.4", "pos_no_position_weight", "yesno", opts, ans,
-                      params={"a": DOG_BITES, "b": MAN_BITES, "wa": f"{wa0[bite_a, dog_a]:.3f}",
-                              "wb": f"{wb0[bite_b, dog_b]:.3f}"},
-                      reveal=[Heat(wa0, ta, ta, row=bite_a, title="lesson_title_nopos", title_params={"text": DOG_BITES}),
-                              Heat(wb0, tb, tb, row=bite_b, title="lesson_title_nopos", title_params={"text": MAN_BITES})]))
+    steps.append(
+        Step(
+            "positions.4",
+            "pos_no_position_weight",
+            "yesno",
+            opts,
+            ans,
+            params={
+                "a": DOG_BITES,
+                "b": MAN_BITES,
+                "wa": f"{wa0[bite_a, dog_a]:.3f}",
+                "wb": f"{wb0[bite_b, dog_b]:.3f}",
+            },
+            reveal=[
+                Heat(wa0, ta, ta, row=bite_a, title="lesson_title_nopos", title_params={"text": DOG_BITES}),
+                Heat(wb0, tb, tb, row=bite_b, title="lesson_title_nopos", title_params={"text": MAN_BITES}),
+            ],
+        )
+    )
 
     ea, eb = a.attention["encoder"], b.attention["encoder"]
     wa, wb = ea.weights[0].mean(axis=0), eb.weights[0].mean(axis=0)
     for n, (att, weights, text, bite) in enumerate(((ea, wa, DOG_BITES, bite_a), (eb, wb, MAN_BITES, bite_b))):
         top = int(weights[bite].argmax())
-        steps.append(Step(f"positions.{5 + n}", "pos_bite_reads", "word", list(att.key_tokens), top,
-                          params={"text": text, "word": att.key_tokens[bite], "top": att.key_tokens[top],
-                                  "weight": f"{weights[bite, top]:.2f}"},
-                          reveal=[Heat(weights, att.key_tokens, att.key_tokens, row=bite, title="lesson_title_pos",
-                                       title_params={"text": text})]))
+        steps.append(
+            Step(
+                f"positions.{5 + n}",
+                "pos_bite_reads",
+                "word",
+                list(att.key_tokens),
+                top,
+                params={
+                    "text": text,
+                    "word": att.key_tokens[bite],
+                    "top": att.key_tokens[top],
+                    "weight": f"{weights[bite, top]:.2f}",
+                },
+                reveal=[
+                    Heat(
+                        weights,
+                        att.key_tokens,
+                        att.key_tokens,
+                        row=bite,
+                        title="lesson_title_pos",
+                        title_params={"text": text},
+                    )
+                ],
+            )
+        )
 
     diff = abs(float(wa[bite_a, dog_a]) - float(wb[bite_b, dog_b]))
     opts, ans = yesno(diff >= SAME_WEIGHT)
-    steps.append(Step("positions.7", "pos_position_weight", "yesno", opts, ans,
-                      params={"a": DOG_BITES, "b": MAN_BITES, "wa": f"{wa[bite_a, dog_a]:.3f}",
-                              "wb": f"{wb[bite_b, dog_b]:.3f}"}))
+    steps.append(
+        Step(
+            "positions.7",
+            "pos_position_weight",
+            "yesno",
+            opts,
+            ans,
+            params={"a": DOG_BITES, "b": MAN_BITES, "wa": f"{wa[bite_a, dog_a]:.3f}", "wb": f"{wb[bite_b, dog_b]:.3f}"},
+        )
+    )
 
     # cross-attention of 狗咬人: the head that aligns most sharply, and the row it is surest of
     cross = a.attention["cross"]
     cw = cross.weights.astype(np.float64)
     written = written_tokens(cross)
     rows = [i for i, tok in enumerate(written) if tok not in ("</s>", "<2en>", "<2zh>")] or [0]
-    sharpness = cw[:, :, rows].max(axis=-1).mean(axis=-1)        # (layers, heads)
+    sharpness = cw[:, :, rows].max(axis=-1).mean(axis=-1)  # (layers, heads)
     layer, head = np.unravel_index(int(sharpness.argmax()), sharpness.shape)
     row = max(rows, key=lambda i: cw[layer, head, i].max())
     top = int(cw[layer, head, row].argmax())
-    steps.append(Step("positions.8", "pos_cross", "word", list(cross.key_tokens), top,
-                      params={"text": DOG_BITES, "written": written[row], "layer": int(layer) + 1,
-                              "head": int(head) + 1, "top": cross.key_tokens[top],
-                              "weight": f"{cw[layer, head, row, top]:.2f}"},
-                      reveal=[Heat(cw[layer, head], [f"→ {t}" for t in written], cross.key_tokens, row=row,
-                                   title="lesson_title_head", title_params={"kind": "cross", "layer": int(layer) + 1,
-                                                                            "head": int(head) + 1})]))
+    steps.append(
+        Step(
+            "positions.8",
+            "pos_cross",
+            "word",
+            list(cross.key_tokens),
+            top,
+            params={
+                "text": DOG_BITES,
+                "written": written[row],
+                "layer": int(layer) + 1,
+                "head": int(head) + 1,
+                "top": cross.key_tokens[top],
+                "weight": f"{cw[layer, head, row, top]:.2f}",
+            },
+            reveal=[
+                Heat(
+                    cw[layer, head],
+                    [f"→ {t}" for t in written],
+                    cross.key_tokens,
+                    row=row,
+                    title="lesson_title_head",
+                    title_params={"kind": "cross", "layer": int(layer) + 1, "head": int(head) + 1},
+                )
+            ],
+        )
+    )
 
     pe = experiments.pe_table(m.config.d_model, 16)
     near, far = float(pe[3] @ pe[4]), float(pe[3] @ pe[10])
-    steps.append(Step("positions.9", "pos_pe_dot", "choice", ["lesson_pe_near", "lesson_pe_far", "lesson_pe_equal"],
-                      0 if near > far + 1e-6 else 1 if far > near + 1e-6 else 2,
-                      params={"near": f"{near:.2f}", "far": f"{far:.2f}", "d_model": m.config.d_model},
-                      reveal=[Bars([str(p) for p in range(16)], pe[3] @ pe.T, "lesson_title_pe", {})]))
+    steps.append(
+        Step(
+            "positions.9",
+            "pos_pe_dot",
+            "choice",
+            ["lesson_pe_near", "lesson_pe_far", "lesson_pe_equal"],
+            0 if near > far + 1e-6 else 1 if far > near + 1e-6 else 2,
+            params={"near": f"{near:.2f}", "far": f"{far:.2f}", "d_model": m.config.d_model},
+            reveal=[Bars([str(p) for p in range(16)], pe[3] @ pe.T, "lesson_title_pe", {})],
+        )
+    )
     return steps
 
 
 # -- lesson 3: the decoder: masking, cross-attention, generation -------------------------------------
+
 
 def decoder_lesson(load) -> list[Step]:
     g = load("gpt")
@@ -297,15 +521,41 @@ def decoder_lesson(load) -> list[Step]:
 
     allowed = bool(mask[sat, mat]) if mask is not None else bool(w[:, :, sat, mat].max() > 0)
     opts, ans = yesno(allowed)
-    steps.append(Step("decoder.1", "dec_mask", "yesno", opts, ans,
-                      params={"word": toks[sat], "later": toks[mat], "weight": f"{w[:, :, sat, mat].max():.2f}"},
-                      reveal=[Heat(w[0].mean(axis=0), toks, toks, mask=mask, row=sat, title="lesson_title_mean",
-                                   title_params={"kind": "decoder", "layer": 1})]))
+    steps.append(
+        Step(
+            "decoder.1",
+            "dec_mask",
+            "yesno",
+            opts,
+            ans,
+            params={"word": toks[sat], "later": toks[mat], "weight": f"{w[:, :, sat, mat].max():.2f}"},
+            reveal=[
+                Heat(
+                    w[0].mean(axis=0),
+                    toks,
+                    toks,
+                    mask=mask,
+                    row=sat,
+                    title="lesson_title_mean",
+                    title_params={"kind": "decoder", "layer": 1},
+                )
+            ],
+        )
+    )
 
     first = float(w[:, :, 0, 0].mean())
     values = [1.0, 1.0 / len(toks), 0.0]
-    steps.append(Step("decoder.2", "dec_first", "choice", ["1", f"1/{len(toks)}", "0"], nearest(first, values),
-                      params={"token": toks[0], "weight": f"{first:.2f}"}, literal=True))
+    steps.append(
+        Step(
+            "decoder.2",
+            "dec_first",
+            "choice",
+            ["1", f"1/{len(toks)}", "0"],
+            nearest(first, values),
+            params={"token": toks[0], "weight": f"{first:.2f}"},
+            literal=True,
+        )
+    )
 
     # "It": the head that reads furthest back (most weight on a token other than <s>, itself and
     # the token just before it), and which token it reads most
@@ -317,23 +567,66 @@ def decoder_lesson(load) -> list[Step]:
     layer, head = np.unravel_index(int(far.max(axis=-1).argmax()), far.shape[:2])
     row = pw[layer, head, it]
     top = int(row.argmax())
-    steps.append(Step("decoder.3", "dec_pronoun", "word", list(ptoks[: it + 1]), top,
-                      params={"text": PRONOUN_TEXT, "word": ptoks[it], "layer": int(layer) + 1, "head": int(head) + 1,
-                              "top": ptoks[top], "weight": f"{row[top]:.2f}"},
-                      reveal=[Heat(pw[layer, head], ptoks, ptoks, mask=pt.mask, row=it, title="lesson_title_head",
-                                   title_params={"kind": "decoder", "layer": int(layer) + 1, "head": int(head) + 1})]))
+    steps.append(
+        Step(
+            "decoder.3",
+            "dec_pronoun",
+            "word",
+            list(ptoks[: it + 1]),
+            top,
+            params={
+                "text": PRONOUN_TEXT,
+                "word": ptoks[it],
+                "layer": int(layer) + 1,
+                "head": int(head) + 1,
+                "top": ptoks[top],
+                "weight": f"{row[top]:.2f}",
+            },
+            reveal=[
+                Heat(
+                    pw[layer, head],
+                    ptoks,
+                    ptoks,
+                    mask=pt.mask,
+                    row=it,
+                    title="lesson_title_head",
+                    title_params={"kind": "decoder", "layer": int(layer) + 1, "head": int(head) + 1},
+                )
+            ],
+        )
+    )
 
     # the same row with every layer's scores divided by 0.2: the model's real row, against three sketches
     real = g.trace(PRONOUN_TEXT, temperature=SHARP_T).attention["decoder"].weights[layer, head, it].astype(np.float64)
     keys = ptoks[: it + 1]
     sketches = [sharpen(row[: it + 1], t) for t in (1 / SHARP_T, SHARP_T, 1.0)]
-    steps.append(Step("decoder.4", "dec_sharpen", "sketch", ["A", "B", "C"], closest_sketch(real[: it + 1], sketches),
-                      params={"word": ptoks[it], "layer": int(layer) + 1, "head": int(head) + 1, "temp": SHARP_T,
-                              "before": f"{row.max():.2f}", "after": f"{real.max():.2f}"},
-                      sketches=sketches, sketch_labels=list(keys),
-                      reveal=[Bars(list(keys), real[: it + 1], "lesson_title_row_temp",
-                                   {"word": ptoks[it], "layer": int(layer) + 1, "head": int(head) + 1,
-                                    "temp": SHARP_T})]))
+    steps.append(
+        Step(
+            "decoder.4",
+            "dec_sharpen",
+            "sketch",
+            ["A", "B", "C"],
+            closest_sketch(real[: it + 1], sketches),
+            params={
+                "word": ptoks[it],
+                "layer": int(layer) + 1,
+                "head": int(head) + 1,
+                "temp": SHARP_T,
+                "before": f"{row.max():.2f}",
+                "after": f"{real.max():.2f}",
+            },
+            sketches=sketches,
+            sketch_labels=list(keys),
+            reveal=[
+                Bars(
+                    list(keys),
+                    real[: it + 1],
+                    "lesson_title_row_temp",
+                    {"word": ptoks[it], "layer": int(layer) + 1, "head": int(head) + 1, "temp": SHARP_T},
+                )
+            ],
+        )
+    )
 
     # generation: GPT's five likeliest next tokens after "The cat sat on the"
     prompt = CAT_TEXT.rsplit(" ", 1)[0]
@@ -342,15 +635,31 @@ def decoder_lesson(load) -> list[Step]:
     probs /= probs.sum()
     top5 = [int(i) for i in np.argsort(-probs)[:5]]
     labels = g.tokenizer.labels(top5)
-    order = sorted(range(5), key=lambda i: labels[i])      # alphabetical: the answer's place tells nothing
+    order = sorted(range(5), key=lambda i: labels[i])  # alphabetical: the answer's place tells nothing
     options = [labels[i] for i in order]
-    steps.append(Step("decoder.5", "dec_next", "word", options, order.index(0),
-                      params={"prompt": prompt, "top": labels[0], "p": f"{probs[top5[0]]:.2f}"},
-                      reveal=[Bars(labels, probs[top5], "lesson_title_next", {"prompt": prompt})]))
+    steps.append(
+        Step(
+            "decoder.5",
+            "dec_next",
+            "word",
+            options,
+            order.index(0),
+            params={"prompt": prompt, "top": labels[0], "p": f"{probs[top5[0]]:.2f}"},
+            reveal=[Bars(labels, probs[top5], "lesson_title_next", {"prompt": prompt})],
+        )
+    )
 
     opts, ans = yesno(probs[top5[0]] < 0.999)
-    steps.append(Step("decoder.6", "dec_sample", "yesno", opts, ans,
-                      params={"top": labels[0], "p": f"{probs[top5[0]]:.3f}", "rest": f"{1 - probs[top5[0]]:.3f}"}))
+    steps.append(
+        Step(
+            "decoder.6",
+            "dec_sample",
+            "yesno",
+            opts,
+            ans,
+            params={"top": labels[0], "p": f"{probs[top5[0]]:.3f}", "rest": f"{1 - probs[top5[0]]:.3f}"},
+        )
+    )
 
     # the translator's decoder: how many rows, which English word a written Chinese word reads
     m = load("translator")
@@ -358,9 +667,17 @@ def decoder_lesson(load) -> list[Step]:
     cross = tt.attention["cross"]
     n_rows = len(cross.query_tokens)
     counts = sorted({max(1, n_rows + d) for d in (-2, -1, 0, 1)})
-    steps.append(Step("decoder.7", "dec_rows", "choice", [str(c) for c in counts], counts.index(n_rows), literal=True,
-                      params={"text": CAT_TEXT, "out": tt.output_text, "n": n_rows,
-                              "read": " | ".join(cross.query_tokens)}))
+    steps.append(
+        Step(
+            "decoder.7",
+            "dec_rows",
+            "choice",
+            [str(c) for c in counts],
+            counts.index(n_rows),
+            literal=True,
+            params={"text": CAT_TEXT, "out": tt.output_text, "n": n_rows, "read": " | ".join(cross.query_tokens)},
+        )
+    )
 
     cw = cross.weights.astype(np.float64)
     written = written_tokens(cross)
@@ -369,20 +686,53 @@ def decoder_lesson(load) -> list[Step]:
     layer, head = (int(x) for x in np.unravel_index(int(sharpness.argmax()), sharpness.shape))
     row = next((i for i in rows if written[i] == "垫子"), max(rows, key=lambda i: cw[layer, head, i].max()))
     top = int(cw[layer, head, row].argmax())
-    steps.append(Step("decoder.8", "dec_cross", "word", list(cross.key_tokens), top,
-                      params={"written": written[row], "layer": layer + 1, "head": head + 1,
-                              "top": cross.key_tokens[top], "weight": f"{cw[layer, head, row, top]:.2f}"},
-                      reveal=[Heat(cw[layer, head], [f"→ {t}" for t in written], cross.key_tokens, row=row,
-                                   title="lesson_title_head",
-                                   title_params={"kind": "cross", "layer": layer + 1, "head": head + 1})]))
+    steps.append(
+        Step(
+            "decoder.8",
+            "dec_cross",
+            "word",
+            list(cross.key_tokens),
+            top,
+            params={
+                "written": written[row],
+                "layer": layer + 1,
+                "head": head + 1,
+                "top": cross.key_tokens[top],
+                "weight": f"{cw[layer, head, row, top]:.2f}",
+            },
+            reveal=[
+                Heat(
+                    cw[layer, head],
+                    [f"→ {t}" for t in written],
+                    cross.key_tokens,
+                    row=row,
+                    title="lesson_title_head",
+                    title_params={"kind": "cross", "layer": layer + 1, "head": head + 1},
+                )
+            ],
+        )
+    )
 
     if can_ablate(m):
         for n, (kind, lyr, hd) in enumerate((("cross", layer, head), ("encoder", 0, 0))):
             off = m.trace(CAT_TEXT, ablate=[(kind, lyr, hd)], how="zero")
             opts, ans = yesno(off.output_text != tt.output_text)
-            steps.append(Step(f"decoder.{9 + n}", "dec_ablate", "yesno", opts, ans,
-                              params={"kind": kind, "layer": lyr + 1, "head": hd + 1, "before": tt.output_text,
-                                      "after": off.output_text}))
+            steps.append(
+                Step(
+                    f"decoder.{9 + n}",
+                    "dec_ablate",
+                    "yesno",
+                    opts,
+                    ans,
+                    params={
+                        "kind": kind,
+                        "layer": lyr + 1,
+                        "head": hd + 1,
+                        "before": tt.output_text,
+                        "after": off.output_text,
+                    },
+                )
+            )
     return steps
 
 
@@ -402,8 +752,9 @@ _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def encode_answers(answers: dict[int, int], n_steps: int) -> str:
-    return "".join(_DIGITS[answers[i]] if i in answers and 0 <= answers[i] < len(_DIGITS) else "-"
-                   for i in range(n_steps)).rstrip("-")
+    return "".join(
+        _DIGITS[answers[i]] if i in answers and 0 <= answers[i] < len(_DIGITS) else "-" for i in range(n_steps)
+    ).rstrip("-")
 
 
 def decode_answers(raw: str) -> dict[int, int]:

@@ -9,6 +9,7 @@ Attention by itself is blind to order: permute the tokens and the weights permut
 - "alibi":      no embedding at all; a per-head linear penalty on distance added to the scores;
 - "none":       nothing, for the word-order demonstration.
 """
+
 import math
 
 import torch
@@ -72,7 +73,7 @@ class RotaryEmbedding(nn.Module):
     def forward(self, x, offset=0):
         """x: (..., seq_len, d_head), rotated by positions offset .. offset+seq_len-1."""
         T = x.size(-2)
-        cos, sin = self.cos[offset:offset + T], self.sin[offset:offset + T]
+        cos, sin = self.cos[offset : offset + T], self.sin[offset : offset + T]
         x_even, x_odd = x[..., 0::2], x[..., 1::2]
         rotated = torch.stack((x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1)
         return rotated.flatten(-2)

@@ -3,6 +3,7 @@
 Weights are safetensors with a JSON config beside them; the tokenizer is a SentencePiece .model.
 Nothing is ever loaded with pickle.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,18 +26,23 @@ WEIGHTS_DIR = Path(__file__).parent / "weights"
 
 # Small enough to train on two CPU cores in minutes, large enough for heads to specialise.
 PRESETS: dict[str, ModelConfig] = {
-    "translator": ModelConfig(arch="transformer", d_model=128, num_heads=4, num_layers=2, d_ff=512,
-                              max_seq_len=96, positional="sinusoidal"),
-    "gpt": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
-                       max_seq_len=128, positional="learned"),
-    "gpt-rope": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
-                            max_seq_len=128, positional="rope"),
-    "gpt-alibi": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
-                             max_seq_len=128, positional="alibi"),
+    "translator": ModelConfig(
+        arch="transformer", d_model=128, num_heads=4, num_layers=2, d_ff=512, max_seq_len=96, positional="sinusoidal"
+    ),
+    "gpt": ModelConfig(
+        arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512, max_seq_len=128, positional="learned"
+    ),
+    "gpt-rope": ModelConfig(
+        arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512, max_seq_len=128, positional="rope"
+    ),
+    "gpt-alibi": ModelConfig(
+        arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512, max_seq_len=128, positional="alibi"
+    ),
     # gpt with sliding-window attention: each token sees itself and the 3 tokens before it (3 layers
     # reach 10 back), so what the window costs is measurable on items of up to 20 tokens
-    "gpt-local": ModelConfig(arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512,
-                             max_seq_len=128, positional="learned", window=4),
+    "gpt-local": ModelConfig(
+        arch="gpt", d_model=128, num_heads=4, num_layers=3, d_ff=512, max_seq_len=128, positional="learned", window=4
+    ),
 }
 NAMES = tuple(PRESETS)
 
@@ -84,6 +90,7 @@ LIMITS = {"d_model": 4096, "num_heads": 64, "num_layers": 48, "d_ff": 16384, "ma
 def config_problem(config: ModelConfig) -> str | None:
     """What is wrong with a saved config (checked before anything is built), or None."""
     from .positional import SCHEMES
+
     if config.arch not in ("transformer", "gpt"):
         return f"arch {config.arch!r} is neither transformer nor gpt"
     for field, most in LIMITS.items():
@@ -126,10 +133,11 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     random_weights=True builds the same architecture with seed-0 random weights when no trained
     file exists (and says so in every trace's notices) instead of raising ModelFileError.
     """
-    if isinstance(name, str) and name.startswith("hf:"):   # a Hugging Face model: model/hf.py
+    if isinstance(name, str) and name.startswith("hf:"):  # a Hugging Face model: model/hf.py
         from . import hf
+
         return hf.load(name, device=device)
-    name, step = split_snapshot(name)   # "translator@300": the run's snapshot at step 300
+    name, step = split_snapshot(name)  # "translator@300": the run's snapshot at step 300
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights
     random_weights = (random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1") and step is None
@@ -158,15 +166,14 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
         notices.append(f"{name} has no trained weights yet: random weights (seed 0), so its attention means nothing")
     module = module.to(dev).eval()
     runner = TranslatorRunner if config.arch == "transformer" else GPTRunner
-    return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained,
-                  notices=notices)
+    return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained, notices=notices)
 
 
 # -- training snapshots (model/snapshots.py): "NAME@STEP" loads the run's state after STEP updates --
 
 
 def split_snapshot(name: str) -> tuple[str, int | None]:
-    """"gpt@300" -> ("gpt", 300); "gpt" -> ("gpt", None)."""
+    """ "gpt@300" -> ("gpt", 300); "gpt" -> ("gpt", None)."""
     if not isinstance(name, str) or "@" not in name:
         return name, None
     base, _, step = name.partition("@")
@@ -180,8 +187,15 @@ def snapshots_of(name: str, directory: Path | None = None) -> list[dict]:
     translator), storage format; the last one is the shipped weights (shipped=True). [] if none."""
     check_name(name)
     index = snapshots.read_index(name, Path(directory) if directory else weights_dir()) or {}
-    return [{"step": e["step"], "metrics": dict(e.get("metrics", {})), "format": e.get("format"),
-             "shipped": e.get("file") is None} for e in index.get("snapshots", [])]
+    return [
+        {
+            "step": e["step"],
+            "metrics": dict(e.get("metrics", {})),
+            "format": e.get("format"),
+            "shipped": e.get("file") is None,
+        }
+        for e in index.get("snapshots", [])
+    ]
 
 
 def _snapshot_state(name: str, step: int, directory) -> dict | None:
@@ -198,16 +212,17 @@ def _snapshot_state(name: str, step: int, directory) -> dict | None:
         raise ModelFileError(path, f"python -m model train {name} --snapshots 10", f"unreadable ({e})") from None
 
 
-
 def save(name: str, module: torch.nn.Module, meta: dict, directory: Path | None = None) -> None:
     """Write weights and config atomically (temp file, then rename): a failed run changes nothing."""
     weights_path, cfg_path = paths(name, directory)
     weights_path.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()
-             if k != "lm_head.weight"}  # tied to the embedding
+    state = {
+        k: v.detach().cpu().contiguous() for k, v in module.state_dict().items() if k != "lm_head.weight"
+    }  # tied to the embedding
     tmp_w, tmp_c = (p.with_name(p.name + ".tmp") for p in (weights_path, cfg_path))
     save_file(state, str(tmp_w), metadata={"model": name})
-    tmp_c.write_text(json.dumps({"config": module.config.to_dict(), **meta}, indent=2, ensure_ascii=False),
-                     encoding="utf-8")
+    tmp_c.write_text(
+        json.dumps({"config": module.config.to_dict(), **meta}, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     os.replace(tmp_w, weights_path)
     os.replace(tmp_c, cfg_path)

@@ -6,6 +6,7 @@ model/experiments.py use only its public members. A runner is shared by every se
 so nothing here keeps per-call state: each call builds its tensors, runs under no_grad and returns
 numpy on the CPU.
 """
+
 from __future__ import annotations
 
 import copy
@@ -40,12 +41,15 @@ def clean_text(text) -> tuple[str, list[str]]:
         notices.append(Notice("cut_chars", f"the text was cut to its first {MAX_CHARS} characters", n=MAX_CHARS))
     # control characters (not tabs or newlines) carry nothing a reader can see; a lone surrogate
     # (invalid UTF-8 in a link) cannot even be encoded
-    kept = "".join(ch for ch in text if not (unicodedata.category(ch) == "Cc" and ch not in "\t\n"
-                                              or unicodedata.category(ch) == "Cs"))
+    kept = "".join(
+        ch
+        for ch in text
+        if not (unicodedata.category(ch) == "Cc" and ch not in "\t\n" or unicodedata.category(ch) == "Cs")
+    )
     if kept != text:
         notices.append(Notice("control_removed", "control characters were removed from the text"))
     text = " ".join(kept.split())
-    if not has_ordinary(text):   # nothing but zero-width, format or replacement characters
+    if not has_ordinary(text):  # nothing but zero-width, format or replacement characters
         raise InputError("empty", "the text is empty: type a sentence")
     return text, notices
 
@@ -65,9 +69,12 @@ def settings_from(temperature=1.0, temperature_layer=None, use_position=True, in
         settings = AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
     except (TypeError, ValueError) as e:
         raise InputError("temperature", str(e)) from None
-    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:   # beyond: scores overflow to NaN
-        raise InputError("temperature", f"attention temperature must be from {TEMPERATURE_MIN:g} to "
-                                        f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}")
+    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:  # beyond: scores overflow to NaN
+        raise InputError(
+            "temperature",
+            f"attention temperature must be from {TEMPERATURE_MIN:g} to "
+            f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}",
+        )
     return settings
 
 
@@ -78,39 +85,61 @@ TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3
 class Step:
     """One generation step: the distribution the next token was drawn from, and what the newest
     token attended to while producing it."""
+
     token_id: int
     token: str
-    probs: np.ndarray        # (vocab,) after sampling temperature, top-k, top-p
-    raw_probs: np.ndarray    # (vocab,) at sampling temperature 1, before any cut
-    kept: np.ndarray         # (vocab,) bool: tokens top-k / top-p left in
-    attention: np.ndarray    # (layers, heads, keys): the last position's row
+    probs: np.ndarray  # (vocab,) after sampling temperature, top-k, top-p
+    raw_probs: np.ndarray  # (vocab,) at sampling temperature 1, before any cut
+    kept: np.ndarray  # (vocab,) bool: tokens top-k / top-p left in
+    attention: np.ndarray  # (layers, heads, keys): the last position's row
 
 
 @dataclass(frozen=True)
 class Generation:
     prompt: str
-    text: str                # prompt + generated
+    text: str  # prompt + generated
     ids: list[int]
     steps: list[Step]
     notices: list[str]
 
 
-def sample_steps(runner, ids: list[int], max_new_tokens: int, sampling: Sampling, seed: int,
-                 attention_temperature: float, eos: int | None, notices: list[str]):
+def sample_steps(
+    runner,
+    ids: list[int],
+    max_new_tokens: int,
+    sampling: Sampling,
+    seed: int,
+    attention_temperature: float,
+    eos: int | None,
+    notices: list[str],
+):
     """Sample up to max_new_tokens after ids, one at a time, from runner.next_token_logits.
     Returns (ids, steps); every step keeps its distribution and the newest token's attention."""
     gen = torch.Generator().manual_seed(int(seed))
     steps = []
     for _ in range(max(0, int(max_new_tokens))):
         if len(ids) >= runner.config.max_seq_len:
-            notices.append(Notice("stopped_max", f"stopped at this model's maximum length of {runner.config.max_seq_len} tokens",
-                                  n=runner.config.max_seq_len))
+            notices.append(
+                Notice(
+                    "stopped_max",
+                    f"stopped at this model's maximum length of {runner.config.max_seq_len} tokens",
+                    n=runner.config.max_seq_len,
+                )
+            )
             break
         logits, attn = runner.next_token_logits(ids, temperature=attention_temperature)
         probs, kept = sampling_distribution(logits, sampling)
         nxt = int(torch.multinomial(probs, 1, generator=gen))
-        steps.append(Step(nxt, runner.tokenizer.labels([nxt])[0], probs.numpy(),
-                          torch.softmax(logits, -1).numpy(), kept.numpy(), attn))
+        steps.append(
+            Step(
+                nxt,
+                runner.tokenizer.labels([nxt])[0],
+                probs.numpy(),
+                torch.softmax(logits, -1).numpy(),
+                kept.numpy(),
+                attn,
+            )
+        )
         ids = ids + [nxt]
         if eos is not None and nxt == eos:
             break
@@ -127,12 +156,13 @@ class Runner(Protocol):
     experiments that read the module, e.g. learned positions). A method a runner cannot do raises
     InputError("model").
     """
+
     name: str
-    kind: str                  # "translator" (encoder-decoder), "gpt" (decoder-only), "encoder"
-    config: Any                # num_layers, num_heads, d_model, max_seq_len, arch, positional, ...
-    tokenizer: Any             # encode, decode, labels, word_ids, word_labels, vocab_size
+    kind: str  # "translator" (encoder-decoder), "gpt" (decoder-only), "encoder"
+    config: Any  # num_layers, num_heads, d_model, max_seq_len, arch, positional, ...
+    tokenizer: Any  # encode, decode, labels, word_ids, word_labels, vocab_size
     device: torch.device
-    notices: list[str]         # said once per trace (device fallback, random weights, ...)
+    notices: list[str]  # said once per trace (device fallback, random weights, ...)
     trained: bool
 
     @property
@@ -163,18 +193,35 @@ class Runner(Protocol):
     def is_ordinary(self, token_id: int) -> bool:
         """True for a token that stands for text: not a special token, not a byte piece."""
 
-    def trace(self, text: str, direction: str | None = None, temperature: float = 1.0,
-              temperature_layer: int | None = None, use_position: bool = True, record: dict | None = None,
-              ablate=None, how: str = "zero", edit=None) -> Trace:
+    def trace(
+        self,
+        text: str,
+        direction: str | None = None,
+        temperature: float = 1.0,
+        temperature_layer: int | None = None,
+        use_position: bool = True,
+        record: dict | None = None,
+        ablate=None,
+        how: str = "zero",
+        edit=None,
+    ) -> Trace:
         """ablate / how / edit: heads switched off and rows edited (model/intervene.py)."""
 
     def trace_ids(self, ids: list[int], **settings) -> Trace: ...
 
     def next_token_logits(self, ids: list[int], **settings) -> tuple[torch.Tensor, np.ndarray]: ...
 
-    def generate(self, prompt: str, max_new_tokens: int = 20, temperature: float = 1.0, top_k: int | None = None,
-                 top_p: float | None = None, seed: int = 0, attention_temperature: float = 1.0,
-                 stop_at_eos: bool = True) -> "Generation": ...
+    def generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 20,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        seed: int = 0,
+        attention_temperature: float = 1.0,
+        stop_at_eos: bool = True,
+    ) -> "Generation": ...
 
     def translate(self, texts: list[str], direction: str | None = None, **settings) -> list[str]: ...
 
@@ -183,14 +230,22 @@ class Runner(Protocol):
 
 class ModelRunner:
     """Our own models (the tutorial's modules): the shared half of TranslatorRunner and GPTRunner."""
+
     kind = ""
     kinds: tuple[str, ...] = ()
     can_continue_text = False
     can_translate = False
     has_tutorial_code = True
 
-    def __init__(self, name: str, module: torch.nn.Module, tokenizer: Tokenizer, device: torch.device,
-                 trained: bool = True, notices: list[str] | None = None):
+    def __init__(
+        self,
+        name: str,
+        module: torch.nn.Module,
+        tokenizer: Tokenizer,
+        device: torch.device,
+        trained: bool = True,
+        notices: list[str] | None = None,
+    ):
         self.name, self.module, self.tokenizer, self.device = name, module.eval(), tokenizer, device
         self.config: ModelConfig = module.config
         self.trained = trained
@@ -202,25 +257,39 @@ class ModelRunner:
         room = self.config.max_seq_len if room is None else room
         text, notices = clean_text(text)
         ids = self.tokenizer.encode(text)
-        if not ids:   # no page may index an empty token list
+        if not ids:  # no page may index an empty token list
             raise InputError("empty", "the text is empty: type a sentence")
         if len(ids) > room:
             ids = ids[:room]
-            notices.append(Notice("cut_tokens", f"the text was cut to its first {room} tokens (this model "
-                                  f"reads at most {self.config.max_seq_len})", n=room, max=self.config.max_seq_len))
+            notices.append(
+                Notice(
+                    "cut_tokens",
+                    f"the text was cut to its first {room} tokens (this model reads at most {self.config.max_seq_len})",
+                    n=room,
+                    max=self.config.max_seq_len,
+                )
+            )
             text = self.tokenizer.decode(ids)
         unseen = corpus.unknown_words(text)
         if unseen:
             words = ", ".join(unseen[:12])
-            notices.append(Notice("unseen_words", "the models never saw these words in training: " + words,
-                                  words=words))
+            notices.append(
+                Notice("unseen_words", "the models never saw these words in training: " + words, words=words)
+            )
         # the corpus grammar is all these models ever read: outside it, what they write is a guess
         # (a GPT's prompt may stop mid-sentence; the translator's input is a whole item)
         if not corpus.in_language(text, prefix=self.kind == "gpt"):
             what = "continuation" if self.kind == "gpt" else "translation"
-            notices.append(Notice("outside_language", f"outside the {len(corpus.LEXICON)}-word language this model "
-                                  f"learned: the {what} and its attention are a guess", n=len(corpus.LEXICON),
-                                  what=what, text=text))
+            notices.append(
+                Notice(
+                    "outside_language",
+                    f"outside the {len(corpus.LEXICON)}-word language this model "
+                    f"learned: the {what} and its attention are a guess",
+                    n=len(corpus.LEXICON),
+                    what=what,
+                    text=text,
+                )
+            )
         return text, ids, notices
 
     def prompt_ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:
@@ -240,20 +309,30 @@ class ModelRunner:
                 raise
             if self._cpu_copy is None:
                 self._cpu_copy = copy.deepcopy(self.module).cpu().eval()
-            notices.append(Notice("oom_cpu", f"{self.device.type.upper()} ran out of memory; this run used the CPU",
-                                  device=self.device.type.upper()))
+            notices.append(
+                Notice(
+                    "oom_cpu",
+                    f"{self.device.type.upper()} ran out of memory; this run used the CPU",
+                    device=self.device.type.upper(),
+                )
+            )
             with torch.no_grad():
                 return fn(self._cpu_copy, torch.device("cpu"))
 
     def _attention(self, weights, query_ids, key_ids, mask, written_ids=None) -> Attention:
         """written_ids: the token each query row writes (decoder and cross-attention), see written()."""
         tok = self.tokenizer
-        return Attention(query_tokens=tok.labels(query_ids), key_tokens=tok.labels(key_ids),
-                         weights=weights[:, 0].float().cpu().numpy(),
-                         mask=None if mask is None else mask.cpu().numpy().astype(bool),
-                         query_words=tok.word_ids(query_ids), key_words=tok.word_ids(key_ids),
-                         query_word_labels=tok.word_labels(query_ids), key_word_labels=tok.word_labels(key_ids),
-                         query_written=None if written_ids is None else [tok.labels([i])[0] for i in written_ids])
+        return Attention(
+            query_tokens=tok.labels(query_ids),
+            key_tokens=tok.labels(key_ids),
+            weights=weights[:, 0].float().cpu().numpy(),
+            mask=None if mask is None else mask.cpu().numpy().astype(bool),
+            query_words=tok.word_ids(query_ids),
+            key_words=tok.word_ids(key_ids),
+            query_word_labels=tok.word_labels(query_ids),
+            key_word_labels=tok.word_labels(key_ids),
+            query_written=None if written_ids is None else [tok.labels([i])[0] for i in written_ids],
+        )
 
     @staticmethod
     def written(logits) -> list[int]:
@@ -286,6 +365,7 @@ class ModelRunner:
 class TranslatorRunner(ModelRunner):
     """English -> Chinese and Chinese -> English with one encoder-decoder; the decoder's first
     token (<2zh> or <2en>) says which way."""
+
     kind = "translator"
     kinds = KINDS
     can_translate = True
@@ -309,19 +389,30 @@ class TranslatorRunner(ModelRunner):
         def fn(m, dev):
             src = torch.full((len(rows), width), PAD, dtype=torch.long, device=dev)
             for i, r in enumerate(rows):
-                src[i, :len(r)] = torch.tensor(r)
+                src[i, : len(r)] = torch.tensor(r)
             out = m.greedy_decode(src, torch.tensor(starts, device=dev), EOS, self.config.max_seq_len, s)
             return out.cpu().tolist()
+
         return [self._decode_output(row) for row in self.run(fn, [])]
 
     def _decode_output(self, row):
         body = row[1:]
         if EOS in body:
-            body = body[:body.index(EOS)]
+            body = body[: body.index(EOS)]
         return self.tokenizer.decode([i for i in body if i != PAD])
 
-    def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
-              record=None, ablate=None, how="zero", edit=None) -> Trace:
+    def trace(
+        self,
+        text,
+        direction=None,
+        temperature=1.0,
+        temperature_layer=None,
+        use_position=True,
+        record=None,
+        ablate=None,
+        how="zero",
+        edit=None,
+    ) -> Trace:
         iv = intervene.build(self, ablate, how, edit)
         s = settings_from(temperature, temperature_layer, use_position, iv)
         text, src_ids, notices = self.ids(text)
@@ -334,10 +425,11 @@ class TranslatorRunner(ModelRunner):
             # the decoder's queries are what it reads: the start token and every token it wrote
             # (the final </s> is written but never read)
             if EOS in tgt_ids[1:]:
-                tgt_ids = tgt_ids[:tgt_ids.index(EOS, 1)]
+                tgt_ids = tgt_ids[: tgt_ids.index(EOS, 1)]
             logits, weights = m(src, self._tensor(tgt_ids, dev), s, record)
             # row i reads tgt_ids[i] and writes the greedy output's next token (the last row: </s>)
             return tgt_ids, weights, self.written(logits)
+
         tgt_ids, w, written = self.run(fn, notices)
         T = len(tgt_ids)
         causal = np.tril(np.ones((T, T), dtype=bool))
@@ -347,12 +439,19 @@ class TranslatorRunner(ModelRunner):
             "cross": self._attention(w["cross"], tgt_ids, src_ids, None, written),
         }
         intervene.check_edits(iv, attention)
-        return Trace(self.name, text, self.tokenizer.decode(tgt_ids[1:]), attention,
-                     self.notices + notices, intervention=iv and iv.to_json())
+        return Trace(
+            self.name,
+            text,
+            self.tokenizer.decode(tgt_ids[1:]),
+            attention,
+            self.notices + notices,
+            intervention=iv and iv.to_json(),
+        )
 
 
 class GPTRunner(ModelRunner):
     """A decoder-only language model: the text is read after a <s> token, left to right."""
+
     kind = "gpt"
     kinds = ("decoder",)
     can_continue_text = True
@@ -365,15 +464,25 @@ class GPTRunner(ModelRunner):
         text, ids, notices = self.ids(text, room - 1)
         return text, [BOS] + ids, notices
 
-    def trace(self, text, direction=None, temperature=1.0, temperature_layer=None, use_position=True,
-              record=None, ablate=None, how="zero", edit=None) -> Trace:
+    def trace(
+        self,
+        text,
+        direction=None,
+        temperature=1.0,
+        temperature_layer=None,
+        use_position=True,
+        record=None,
+        ablate=None,
+        how="zero",
+        edit=None,
+    ) -> Trace:
         iv = intervene.build(self, ablate, how, edit)
         s = settings_from(temperature, temperature_layer, use_position, iv)
         if text is None or not str(text).strip():
             clean_text(text)  # InputError("empty")
         text, ids, notices = self.prompt_ids(text)
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, record), notices)
-        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
+        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]  # window 0: causal
         attention = {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))}
         intervene.check_edits(iv, attention)
         return Trace(self.name, text, "", attention, self.notices + notices, intervention=iv and iv.to_json())
@@ -383,10 +492,14 @@ class GPTRunner(ModelRunner):
         s = settings_from(**settings)
         ids = ids[: self.config.max_seq_len]
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
-        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]   # window 0: causal
-        return Trace(self.name, self.tokenizer.decode(ids), "",
-                     {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))},
-                     list(self.notices))
+        causal = sliding_window_mask(len(ids), self.config.window)[0, 0]  # window 0: causal
+        return Trace(
+            self.name,
+            self.tokenizer.decode(ids),
+            "",
+            {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))},
+            list(self.notices),
+        )
 
     def next_token_logits(self, ids: list[int], **settings):
         """(vocab,) logits for the token after ids, and the last position's attention (L, H, T)."""
@@ -394,15 +507,25 @@ class GPTRunner(ModelRunner):
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
         return logits[0, -1].float().cpu(), w["decoder"][:, 0, :, -1].float().cpu().numpy()
 
-    def generate(self, prompt, max_new_tokens=20, temperature=1.0, top_k=None, top_p=None, seed=0,
-                 attention_temperature=1.0, stop_at_eos=True) -> Generation:
+    def generate(
+        self,
+        prompt,
+        max_new_tokens=20,
+        temperature=1.0,
+        top_k=None,
+        top_p=None,
+        seed=0,
+        attention_temperature=1.0,
+        stop_at_eos=True,
+    ) -> Generation:
         try:
             sampling = Sampling(float(temperature), top_k, top_p)
         except (TypeError, ValueError) as e:
             raise InputError("sampling", str(e)) from None
-        text, ids, notices = self.prompt_ids(prompt)   # an empty prompt: the model starts from <s> alone
-        ids, steps = sample_steps(self, ids, max_new_tokens, sampling, seed, attention_temperature,
-                                  EOS if stop_at_eos else None, notices)
+        text, ids, notices = self.prompt_ids(prompt)  # an empty prompt: the model starts from <s> alone
+        ids, steps = sample_steps(
+            self, ids, max_new_tokens, sampling, seed, attention_temperature, EOS if stop_at_eos else None, notices
+        )
         return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
 
     def nll(self, texts: list[str]) -> np.ndarray:
@@ -415,5 +538,6 @@ class GPTRunner(ModelRunner):
                 logits, _ = m(self._tensor(ids, dev))
                 logp = torch.log_softmax(logits[0, :-1].float(), -1)
                 return -logp.gather(1, self._tensor(ids[1:], dev).T).sum().item()
+
             out.append(self.run(fn, []))
         return np.array(out)

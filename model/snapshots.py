@@ -9,6 +9,7 @@ Storage: each earlier snapshot is stored as int8 with one float16 scale per row 
 no attention weight (on held-out sentences) by more than STORE_TOLERANCE, else as float16; the
 measured largest change is written in the index beside each file.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-STORE_TOLERANCE = 0.01    # largest change of any attention weight that storing may cause
-CHECK_SENTENCES = 40      # held-out sentences the tolerance is checked on
+STORE_TOLERANCE = 0.01  # largest change of any attention weight that storing may cause
+CHECK_SENTENCES = 40  # held-out sentences the tolerance is checked on
 
 
 def schedule(steps: int, n: int) -> list[int]:
@@ -44,7 +45,7 @@ def index_path(name: str, weights_dir: Path) -> Path:
 # ---------------------------------------------------------------- storing
 
 
-GROUP = 32   # int8 values share one float16 scale per GROUP consecutive weights of a row
+GROUP = 32  # int8 values share one float16 scale per GROUP consecutive weights of a row
 
 
 def _groups(x: torch.Tensor) -> torch.Tensor:
@@ -113,8 +114,16 @@ def largest_attention_change(module, state_a, state_b, batches) -> float:
     return float(max(np.abs(x - y).max() for x, y in zip(a, b)))
 
 
-def pack(name: str, module, states: list[tuple[int, dict]], metrics: list[dict], batches,
-         weights_dir: Path, final_step: int, log=print) -> dict:
+def pack(
+    name: str,
+    module,
+    states: list[tuple[int, dict]],
+    metrics: list[dict],
+    batches,
+    weights_dir: Path,
+    final_step: int,
+    log=print,
+) -> dict:
     """Write the snapshots and their index. `states` holds (step, float32 state) for every
     snapshot but the last, which is the shipped weights themselves."""
     d = directory(name, weights_dir)
@@ -132,18 +141,15 @@ def pack(name: str, module, states: list[tuple[int, dict]], metrics: list[dict],
                 fmt = candidate
                 break
         file = f"step-{step:06d}.safetensors"
-        save_file(encode_state(state, fmt), str(d / file), metadata={"model": name, "step": str(step),
-                                                                    "format": fmt})
-        entries.append({"step": step, "file": file, "format": fmt,
-                        "largest_attention_change": round(change, 5)})
+        save_file(encode_state(state, fmt), str(d / file), metadata={"model": name, "step": str(step), "format": fmt})
+        entries.append({"step": step, "file": file, "format": fmt, "largest_attention_change": round(change, 5)})
         log(f"snapshot {step}: {fmt}, attention changed by at most {change:.4f}")
     module.load_state_dict(final_state)
     entries.append({"step": final_step, "file": None, "format": "shipped", "largest_attention_change": 0.0})
     by_step = {m["step"]: m for m in metrics}
     for e in entries:
         e["metrics"] = by_step.get(e["step"], {})
-    index = {"model": name, "tolerance": STORE_TOLERANCE, "checked_on_sentences": CHECK_SENTENCES,
-             "snapshots": entries}
+    index = {"model": name, "tolerance": STORE_TOLERANCE, "checked_on_sentences": CHECK_SENTENCES, "snapshots": entries}
     tmp = index_path(name, weights_dir).with_suffix(".json.tmp")
     tmp.write_text(json.dumps(index, indent=2, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, index_path(name, weights_dir))
@@ -187,6 +193,7 @@ def repack(name: str, weights_dir: Path, log=print) -> dict:
     from . import registry
     from .tokenizer import Tokenizer
     from .train import _Probe
+
     index = read_index(name, weights_dir)
     runner = registry.load(name, device="cpu", directory=weights_dir)
     module = runner.module

@@ -11,6 +11,7 @@ sentences, so every snapshot is scored on the same inputs and a head's curve sho
   translation in the source (the corpus lexicon links them: 猫 <- cat, 上 <- on, mat <- 垫子),
   averaged over every linked word of the probe sentences.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,9 +20,9 @@ import torch
 from . import corpus
 from .tokenizer import BOS, EOS, TO_EN, TO_ZH
 
-PROBE_SEED = 4321          # the held-out sentences the training run measured its snapshots on
-PROBE_PAIRS = 24           # pairs per direction (translator) / items (GPT)
-INDUCTION_PERIOD = 10      # as on the attention page
+PROBE_SEED = 4321  # the held-out sentences the training run measured its snapshots on
+PROBE_PAIRS = 24  # pairs per direction (translator) / items (GPT)
+INDUCTION_PERIOD = 10  # as on the attention page
 
 
 def _word_key(label: str) -> str:
@@ -44,7 +45,9 @@ def _translations(word: str, to_zh: bool) -> set[str]:
     return {en for en in corpus.LEXICON if word in _zh_parts(en)}
 
 
-def alignment_links(src_tokens, src_labels, src_words, tgt_labels, tgt_words, to_zh: bool) -> list[tuple[int, list[int]]]:
+def alignment_links(
+    src_tokens, src_labels, src_words, tgt_labels, tgt_words, to_zh: bool
+) -> list[tuple[int, list[int]]]:
     """(target token position, source token positions) for every target word whose translation is
     in the source: the target word's first piece, and every piece of the source word(s) it
     translates (not its "." piece). Tokens, labels and words are the tokenizer's labels and word_ids
@@ -55,8 +58,11 @@ def alignment_links(src_tokens, src_labels, src_words, tgt_labels, tgt_words, to
             continue
         seen.add(w)
         wanted = _translations(_word_key(tgt_labels[w]), to_zh=not to_zh)
-        src_pos = [i for i, sw in enumerate(src_words)
-                   if sw >= 0 and _word_key(src_labels[sw]) in wanted and _word_key(src_tokens[i])]
+        src_pos = [
+            i
+            for i, sw in enumerate(src_words)
+            if sw >= 0 and _word_key(src_labels[sw]) in wanted and _word_key(src_tokens[i])
+        ]
         if src_pos:
             links.append((pos, src_pos))
     return links
@@ -70,8 +76,14 @@ def translator_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED):
     for p in corpus.heldout_pairs(n, seed=seed):
         for src, tgt, start, to_zh in ((p.en, p.zh, TO_ZH, True), (p.zh, p.en, TO_EN, False)):
             s, t = tokenizer.encode(src), tokenizer.encode(tgt)
-            links = alignment_links(tokenizer.labels(s), tokenizer.word_labels(s), tokenizer.word_ids(s),
-                                    tokenizer.word_labels(t), tokenizer.word_ids(t), to_zh)
+            links = alignment_links(
+                tokenizer.labels(s),
+                tokenizer.word_labels(s),
+                tokenizer.word_ids(s),
+                tokenizer.word_labels(t),
+                tokenizer.word_ids(t),
+                to_zh,
+            )
             # target piece k is decoder token k + 1, so row k (reading token k) writes it
             items.append((s, [start] + t, links))
     return items
@@ -85,8 +97,10 @@ def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED):
     """Held-out GPT stories whose second sentence refers back with a pronoun ("The mother was sad.
     She sat ...", "猫很饿。它 ..."): (ids read after <s>, the pronoun's row, its noun's token positions),
     the noun being the story's first one, which the grammar's pronoun refers to."""
-    nouns = {"en": set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()},
-             "zh": {x.zh for x in corpus.NOUNS.values()}}
+    nouns = {
+        "en": set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()},
+        "zh": {x.zh for x in corpus.NOUNS.values()},
+    }
     pronouns = {"en": set(corpus.PRONOUNS), "zh": set(corpus.PRONOUNS.values())}
     out = []
     for lang, text in corpus.gpt_items(n * 10, seed, split="heldout"):
@@ -130,8 +144,9 @@ def role_scores(runner) -> dict[str, dict[str, np.ndarray]]:
     def positional(weights_list, causal=True):
         frames = [head_roles(w, _causal(w.shape[-1]) if causal else None) for w in weights_list]
         shape = weights_list[0].shape[:2]
-        return {role: np.mean([f[role].to_numpy().reshape(shape) for f in frames], axis=0)
-                for role in ("previous", "first")}
+        return {
+            role: np.mean([f[role].to_numpy().reshape(shape) for f in frames], axis=0) for role in ("previous", "first")
+        }
 
     if runner.kind == "translator":
         enc, dec, align = [], [], []
@@ -140,8 +155,11 @@ def role_scores(runner) -> dict[str, dict[str, np.ndarray]]:
             enc.append(w["encoder"][:, 0].float().cpu().numpy())
             dec.append(w["decoder"][:, 0].float().cpu().numpy())
             align.append(alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
-        return {"encoder": positional(enc, causal=False), "decoder": positional(dec),
-                "cross": {"alignment": np.nanmean(align, axis=0)}}
+        return {
+            "encoder": positional(enc, causal=False),
+            "decoder": positional(dec),
+            "cross": {"alignment": np.nanmean(align, axis=0)},
+        }
     weights = []
     for text in gpt_probe():
         _, w = module(tensor([BOS] + tok.encode(text) + [EOS]))

@@ -9,6 +9,7 @@ Fixed ids (models rely on them): PAD=0 <pad>, UNK=1 <unk>, BOS=2 <s>, EOS=3 </s>
 TO_EN=4 <2en>, TO_ZH=5 <2zh> (the direction token a translator's decoder starts with).
 Rebuild the shipped file with: python -m model train tokenizer
 """
+
 from __future__ import annotations
 
 import io
@@ -20,27 +21,43 @@ from pathlib import Path
 import sentencepiece as spm
 
 __all__ = [
-    "PAD", "UNK", "BOS", "EOS", "TO_EN", "TO_ZH", "SPECIALS", "DEFAULT_PATH", "REBUILD_COMMAND",
-    "VOCAB_SIZE", "Tokenizer", "train", "train_default",
+    "PAD",
+    "UNK",
+    "BOS",
+    "EOS",
+    "TO_EN",
+    "TO_ZH",
+    "SPECIALS",
+    "DEFAULT_PATH",
+    "REBUILD_COMMAND",
+    "VOCAB_SIZE",
+    "Tokenizer",
+    "train",
+    "train_default",
 ]
 
 PAD, UNK, BOS, EOS, TO_EN, TO_ZH = 0, 1, 2, 3, 4, 5
-SPECIALS: dict[int, str] = {PAD: "<pad>", UNK: "<unk>", BOS: "<s>", EOS: "</s>",
-                            TO_EN: "<2en>", TO_ZH: "<2zh>"}
+SPECIALS: dict[int, str] = {PAD: "<pad>", UNK: "<unk>", BOS: "<s>", EOS: "</s>", TO_EN: "<2en>", TO_ZH: "<2zh>"}
 DEFAULT_PATH = Path(__file__).resolve().parent / "weights" / "tokenizer.model"
 REBUILD_COMMAND = "python -m model train tokenizer"
-VOCAB_SIZE = 1400          # smallest round size at which every corpus word is one piece
-TRAIN_PAIRS = 40_000       # corpus pairs (both languages) the shipped tokenizer is trained on
+VOCAB_SIZE = 1400  # smallest round size at which every corpus word is one piece
+TRAIN_PAIRS = 40_000  # corpus pairs (both languages) the shipped tokenizer is trained on
 
-_SPACE = "\u2581"          # ▁, SentencePiece's word-start marker
+_SPACE = "\u2581"  # ▁, SentencePiece's word-start marker
 _BYTE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
-_DELIM = "\ue000"          # training-only: pieces never cross it (private use, not in corpus)
+_DELIM = "\ue000"  # training-only: pieces never cross it (private use, not in corpus)
 
 
 def _is_cjk(ch: str) -> bool:
     o = ord(ch)
-    return (0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
-            or 0xFE30 <= o <= 0xFE4F or 0xFF00 <= o <= 0xFFEF or 0x20000 <= o <= 0x3FFFF)
+    return (
+        0x2E80 <= o <= 0x9FFF
+        or 0xAC00 <= o <= 0xD7AF
+        or 0xF900 <= o <= 0xFAFF
+        or 0xFE30 <= o <= 0xFE4F
+        or 0xFF00 <= o <= 0xFFEF
+        or 0x20000 <= o <= 0x3FFFF
+    )
 
 
 def _visible(ch: str) -> str:
@@ -54,7 +71,7 @@ def _visible(ch: str) -> str:
 def _word_label(w: str) -> str:
     t = w.strip()
     if not t:
-        return "\u2423"                       # ␣
+        return "\u2423"  # ␣
     if all(unicodedata.category(c)[0] in "CZ" for c in t):
         return " ".join(_visible(c) for c in t)  # only invisible characters: name them
     return t
@@ -82,24 +99,22 @@ class Tokenizer:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise FileNotFoundError(
-                f"tokenizer file {path} not found; rebuild it with: {REBUILD_COMMAND}") from None
+            raise FileNotFoundError(f"tokenizer file {path} not found; rebuild it with: {REBUILD_COMMAND}") from None
         except OSError as e:
             raise FileNotFoundError(
-                f"tokenizer file {path} cannot be read ({e}); rebuild it with: "
-                f"{REBUILD_COMMAND}") from None
+                f"tokenizer file {path} cannot be read ({e}); rebuild it with: {REBUILD_COMMAND}"
+            ) from None
         try:
             return cls.from_bytes(data, path)
         except ValueError as e:
-            raise ValueError(f"tokenizer file {path} is not usable ({e}); rebuild it with: "
-                             f"{REBUILD_COMMAND}") from None
+            raise ValueError(f"tokenizer file {path} is not usable ({e}); rebuild it with: {REBUILD_COMMAND}") from None
 
     @classmethod
     def from_bytes(cls, data: bytes, path: Path | None = None) -> "Tokenizer":
         sp = spm.SentencePieceProcessor()
         try:
             sp.LoadFromSerializedProto(data)
-        except Exception as e:       # sentencepiece raises RuntimeError / OSError
+        except Exception as e:  # sentencepiece raises RuntimeError / OSError
             raise ValueError(f"not a SentencePiece model: {e}") from None
         n = sp.get_piece_size()
         if n <= len(SPECIALS):
@@ -148,19 +163,19 @@ class Tokenizer:
         ids = [int(i) for i in ids]
         n = len(ids)
         out: list[tuple[str, str, bool]] = []
-        prev = ""           # last character of the text so far ("" at the start / after a special)
-        blank = False       # the current word is only a space so far (a lone "▁" piece)
+        prev = ""  # last character of the text so far ("" at the start / after a special)
+        blank = False  # the current word is only a space so far (a lone "▁" piece)
 
         def push(label: str, text: str, new: bool, cjk: bool) -> None:
             nonlocal prev, blank
             if not out:
                 new = True
             elif cjk and blank:
-                new = False                     # "▁" then 猫: one word, not an empty one
+                new = False  # "▁" then 猫: one word, not an empty one
             elif cjk or (prev != "" and _is_cjk(prev)):
                 new = True
             out.append((label, text, new))
-            blank = (text.isspace() if new else blank and text.isspace())
+            blank = text.isspace() if new else blank and text.isspace()
             prev = text[-1:] or prev
 
         k = 0
@@ -178,17 +193,23 @@ class Tokenizer:
             if b is None:
                 piece = self._pieces[i]
                 text = piece.replace(_SPACE, " ")
-                push(text.strip() or "\u2423", text,
-                     after_special or piece.startswith(_SPACE), _is_cjk(text[:1] or " "))
+                push(
+                    text.strip() or "\u2423", text, after_special or piece.startswith(_SPACE), _is_cjk(text[:1] or " ")
+                )
                 k += 1
                 continue
             # a run of byte pieces: group them into UTF-8 characters
-            need = (1 if b < 0x80 else 2 if 0xC0 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0
-                    else 4 if 0xF0 <= b < 0xF8 else 0)
+            need = 1 if b < 0x80 else 2 if 0xC0 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF8 else 0
             group = [b]
             j = k + 1
-            while 0 < need and len(group) < need and j < n and 0 <= ids[j] < len(self._byte) \
-                    and self._byte[ids[j]] is not None and 0x80 <= self._byte[ids[j]] < 0xC0:
+            while (
+                0 < need
+                and len(group) < need
+                and j < n
+                and 0 <= ids[j] < len(self._byte)
+                and self._byte[ids[j]] is not None
+                and 0x80 <= self._byte[ids[j]] < 0xC0
+            ):
                 group.append(self._byte[ids[j]])
                 j += 1
             ch = None
@@ -197,7 +218,7 @@ class Tokenizer:
                     ch = bytes(group).decode("utf-8")
                 except UnicodeDecodeError:
                     ch = None
-            if ch is None:                        # not a whole character: show the byte
+            if ch is None:  # not a whole character: show the byte
                 push(f"\\x{b:02X}", f"\\x{b:02X}", after_special, False)
                 k += 1
                 continue
@@ -285,20 +306,34 @@ def train(texts, out_path: str | os.PathLike, vocab_size: int = VOCAB_SIZE) -> N
     pre = [_pretokenize(t, zh_words, maxlen) for t in texts]
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(pre), model_writer=buf,
-        model_type="bpe", vocab_size=vocab_size, hard_vocab_limit=False,
-        character_coverage=1.0, byte_fallback=True,
+        sentence_iterator=iter(pre),
+        model_writer=buf,
+        model_type="bpe",
+        vocab_size=vocab_size,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        byte_fallback=True,
         pretokenization_delimiter=_DELIM,
-        normalization_rule_name="nmt_nfkc", add_dummy_prefix=False,
-        remove_extra_whitespaces=True, split_digits=True,
-        pad_id=PAD, unk_id=UNK, bos_id=BOS, eos_id=EOS,
-        pad_piece=SPECIALS[PAD], unk_piece=SPECIALS[UNK], bos_piece=SPECIALS[BOS],
-        eos_piece=SPECIALS[EOS], control_symbols=[SPECIALS[TO_EN], SPECIALS[TO_ZH]],
-        input_sentence_size=0, shuffle_input_sentence=False, num_threads=1,
+        normalization_rule_name="nmt_nfkc",
+        add_dummy_prefix=False,
+        remove_extra_whitespaces=True,
+        split_digits=True,
+        pad_id=PAD,
+        unk_id=UNK,
+        bos_id=BOS,
+        eos_id=EOS,
+        pad_piece=SPECIALS[PAD],
+        unk_piece=SPECIALS[UNK],
+        bos_piece=SPECIALS[BOS],
+        eos_piece=SPECIALS[EOS],
+        control_symbols=[SPECIALS[TO_EN], SPECIALS[TO_ZH]],
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+        num_threads=1,
         minloglevel=2,
     )
     data = buf.getvalue()
-    Tokenizer.from_bytes(data)           # refuse to write something that will not load
+    Tokenizer.from_bytes(data)  # refuse to write something that will not load
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")

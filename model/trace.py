@@ -3,6 +3,7 @@
 Everything after the model (analysis, charts, pages, the CLI's JSON) speaks only this, so a model
 from another library needs one adapter and nothing else changes. No torch in here on purpose.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,6 +29,7 @@ class Attention:
     the model's own top guess for the token after position i (not necessarily the text's next
     token). None where the rows write nothing (an encoder).
     """
+
     query_tokens: list[str]
     key_tokens: list[str]
     weights: np.ndarray
@@ -43,8 +45,9 @@ class Attention:
         if w.ndim != 4:
             raise ValueError(f"weights must be (layers, heads, queries, keys), got shape {w.shape}")
         if w.shape[2] != len(self.query_tokens) or w.shape[3] != len(self.key_tokens):
-            raise ValueError(f"weights {w.shape} do not match {len(self.query_tokens)} query and "
-                             f"{len(self.key_tokens)} key tokens")
+            raise ValueError(
+                f"weights {w.shape} do not match {len(self.query_tokens)} query and {len(self.key_tokens)} key tokens"
+            )
         if self.query_written is not None and len(self.query_written) != len(self.query_tokens):
             raise ValueError(f"{len(self.query_written)} written tokens for {len(self.query_tokens)} queries")
 
@@ -63,8 +66,11 @@ class Attention:
         return [f"{r}{arrow}{w}" for r, w in zip(self.query_tokens, self.query_written)]
 
     def to_json(self) -> dict:
-        out = {"query_tokens": list(self.query_tokens), "key_tokens": list(self.key_tokens),
-               "weights": self.weights.tolist()}
+        out = {
+            "query_tokens": list(self.query_tokens),
+            "key_tokens": list(self.key_tokens),
+            "weights": self.weights.tolist(),
+        }
         if self.query_written is not None:
             out["query_written"] = list(self.query_written)
         return out
@@ -73,6 +79,7 @@ class Attention:
 @dataclass(frozen=True)
 class Trace:
     """The input and output text and, for each kind in KINDS that the model has, its Attention."""
+
     model: str
     input_text: str
     output_text: str
@@ -86,9 +93,13 @@ class Trace:
         return [k for k in KINDS if k in self.attention]
 
     def to_json(self) -> dict:
-        out = {"model": self.model, "input_text": self.input_text, "output_text": self.output_text,
-               "attention": {k: a.to_json() for k, a in self.attention.items()},
-               "notices": list(self.notices)}
+        out = {
+            "model": self.model,
+            "input_text": self.input_text,
+            "output_text": self.output_text,
+            "attention": {k: a.to_json() for k, a in self.attention.items()},
+            "notices": list(self.notices),
+        }
         if self.intervention:
             out["intervention"] = self.intervention
         return out

@@ -3,6 +3,7 @@
 Reproducible from a seed (same seed, same machine, same weights); each run fits in minutes on
 two CPU cores. Data: the synchronous grammar of corpus.py, never its held-out sentences.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,9 @@ RECIPES = {
     # label_smoothing 0.1 is the paper's epsilon_ls and weight_decay 0.1 GPT-3's: without them the
     # translator's loss goes to 0 and its cross-attention keeps sharpening (measured: 52% of layer 2's
     # rows one-hot after 7,000 steps, 51% with label smoothing alone)
-    "translator": dict(steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000, label_smoothing=0.1,
-                       weight_decay=0.1),
+    "translator": dict(
+        steps=4000, batch_size=64, lr=1e-3, warmup=400, pairs=60000, label_smoothing=0.1, weight_decay=0.1
+    ),
     "gpt": dict(steps=5000, batch_size=64, lr=1e-3, warmup=300, pairs=120000),
 }
 
@@ -33,7 +35,7 @@ def _pad(rows, width=None):
     width = width or max(len(r) for r in rows)
     out = torch.full((len(rows), width), PAD, dtype=torch.long)
     for i, r in enumerate(rows):
-        out[i, :len(r)] = torch.tensor(r)
+        out[i, : len(r)] = torch.tensor(r)
     return out
 
 
@@ -69,8 +71,9 @@ def _batch_loss(model, arch, batch, label_smoothing=0.0) -> torch.Tensor:
         ids = _pad(batch)
         logits, _ = model(ids[:, :-1])
         target = ids[:, 1:]
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD,
-                           label_smoothing=label_smoothing)
+    return F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD, label_smoothing=label_smoothing
+    )
 
 
 def _inputs(arch, batch):
@@ -94,31 +97,46 @@ class _Probe:
             self.heldout += [(tok.encode(p.zh), [TO_EN] + tok.encode(p.en) + [EOS]) for p in self.pairs[128:]]
         else:
             self.heldout = [[BOS] + tok.encode(t) + [EOS] for _, t in corpus.gpt_items(256, 4321, split="heldout")]
-        check = self.heldout[:snapshots.CHECK_SENTENCES]
-        self.check_batches = [_inputs(arch, check[i:i + 20]) for i in range(0, len(check), 20)]
+        check = self.heldout[: snapshots.CHECK_SENTENCES]
+        self.check_batches = [_inputs(arch, check[i : i + 20]) for i in range(0, len(check), 20)]
 
     @torch.no_grad()
     def measure(self, model, step) -> dict:
         was_training = model.training
         model.eval()
-        out = {"step": step,
-               "train_loss": round(float(_batch_loss(model, self.arch, self.train)), 4),
-               "heldout_loss": round(float(_batch_loss(model, self.arch, self.heldout)), 4)}
+        out = {
+            "step": step,
+            "train_loss": round(float(_batch_loss(model, self.arch, self.train)), 4),
+            "heldout_loss": round(float(_batch_loss(model, self.arch, self.heldout)), 4),
+        }
         if self.arch == "transformer":
             from .runner import TranslatorRunner
+
             runner = TranslatorRunner(self.name, model, self.tok, torch.device("cpu"), trained=True, notices=[])
             pairs = self.pairs[:100]
             for direction, src, ref in (("en-zh", "en", "zh"), ("zh-en", "zh", "en")):
                 hyps = runner.translate([getattr(p, src) for p in pairs], direction=direction)
-                out[f"exact_match_{direction}"] = round(float(np.mean(
-                    [h == getattr(p, ref) for h, p in zip(hyps, pairs)])), 3)
+                out[f"exact_match_{direction}"] = round(
+                    float(np.mean([h == getattr(p, ref) for h, p in zip(hyps, pairs)])), 3
+                )
         model.train(was_training)
         return out
 
 
-def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfig | None = None,
-          directory=None, save: bool = True, progress: bool = True, log=print, resume: bool = False,
-          lr: float | None = None, n_snapshots: int = 0, until: int | None = None) -> dict:
+def train(
+    name: str,
+    steps: int | None = None,
+    seed: int = 0,
+    config: ModelConfig | None = None,
+    directory=None,
+    save: bool = True,
+    progress: bool = True,
+    log=print,
+    resume: bool = False,
+    lr: float | None = None,
+    n_snapshots: int = 0,
+    until: int | None = None,
+) -> dict:
     """Train one shipped model and save it. Returns its training notes (loss, time, steps).
 
     resume=True starts from the saved weights (a second, shorter run at a lower learning rate);
@@ -140,8 +158,9 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
         rng = random.Random(seed)
     else:
         model = registry.build(config)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr or recipe["lr"], betas=(0.9, 0.98),
-                            weight_decay=recipe.get("weight_decay", 0.01))
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=lr or recipe["lr"], betas=(0.9, 0.98), weight_decay=recipe.get("weight_decay", 0.01)
+    )
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, recipe["warmup"], steps))
     n = min(recipe["pairs"], max(2000, steps * recipe["batch_size"] // 4))
     if config.arch == "transformer":
@@ -157,13 +176,14 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
     started, loss_avg = time.time(), None
     bar = tqdm(range(steps), desc=f"train {name}", disable=not progress, mininterval=2)
     for step in bar:
-        if until is not None and step == until:   # replaying a run up to one of its snapshots
+        if until is not None and step == until:  # replaying a run up to one of its snapshots
             model.eval()
             return {"model": model, "step": step}
-        if step in keep:   # the state after `step` updates
+        if step in keep:  # the state after `step` updates
             metrics.append(probe.measure(model, step))
-            states.append((step, {k: v.detach().clone() for k, v in model.state_dict().items()
-                                  if k != "lm_head.weight"}))
+            states.append(
+                (step, {k: v.detach().clone() for k, v in model.state_dict().items() if k != "lm_head.weight"})
+            )
             log(f"snapshot at step {step}: {metrics[-1]}")
         batch = rng.sample(data, recipe["batch_size"])
         loss = _batch_loss(model, config.arch, batch, recipe.get("label_smoothing", 0.0))
@@ -179,17 +199,27 @@ def train(name: str, steps: int | None = None, seed: int = 0, config: ModelConfi
     if keep:
         metrics.append(probe.measure(model, steps))
         log(f"snapshot at step {steps}: {metrics[-1]}")
-    run = {"steps": steps, "seed": seed, "batch_size": recipe["batch_size"], "lr": lr or recipe["lr"], "label_smoothing": recipe.get("label_smoothing", 0.0),
-           "weight_decay": recipe.get("weight_decay", 0.01),
-           "resumed": resume, "examples": len(data), "final_loss": round(loss_avg, 4),
-           "seconds": round(time.time() - started, 1), "torch_threads": torch.get_num_threads()}
+    run = {
+        "steps": steps,
+        "seed": seed,
+        "batch_size": recipe["batch_size"],
+        "lr": lr or recipe["lr"],
+        "label_smoothing": recipe.get("label_smoothing", 0.0),
+        "weight_decay": recipe.get("weight_decay", 0.01),
+        "resumed": resume,
+        "examples": len(data),
+        "final_loss": round(loss_avg, 4),
+        "seconds": round(time.time() - started, 1),
+        "torch_threads": torch.get_num_threads(),
+    }
     if keep:
         run["snapshots"] = keep
     notes = {"trained": run, "runs": history + [run]}
     if save:
         registry.save(name, model, notes, directory)
         if keep:
-            snapshots.pack(name, model, states, metrics, probe.check_batches,
-                           directory or registry.weights_dir(), steps, log=log)
+            snapshots.pack(
+                name, model, states, metrics, probe.check_batches, directory or registry.weights_dir(), steps, log=log
+            )
         log(f"saved {registry.paths(name, directory)[0]} ({notes['trained']['seconds']} s, loss {loss_avg:.3f})")
     return {"model": model, **notes}

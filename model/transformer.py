@@ -6,6 +6,7 @@ Decoder layer:  x = LayerNorm(x + MaskedSelfAttention(x))
                 x = LayerNorm(x + FFN(x))
 Every forward returns the attention weights of every layer beside its result.
 """
+
 import math
 
 import torch
@@ -30,9 +31,9 @@ class EncoderLayer(nn.Module):
     def forward(self, x, mask, temperature=1.0, extras=None, record=None, op=None):
         attn_rec = {} if record is not None else None
         a, weights = self.self_attn(x, x, x, mask, temperature, record=attn_rec, op=op, **(extras or {}))
-        h = self.norm1(x + self.dropout(a))        # Add & Norm
+        h = self.norm1(x + self.dropout(a))  # Add & Norm
         f = self.ffn(h)
-        out = self.norm2(h + self.dropout(f))      # Add & Norm
+        out = self.norm2(h + self.dropout(f))  # Add & Norm
         if record is not None:
             record.update(x=x, self_attn=attn_rec, after_attn=h, ffn=f, out=out)
         return out, weights
@@ -49,8 +50,9 @@ class DecoderLayer(nn.Module):
         self.norm3 = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, memory, self_mask, memory_mask, temperature=1.0, extras=None, record=None,
-                self_op=None, cross_op=None):
+    def forward(
+        self, x, memory, self_mask, memory_mask, temperature=1.0, extras=None, record=None, self_op=None, cross_op=None
+    ):
         self_rec = {} if record is not None else None
         cross_rec = {} if record is not None else None
         a, self_weights = self.self_attn(x, x, x, self_mask, temperature, record=self_rec, op=self_op, **(extras or {}))
@@ -61,8 +63,7 @@ class DecoderLayer(nn.Module):
         f = self.ffn(h2)
         out = self.norm3(h2 + self.dropout(f))
         if record is not None:
-            record.update(x=x, self_attn=self_rec, after_attn=h, cross_attn=cross_rec, after_cross=h2,
-                          ffn=f, out=out)
+            record.update(x=x, self_attn=self_rec, after_attn=h, cross_attn=cross_rec, after_cross=h2, ffn=f, out=out)
         return out, self_weights, cross_weights
 
 
@@ -75,16 +76,18 @@ class Transformer(nn.Module):
         self.embedding = nn.Embedding(c.vocab_size, c.d_model, padding_idx=pad_id)
         self.position = Position(c.positional, c.d_model, c.num_heads, c.max_seq_len)
         self.encoder_layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers))
+            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers)
+        )
         self.decoder_layers = nn.ModuleList(
-            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers))
+            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout) for _ in range(c.num_layers)
+        )
         self.dropout = nn.Dropout(c.dropout)
         self.generator = nn.Linear(c.d_model, c.vocab_size)  # the final "线性层 + Softmax"
         # The paper's embeddings are shared with the output layer, so their scale is d_model^-0.5;
         # multiplied by sqrt(d_model) below, each coordinate then has std 1, next to the positional
         # encoding's values in [-1, 1]. PyTorch's default N(0, 1) would make rows 11x longer than
         # the positions and the first layer's scores so large that softmax saturates (one-hot rows).
-        nn.init.normal_(self.embedding.weight, mean=0.0, std=c.d_model ** -0.5)
+        nn.init.normal_(self.embedding.weight, mean=0.0, std=c.d_model**-0.5)
         with torch.no_grad():
             self.embedding.weight[pad_id].zero_()
 
@@ -120,8 +123,17 @@ class Transformer(nn.Module):
         self_ws, cross_ws = [], []
         for i, layer in enumerate(self.decoder_layers):
             rec = {} if record is not None else None
-            x, sw, cw = layer(x, memory, tgt_mask, src_mask, settings.temperature_at(i), extras, rec,
-                              settings.head_op("decoder", i), settings.head_op("cross", i))
+            x, sw, cw = layer(
+                x,
+                memory,
+                tgt_mask,
+                src_mask,
+                settings.temperature_at(i),
+                extras,
+                rec,
+                settings.head_op("decoder", i),
+                settings.head_op("cross", i),
+            )
             self_ws.append(sw)
             cross_ws.append(cw)
             if record is not None:

@@ -25,6 +25,7 @@ The code shown for each step is read with inspect.getsource when this runs, so i
 code that just produced the numbers; a marker that no longer matches falls back to the whole
 function and sets ``Snippet.found`` to False (tests/test_walkthrough.py fails on that).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -48,6 +49,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 class Snippet:
     """Lines of our own source: ``path`` relative to the project, ``name`` the function,
     ``first_line`` the line number of the first line shown (1-based)."""
+
     path: str
     name: str
     first_line: int
@@ -58,6 +60,7 @@ class Snippet:
 @dataclass(frozen=True)
 class Piece:
     """One quantity of step 10: ``key`` names it (the page translates it), ``latex`` its formula."""
+
     key: str
     latex: str
     value: np.ndarray
@@ -66,16 +69,16 @@ class Piece:
 @dataclass(frozen=True)
 class Walkthrough:
     model: str
-    arch: str                 # "transformer" or "gpt"
-    positional: str           # "sinusoidal", "learned", "rope", "alibi"
-    kind: str                 # "encoder", "decoder" or "cross"
-    layer: int                # 0-based
-    head: int                 # 0-based
+    arch: str  # "transformer" or "gpt"
+    positional: str  # "sinusoidal", "learned", "rope", "alibi"
+    kind: str  # "encoder", "decoder" or "cross"
+    layer: int  # 0-based
+    head: int  # 0-based
     num_layers: int
     num_heads: int
     d_model: int
     d_k: int
-    pre_ln: bool              # GPT: attention reads LayerNorm(x); translator: x itself
+    pre_ln: bool  # GPT: attention reads LayerNorm(x); translator: x itself
     input_text: str
     output_text: str
     notices: list[str]
@@ -85,38 +88,38 @@ class Walkthrough:
     query_tokens: list[str]
     key_tokens: list[str]
     # step 2: for the queries' stream and the keys' stream (the same one unless kind == "cross")
-    query_embed: np.ndarray           # (T, d_model) token embeddings (x sqrt(d_model) for the translator)
+    query_embed: np.ndarray  # (T, d_model) token embeddings (x sqrt(d_model) for the translator)
     query_position: np.ndarray | None  # (T, d_model) the added positional vectors; None for RoPE / ALiBi
-    query_input: np.ndarray           # (T, d_model) what the stack's first layer reads
+    query_input: np.ndarray  # (T, d_model) what the stack's first layer reads
     key_embed: np.ndarray
     key_position: np.ndarray | None
     key_input: np.ndarray
     # step 3
-    layer_input: np.ndarray   # (T, d_model) x entering this layer (the residual stream)
-    X: np.ndarray             # (T, d_model) what W_Q multiplies
-    X_kv: np.ndarray          # (S, d_model) what W_K and W_V multiply
-    Q_full: np.ndarray        # (T, d_model) X W_Q + b_Q, every head side by side
-    K_full: np.ndarray        # (S, d_model)
-    V_full: np.ndarray        # (S, d_model)
-    q: np.ndarray             # (T, d_k) this head's slice, after RoPE's rotation if the model has it
-    k: np.ndarray             # (S, d_k)
-    v: np.ndarray             # (S, d_k)
+    layer_input: np.ndarray  # (T, d_model) x entering this layer (the residual stream)
+    X: np.ndarray  # (T, d_model) what W_Q multiplies
+    X_kv: np.ndarray  # (S, d_model) what W_K and W_V multiply
+    Q_full: np.ndarray  # (T, d_model) X W_Q + b_Q, every head side by side
+    K_full: np.ndarray  # (S, d_model)
+    V_full: np.ndarray  # (S, d_model)
+    q: np.ndarray  # (T, d_k) this head's slice, after RoPE's rotation if the model has it
+    k: np.ndarray  # (S, d_k)
+    v: np.ndarray  # (S, d_k)
     q_unrotated: np.ndarray | None  # (T, d_k) RoPE only: the slice before rotation
     k_unrotated: np.ndarray | None
     # steps 4-7
-    scores: np.ndarray        # (T, S) q k^T
-    scaled: np.ndarray        # (T, S) q k^T / sqrt(d_k)
-    bias: np.ndarray | None   # (T, S) ALiBi's -m_h |i - j|, None otherwise
-    mask: np.ndarray          # (T, S) bool, True where the query may look
-    mask_kind: str            # "causal", "padding" (nothing hidden in one sentence) or "none"
-    masked: np.ndarray        # (T, S) (scaled + bias) with -1e9 where mask is False
+    scores: np.ndarray  # (T, S) q k^T
+    scaled: np.ndarray  # (T, S) q k^T / sqrt(d_k)
+    bias: np.ndarray | None  # (T, S) ALiBi's -m_h |i - j|, None otherwise
+    mask: np.ndarray  # (T, S) bool, True where the query may look
+    mask_kind: str  # "causal", "padding" (nothing hidden in one sentence) or "none"
+    masked: np.ndarray  # (T, S) (scaled + bias) with -1e9 where mask is False
     temperature: float
-    weights: np.ndarray       # (T, S) the model's attention weights of this head
+    weights: np.ndarray  # (T, S) the model's attention weights of this head
     # steps 8-9
-    head_output: np.ndarray   # (T, d_k) weights @ v
+    head_output: np.ndarray  # (T, d_k) weights @ v
     head_outputs: np.ndarray  # (h, T, d_k) every head's output
-    concat: np.ndarray        # (T, d_model) the heads side by side
-    output: np.ndarray        # (T, d_model) concat W_O + b_O
+    concat: np.ndarray  # (T, d_model) the heads side by side
+    output: np.ndarray  # (T, d_model) concat W_O + b_O
     # step 10
     post: list[Piece]
     code: dict[str, list[Snippet]] = field(default_factory=dict)
@@ -152,7 +155,7 @@ def snippet(obj, start: str | None = None, end: str | None = None, comments: boo
                     i, j = 0, len(lines) - 1
             while comments and found and i > 0 and lines[i - 1].strip().startswith("#"):
                 i -= 1
-    text = textwrap.dedent("".join(lines[i:j + 1])).rstrip("\n")
+    text = textwrap.dedent("".join(lines[i : j + 1])).rstrip("\n")
     return Snippet(rel, name, first + i, text, found)
 
 
@@ -161,18 +164,21 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     MHA, sdpa = attention.MultiHeadAttention, attention.scaled_dot_product_attention
     S = snippet
     if arch == "gpt":
-        tokens = [S(runner.GPTRunner.prompt_ids, "text, ids, notices = self.ids", "return text, [BOS] + ids"),
-                  S(tokenizer.Tokenizer.encode)]
+        tokens = [
+            S(runner.GPTRunner.prompt_ids, "text, ids, notices = self.ids", "return text, [BOS] + ids"),
+            S(tokenizer.Tokenizer.encode),
+        ]
         embed = [S(gpt.GPT.forward, "x = self.embedding(ids)", "x = self.dropout(self.position.add_to_embeddings")]
     else:
-        tokens = [S(runner.ModelRunner.ids, "ids = self.tokenizer.encode(text)"),
-                  S(tokenizer.Tokenizer.encode)]
+        tokens = [S(runner.ModelRunner.ids, "ids = self.tokenizer.encode(text)"), S(tokenizer.Tokenizer.encode)]
         if kind != "encoder":
             tokens.append(S(runner.TranslatorRunner.trace, "out = m.greedy_decode", "tgt_ids = tgt_ids[:tgt_ids.index"))
         embed = [S(transformer.Transformer.embed)]
     if scheme == "sinusoidal":
-        embed += [S(positional.PositionalEncoding.__init__, "pe = torch.zeros", "pe[:, 1::2]"),
-                  S(positional.PositionalEncoding.forward, "return x + self.pe")]
+        embed += [
+            S(positional.PositionalEncoding.__init__, "pe = torch.zeros", "pe[:, 1::2]"),
+            S(positional.PositionalEncoding.forward, "return x + self.pe"),
+        ]
     elif scheme == "learned":
         embed += [S(positional.LearnedPositionalEmbedding.forward, "positions = torch.arange", "return x +")]
     elif scheme == "rope":
@@ -188,15 +194,23 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
         call = [S(transformer.DecoderLayer.forward, "a, self_weights = self.self_attn(x, x, x")]
     else:
         call = [S(transformer.DecoderLayer.forward, "# cross-attention", "c, cross_weights = self.cross_attn(")]
-    qkv = call + [S(MHA.forward, "q = self.split_heads(self.W_q(Q))",
-                    "q, k = rope(q), rope(k)" if scheme == "rope" else "v = self.split_heads(self.W_v(V))"),
-                  S(MHA.split_heads)]
+    qkv = call + [
+        S(
+            MHA.forward,
+            "q = self.split_heads(self.W_q(Q))",
+            "q, k = rope(q), rope(k)" if scheme == "rope" else "v = self.split_heads(self.W_v(V))",
+        ),
+        S(MHA.split_heads),
+    ]
     scaled_scores = attention.scaled_scores
     scores = [S(scaled_scores, "d_k = Q.size(-1)"), S(scaled_scores, "scores = torch.matmul(Q, K.transpose(-2, -1))")]
     if arch == "gpt" or kind == "decoder":
         mask_src = [S(blocks.causal_mask)]
-        mask_src += [S(transformer.Transformer.decode, "tgt_mask = padding_mask(")] if kind == "decoder" and arch != "gpt" else \
-            [S(gpt.GPT.forward, "mask = causal_mask(")]
+        mask_src += (
+            [S(transformer.Transformer.decode, "tgt_mask = padding_mask(")]
+            if kind == "decoder" and arch != "gpt"
+            else [S(gpt.GPT.forward, "mask = causal_mask(")]
+        )
     else:
         mask_src = [S(blocks.padding_mask), S(transformer.Transformer.encode, "src_mask = padding_mask(")]
     mask = [S(scaled_scores, "if bias is not None", "scores = scores.masked_fill(mask == 0, -1e9)")] + mask_src
@@ -204,19 +218,38 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
         mask.append(S(positional.alibi_bias))
     softmax = [S(sdpa, "attention_weights = F.softmax", "attention_weights = attention_weights.masked_fill")]
     weighted = [S(sdpa, "output = torch.matmul(attention_weights, V)")]
-    concat = [S(MHA.forward, "concat = self.merge_heads(attn_output)", "output = self.W_o(concat)"),
-              S(MHA.merge_heads)]
+    concat = [S(MHA.forward, "concat = self.merge_heads(attn_output)", "output = self.W_o(concat)"), S(MHA.merge_heads)]
     if arch == "gpt":
         ffn = [S(gpt.Block.forward, "h = x + self.dropout(a)", "out = h + self.dropout(f)")]
     elif kind == "encoder":
-        ffn = [S(transformer.EncoderLayer.forward, "h = self.norm1(x + self.dropout(a))",
-                 "out = self.norm2(h + self.dropout(f))")]
+        ffn = [
+            S(
+                transformer.EncoderLayer.forward,
+                "h = self.norm1(x + self.dropout(a))",
+                "out = self.norm2(h + self.dropout(f))",
+            )
+        ]
     else:
-        ffn = [S(transformer.DecoderLayer.forward, "h = self.norm1(x + self.dropout(a))",
-                 "out = self.norm3(h2 + self.dropout(f))")]
+        ffn = [
+            S(
+                transformer.DecoderLayer.forward,
+                "h = self.norm1(x + self.dropout(a))",
+                "out = self.norm3(h2 + self.dropout(f))",
+            )
+        ]
     ffn.append(S(blocks.FeedForward.forward))
-    return {"tokens": tokens, "embed": embed, "qkv": qkv, "scores": scores[1:], "scale": scores,
-            "mask": mask, "softmax": softmax, "weighted": weighted, "concat": concat, "ffn": ffn}
+    return {
+        "tokens": tokens,
+        "embed": embed,
+        "qkv": qkv,
+        "scores": scores[1:],
+        "scale": scores,
+        "mask": mask,
+        "softmax": softmax,
+        "weighted": weighted,
+        "concat": concat,
+        "ffn": ffn,
+    }
 
 
 # -- the numbers -------------------------------------------------------------------------------
@@ -229,6 +262,7 @@ class Recording:
     """One forward pass on a text: its Trace and the record of every intermediate tensor, as
     numpy (the same nesting as the model's record: record["encoder"][layer]["self_attn"]["q"]).
     Plain data, so a page can cache it and pick any kind, layer and head without a new run."""
+
     model: str
     trace: Trace
     record: dict
@@ -252,17 +286,27 @@ def record(model_runner, text: str, temperature: float = 1.0) -> Recording:
     return Recording(model_runner.name, tr, _to_numpy(rec))
 
 
-def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: int = 0, head: int = 0,
-         temperature: float = 1.0) -> Walkthrough:
+def walk(
+    model_runner,
+    text: "str | Recording",
+    kind: str | None = None,
+    layer: int = 0,
+    head: int = 0,
+    temperature: float = 1.0,
+) -> Walkthrough:
     """The numbers of every step for one attention kind, layer (0-based) and head (0-based) of
     model_runner (a model.runner.Runner with has_tutorial_code) on text (or on a Recording of it from record()).
 
     Raises InputError for an empty text, a model without tutorial code (Hugging Face), an unknown
     kind or a layer / head out of range."""
     if not model_runner.has_tutorial_code:
-        raise InputError("no_walkthrough", f"{model_runner.name} is a Hugging Face model: the step-by-step view "
-                         "reads the tutorial code of the shipped models (translator, gpt, gpt-rope, gpt-alibi) "
-                         "and cannot show it", model=model_runner.name)
+        raise InputError(
+            "no_walkthrough",
+            f"{model_runner.name} is a Hugging Face model: the step-by-step view "
+            "reads the tutorial code of the shipped models (translator, gpt, gpt-rope, gpt-alibi) "
+            "and cannot show it",
+            model=model_runner.name,
+        )
     module = model_runner.module
     config = module.config
     arch, scheme = config.arch, config.positional
@@ -296,8 +340,9 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
         raise RuntimeError("the recorded token ids do not match the trace's tokens")
 
     stack = "encoder" if kind == "encoder" else "decoder"
-    lrec = {k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in rec[stack][layer].items()
-            if not isinstance(v, dict)}
+    lrec = {
+        k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in rec[stack][layer].items() if not isinstance(v, dict)
+    }
     sub = rec[stack][layer]["cross_attn" if kind == "cross" else "self_attn"]
     mrec = {k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in sub.items()}
     mha = _mha(module, arch, kind, layer)
@@ -337,8 +382,11 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
         bias = mrec.get("bias")
         mask_t = mrec.get("mask")
         T, S = q.size(-2), k.size(-2)
-        mask_full = (torch.ones(T, S, dtype=torch.bool, device=q.device) if mask_t is None
-                     else (mask_t != 0).expand(1, 1, T, S)[0, 0])
+        mask_full = (
+            torch.ones(T, S, dtype=torch.bool, device=q.device)
+            if mask_t is None
+            else (mask_t != 0).expand(1, 1, T, S)[0, 0]
+        )
         masked = mrec["scores"]
         temp = float(mrec.get("temperature", 1.0))
         predicted = torch.softmax(masked / temp, dim=-1).masked_fill(~mask_full, 0.0)
@@ -364,26 +412,56 @@ def walk(model_runner, text: "str | Recording", kind: str | None = None, layer: 
         post = _post(module, arch, kind, layer, lrec, mrec)
 
     return Walkthrough(
-        model=model_runner.name, arch=arch, positional=scheme, kind=kind, layer=layer, head=head,
-        num_layers=config.num_layers, num_heads=h_count, d_model=d_model, d_k=d_k,
-        pre_ln=arch == "gpt", input_text=tr.input_text, output_text=tr.output_text,
+        model=model_runner.name,
+        arch=arch,
+        positional=scheme,
+        kind=kind,
+        layer=layer,
+        head=head,
+        num_layers=config.num_layers,
+        num_heads=h_count,
+        d_model=d_model,
+        d_k=d_k,
+        pre_ln=arch == "gpt",
+        input_text=tr.input_text,
+        output_text=tr.output_text,
         notices=list(tr.notices),
-        query_ids=list(query_ids), key_ids=list(key_ids),
-        query_tokens=list(att.query_tokens), key_tokens=list(att.key_tokens),
-        query_embed=q_stream[0], query_position=q_stream[1], query_input=q_stream[2],
-        key_embed=k_stream[0], key_position=k_stream[1], key_input=k_stream[2],
-        layer_input=_np(x[0]), X=_np(X[0]), X_kv=_np(X_kv[0]),
-        Q_full=_np(Q_full[0]), K_full=_np(K_full[0]), V_full=_np(V_full[0]),
-        q=_np(q[0, head]), k=_np(k[0, head]), v=_np(v[0, head]),
+        query_ids=list(query_ids),
+        key_ids=list(key_ids),
+        query_tokens=list(att.query_tokens),
+        key_tokens=list(att.key_tokens),
+        query_embed=q_stream[0],
+        query_position=q_stream[1],
+        query_input=q_stream[2],
+        key_embed=k_stream[0],
+        key_position=k_stream[1],
+        key_input=k_stream[2],
+        layer_input=_np(x[0]),
+        X=_np(X[0]),
+        X_kv=_np(X_kv[0]),
+        Q_full=_np(Q_full[0]),
+        K_full=_np(K_full[0]),
+        V_full=_np(V_full[0]),
+        q=_np(q[0, head]),
+        k=_np(k[0, head]),
+        v=_np(v[0, head]),
         q_unrotated=_np(q_split[0, head]) if rope else None,
         k_unrotated=_np(k_split[0, head]) if rope else None,
-        scores=_np(raw[0, head]), scaled=_np(scaled[0, head]),
+        scores=_np(raw[0, head]),
+        scaled=_np(scaled[0, head]),
         bias=None if bias is None else _np(bias.expand(h_count, T, S)[head]),
-        mask=_np(mask_full).astype(bool), mask_kind=mask_kind, masked=_np(masked[0, head]),
-        temperature=temp, weights=_np(mrec["weights"][0, head]),
-        head_output=_np(mrec["head_outputs"][0, head]), head_outputs=_np(mrec["head_outputs"][0]),
-        concat=_np(mrec["concat"][0]), output=_np(mrec["output"][0]),
-        post=post, code=code_for(arch, scheme, kind), check=check,
+        mask=_np(mask_full).astype(bool),
+        mask_kind=mask_kind,
+        masked=_np(masked[0, head]),
+        temperature=temp,
+        weights=_np(mrec["weights"][0, head]),
+        head_output=_np(mrec["head_outputs"][0, head]),
+        head_outputs=_np(mrec["head_outputs"][0]),
+        concat=_np(mrec["concat"][0]),
+        output=_np(mrec["output"][0]),
+        post=post,
+        code=code_for(arch, scheme, kind),
+        check=check,
     )
 
 
@@ -401,26 +479,40 @@ def _post(module, arch, kind, layer, lrec, mrec) -> list[Piece]:
     a = mrec["output"]
     if arch == "gpt":
         h, f, out = lrec["after_attn"], lrec["ffn"], lrec["out"]
-        return [Piece("residual", r"h = x + \mathrm{MultiHead}(\mathrm{LN}_1(x))", _np(h[0])),
-                Piece("norm_ffn_in", r"\mathrm{LN}_2(h)", _np(module.blocks[layer].norm2(h)[0])),
-                Piece("ffn", r"\mathrm{FFN}(\mathrm{LN}_2(h)) = \mathrm{ReLU}(\mathrm{LN}_2(h)\,W_1 + b_1)\,W_2 + b_2",
-                      _np(f[0])),
-                Piece("out", r"\mathrm{out} = h + \mathrm{FFN}(\mathrm{LN}_2(h))", _np(out[0]))]
+        return [
+            Piece("residual", r"h = x + \mathrm{MultiHead}(\mathrm{LN}_1(x))", _np(h[0])),
+            Piece("norm_ffn_in", r"\mathrm{LN}_2(h)", _np(module.blocks[layer].norm2(h)[0])),
+            Piece(
+                "ffn",
+                r"\mathrm{FFN}(\mathrm{LN}_2(h)) = \mathrm{ReLU}(\mathrm{LN}_2(h)\,W_1 + b_1)\,W_2 + b_2",
+                _np(f[0]),
+            ),
+            Piece("out", r"\mathrm{out} = h + \mathrm{FFN}(\mathrm{LN}_2(h))", _np(out[0])),
+        ]
     x, h, f, out = lrec["x"], lrec["after_attn"], lrec["ffn"], lrec["out"]
     if kind == "encoder":
-        return [Piece("residual", r"x + \mathrm{MultiHead}(x)", _np((x + a)[0])),
-                Piece("norm1", r"h = \mathrm{LayerNorm}(x + \mathrm{MultiHead}(x))", _np(h[0])),
-                Piece("ffn", r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\,W_2 + b_2", _np(f[0])),
-                Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h + \mathrm{FFN}(h))", _np(out[0]))]
+        return [
+            Piece("residual", r"x + \mathrm{MultiHead}(x)", _np((x + a)[0])),
+            Piece("norm1", r"h = \mathrm{LayerNorm}(x + \mathrm{MultiHead}(x))", _np(h[0])),
+            Piece("ffn", r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\,W_2 + b_2", _np(f[0])),
+            Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h + \mathrm{FFN}(h))", _np(out[0])),
+        ]
     h2 = lrec["after_cross"]
     if kind == "decoder":
-        return [Piece("residual", r"x + \mathrm{MaskedMultiHead}(x)", _np((x + a)[0])),
-                Piece("norm1", r"h = \mathrm{LayerNorm}(x + \mathrm{MaskedMultiHead}(x))", _np(h[0])),
-                Piece("cross_sublayer", r"h_2 = \mathrm{LayerNorm}(h + \mathrm{CrossAttention}(h, \mathrm{memory}))",
-                      _np(h2[0])),
-                Piece("ffn", r"\mathrm{FFN}(h_2) = \mathrm{ReLU}(h_2 W_1 + b_1)\,W_2 + b_2", _np(f[0])),
-                Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h_2 + \mathrm{FFN}(h_2))", _np(out[0]))]
-    return [Piece("residual", r"h + \mathrm{CrossAttention}(h, \mathrm{memory})", _np((h + a)[0])),
-            Piece("norm2", r"h_2 = \mathrm{LayerNorm}(h + \mathrm{CrossAttention}(h, \mathrm{memory}))", _np(h2[0])),
+        return [
+            Piece("residual", r"x + \mathrm{MaskedMultiHead}(x)", _np((x + a)[0])),
+            Piece("norm1", r"h = \mathrm{LayerNorm}(x + \mathrm{MaskedMultiHead}(x))", _np(h[0])),
+            Piece(
+                "cross_sublayer",
+                r"h_2 = \mathrm{LayerNorm}(h + \mathrm{CrossAttention}(h, \mathrm{memory}))",
+                _np(h2[0]),
+            ),
             Piece("ffn", r"\mathrm{FFN}(h_2) = \mathrm{ReLU}(h_2 W_1 + b_1)\,W_2 + b_2", _np(f[0])),
-            Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h_2 + \mathrm{FFN}(h_2))", _np(out[0]))]
+            Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h_2 + \mathrm{FFN}(h_2))", _np(out[0])),
+        ]
+    return [
+        Piece("residual", r"h + \mathrm{CrossAttention}(h, \mathrm{memory})", _np((h + a)[0])),
+        Piece("norm2", r"h_2 = \mathrm{LayerNorm}(h + \mathrm{CrossAttention}(h, \mathrm{memory}))", _np(h2[0])),
+        Piece("ffn", r"\mathrm{FFN}(h_2) = \mathrm{ReLU}(h_2 W_1 + b_1)\,W_2 + b_2", _np(f[0])),
+        Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h_2 + \mathrm{FFN}(h_2))", _np(out[0])),
+    ]

@@ -2,6 +2,7 @@
 Transformer (encoder-decoder with cross-attention) side by side, with the masks each would put on
 the sidebar's sentence, what each is trained to do, the shipped model that stands for each here,
 and the tutorial's table of modern models."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -20,18 +21,23 @@ from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
 from viz.steps import mask_figure
 
-SHOWN = 12   # tokens drawn per mask: a 12 x 12 grid is still readable on a projector
+SHOWN = 12  # tokens drawn per mask: a 12 x 12 grid is still readable on a projector
 
 
 @st.cache_resource(show_spinner=False)
 def tokenizer() -> Tokenizer:
-    return load_tokenizer()      # the weights folder's (ATTN_WEIGHTS_DIR); ModelFileError if damaged
+    return load_tokenizer()  # the weights folder's (ATTN_WEIGHTS_DIR); ModelFileError if damaged
 
 
 def draw(mask, q_tokens, k_tokens, key: str, title: str = "") -> None:
-    fig = mask_figure(mask, q_tokens, k_tokens, title=title,
-                      labels={"x": t("axis_key"), "y": t("axis_query"), "allowed": t("arch_may_look"),
-                              "masked": t("masked")}, height=None)
+    fig = mask_figure(
+        mask,
+        q_tokens,
+        k_tokens,
+        title=title,
+        labels={"x": t("axis_key"), "y": t("axis_query"), "allowed": t("arch_may_look"), "masked": t("masked")},
+        height=None,
+    )
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
@@ -64,7 +70,7 @@ src_ids = ids[:SHOWN]
 if len(ids) > SHOWN:
     st.caption(t("arch_first_n", n=SHOWN, total=len(ids)))
 src_tokens = tok.labels(src_ids)
-gpt_ids = [BOS] + ids[:SHOWN - 1]
+gpt_ids = [BOS] + ids[: SHOWN - 1]
 gpt_tokens = tok.labels(gpt_ids)
 
 # the translator's own output as the decoder's tokens, when it can run; else the start token and
@@ -79,7 +85,7 @@ except (ModelFileError, InputError):
 if tgt_tokens is None:
     placeholder = True
     tgt_tokens = tok.labels([start]) + [f"y{i}" for i in range(1, min(len(src_ids), SHOWN - 1) + 1)]
-tgt_ids = [start] + [BOS] * (len(tgt_tokens) - 1)   # any non-pad ids: only the padding test reads them
+tgt_ids = [start] + [BOS] * (len(tgt_tokens) - 1)  # any non-pad ids: only the padding test reads them
 m_bert = masks_of(src_ids, tgt_ids)["bidirectional"]
 m_gpt = masks_of(gpt_ids, gpt_ids)["causal"]
 m_t5 = masks_of(src_ids, tgt_ids)
@@ -115,23 +121,27 @@ with cols[2]:
 
 # -- the comparison in one table --------------------------------------------------------------
 st.subheader(t("arch_compare"))
-compare = pd.DataFrame({
-    t("arch_col_model"): ["BERT", "GPT", "T5 / Transformer"],
-    t("arch_col_arch"): [t("arch_encoder_only"), t("arch_decoder_only"), t("arch_encoder_decoder")],
-    t("arch_col_attention"): [t("arch_att_bert"), t("arch_att_gpt"), t("arch_att_t5")],
-    t("arch_col_mask"): [t("arch_mask_bidirectional"), t("arch_mask_causal"), t("arch_mask_t5")],
-    t("arch_col_trained"): [t("arch_train_bert"), t("arch_train_gpt"), t("arch_train_t5")],
-    t("arch_col_here"): [t("arch_here_bert"), t("arch_here_gpt"), t("arch_here_t5")],
-})
-st.table(compare.set_index(t("arch_col_model")))   # a static table: every column shows, wrapped
+compare = pd.DataFrame(
+    {
+        t("arch_col_model"): ["BERT", "GPT", "T5 / Transformer"],
+        t("arch_col_arch"): [t("arch_encoder_only"), t("arch_decoder_only"), t("arch_encoder_decoder")],
+        t("arch_col_attention"): [t("arch_att_bert"), t("arch_att_gpt"), t("arch_att_t5")],
+        t("arch_col_mask"): [t("arch_mask_bidirectional"), t("arch_mask_causal"), t("arch_mask_t5")],
+        t("arch_col_trained"): [t("arch_train_bert"), t("arch_train_gpt"), t("arch_train_t5")],
+        t("arch_col_here"): [t("arch_here_bert"), t("arch_here_gpt"), t("arch_here_t5")],
+    }
+)
+st.table(compare.set_index(t("arch_col_model")))  # a static table: every column shows, wrapped
 
 # -- the tutorial's table of modern models ----------------------------------------------------
 st.subheader(t("arch_modern"))
-modern = pd.DataFrame({
-    t("arch_col_model"): ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"],
-    t("arch_col_arch"): [t("arch_decoder")] * 5,
-    t("arch_col_notes"): [t(f"arch_modern_{m}") for m in ("gpt4", "llama", "chatglm", "mistral", "claude")],
-})
+modern = pd.DataFrame(
+    {
+        t("arch_col_model"): ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"],
+        t("arch_col_arch"): [t("arch_decoder")] * 5,
+        t("arch_col_notes"): [t(f"arch_modern_{m}") for m in ("gpt4", "llama", "chatglm", "mistral", "claude")],
+    }
+)
 st.table(modern.set_index(t("arch_col_model")))
 st.caption(t("arch_modern_note"))
 

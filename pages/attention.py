@@ -1,6 +1,7 @@
 """Attention explorer: every layer and head of one attention kind, as a heatmap, the tutorial's
 table, the model view (all heads; a click picks one), the head view (lines), rollout and head
 roles, with every view setting in the URL."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,7 @@ from ui.layout import copy_link, page_header, present_figure
 from ui.rows import pill_labels, row_labels, rows_caption, written
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
-from viz.analysis import (head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words,
-                          rollout, word_groups)
+from viz.analysis import head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words, rollout, word_groups
 from viz.head_view import head_view
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
@@ -43,18 +43,26 @@ def induction(name: str, device: str, period: int = INDUCTION_PERIOD) -> np.ndar
 def head_view_spec(layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, labels: tuple) -> dict:
     """The head view's Vega-Lite spec: building and validating the Altair chart takes ~1 s, so a
     rerun that keeps the layer (another head or query) reuses it."""
-    chart = head_view(layer_weights, list(q_tokens), list(k_tokens), threshold=HEAD_VIEW_THRESHOLD,
-                      top_k=HEAD_VIEW_TOP_K, labels=dict(labels))
+    chart = head_view(
+        layer_weights,
+        list(q_tokens),
+        list(k_tokens),
+        threshold=HEAD_VIEW_THRESHOLD,
+        top_k=HEAD_VIEW_TOP_K,
+        labels=dict(labels),
+    )
     rows = max(len(q_tokens), len(k_tokens))
-    if rows < HEAD_VIEW_SHORT:   # the chart's 18 px rows crowd the lines of a short sentence together
+    if rows < HEAD_VIEW_SHORT:  # the chart's 18 px rows crowd the lines of a short sentence together
         chart = chart.properties(height=int(rows * min(40, 600 / rows)))
     return chart.to_dict()
 
 
 def plotly_config(image_format: str, filename: str) -> dict:
     # plotly.js writes the PNG or SVG in the browser: works offline, no server-side renderer
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"],
-                                                      "format": image_format, "filename": filename}}
+    return {
+        **PLOTLY_CONFIG,
+        "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "format": image_format, "filename": filename},
+    }
 
 
 def layer_label(i: int) -> str:
@@ -83,9 +91,9 @@ def toggle_words() -> None:
     groups, q = st.session_state.get("_att_groups"), st.session_state.get("att_q")
     if not groups or q is None:
         return
-    if st.session_state["att_words"]:        # tokens -> words
+    if st.session_state["att_words"]:  # tokens -> words
         st.session_state["att_q"] = groups[min(q, len(groups) - 1)]
-    elif q in groups:                          # words -> the word's first token
+    elif q in groups:  # words -> the word's first token
         st.session_state["att_q"] = groups.index(q)
 
 
@@ -127,17 +135,26 @@ state.fit("att_head", ["mean", *range(n_heads)], head_label)
 # on a projector the controls go without their labels (the options say what they are) and the
 # explanation, so that the first screen at 1280 x 800 reaches the chart
 shown = "collapsed" if ctx.presentation else "visible"
-kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="att_kind",
-                horizontal=True, disabled=len(kinds) == 1, label_visibility=shown)
+kind = st.radio(
+    t("att_kind"),
+    kinds,
+    format_func=lambda k: t(f"kind_{k}"),
+    key="att_kind",
+    horizontal=True,
+    disabled=len(kinds) == 1,
+    label_visibility=shown,
+)
 if not ctx.presentation:
     st.caption(t(f"att_explain_{kind}"))
 c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
 with c_layer:
-    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer",
-                         label_visibility=shown)
+    layer = st.selectbox(
+        t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer", label_visibility=shown
+    )
 with c_head:
-    head = st.selectbox(t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head",
-                        label_visibility=shown)
+    head = st.selectbox(
+        t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head", label_visibility=shown
+    )
 with c_words:
     words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
 
@@ -158,7 +175,7 @@ if st.session_state.get("att_q") is None:
 q = state.fit("att_q", range(len(q_tokens)), lambda i: f"{t('att_what_q')} {i}")
 st.session_state["_att_q_last"] = q
 
-layer_w = weights[layer]                                         # (heads, Q, K)
+layer_w = weights[layer]  # (heads, Q, K)
 w2d = mean_of_heads(weights)[layer] if head == "mean" else layer_w[head]
 image_format = st.session_state.get("att_img", "png")
 title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer), head=head_label(head))
@@ -176,17 +193,33 @@ def heatmap(w, key, filename):
 tab_labels = [t(f"att_tab_{name}") for name in TABS]
 st.session_state["att_tab"] = tab_labels[TABS.index(st.session_state.get("att_tab_id", "head"))]
 tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
-    tab_labels, key="att_tab", on_change=lambda: st.session_state.update(
-        att_tab_id=TABS[tab_labels.index(st.session_state["att_tab"])] if st.session_state["att_tab"] in tab_labels
-        else "head"))
+    tab_labels,
+    key="att_tab",
+    on_change=lambda: st.session_state.update(
+        att_tab_id=TABS[tab_labels.index(st.session_state["att_tab"])]
+        if st.session_state["att_tab"] in tab_labels
+        else "head"
+    ),
+)
 lines = None
-line_labels = (("head", t("att_head")), ("query", t("axis_query_writes" if writes else "axis_query")), ("key", t("axis_key")), ("weight", t("weight")))
+line_labels = (
+    ("head", t("att_head")),
+    ("query", t("axis_query_writes" if writes else "axis_query")),
+    ("key", t("axis_key")),
+    ("weight", t("weight")),
+)
 
 with tab_head:
     if tab_head.open:
-        pills = pill_labels(q_labels)     # unique: a repeated word's second row can be chosen
-        q = st.pills(t("att_query"), list(range(len(q_tokens))), format_func=lambda i: pills[i],
-                     key="att_q", selection_mode="single", required=True)
+        pills = pill_labels(q_labels)  # unique: a repeated word's second row can be chosen
+        q = st.pills(
+            t("att_query"),
+            list(range(len(q_tokens))),
+            format_func=lambda i: pills[i],
+            key="att_q",
+            selection_mode="single",
+            required=True,
+        )
         if writes:
             st.caption(rows_caption(att))
         left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
@@ -195,8 +228,14 @@ with tab_head:
             st.caption(t("att_heatmap_help"))
             heatmap(w2d, "att_heatmap", "attention_heatmap")
         with right:
-            show_table(k_tokens, w2d[q], q_tokens[q], None if mask is None else mask[q], key="att_table",
-                       written=q_written[q] if writes else None)
+            show_table(
+                k_tokens,
+                w2d[q],
+                q_tokens[q],
+                None if mask is None else mask[q],
+                key="att_table",
+                written=q_written[q] if writes else None,
+            )
 
 SMALL_COPY_MAX = 128
 with tab_model:
@@ -206,11 +245,21 @@ with tab_model:
             st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
         left, right = st.columns([3, 2], gap="large")
         with left:
-            fig = model_view(weights, mask, selected=None if head == "mean" else (layer, head),
-                             labels={"layer": t("att_layer_n"), "head": t("att_head_n")}, tile=MODEL_VIEW_TILE)
+            fig = model_view(
+                weights,
+                mask,
+                selected=None if head == "mean" else (layer, head),
+                labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
+                tile=MODEL_VIEW_TILE,
+            )
             mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
-            st.plotly_chart(fig, config=plotly_config(image_format, "attention_model_view"), key=mv_key,
-                            on_select=lambda: pick_tile(mv_key), selection_mode="points")
+            st.plotly_chart(
+                fig,
+                config=plotly_config(image_format, "attention_model_view"),
+                key=mv_key,
+                on_select=lambda: pick_tile(mv_key),
+                selection_mode="points",
+            )
         with right:
             st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
             if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
@@ -255,38 +304,82 @@ with tab_agg:
         roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
         score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
         roles = roles[["layer", "head", "role", "score", *score_cols]]
-        roles = roles.rename(columns={"layer": t("att_col_layer"), "head": t("att_col_head"),
-                                      "role": t("att_col_role"), "score": t("att_col_score"),
-                                      **{c: t(f"att_role_{c}") for c in score_cols}})
-        bars = {t(f"att_role_{c}"): st.column_config.ProgressColumn(t(f"att_role_{c}"), format="%.2f",
-                                                                    min_value=0.0, max_value=1.0)
-                for c in score_cols}
-        st.dataframe(roles, hide_index=True, width="stretch", height="content", key="att_roles",
-                     column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")})
+        roles = roles.rename(
+            columns={
+                "layer": t("att_col_layer"),
+                "head": t("att_col_head"),
+                "role": t("att_col_role"),
+                "score": t("att_col_score"),
+                **{c: t(f"att_role_{c}") for c in score_cols},
+            }
+        )
+        bars = {
+            t(f"att_role_{c}"): st.column_config.ProgressColumn(
+                t(f"att_role_{c}"), format="%.2f", min_value=0.0, max_value=1.0
+            )
+            for c in score_cols
+        }
+        st.dataframe(
+            roles,
+            hide_index=True,
+            width="stretch",
+            height="content",
+            key="att_roles",
+            column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")},
+        )
 
 with tab_export:
     if tab_export.open:
         st.markdown(t("att_export_intro"))
-        st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="att_img", horizontal=True,
-                 help=t("att_image_format_help"))
+        st.radio(
+            t("att_image_format"),
+            ["png", "svg"],
+            format_func=str.upper,
+            key="att_img",
+            horizontal=True,
+            help=t("att_image_format_help"),
+        )
         with st.container(horizontal=True):
-            st.download_button(t("att_download_json"), tr.dumps, file_name=f"attention_{ctx.model}.json",
-                               mime="application/json", on_click="ignore", icon="⬇️", key="att_json",
-                               help=t("att_download_json_help"))
+            st.download_button(
+                t("att_download_json"),
+                tr.dumps,
+                file_name=f"attention_{ctx.model}.json",
+                mime="application/json",
+                on_click="ignore",
+                icon="⬇️",
+                key="att_json",
+                help=t("att_download_json_help"),
+            )
             if vl_convert is not None:
                 lines = lines or head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
-                st.download_button(t("att_download_svg"), lambda: vl_convert.vegalite_to_svg(lines),
-                                   file_name="attention_head_view.svg", mime="image/svg+xml", on_click="ignore",
-                                   icon="⬇️", key="att_svg")
-                st.download_button(t("att_download_png"),
-                                   lambda: vl_convert.vegalite_to_png(lines, scale=2),
-                                   file_name="attention_head_view.png", mime="image/png", on_click="ignore",
-                                   icon="⬇️", key="att_png")
+                st.download_button(
+                    t("att_download_svg"),
+                    lambda: vl_convert.vegalite_to_svg(lines),
+                    file_name="attention_head_view.svg",
+                    mime="image/svg+xml",
+                    on_click="ignore",
+                    icon="⬇️",
+                    key="att_svg",
+                )
+                st.download_button(
+                    t("att_download_png"),
+                    lambda: vl_convert.vegalite_to_png(lines, scale=2),
+                    file_name="attention_head_view.png",
+                    mime="image/png",
+                    on_click="ignore",
+                    icon="⬇️",
+                    key="att_png",
+                )
         if vl_convert is None:
             st.caption(t("att_no_svg"))
 
 state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
-state.set_url(kind=kind if len(kinds) > 1 else None, layer=layer + 1,
-              head="mean" if head == "mean" else head + 1, q=q, words=True if words else None,
-              temp=None if temperature == 1.0 else temperature)
+state.set_url(
+    kind=kind if len(kinds) > 1 else None,
+    layer=layer + 1,
+    head="mean" if head == "mean" else head + 1,
+    q=q,
+    words=True if words else None,
+    temp=None if temperature == 1.0 else temperature,
+)
 copy_link()

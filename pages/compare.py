@@ -1,5 +1,6 @@
 """Compare: two runs side by side and their difference on one diverging scale: two sentences, two
 models, two temperatures, with and without positions, or the trained model against its untrained start."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,8 @@ import model
 from model.errors import InputError
 from model.intervene import align
 from model.registry import read_config
-from ui import rows, state
 from ui import intervene as ui_iv
+from ui import rows, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
@@ -24,14 +25,18 @@ from viz.intervene import difference_heatmap, difference_table, marked_model_vie
 from viz.table import to_csv
 
 WHAT = ("sentences", "models", "temperatures", "positions", "trained")
-PAIRS = {"狗咬人": "人咬狗", "人咬狗": "狗咬人", "The dog bit the man": "The man bit the dog",
-         "The man bit the dog": "The dog bit the man"}
+PAIRS = {
+    "狗咬人": "人咬狗",
+    "人咬狗": "狗咬人",
+    "The dog bit the man": "The man bit the dog",
+    "The man bit the dog": "The dog bit the man",
+}
 TILE = 40
 TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
 
 
 def untrained_of(name: str) -> str | None:
-    """"NAME@0" when the run kept its step-0 snapshot (the training-timeline snapshots), else None."""
+    """ "NAME@0" when the run kept its step-0 snapshot (the training-timeline snapshots), else None."""
     try:
         from ui import timeline
     except ImportError:
@@ -52,8 +57,12 @@ def one_of_temps(raw: str) -> float:
 
 ctx = current()
 state.url_param("cmp", "sentences", state.choice(WHAT), key="cmp_what")
-state.url_param("text2", PAIRS.get(ctx.text) or ("The man bit the dog" if ctx.text.isascii() else "人咬狗"),
-                state.text, key="cmp_text2")
+state.url_param(
+    "text2",
+    PAIRS.get(ctx.text) or ("The man bit the dog" if ctx.text.isascii() else "人咬狗"),
+    state.text,
+    key="cmp_text2",
+)
 state.url_param("model2", None, state.choice(model.NAMES), key="cmp_model2")
 state.url_param("ta", 1.0, one_of_temps, key="cmp_ta")
 state.url_param("tb", 3.0, one_of_temps, key="cmp_tb")
@@ -71,8 +80,9 @@ untrained = untrained_of(ctx.model)
 options = [w for w in WHAT if w != "trained" or untrained]
 if st.session_state.get("cmp_what") not in options:
     st.session_state["cmp_what"] = "sentences"
-what = st.segmented_control(t("cmp_what"), options, format_func=lambda w: t(f"cmp_what_{w}"), key="cmp_what",
-                            required=True)
+what = st.segmented_control(
+    t("cmp_what"), options, format_func=lambda w: t(f"cmp_what_{w}"), key="cmp_what", required=True
+)
 
 same_kind = [n for n in model.NAMES if n != ctx.model and read_config(n)[0].arch == runner.config.arch]
 a = dict(name=ctx.model, text=ctx.text, temperature=1.0, use_position=True)
@@ -92,17 +102,16 @@ elif what == "models":
         st.stop()
     if st.session_state.get("cmp_model2") not in same_kind:
         st.session_state["cmp_model2"] = same_kind[0]
-    b["name"] = st.selectbox(t("cmp_model_b"), same_kind, key="cmp_model2",
-                             format_func=lambda n: t(f"model_{n.replace('-', '_')}"))
+    b["name"] = st.selectbox(
+        t("cmp_model_b"), same_kind, key="cmp_model2", format_func=lambda n: t(f"model_{n.replace('-', '_')}")
+    )
     labels = (t(f"model_{ctx.model.replace('-', '_')}"), t(f"model_{b['name'].replace('-', '_')}"))
 elif what == "temperatures":
     c1, c2 = st.columns(2)
     with c1:
-        a["temperature"] = st.select_slider(t("cmp_temp_a"), options=TEMPS,
-                                            key="cmp_ta")
+        a["temperature"] = st.select_slider(t("cmp_temp_a"), options=TEMPS, key="cmp_ta")
     with c2:
-        b["temperature"] = st.select_slider(t("cmp_temp_b"), options=TEMPS,
-                                            key="cmp_tb")
+        b["temperature"] = st.select_slider(t("cmp_temp_b"), options=TEMPS, key="cmp_tb")
     labels = (f"T = {a['temperature']:g}", f"T = {b['temperature']:g}")
 elif what == "positions":
     b["use_position"] = False
@@ -135,22 +144,42 @@ if st.session_state.get("cmp_head") != "mean" and not 0 <= st.session_state.get(
     st.session_state["cmp_head"] = "mean"
 c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
 with c_kind:
-    kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="cmp_kind", horizontal=True,
-                    disabled=len(kinds) == 1)
+    kind = st.radio(
+        t("att_kind"),
+        kinds,
+        format_func=lambda k: t(f"kind_{k}"),
+        key="cmp_kind",
+        horizontal=True,
+        disabled=len(kinds) == 1,
+    )
 with c_layer:
-    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1),
-                         key="cmp_layer")
+    layer = st.selectbox(
+        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key="cmp_layer"
+    )
 with c_head:
-    head = st.selectbox(t("att_head"), ["mean", *range(n_heads)], key="cmp_head",
-                        format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1))
+    head = st.selectbox(
+        t("att_head"),
+        ["mean", *range(n_heads)],
+        key="cmp_head",
+        format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
+    )
 
 att_a, att_b = tra.attention[kind], trb.attention[kind]
-wa_all, wb_all, mask, cut = align(att_a.weights[:n_layers, :n_heads], att_b.weights[:n_layers, :n_heads],
-                                  att_a.mask, att_b.mask)
+wa_all, wb_all, mask, cut = align(
+    att_a.weights[:n_layers, :n_heads], att_b.weights[:n_layers, :n_heads], att_a.mask, att_b.mask
+)
 q_n, k_n = wa_all.shape[-2:]
 if cut or att_a.query_tokens[:q_n] != att_b.query_tokens[:q_n] or att_a.key_tokens[:k_n] != att_b.key_tokens[:k_n]:
-    st.warning(t("cmp_aligned", qa=len(att_a.query_tokens), qb=len(att_b.query_tokens), ka=len(att_a.key_tokens),
-                 kb=len(att_b.key_tokens)), icon="↔️")
+    st.warning(
+        t(
+            "cmp_aligned",
+            qa=len(att_a.query_tokens),
+            qb=len(att_b.query_tokens),
+            ka=len(att_a.key_tokens),
+            kb=len(att_b.key_tokens),
+        ),
+        icon="↔️",
+    )
 
 
 def pick(w):
@@ -169,42 +198,80 @@ for col, run, att, w, key in ((c_a, labels[0], att_a, wa, "cmp_heat_a"), (c_b, l
         st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, key), key=key)
 with c_d:
     st.markdown("**" + t("cmp_difference", b=md(labels[1]), a=md(labels[0])) + "**")
-    fig = difference_heatmap(diff, rows.row_labels(att_a)[:q_n], list(att_a.key_tokens)[:k_n], mask=mask,
-                             labels={**hl, "weight": t("iv_delta")})
-    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_difference"),
-                    key="cmp_heat_d")
+    fig = difference_heatmap(
+        diff,
+        rows.row_labels(att_a)[:q_n],
+        list(att_a.key_tokens)[:k_n],
+        mask=mask,
+        labels={**hl, "weight": t("iv_delta")},
+    )
+    st.plotly_chart(
+        present_figure(fig), config=ui_iv.image_config(image_format, "compare_difference"), key="cmp_heat_d"
+    )
 st.caption(t("cmp_scale_help"))
 
 st.subheader(t("cmp_all_heads"))
 absdiff = np.abs(wb_all - wa_all)
 left, _ = st.columns([3, 2])
 with left:
-    fig = marked_model_view(absdiff, mask, zmax=max(float(absdiff.max()), 1e-6), tile=TILE,
-                            selected=None if head == "mean" else (layer, head),
-                            scores=absdiff.reshape(n_layers, n_heads, -1).max(-1),
-                            labels={"layer": t("att_layer"), "head": t("att_head_short")})
-    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_model_view"),
-                    key="cmp_mv")
+    fig = marked_model_view(
+        absdiff,
+        mask,
+        zmax=max(float(absdiff.max()), 1e-6),
+        tile=TILE,
+        selected=None if head == "mean" else (layer, head),
+        scores=absdiff.reshape(n_layers, n_heads, -1).max(-1),
+        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+    )
+    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_model_view"), key="cmp_mv")
 st.caption(t("cmp_all_heads_help"))
 
 with st.expander(t("iv_export"), icon="⬇️"):
-    st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="cmp_img", horizontal=True,
-             help=t("att_image_format_help"))
+    st.radio(
+        t("att_image_format"),
+        ["png", "svg"],
+        format_func=str.upper,
+        key="cmp_img",
+        horizontal=True,
+        help=t("att_image_format_help"),
+    )
     with st.container(horizontal=True):
-        payload = {"compare": what, "a": {"label": labels[0], **tra.to_json()}, "b": {"label": labels[1], **trb.to_json()}}
-        st.download_button(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), file_name="compare.json",
-                           mime="application/json", on_click="ignore", icon="⬇️", key="cmp_json")
-        st.download_button(t("iv_download_csv"),
-                           to_csv(difference_table(diff, rows.row_labels(att_a)[:q_n], list(att_a.key_tokens)[:k_n],
-                                                   pick(wa_all), pick(wb_all), mask)),
-                           file_name="attention_compare.csv", mime="text/csv", on_click="ignore", icon="⬇️",
-                           key="cmp_csv")
+        payload = {
+            "compare": what,
+            "a": {"label": labels[0], **tra.to_json()},
+            "b": {"label": labels[1], **trb.to_json()},
+        }
+        st.download_button(
+            t("iv_download_json"),
+            json.dumps(payload, ensure_ascii=False),
+            file_name="compare.json",
+            mime="application/json",
+            on_click="ignore",
+            icon="⬇️",
+            key="cmp_json",
+        )
+        st.download_button(
+            t("iv_download_csv"),
+            to_csv(
+                difference_table(
+                    diff, rows.row_labels(att_a)[:q_n], list(att_a.key_tokens)[:k_n], pick(wa_all), pick(wb_all), mask
+                )
+            ),
+            file_name="attention_compare.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon="⬇️",
+            key="cmp_csv",
+        )
 
-state.set_url(cmp=None if what == "sentences" else what,
-              text2=b["text"] if what == "sentences" else None,
-              model2=b["name"] if what == "models" else None,
-              ta=a["temperature"] if what == "temperatures" and a["temperature"] != 1.0 else None,
-              tb=b["temperature"] if what == "temperatures" else None,
-              ckind=kind if len(kinds) > 1 else None, clayer=layer + 1,
-              chead="mean" if head == "mean" else head + 1)
+state.set_url(
+    cmp=None if what == "sentences" else what,
+    text2=b["text"] if what == "sentences" else None,
+    model2=b["name"] if what == "models" else None,
+    ta=a["temperature"] if what == "temperatures" and a["temperature"] != 1.0 else None,
+    tb=b["temperature"] if what == "temperatures" else None,
+    ckind=kind if len(kinds) > 1 else None,
+    clayer=layer + 1,
+    chead="mean" if head == "mean" else head + 1,
+)
 copy_link()

@@ -1,5 +1,6 @@
 """GPT generation, step by step: at each step the next-token distribution (cut-off tokens grey,
 the drawn one orange) and what the newest token attends to in every layer and head."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,15 +26,18 @@ N_BARS = 15
 KEEP_RUNS = 20
 
 
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def generate(name: str, device: str, prompt: str, n: int, stemp: float, top_k: int, top_p: float, seed: int):
     """The first n steps; the same settings with a larger n continue the same text (the draws use
     one seeded generator, step after step)."""
-    return cache.runner(name, device).generate(prompt, max_new_tokens=n, temperature=stemp,
-                                               top_k=top_k or None, top_p=None if top_p >= 1.0 else top_p,
-                                               seed=seed)
+    return cache.runner(name, device).generate(
+        prompt,
+        max_new_tokens=n,
+        temperature=stemp,
+        top_k=top_k or None,
+        top_p=None if top_p >= 1.0 else top_p,
+        seed=seed,
+    )
 
 
 def runs() -> dict:
@@ -44,7 +48,7 @@ def advance(run_key, to: int | None) -> None:
     """Step (to=None: one more token) or run (to: the maximum); show the newest step."""
     r = runs()
     done = r.pop(run_key, 0)
-    r[run_key] = min(done + 1, st.session_state["gen_n"]) if to is None else to   # newest last
+    r[run_key] = min(done + 1, st.session_state["gen_n"]) if to is None else to  # newest last
     while len(r) > KEEP_RUNS:
         del r[next(iter(r))]
     st.session_state.pop("gen_view", None)
@@ -93,7 +97,7 @@ with c5:
 
 run_key = (gen_ctx.model, prompt, float(stemp), int(top_k), float(top_p), int(seed))
 if done_from_link:
-    runs()[run_key] = done_link                             # a link reopens the same steps
+    runs()[run_key] = done_link  # a link reopens the same steps
 done = min(runs().get(run_key, 0), n_max)
 
 try:
@@ -103,31 +107,47 @@ except InputError as e:
     copy_link()
     st.stop()
 n_steps = len(gen.steps)
-finished = n_steps >= n_max or n_steps < done          # </s>, or the model's length limit
+finished = n_steps >= n_max or n_steps < done  # </s>, or the model's length limit
 if finished:
     done = n_steps
 
 b1, b2, b3, _ = st.columns([1, 1.4, 1.2, 4])
-b1.button(t("gen_step"), key="gen_step", icon="➡️", help=t("gen_step_help"), type="primary",
-          on_click=advance, args=(run_key, None), disabled=finished)
-b2.button(t("gen_run"), key="gen_run", icon="⏩", help=t("gen_run_help"),
-          on_click=advance, args=(run_key, n_max), disabled=finished)
+b1.button(
+    t("gen_step"),
+    key="gen_step",
+    icon="➡️",
+    help=t("gen_step_help"),
+    type="primary",
+    on_click=advance,
+    args=(run_key, None),
+    disabled=finished,
+)
+b2.button(
+    t("gen_run"),
+    key="gen_run",
+    icon="⏩",
+    help=t("gen_run_help"),
+    on_click=advance,
+    args=(run_key, n_max),
+    disabled=finished,
+)
 b3.button(t("gen_reset"), key="gen_reset", icon="↩️", on_click=advance, args=(run_key, 0), disabled=done == 0)
 
 show_model_notices(gen.notices)
 
 tok = runner.tokenizer
-prompt_len = len(gen.ids) - n_steps                    # <s> and the prompt's tokens
+prompt_len = len(gen.ids) - n_steps  # <s> and the prompt's tokens
 labels = tok.labels(gen.ids)
 
 # -- the text so far: prompt, then the generated tokens in bold --------------------------------
 st.subheader(t("gen_text"))
 before_text = tok.decode(gen.ids[:prompt_len])
-new_text = gen.text[len(before_text):] if gen.text.startswith(before_text) else tok.decode(gen.ids[prompt_len:])
+new_text = gen.text[len(before_text) :] if gen.text.startswith(before_text) else tok.decode(gen.ids[prompt_len:])
 gap = " " if new_text[:1].isspace() else ""
 # a background directive, not bare **…**: Markdown would not embolden "mat**.**" (no word boundary)
-st.markdown("> " + md(before_text) + gap +
-            (f":blue-background[**{md(new_text.strip())}**]" if new_text.strip() else ""))
+st.markdown(
+    "> " + md(before_text) + gap + (f":blue-background[**{md(new_text.strip())}**]" if new_text.strip() else "")
+)
 if n_steps:
     st.caption(" · ".join(md(x) for x in labels[prompt_len:]))
 if n_steps == 0:
@@ -151,7 +171,7 @@ if n_steps:
     else:
         i = 1
     step = gen.steps[i - 1]
-    read = gen.ids[:prompt_len + i - 1]                # what the model read before drawing step i
+    read = gen.ids[: prompt_len + i - 1]  # what the model read before drawing step i
     context = tok.decode(read) or "<s>"
     st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
     left, right = st.columns([1, 1], gap="large")
@@ -165,34 +185,65 @@ if n_steps:
         idx = top_indices(before, N_BARS, step.token_id)
         shown = np.where(step.kept[idx], step.probs[idx], before[idx])
         chosen = int(np.flatnonzero(idx == step.token_id)[0])
-        fig = next_token_bars(tok.labels(idx.tolist()), shown, cut=~step.kept[idx], chosen=chosen,
-                              labels={"cut": t("gen_bars_cut"), "kept": t("gen_bars_kept"),
-                                      "chosen": t("gen_bars_chosen"), "token": t("gen_bars_token"),
-                                      "probability": t("gen_bars_probability")})
+        fig = next_token_bars(
+            tok.labels(idx.tolist()),
+            shown,
+            cut=~step.kept[idx],
+            chosen=chosen,
+            labels={
+                "cut": t("gen_bars_cut"),
+                "kept": t("gen_bars_kept"),
+                "chosen": t("gen_bars_chosen"),
+                "token": t("gen_bars_token"),
+                "probability": t("gen_bars_probability"),
+            },
+        )
         st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_bars")
-        st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()),
-                                                   p=float(step.probs[step.token_id])))
+        st.caption(
+            t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id]))
+        )
     with right:
         # this row is the step that wrote the drawn token: say both, as every attention page does
-        st.markdown("**" + t("gen_attention_title_written", token=md(labels[len(read) - 1]),
-                             written=md(tok.labels([step.token_id])[0])) + "**")
+        st.markdown(
+            "**"
+            + t(
+                "gen_attention_title_written",
+                token=md(labels[len(read) - 1]),
+                written=md(tok.labels([step.token_id])[0]),
+            )
+            + "**"
+        )
         st.caption(t("gen_attention_help"))
-        a = step.attention                              # (layers, heads, keys)
+        a = step.attention  # (layers, heads, keys)
         L, H, K = a.shape
         rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
-        fig = attention_heatmap(a.reshape(L * H, K), rows, labels[:K],
-                                labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"),
-                                        "masked": t("masked")},
-                                height=min(120 + 30 * L * H, 700))
+        fig = attention_heatmap(
+            a.reshape(L * H, K),
+            rows,
+            labels[:K],
+            labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
+            height=min(120 + 30 * L * H, 700),
+        )
         st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_attention")
 
-    st.page_link("pages/attention.py", label=t("gen_open_attention"), icon="🔍",
-                 query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang})
+    st.page_link(
+        "pages/attention.py",
+        label=t("gen_open_attention"),
+        icon="🔍",
+        query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang},
+    )
 
-kv_cache.section(gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[:prompt_len + i - 1] if n_steps else gen.ids,
-                 prompt_len)
+kv_cache.section(
+    gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[: prompt_len + i - 1] if n_steps else gen.ids, prompt_len
+)
 state.set_url(**kv_cache.url_values())
-state.set_url(prompt=prompt if prompt != ctx.text else None, n=None if n_max == 20 else n_max,
-              stemp=None if stemp == 1.0 else float(stemp), topk=int(top_k) or None,
-              topp=None if top_p >= 1.0 else float(top_p), seed=int(seed) or None, done=done or None)
+state.set_url(
+    prompt=prompt if prompt != ctx.text else None,
+    n=None if n_max == 20 else n_max,
+    stemp=None if stemp == 1.0 else float(stemp),
+    topk=int(top_k) or None,
+    topp=None if top_p >= 1.0 else float(top_p),
+    seed=int(seed) or None,
+    done=done or None,
+)
 copy_link()

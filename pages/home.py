@@ -1,4 +1,5 @@
 """Home: the sentence's tokens, one heatmap, the tutorial's table, and the way into the rest."""
+
 import streamlit as st
 
 from ui import state
@@ -29,26 +30,34 @@ if tr is not None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
-        show_heatmap(w, labels, att.key_tokens, mask=att.mask, key="home_heatmap",
-                     writes=att.query_written is not None)
+        show_heatmap(w, labels, att.key_tokens, mask=att.mask, key="home_heatmap", writes=att.query_written is not None)
         if rows_caption(att):
             st.caption(rows_caption(att))
     with right:
-        show_table(att.key_tokens, w[q], att.query_tokens[q],
-                   None if att.mask is None else att.mask[q], key="home_table",
-                   written=None if att.query_written is None else att.query_written[q])
+        show_table(
+            att.key_tokens,
+            w[q],
+            att.query_tokens[q],
+            None if att.mask is None else att.mask[q],
+            key="home_table",
+            written=None if att.query_written is None else att.query_written[q],
+        )
         st.caption(t("home_table_note"))
 
 st.subheader(t("home_next"))
 cols = st.columns(3)
 # (page, label, the link's parameters: the section a link names opens at that section)
-for i, (page, key, params) in enumerate([("pages/attention.py", "home_link_attention", None),
-                                         ("pages/temperature.py", "home_link_temperature", None),
-                                         ("pages/positional.py", "home_link_positional", {"sec": "order"}),
-                                         ("pages/generation.py", "home_link_generation", None),
-                                         ("pages/steps.py", "home_link_steps", None),
-                                         ("pages/architecture.py", "home_link_architecture", None),
-                                         ("pages/lessons.py", "home_link_lessons", None)]):
+for i, (page, key, params) in enumerate(
+    [
+        ("pages/attention.py", "home_link_attention", None),
+        ("pages/temperature.py", "home_link_temperature", None),
+        ("pages/positional.py", "home_link_positional", {"sec": "order"}),
+        ("pages/generation.py", "home_link_generation", None),
+        ("pages/steps.py", "home_link_steps", None),
+        ("pages/architecture.py", "home_link_architecture", None),
+        ("pages/lessons.py", "home_link_lessons", None),
+    ]
+):
     with cols[i % 3]:
         st.page_link(page, label=t(key), query_params=params)
 copy_link()

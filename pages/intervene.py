@@ -1,5 +1,6 @@
 """Intervene: switch heads off, or move one row's weight onto another key, and see what the model then
 writes beside the untouched run; the importance of every head drawn over the model view."""
+
 from __future__ import annotations
 
 import json
@@ -64,12 +65,13 @@ if base is None:
 
 # -- which attention kind the model view shows -----------------------------------------------------
 kinds = base.kinds()
-if edit_linked and st.session_state.get("iv_edit"):       # a link's edit opens on its attention kind
+if edit_linked and st.session_state.get("iv_edit"):  # a link's edit opens on its attention kind
     st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
 if st.session_state.get("iv_kind") not in kinds:
     st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
-kind = st.radio(t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="iv_kind", horizontal=True,
-                disabled=len(kinds) == 1)
+kind = st.radio(
+    t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="iv_kind", horizontal=True, disabled=len(kinds) == 1
+)
 att0 = base.attention[kind]
 L, H = att0.num_layers, att0.num_heads
 all_names = [head_name(*h) for h in ui_iv.intervene.all_heads(runner)]
@@ -79,8 +81,7 @@ if dropped:
     st.warning(t("iv_heads_dropped", heads=md(", ".join(dropped)), model=md(ctx.model)), icon="⚠️")
 st.session_state["iv_off"] = off
 
-mode = st.segmented_control(t("iv_mode"), MODES, format_func=lambda m: t(f"iv_mode_{m}"), key="iv_mode",
-                            required=True)
+mode = st.segmented_control(t("iv_mode"), MODES, format_func=lambda m: t(f"iv_mode_{m}"), key="iv_mode", required=True)
 st.caption(t(f"iv_mode_{mode}_help"))
 
 image_format = st.session_state.get("iv_img", "png")
@@ -89,22 +90,46 @@ edit_api = None
 if mode == "ablate":
     c_off, c_how = st.columns([3, 2], vertical_alignment="bottom")
     with c_off:
-        st.multiselect(t("iv_off"), all_names, format_func=ui_iv.head_label, key="iv_off",
-                       placeholder=t("iv_off_none"), help=t("iv_off_help"))
+        st.multiselect(
+            t("iv_off"),
+            all_names,
+            format_func=ui_iv.head_label,
+            key="iv_off",
+            placeholder=t("iv_off_none"),
+            help=t("iv_off_help"),
+        )
     with c_how:
-        how = st.radio(t("iv_how"), ABLATIONS, format_func=lambda h: t(f"iv_how_{h}"), key="iv_how",
-                       horizontal=True, help=t("iv_how_help"))
+        how = st.radio(
+            t("iv_how"),
+            ABLATIONS,
+            format_func=lambda h: t(f"iv_how_{h}"),
+            key="iv_how",
+            horizontal=True,
+            help=t("iv_how_help"),
+        )
     off = st.session_state["iv_off"]
     kind_names = [head_name(kind, la, h) for la in range(L) for h in range(H)]
     if st.session_state.get("iv_focus") not in kind_names:
         st.session_state["iv_focus"] = off[-1] if off and off[-1] in kind_names else kind_names[-1]
     sinks = [head_name(kind, la, h) for la, h in sink_heads(att0.weights, att0.mask)]
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.button(t("iv_sink"), icon="🕳️", key="iv_sink_btn", help=t("iv_sink_help"),
-                  on_click=set_off, args=(sinks,), disabled=not sinks)
+        st.button(
+            t("iv_sink"),
+            icon="🕳️",
+            key="iv_sink_btn",
+            help=t("iv_sink_help"),
+            on_click=set_off,
+            args=(sinks,),
+            disabled=not sinks,
+        )
         st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
-        st.button(t("iv_only"), icon="🎯", key="iv_only_btn", help=t("iv_only_help"), on_click=lambda: set_off(
-            [n for n in kind_names if n != st.session_state["iv_focus"]]))
+        st.button(
+            t("iv_only"),
+            icon="🎯",
+            key="iv_only_btn",
+            help=t("iv_only_help"),
+            on_click=lambda: set_off([n for n in kind_names if n != st.session_state["iv_focus"]]),
+        )
         st.button(t("iv_clear"), icon="↩️", key="iv_clear_btn", on_click=set_off, args=([],), disabled=not off)
     if not sinks:
         st.caption(t("iv_no_sink", kind=t(f"kind_{kind}")))
@@ -125,28 +150,57 @@ else:
     k_labels = rows.unique(list(att_e.key_tokens))
     c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
     with c1:
-        e_layer = st.selectbox(t("att_layer"), list(range(L)), index=min(e_layer, L - 1),
-                               format_func=lambda i: t("att_layer_n", n=i + 1), key="iv_e_layer")
+        e_layer = st.selectbox(
+            t("att_layer"),
+            list(range(L)),
+            index=min(e_layer, L - 1),
+            format_func=lambda i: t("att_layer_n", n=i + 1),
+            key="iv_e_layer",
+        )
     with c2:
-        e_head = st.selectbox(t("att_head"), list(range(H)), index=min(e_head, H - 1),
-                              format_func=lambda i: t("att_head_n", n=i + 1), key="iv_e_head")
+        e_head = st.selectbox(
+            t("att_head"),
+            list(range(H)),
+            index=min(e_head, H - 1),
+            format_func=lambda i: t("att_head_n", n=i + 1),
+            key="iv_e_head",
+        )
     q = min(e[1], len(q_labels) - 1)
     with c3:
-        q = st.selectbox(t("iv_edit_row"), list(range(len(q_labels))), index=q, format_func=lambda i: q_labels[i],
-                         key="iv_e_q")
+        q = st.selectbox(
+            t("iv_edit_row"), list(range(len(q_labels))), index=q, format_func=lambda i: q_labels[i], key="iv_e_q"
+        )
     visible = [j for j in range(len(k_labels)) if att_e.mask is None or att_e.mask[q, j]]
     with c4:
-        src = st.selectbox(t("iv_edit_from"), visible, index=visible.index(e[2]) if e[2] in visible else 0,
-                           format_func=lambda j: k_labels[j], key="iv_e_from")
-    dst = st.pills(t("iv_edit_to"), visible, format_func=lambda j: md(k_labels[j]), key="iv_e_to",
-                   default=e[3] if e[3] in visible else visible[-1], selection_mode="single") or visible[-1]
+        src = st.selectbox(
+            t("iv_edit_from"),
+            visible,
+            index=visible.index(e[2]) if e[2] in visible else 0,
+            format_func=lambda j: k_labels[j],
+            key="iv_e_from",
+        )
+    dst = (
+        st.pills(
+            t("iv_edit_to"),
+            visible,
+            format_func=lambda j: md(k_labels[j]),
+            key="iv_e_to",
+            default=e[3] if e[3] in visible else visible[-1],
+            selection_mode="single",
+        )
+        or visible[-1]
+    )
     e = (head_name(kind, e_layer, e_head), q, src, dst)
     st.session_state["iv_edit"] = e
     edit_api = ui_iv.edit_of(e, base)
     before = att_e.weights[e_layer, e_head, q]
-    fig = compare_bars([k_labels[j] for j in visible], before[visible], np.asarray(edit_api[4])[visible],
-                       labels={"a": t("iv_edit_before"), "b": t("iv_edit_after"), "token": t("axis_key"),
-                               "probability": t("weight")}, height=280)
+    fig = compare_bars(
+        [k_labels[j] for j in visible],
+        before[visible],
+        np.asarray(edit_api[4])[visible],
+        labels={"a": t("iv_edit_before"), "b": t("iv_edit_after"), "token": t("axis_key"), "probability": t("weight")},
+        height=280,
+    )
     st.markdown(t("iv_edit_title", head=ui_iv.head_label(e[0]), row=md(q_labels[q])))
     st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "edited_row"), key="iv_edit_bars")
 
@@ -178,11 +232,22 @@ with left:
         st.caption(t("iv_model_view_help"))
     grid = imp.grid(kind, L, H) if imp is not None else None
     mine = [parse_head(h)[1:] for h in off_t if parse_head(h)[0] == kind]
-    fig = marked_model_view(att0.weights, att0.mask, off=mine, scores=grid, tile=TILE,
-                            labels={"layer": t("att_layer"), "head": t("att_head_short")})
+    fig = marked_model_view(
+        att0.weights,
+        att0.mask,
+        off=mine,
+        scores=grid,
+        tile=TILE,
+        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+    )
     mv_key = f"iv_mv_{st.session_state.get('iv_mv_gen', 0)}"
-    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "intervene_model_view"), key=mv_key,
-                    on_select=lambda: toggle_tile(mv_key, kind), selection_mode="points")
+    st.plotly_chart(
+        present_figure(fig),
+        config=ui_iv.image_config(image_format, "intervene_model_view"),
+        key=mv_key,
+        on_select=lambda: toggle_tile(mv_key, kind),
+        selection_mode="points",
+    )
     if imp is not None:
         st.caption(t("iv_importance_translator" if imp.delta_logp is not None else "iv_importance_gpt"))
 
@@ -197,16 +262,28 @@ with right:
         steps = rows.unique(out0["labels"])
         step = min(st.session_state.get("iv_step", 0), len(steps) - 1)
         st.session_state["iv_step"] = step
-        step = st.selectbox(t("iv_step"), list(range(len(steps))), format_func=lambda i: steps[i], key="iv_step",
-                            help=t("iv_step_help"))
+        step = st.selectbox(
+            t("iv_step"), list(range(len(steps))), format_func=lambda i: steps[i], key="iv_step", help=t("iv_step_help")
+        )
         p0, p1 = out0["probs"][step], out1["probs"][step]
     else:
         for key, out in (("iv_untouched_continuation", out0), ("iv_touched_continuation", out1)):
-            st.markdown(t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends")))
+            st.markdown(
+                t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends"))
+            )
         p0, p1 = out0["probs"][0], out1["probs"][0]
     labels, a, b = ui_iv.top_tokens(runner, p0, p1)
-    bars = compare_bars(labels, a, b, labels={"a": t("iv_untouched"), "b": t("iv_touched"),
-                                              "token": t("iv_next_token"), "probability": t("iv_probability")})
+    bars = compare_bars(
+        labels,
+        a,
+        b,
+        labels={
+            "a": t("iv_untouched"),
+            "b": t("iv_touched"),
+            "token": t("iv_next_token"),
+            "probability": t("iv_probability"),
+        },
+    )
     st.plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
     st.caption(t("iv_bars_help"))
 
@@ -231,56 +308,119 @@ else:
     diff = wb - wa
     cd, cm = st.columns([3, 2], gap="large")
     with cd:
-        heat = difference_heatmap(diff[dl, dh], rows.row_labels(a_att)[:q_n], list(a_att.key_tokens)[:k_n], mask=mask,
-                                  title=t("iv_diff_title", head=ui_iv.head_label(dhead)),
-                                  labels={**heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")})
-        st.plotly_chart(present_figure(heat), config=ui_iv.image_config(image_format, "attention_difference"),
-                        key="iv_diff_heat")
+        heat = difference_heatmap(
+            diff[dl, dh],
+            rows.row_labels(a_att)[:q_n],
+            list(a_att.key_tokens)[:k_n],
+            mask=mask,
+            title=t("iv_diff_title", head=ui_iv.head_label(dhead)),
+            labels={**heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")},
+        )
+        st.plotly_chart(
+            present_figure(heat), config=ui_iv.image_config(image_format, "attention_difference"), key="iv_diff_heat"
+        )
         st.caption(t("iv_diff_help"))
     with cm:
         st.markdown("**" + t("iv_diff_all", kind=t(f"kind_{dk}")) + "**")
-        st.plotly_chart(present_figure(marked_model_view(np.abs(diff), mask, zmax=max(float(np.abs(diff).max()), 1e-6),
-                                                         tile=TILE, selected=(dl, dh),
-                                                         labels={"layer": t("att_layer"),
-                                                                 "head": t("att_head_short")})),
-                        config=ui_iv.image_config(image_format, "difference_model_view"), key="iv_diff_mv")
+        st.plotly_chart(
+            present_figure(
+                marked_model_view(
+                    np.abs(diff),
+                    mask,
+                    zmax=max(float(np.abs(diff).max()), 1e-6),
+                    tile=TILE,
+                    selected=(dl, dh),
+                    labels={"layer": t("att_layer"), "head": t("att_head_short")},
+                )
+            ),
+            config=ui_iv.image_config(image_format, "difference_model_view"),
+            key="iv_diff_mv",
+        )
         st.caption(t("iv_diff_all_help"))
 
 # -- the importance table and exports ----------------------------------------------------------------
 if imp is not None:
     st.subheader(t("iv_importance_table"))
     table = imp.to_json()["heads"]
-    shown = [{t("iv_col_head"): ui_iv.head_label(r["head"]), t("iv_col_score"): r["score"],
-              t("iv_col_changed"): r["changed"], t("iv_col_output"): r["output"]} for r in table]
+    shown = [
+        {
+            t("iv_col_head"): ui_iv.head_label(r["head"]),
+            t("iv_col_score"): r["score"],
+            t("iv_col_changed"): r["changed"],
+            t("iv_col_output"): r["output"],
+        }
+        for r in table
+    ]
     shown.sort(key=lambda r: -r[t("iv_col_score")])
-    st.dataframe(shown, hide_index=True, width="stretch", key="iv_imp_table",
-                 column_config={t("iv_col_score"): st.column_config.NumberColumn(format="%.4f")})
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        key="iv_imp_table",
+        column_config={t("iv_col_score"): st.column_config.NumberColumn(format="%.4f")},
+    )
 
 with st.expander(t("iv_export"), icon="⬇️"):
-    st.radio(t("att_image_format"), ["png", "svg"], format_func=str.upper, key="iv_img", horizontal=True,
-             help=t("att_image_format_help"))
+    st.radio(
+        t("att_image_format"),
+        ["png", "svg"],
+        format_func=str.upper,
+        key="iv_img",
+        horizontal=True,
+        help=t("att_image_format_help"),
+    )
     payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
     if imp is not None:
         payload["importance"] = imp.to_json()
     with st.container(horizontal=True):
-        st.download_button(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), file_name="intervene.json",
-                           mime="application/json", on_click="ignore", icon="⬇️", key="iv_json")
+        st.download_button(
+            t("iv_download_json"),
+            json.dumps(payload, ensure_ascii=False),
+            file_name="intervene.json",
+            mime="application/json",
+            on_click="ignore",
+            icon="⬇️",
+            key="iv_json",
+        )
         if touched:
-            st.download_button(t("iv_download_csv"), to_csv(difference_table(diff[dl, dh], rows.row_labels(a_att)[:q_n],
-                                                                             list(a_att.key_tokens)[:k_n], wa[dl, dh],
-                                                                             wb[dl, dh], mask)),
-                               file_name="attention_difference.csv", mime="text/csv", on_click="ignore", icon="⬇️",
-                               key="iv_csv")
+            st.download_button(
+                t("iv_download_csv"),
+                to_csv(
+                    difference_table(
+                        diff[dl, dh],
+                        rows.row_labels(a_att)[:q_n],
+                        list(a_att.key_tokens)[:k_n],
+                        wa[dl, dh],
+                        wb[dl, dh],
+                        mask,
+                    )
+                ),
+                file_name="attention_difference.csv",
+                mime="text/csv",
+                on_click="ignore",
+                icon="⬇️",
+                key="iv_csv",
+            )
         if imp is not None:
-            st.download_button(t("iv_download_importance"), to_csv(pd.DataFrame(imp.to_json()["heads"])),
-                               file_name="head_importance.csv", mime="text/csv", on_click="ignore", icon="⬇️",
-                               key="iv_imp_csv")
+            st.download_button(
+                t("iv_download_importance"),
+                to_csv(pd.DataFrame(imp.to_json()["heads"])),
+                file_name="head_importance.csv",
+                mime="text/csv",
+                on_click="ignore",
+                icon="⬇️",
+                key="iv_imp_csv",
+            )
 
 e = st.session_state.get("iv_edit") if mode == "edit" else None
-state.set_url(mode=None if mode == "ablate" else mode, off=",".join(off_t) or None,
-              how=None if how == "zero" else how, ikind=kind if len(kinds) > 1 else None,
-              imp=True if st.session_state.get("iv_imp") and mode == "ablate" else None,
-              edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
-              dhead=st.session_state.get("iv_dhead") if touched else None,
-              step=st.session_state.get("iv_step") or None)
+state.set_url(
+    mode=None if mode == "ablate" else mode,
+    off=",".join(off_t) or None,
+    how=None if how == "zero" else how,
+    ikind=kind if len(kinds) > 1 else None,
+    imp=True if st.session_state.get("iv_imp") and mode == "ablate" else None,
+    edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
+    dhead=st.session_state.get("iv_dhead") if touched else None,
+    step=st.session_state.get("iv_step") or None,
+)
 copy_link()

@@ -1,5 +1,6 @@
 """Lessons: predict first, then see the model's real numbers (model/lessons.py computes every
 question and answer from the models; this page lays a step out)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -47,17 +48,23 @@ def option_label(step, i: int) -> str:
 def show_reveal(step, item, n: int) -> None:
     if isinstance(item, Heat):
         title = t(item.title, **_params(item.title_params)) if item.title else ""
-        fig = attention_heatmap(item.weights, item.query_tokens, item.key_tokens, mask=item.mask,
-                                labels=heatmap_labels())
+        fig = attention_heatmap(
+            item.weights, item.query_tokens, item.key_tokens, mask=item.mask, labels=heatmap_labels()
+        )
         left, right = st.columns([3, 2], gap="large")
         with left:
             st.markdown(f"**{title}**")
             st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_heat_{step.id}_{n}")
         if item.row is not None:
             with right:
-                show_table(item.key_tokens, item.weights[item.row], item.query_tokens[item.row],
-                           None if item.mask is None else item.mask[item.row], key=f"les_table_{step.id}_{n}",
-                           download=False)
+                show_table(
+                    item.key_tokens,
+                    item.weights[item.row],
+                    item.query_tokens[item.row],
+                    None if item.mask is None else item.mask[item.row],
+                    key=f"les_table_{step.id}_{n}",
+                    download=False,
+                )
     elif isinstance(item, Bars):
         title = t(item.title, **_params(item.title_params)) if item.title else ""
         hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None
@@ -76,13 +83,24 @@ def show_class_answers(step) -> None:
     total = sum(counts.values())
     values = [counts.get(i, 0) for i in range(len(step.options))]
     st.markdown("**" + t("lesson_class_answers", n=total) + "**")
-    fig = bars([option_label(step, i) for i in range(len(step.options))], values, value_format=".0f",
-               highlight=step.answer if lessons.answers(lesson).get(index) is not None else None, height=260)
+    fig = bars(
+        [option_label(step, i) for i in range(len(step.options))],
+        values,
+        value_format=".0f",
+        highlight=step.answer if lessons.answers(lesson).get(index) is not None else None,
+        height=260,
+    )
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_class_{step.id}")
 
 
-st.radio(t("lesson_pick"), LESSONS, format_func=lambda k: t(f"lesson_name_{k}"), key="les_lesson",
-         horizontal=True, on_change=lambda: st.session_state.update(les_step=1))
+st.radio(
+    t("lesson_pick"),
+    LESSONS,
+    format_func=lambda k: t(f"lesson_name_{k}"),
+    key="les_lesson",
+    horizontal=True,
+    on_change=lambda: st.session_state.update(les_step=1),
+)
 lesson = st.session_state["les_lesson"]
 with st.spinner():
     steps = lessons.steps(lesson, ctx.device)
@@ -113,8 +131,16 @@ def _picked(key: str) -> None:
 pick_key = f"les_pick_{lesson}_{index}"
 if given is not None:
     st.session_state[pick_key] = given
-st.pills(t("lesson_your_prediction"), list(range(len(step.options))), format_func=lambda i: option_label(step, i),
-         key=pick_key, selection_mode="single", disabled=given is not None, on_change=_picked, args=(pick_key,))
+st.pills(
+    t("lesson_your_prediction"),
+    list(range(len(step.options))),
+    format_func=lambda i: option_label(step, i),
+    key=pick_key,
+    selection_mode="single",
+    disabled=given is not None,
+    on_change=_picked,
+    args=(pick_key,),
+)
 
 if classroom.is_teacher():
     show_class_answers(step)
@@ -133,8 +159,9 @@ else:
 right, answered = score(steps, lessons.answers(lesson))
 with st.container(horizontal=True):
     st.button(t("lesson_back"), icon="⬅️", disabled=index == 0, on_click=_go, args=(-1,), key="les_back")
-    st.button(t("lesson_next"), icon="➡️", disabled=index == n - 1, on_click=_go, args=(1,), key="les_next",
-              type="primary")
+    st.button(
+        t("lesson_next"), icon="➡️", disabled=index == n - 1, on_click=_go, args=(1,), key="les_next", type="primary"
+    )
     st.button(t("lesson_restart"), icon="🔄", on_click=_restart, key="les_restart")
 if index == n - 1 and answered == n:
     st.markdown("## " + t("lesson_score", right=right, n=n))

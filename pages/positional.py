@@ -1,6 +1,7 @@
 """Positional encoding: the sinusoidal table and its relative-position property, the shipped
 GPT's learned positions, RoPE and ALiBi, word order (狗咬人 vs 人咬狗) with and without the
 encoding, and the three GPTs on texts longer than they were trained on."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,12 +28,10 @@ DIMS, MAX_DIMS = (0, 1, 10, 30), 8
 GPTS = ("gpt", "gpt-rope", "gpt-alibi")
 ORDER_A, ORDER_B = "狗咬人", "人咬狗"
 BUCKETS = (0, 20, 40, 60, 80, 100, 127)
-LONG_TOKENS = 126                    # + <s> = 127 positions, inside max_seq_len 128
-N_TEXTS = 4                          # long texts averaged per bucket
+LONG_TOKENS = 126  # + <s> = 127 positions, inside max_seq_len 128
+N_TEXTS = 4  # long texts averaged per bucket
 ALIBI_N = 16
 ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
-
-
 
 
 def int_list(raw: str) -> list[int]:
@@ -94,8 +93,15 @@ state.url_param("llang", "en", state.choice(("en", "zh")), key="pos_llang")
 state.url_param("npos", 64, state.clamped("npos", 2, 128, cast=int), key="pos_npos")
 
 page_header("page_positional", "pos_intro")
-sec = st.segmented_control(t("pos_section"), SECTIONS, key="pos_sec", format_func=lambda s: t(f"pos_sec_{s}"),
-                           required=True, label_visibility="collapsed", width="stretch")
+sec = st.segmented_control(
+    t("pos_section"),
+    SECTIONS,
+    key="pos_sec",
+    format_func=lambda s: t(f"pos_sec_{s}"),
+    required=True,
+    label_visibility="collapsed",
+    width="stretch",
+)
 url: dict = {"sec": None if sec == "sin" else sec}
 
 
@@ -123,20 +129,40 @@ if sec == "sin":
     st.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
     st.subheader(t("pos_heatmap_title", n=n, d=d))
     st.caption(t("pos_heatmap_help"))
-    st.plotly_chart(vp.pe_heatmap(pe, labels={"position": t("pos_axis_position"), "dimension": t("pos_axis_dimension"),
-                                              "value": t("pos_axis_value")}),
-                    config=PLOTLY_CONFIG, key="pos_heatmap")
+    st.plotly_chart(
+        vp.pe_heatmap(
+            pe,
+            labels={
+                "position": t("pos_axis_position"),
+                "dimension": t("pos_axis_dimension"),
+                "value": t("pos_axis_value"),
+            },
+        ),
+        config=PLOTLY_CONFIG,
+        key="pos_heatmap",
+    )
     asked = st.session_state.get("pos_dims") or list(DIMS)
     dims = sorted({x for x in asked if 0 <= x < d})[:MAX_DIMS] or [0]
     if dims != sorted(set(asked)):
         st.caption("ⓘ " + t("pos_dims_dropped", d=d, n=MAX_DIMS))
     st.session_state["pos_dims"] = dims
     st.subheader(t("pos_curves_title"))
-    chosen = st.multiselect(t("pos_dims"), list(range(d)), key="pos_dims", max_selections=MAX_DIMS,
-                            format_func=lambda x: t("pos_dim_label", d=x))
-    st.plotly_chart(vp.pe_curves(pe, chosen, labels={"position": t("pos_axis_position"), "value": t("pos_axis_value"),
-                                                     "dim": t("pos_dim_label")}),
-                    config=PLOTLY_CONFIG, key="pos_curves")
+    chosen = st.multiselect(
+        t("pos_dims"),
+        list(range(d)),
+        key="pos_dims",
+        max_selections=MAX_DIMS,
+        format_func=lambda x: t("pos_dim_label", d=x),
+    )
+    st.plotly_chart(
+        vp.pe_curves(
+            pe,
+            chosen,
+            labels={"position": t("pos_axis_position"), "value": t("pos_axis_value"), "dim": t("pos_dim_label")},
+        ),
+        config=PLOTLY_CONFIG,
+        key="pos_curves",
+    )
     url["dims"] = ",".join(map(str, chosen)) if chosen != list(DIMS) else None
 
 # -- 2. relative positions -----------------------------------------------------------------------
@@ -146,18 +172,24 @@ if sec == "rel":
     dots = ex.dot_products(pe)
     left, right = st.columns(2, gap="large")
     with left:
-        st.plotly_chart(vp.matrix(dots, t("pos_axis_q"), t("pos_axis_p"), t("pos_axis_dot")),
-                        config=PLOTLY_CONFIG, key="pos_dots")
+        st.plotly_chart(
+            vp.matrix(dots, t("pos_axis_q"), t("pos_axis_p"), t("pos_axis_dot")), config=PLOTLY_CONFIG, key="pos_dots"
+        )
     with right:
-        st.plotly_chart(vp.dot_vs_offset(dots, labels={"offset": t("pos_axis_offset"), "dot": t("pos_axis_dot")}),
-                        config=PLOTLY_CONFIG, key="pos_dot_offset")
+        st.plotly_chart(
+            vp.dot_vs_offset(dots, labels={"offset": t("pos_axis_offset"), "dot": t("pos_axis_dot")}),
+            config=PLOTLY_CONFIG,
+            key="pos_dot_offset",
+        )
 
     st.subheader(t("pos_rotation_title"))
     st.markdown(t("pos_rotation_help"))
-    st.latex(r"\begin{pmatrix}\sin((p+k)\,\omega_i)\\ \cos((p+k)\,\omega_i)\end{pmatrix}"
-             r"=\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-             r"\begin{pmatrix}\sin p\,\omega_i\\ \cos p\,\omega_i\end{pmatrix},\qquad"
-             r"\omega_i = \frac{1}{10000^{2i/d_{\text{model}}}}")
+    st.latex(
+        r"\begin{pmatrix}\sin((p+k)\,\omega_i)\\ \cos((p+k)\,\omega_i)\end{pmatrix}"
+        r"=\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+        r"\begin{pmatrix}\sin p\,\omega_i\\ \cos p\,\omega_i\end{pmatrix},\qquad"
+        r"\omega_i = \frac{1}{10000^{2i/d_{\text{model}}}}"
+    )
     c1, c2, _ = st.columns([1, 1, 3])
     p = int(c1.number_input(t("pos_p"), 0, 10_000, step=1, key="pos_p"))
     k = int(c2.number_input(t("pos_k"), 0, 10_000, step=1, key="pos_k"))
@@ -168,13 +200,22 @@ if sec == "rel":
     else:
         shown = min(d, 8)
         st.caption(t("pos_rotation_first", n=shown, d=d))
-        st.dataframe(pd.DataFrame({t("pos_col_dim"): np.arange(shown),
-                                   t("pos_col_pe_p"): check["pe_p"][:shown],
-                                   t("pos_col_pred"): check["predicted"][:shown],
-                                   t("pos_col_pe_pk"): check["pe_pk"][:shown]}),
-                     hide_index=True, key="pos_rotation",
-                     column_config={c: st.column_config.NumberColumn(format="%.6f")
-                                    for c in (t("pos_col_pe_p"), t("pos_col_pred"), t("pos_col_pe_pk"))})
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    t("pos_col_dim"): np.arange(shown),
+                    t("pos_col_pe_p"): check["pe_p"][:shown],
+                    t("pos_col_pred"): check["predicted"][:shown],
+                    t("pos_col_pe_pk"): check["pe_pk"][:shown],
+                }
+            ),
+            hide_index=True,
+            key="pos_rotation",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.6f")
+                for c in (t("pos_col_pe_p"), t("pos_col_pred"), t("pos_col_pe_pk"))
+            },
+        )
         st.markdown(t("pos_rotation_error", n=check["paired"], err=check["max_error"]))
 
 # -- 3. learned positions beside sinusoids --------------------------------------------------------
@@ -188,16 +229,30 @@ if sec == "learned":
         else:
             npos = int(st.slider(t("pos_learned_show"), 2, table_l.shape[0], key="pos_npos"))
             url["npos"] = None if npos == 64 else npos
-            sims = {"l": ex.cosine_similarity(table_l[:npos]),
-                    "s": ex.cosine_similarity(table(table_l.shape[1], table_l.shape[0])[:npos])}
+            sims = {
+                "l": ex.cosine_similarity(table_l[:npos]),
+                "s": ex.cosine_similarity(table(table_l.shape[1], table_l.shape[0])[:npos]),
+            }
             left, right = st.columns(2, gap="large")
-            for col, key, title in ((left, "l", t("pos_learned_title")),
-                                    (right, "s", t("pos_sin_title", d=table_l.shape[1]))):
+            for col, key, title in (
+                (left, "l", t("pos_learned_title")),
+                (right, "s", t("pos_sin_title", d=table_l.shape[1])),
+            ):
                 with col:
                     st.markdown(f"**{title}**")
-                    st.plotly_chart(vp.matrix(sims[key], t("pos_axis_position"), t("pos_axis_position"),
-                                              t("pos_axis_similarity"), -1.0, 1.0, height=440),
-                                    config=PLOTLY_CONFIG, key=f"pos_sim_{key}")
+                    st.plotly_chart(
+                        vp.matrix(
+                            sims[key],
+                            t("pos_axis_position"),
+                            t("pos_axis_position"),
+                            t("pos_axis_similarity"),
+                            -1.0,
+                            1.0,
+                            height=440,
+                        ),
+                        config=PLOTLY_CONFIG,
+                        key=f"pos_sim_{key}",
+                    )
             st.caption(t("pos_learned_help"))
 
 # -- 4. RoPE and ALiBi -------------------------------------------------------------------------
@@ -207,10 +262,16 @@ if sec == "rope":
     st.latex(r"q_m \cdot k_n = (R_{m}\,q)\cdot(R_{n}\,k) = q \cdot R_{n-m}\,k")
     d_head = PRESETS["gpt-rope"].d_model // PRESETS["gpt-rope"].num_heads
     scores = ex.rope_scores(d_head, ROPE_OFFSETS, ROPE_STARTS)
-    st.plotly_chart(vp.rope_curves(ROPE_OFFSETS, scores, ROPE_STARTS,
-                                   labels={"offset": t("pos_axis_rope_offset"), "score": t("pos_axis_score"),
-                                           "start": t("pos_rope_start")}),
-                    config=PLOTLY_CONFIG, key="pos_rope")
+    st.plotly_chart(
+        vp.rope_curves(
+            ROPE_OFFSETS,
+            scores,
+            ROPE_STARTS,
+            labels={"offset": t("pos_axis_rope_offset"), "score": t("pos_axis_score"), "start": t("pos_rope_start")},
+        ),
+        config=PLOTLY_CONFIG,
+        key="pos_rope",
+    )
     st.caption(t("pos_rope_diff", diff=float(np.abs(scores[0] - scores[1]).max())))
 
     st.subheader(t("pos_alibi_title"))
@@ -218,8 +279,11 @@ if sec == "rope":
     st.latex(r"\text{score}(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,(i - j),\qquad m_h = 2^{-8h/H}")
     bias, slopes = ex.alibi(PRESETS["gpt-alibi"].num_heads, ALIBI_N)
     causal = np.tril(np.ones((ALIBI_N, ALIBI_N), bool))
-    st.plotly_chart(vp.alibi_grid(bias, slopes, causal, labels={"head": t("pos_alibi_head"), "bias": t("pos_axis_bias")}),
-                    config=PLOTLY_CONFIG, key="pos_alibi")
+    st.plotly_chart(
+        vp.alibi_grid(bias, slopes, causal, labels={"head": t("pos_alibi_head"), "bias": t("pos_axis_bias")}),
+        config=PLOTLY_CONFIG,
+        key="pos_alibi",
+    )
 
 # -- 5. word order: 狗咬人 vs 人咬狗 ------------------------------------------------------------
 if sec == "order":
@@ -248,8 +312,7 @@ if sec == "order":
             state.fit("pos_olayer", range(n_layers), layer_label)
             state.fit("pos_ohead", ["mean", *range(n_heads)], head_label)
             c1, c2, _ = st.columns([1, 1, 2])
-            layer = c1.selectbox(t("pos_order_layer"), list(range(n_layers)), key="pos_olayer",
-                                 format_func=layer_label)
+            layer = c1.selectbox(t("pos_order_layer"), list(range(n_layers)), key="pos_olayer", format_func=layer_label)
             head = c2.selectbox(t("pos_order_head"), ["mean", *range(n_heads)], key="pos_ohead", format_func=head_label)
             url.update(olayer=layer + 1, ohead="mean" if head == "mean" else head + 1)
             ta, tb = result["tokens"]
@@ -299,12 +362,19 @@ if sec == "long":
                     st.info(t("empty_text_hint"), icon="✏️")
                     continue
                 att = tr.attention["decoder"]
-                show_heatmap(mean_of_heads(att.weights)[min(layer, att.num_layers - 1)], att.query_tokens,
-                             att.key_tokens, mask=att.mask, key=f"pos_gpt_{name}", height=380)
+                show_heatmap(
+                    mean_of_heads(att.weights)[min(layer, att.num_layers - 1)],
+                    att.query_tokens,
+                    att.key_tokens,
+                    mask=att.mask,
+                    key=f"pos_gpt_{name}",
+                    height=380,
+                )
 
         st.subheader(t("pos_long_title"))
-        lang = st.radio(t("pos_long_lang"), ("en", "zh"), key="pos_llang", horizontal=True,
-                        format_func=lambda x: t(f"pos_lang_{x}"))
+        lang = st.radio(
+            t("pos_long_lang"), ("en", "zh"), key="pos_llang", horizontal=True, format_func=lambda x: t(f"pos_lang_{x}")
+        )
         url["llang"] = None if lang == "en" else lang
         st.markdown(t("pos_long_help", n=LONG_TOKENS, k=N_TEXTS))
         with st.spinner():
@@ -313,14 +383,27 @@ if sec == "long":
         bars = {model_label(nm): r["long"] for nm, r in results.items()}
         # the three read short texts equally well (their "alone" losses differ by hundredths): one line
         alone = {t("pos_alone_mean"): np.mean([r["alone"] for r in results.values()], axis=0)}
-        st.plotly_chart(vp.loss_by_bucket(names, bars, dashed=alone,
-                                          labels={"bucket": t("pos_axis_bucket"), "loss": t("pos_axis_loss")}),
-                        config=PLOTLY_CONFIG, key="pos_long")
-        df = pd.DataFrame({t("pos_long_table_model"): list(bars),
-                           **{nm: [float(v[i]) for v in bars.values()] for i, nm in enumerate(names)},
-                           t("pos_long_table_alone"): [float(np.nanmean(r["alone"])) for r in results.values()]})
-        st.dataframe(df, hide_index=True, width="stretch", key="pos_long_table",
-                     column_config={c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[1:]})
+        st.plotly_chart(
+            vp.loss_by_bucket(
+                names, bars, dashed=alone, labels={"bucket": t("pos_axis_bucket"), "loss": t("pos_axis_loss")}
+            ),
+            config=PLOTLY_CONFIG,
+            key="pos_long",
+        )
+        df = pd.DataFrame(
+            {
+                t("pos_long_table_model"): list(bars),
+                **{nm: [float(v[i]) for v in bars.values()] for i, nm in enumerate(names)},
+                t("pos_long_table_alone"): [float(np.nanmean(r["alone"])) for r in results.values()],
+            }
+        )
+        st.dataframe(
+            df,
+            hide_index=True,
+            width="stretch",
+            key="pos_long_table",
+            column_config={c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[1:]},
+        )
         pieces = results[ok[0]]["pieces"]
         with st.expander(t("pos_long_text")):
             st.markdown(md((" " if lang == "en" else "").join(pieces)))

@@ -2,6 +2,7 @@
 sidebar's sentence: tokens, embeddings + position, Q K V, QK^T, / sqrt(d_k), mask, softmax,
 weights x V, concat + W^O, residual + LayerNorm + FFN. Each step: its formula, the numbers the
 model computed (model/walkthrough.py), and the lines of model/ that computed them, read now."""
+
 from __future__ import annotations
 
 import math
@@ -26,13 +27,13 @@ from viz.steps import matrix_heatmap, shapes_figure
 N = len(STEPS)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)     # a translator's recording: a few MB
+@st.cache_data(show_spinner=False, max_entries=8)  # a translator's recording: a few MB
 def recording(name: str, device: str, text: str):
     """One recorded forward pass per (model, sentence): every layer and head is picked from it."""
     return record(cache.runner(name, device), text)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)    # one head's numbers: up to about 1 MB
+@st.cache_data(show_spinner=False, max_entries=32)  # one head's numbers: up to about 1 MB
 def walkthrough(name: str, device: str, text: str, kind: str, layer: int, head: int):
     return walk(cache.runner(name, device), recording(name, device, text), kind, layer, head)
 
@@ -76,9 +77,15 @@ def matrix(values, row_tokens, key: str, title: str = "", columns=None, **kw) ->
 
 
 def mlabels(columns=None) -> dict:
-    return {"x": t("axis_key") if columns is not None else t("steps_axis_dim"), "y": t("steps_axis_token"),
-            "value": t("steps_value"), "masked": t("masked"), "head": t("steps_head_short"),
-            "seq": "seq_len", "heads": "heads"}
+    return {
+        "x": t("axis_key") if columns is not None else t("steps_axis_dim"),
+        "y": t("steps_axis_token"),
+        "value": t("steps_value"),
+        "masked": t("masked"),
+        "head": t("steps_head_short"),
+        "seq": "seq_len",
+        "heads": "heads",
+    }
 
 
 # -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
@@ -106,34 +113,61 @@ state.fit("steps_head", range(cfg.num_heads), lambda i: t("steps_head_n", n=i + 
 c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
 with c_kind:
     if len(kinds) > 1:
-        kind = st.radio(t("steps_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="steps_kind",
-                        horizontal=True)
+        kind = st.radio(t("steps_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="steps_kind", horizontal=True)
     else:  # a GPT has one attention: say which instead of offering a choice of one
         kind = kinds[0]
         st.markdown(f"**{t('steps_kind')}:** {t(f'kind_{kind}')}")
 with c_layer:
-    layer = st.selectbox(t("steps_layer"), list(range(cfg.num_layers)), key="steps_layer",
-                         format_func=lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers))
+    layer = st.selectbox(
+        t("steps_layer"),
+        list(range(cfg.num_layers)),
+        key="steps_layer",
+        format_func=lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers),
+    )
 with c_head:
-    head = st.selectbox(t("steps_head"), list(range(cfg.num_heads)), key="steps_head",
-                        format_func=lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads))
+    head = st.selectbox(
+        t("steps_head"),
+        list(range(cfg.num_heads)),
+        key="steps_head",
+        format_func=lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads),
+    )
 
 # -- previous / next --------------------------------------------------------------------------
 step = int(st.session_state["steps_step"])
 c_prev, c_pick, c_next = st.columns([1, 4, 1], vertical_alignment="bottom")
 with c_prev:
-    st.button(t("steps_prev"), key="steps_prev", on_click=go, args=(-1,), disabled=step <= 1,
-              shortcut="Left", width="stretch", help=t("steps_keys_help"))
+    st.button(
+        t("steps_prev"),
+        key="steps_prev",
+        on_click=go,
+        args=(-1,),
+        disabled=step <= 1,
+        shortcut="Left",
+        width="stretch",
+        help=t("steps_keys_help"),
+    )
 with c_pick:
-    step = st.selectbox(t("steps_step"), list(range(1, N + 1)), key="steps_step",
-                        format_func=lambda n: t("steps_step_of", n=n, total=N, title=t(f"steps_title_{STEPS[n - 1]}")))
+    step = st.selectbox(
+        t("steps_step"),
+        list(range(1, N + 1)),
+        key="steps_step",
+        format_func=lambda n: t("steps_step_of", n=n, total=N, title=t(f"steps_title_{STEPS[n - 1]}")),
+    )
 with c_next:
-    st.button(t("steps_next"), key="steps_next", on_click=go, args=(1,), disabled=step >= N,
-              shortcut="Right", width="stretch",
-              help=t("steps_keys_help"))
+    st.button(
+        t("steps_next"),
+        key="steps_next",
+        on_click=go,
+        args=(1,),
+        disabled=step >= N,
+        shortcut="Right",
+        width="stretch",
+        help=t("steps_keys_help"),
+    )
 st.progress(step / N)
-state.set_url(step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1,
-              q=st.session_state.get("steps_q"))
+state.set_url(
+    step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1, q=st.session_state.get("steps_q")
+)
 
 if not ctx.text.strip():
     st.info(t("empty_text_hint"), icon="✏️")
@@ -164,9 +198,21 @@ if kind in ("decoder", "cross"):
     except InputError:
         wr = None
 q_rows = list(qt) if wr is None else [f"{a}{ARROW}{b}" for a, b in zip(qt, wr)]
-st.caption(t("steps_where", model=t(f"model_{w.model.replace('-', '_')}"), kind=t(f"kind_{kind}"),
-             layer=layer + 1, layers=w.num_layers, head=head + 1, heads=w.num_heads, d_model=w.d_model,
-             d_k=w.d_k, T=T, S=S))
+st.caption(
+    t(
+        "steps_where",
+        model=t(f"model_{w.model.replace('-', '_')}"),
+        kind=t(f"kind_{kind}"),
+        layer=layer + 1,
+        layers=w.num_layers,
+        head=head + 1,
+        heads=w.num_heads,
+        d_model=w.d_model,
+        d_k=w.d_k,
+        T=T,
+        S=S,
+    )
+)
 if w.output_text:
     st.caption(t("steps_translation", text=md(w.output_text)))
 
@@ -180,8 +226,11 @@ left, right = st.columns([3, 2], gap="large")
 
 # -- the ten steps: one function each, picked from STEP_VIEWS by the step's key ----------------
 
+
 def step_tokens() -> None:
-    formula.latex(r"\text{text} \;\rightarrow\; [t_1, \dots, t_n] \;\rightarrow\; [\mathrm{id}_1, \dots, \mathrm{id}_n]")
+    formula.latex(
+        r"\text{text} \;\rightarrow\; [t_1, \dots, t_n] \;\rightarrow\; [\mathrm{id}_1, \dots, \mathrm{id}_n]"
+    )
     with left:
         if w.arch == "gpt":
             st.markdown(t("steps_tokens_gpt"))
@@ -189,7 +238,9 @@ def step_tokens() -> None:
             st.markdown(t("steps_tokens_encoder"))
         else:
             st.markdown(t("steps_tokens_translator_target"))
-        sides = [("query", qt, w.query_ids)] if kind != "cross" else [("query", qt, w.query_ids), ("key", kt, w.key_ids)]
+        sides = (
+            [("query", qt, w.query_ids)] if kind != "cross" else [("query", qt, w.query_ids), ("key", kt, w.key_ids)]
+        )
         for side, toks, ids in sides:
             if kind == "cross":
                 st.markdown("**" + t(f"steps_tokens_{side}_side") + "**")
@@ -199,13 +250,16 @@ def step_tokens() -> None:
     with right:
         show_code("tokens", w)
 
+
 def step_embed() -> None:
     scheme = w.positional
     emb = r"\mathrm{Embedding}(\mathrm{ids})" + (r"\cdot\sqrt{d_{\text{model}}}" if w.arch == "transformer" else "")
     if scheme == "sinusoidal":
         formula.latex(r"X^{(0)} = " + emb + r" + PE")
-        formula.latex(r"PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right),\quad "
-                 r"PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
+        formula.latex(
+            r"PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right),\quad "
+            r"PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)"
+        )
     elif scheme == "learned":
         formula.latex(r"X^{(0)} = " + emb + r" + P_{\text{learned}}[pos]")
     else:
@@ -232,6 +286,7 @@ def step_embed() -> None:
     with right:
         show_code("embed", w)
 
+
 def step_qkv() -> None:
     rope = w.positional == "rope"
     if kind == "cross":
@@ -241,7 +296,7 @@ def step_qkv() -> None:
     if rope:
         formula.latex(r"q_m \leftarrow R_{\Theta,m}\, q_m,\qquad k_n \leftarrow R_{\Theta,n}\, k_n")
     with left:
-        which = ("gpt" if w.pre_ln else "cross" if kind == "cross" else "first" if layer == 0 else "later")
+        which = "gpt" if w.pre_ln else "cross" if kind == "cross" else "first" if layer == 0 else "later"
         st.markdown(t(f"steps_x_{which}", layer=layer + 1, prev=layer))
         st.markdown(shape("X" if kind != "cross" else "H", w.X))
         matrix(w.X, qt, "steps_X")
@@ -254,13 +309,20 @@ def step_qkv() -> None:
         chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, labels=mlabels()), "steps_split")
         tabs = st.tabs(["Q", "K", "V"])
         for tab, name, full, part, pre, toks in zip(
-                tabs, "QKV", (w.Q_full, w.K_full, w.V_full), (w.q, w.k, w.v),
-                (w.q_unrotated, w.k_unrotated, None), (qt, kt, kt)):
+            tabs,
+            "QKV",
+            (w.Q_full, w.K_full, w.V_full),
+            (w.q, w.k, w.v),
+            (w.q_unrotated, w.k_unrotated, None),
+            (qt, kt, kt),
+        ):
             with tab:
                 st.markdown(shape(name, full) + " · " + t("steps_bands", head=head + 1))
                 matrix(full, toks, f"steps_{name}_full", head_bands=w.num_heads, chosen_head=head)
                 if pre is not None:
-                    st.markdown(t("steps_rope_before", name=name.lower()) + " · " + shape(f"{name.lower()}_{head + 1}", pre))
+                    st.markdown(
+                        t("steps_rope_before", name=name.lower()) + " · " + shape(f"{name.lower()}_{head + 1}", pre)
+                    )
                     matrix(pre, toks, f"steps_{name}_pre")
                     st.markdown(t("steps_rope_after", name=name.lower()))
                 st.markdown(shape(f"{name}_{head + 1}", part))
@@ -269,6 +331,7 @@ def step_qkv() -> None:
                     numbers(part, toks, key=f"steps_df_{name}")
     with right:
         show_code("qkv", w)
+
 
 def step_scores() -> None:
     formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
@@ -280,23 +343,36 @@ def step_scores() -> None:
     with right:
         show_code("scores", w)
 
+
 def step_scale() -> None:
-    formula.latex(r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
-             % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k)))
+    formula.latex(
+        r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
+        % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k))
+    )
     with left:
-        st.markdown(t("steps_scale_explain", d_k=w.d_k, s=f"{math.sqrt(w.d_k):.3f}",
-                      before=f"{np.std(w.scores):.3f}", after=f"{np.std(w.scaled):.3f}"))
+        st.markdown(
+            t(
+                "steps_scale_explain",
+                d_k=w.d_k,
+                s=f"{math.sqrt(w.d_k):.3f}",
+                before=f"{np.std(w.scores):.3f}",
+                after=f"{np.std(w.scaled):.3f}",
+            )
+        )
         st.markdown(shape("S'", w.scaled))
         matrix(w.scaled, qt, "steps_scaled", columns=kt)
         numbers(w.scaled, qt, kt, key="steps_df_scaled")
     with right:
         show_code("scale", w)
 
+
 def step_mask() -> None:
     lines = []
     if w.bias is not None:
-        lines.append(r"S'_{ij} \leftarrow S'_{ij} - m_{%d}\,|i - j|,\quad m_{%d} = %.4g" % (
-            head + 1, head + 1, float(-w.bias[min(1, T - 1), 0]) if T > 1 else 0.0))
+        lines.append(
+            r"S'_{ij} \leftarrow S'_{ij} - m_{%d}\,|i - j|,\quad m_{%d} = %.4g"
+            % (head + 1, head + 1, float(-w.bias[min(1, T - 1), 0]) if T > 1 else 0.0)
+        )
     if w.mask_kind == "causal":
         lines.append(r"S'_{ij} \leftarrow -10^{9}\quad \text{if } j > i")
     else:
@@ -309,17 +385,23 @@ def step_mask() -> None:
             st.markdown(t("steps_alibi", head=head + 1) + " · " + shape("bias", w.bias))
             matrix(w.bias, qt, "steps_bias", columns=kt)
         st.markdown(t("steps_mask_matrix") + " · " + shape("mask", w.mask))
-        st.dataframe(pd.DataFrame(np.where(w.mask, "✓", "✗"), index=rows(qt), columns=rows(kt)),
-                     key="steps_df_maskmatrix", height=min(3 + 35 * (T + 1), 420))
+        st.dataframe(
+            pd.DataFrame(np.where(w.mask, "✓", "✗"), index=rows(qt), columns=rows(kt)),
+            key="steps_df_maskmatrix",
+            height=min(3 + 35 * (T + 1), 420),
+        )
         st.markdown(shape("S' (" + t("steps_after_mask") + ")", w.masked))
         matrix(w.masked, qt, "steps_masked", columns=kt, mask=w.mask, masked_text=t("steps_masked_value"))
         numbers(w.masked, qt, kt, key="steps_df_masked")
     with right:
         show_code("mask", w)
 
+
 def step_softmax() -> None:
     temp = "" if w.temperature == 1.0 else f"/{w.temperature:g}"
-    formula.latex(r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{e^{S'_{ij}%s}}{\sum_{k} e^{S'_{ik}%s}}" % (temp, temp, temp))
+    formula.latex(
+        r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{e^{S'_{ij}%s}}{\sum_{k} e^{S'_{ik}%s}}" % (temp, temp, temp)
+    )
     with left:
         st.markdown(t("steps_softmax_explain"))
         st.markdown(shape("A", w.weights))
@@ -331,21 +413,40 @@ def step_softmax() -> None:
         numbers(w.weights, qt, kt, key="steps_df_weights")
     with right:
         q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
-        show_table(kt, w.weights[q], qt[q], None if mask is None else mask[q], key="steps_table",
-                   written=None if wr is None else wr[q])
+        show_table(
+            kt,
+            w.weights[q],
+            qt[q],
+            None if mask is None else mask[q],
+            key="steps_table",
+            written=None if wr is None else wr[q],
+        )
         show_code("softmax", w)
 
+
 def step_weighted() -> None:
-    formula.latex(r"\mathrm{head}_{%d} = A\,V_{%d},\qquad \mathrm{head}_{%d}[i] = \sum_j A_{ij}\, V_{%d}[j]"
-             % (head + 1, head + 1, head + 1, head + 1))
+    formula.latex(
+        r"\mathrm{head}_{%d} = A\,V_{%d},\qquad \mathrm{head}_{%d}[i] = \sum_j A_{ij}\, V_{%d}[j]"
+        % (head + 1, head + 1, head + 1, head + 1)
+    )
     with left:
         st.markdown(t("steps_weighted_explain"))
         q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
         top = np.argsort(-w.weights[q])[:3]
-        st.markdown(t("steps_weighted_row", token=md(qt[q]),
-                      parts=" + ".join(f"{w.weights[q, j]:.3f}·V[{md(kt[j])}]" for j in top)))
-        st.markdown(shape("A", w.weights) + " · " + shape(f"V_{head + 1}", w.v) + " → "
-                    + shape(f"head_{head + 1}", w.head_output))
+        st.markdown(
+            t(
+                "steps_weighted_row",
+                token=md(qt[q]),
+                parts=" + ".join(f"{w.weights[q, j]:.3f}·V[{md(kt[j])}]" for j in top),
+            )
+        )
+        st.markdown(
+            shape("A", w.weights)
+            + " · "
+            + shape(f"V_{head + 1}", w.v)
+            + " → "
+            + shape(f"head_{head + 1}", w.head_output)
+        )
         matrix(w.v, kt, "steps_V_again", title=f"V_{head + 1}")
         matrix(w.head_output, qt, "steps_head_output", title=f"head_{head + 1} = A V_{head + 1}")
         with st.expander(t("steps_numbers", name=f"head_{head + 1}"), expanded=True):
@@ -353,9 +454,11 @@ def step_weighted() -> None:
     with right:
         show_code("weighted", w)
 
+
 def step_concat() -> None:
-    formula.latex(r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O"
-             % w.num_heads)
+    formula.latex(
+        r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O" % w.num_heads
+    )
     with left:
         st.markdown(t("steps_concat_explain", h=w.num_heads, d_k=w.d_k, d=w.d_model))
         chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, merge=True, labels=mlabels()), "steps_merge")
@@ -367,6 +470,7 @@ def step_concat() -> None:
             numbers(w.output, qt, key="steps_df_output")
     with right:
         show_code("concat", w)
+
 
 def step_ffn() -> None:
     if w.pre_ln:
@@ -389,9 +493,18 @@ def step_ffn() -> None:
         show_code("ffn", w)
 
 
-STEP_VIEWS = {"tokens": step_tokens, "embed": step_embed, "qkv": step_qkv, "scores": step_scores,
-              "scale": step_scale, "mask": step_mask, "softmax": step_softmax, "weighted": step_weighted,
-              "concat": step_concat, "ffn": step_ffn}     # one per model.walkthrough.STEPS
+STEP_VIEWS = {
+    "tokens": step_tokens,
+    "embed": step_embed,
+    "qkv": step_qkv,
+    "scores": step_scores,
+    "scale": step_scale,
+    "mask": step_mask,
+    "softmax": step_softmax,
+    "weighted": step_weighted,
+    "concat": step_concat,
+    "ffn": step_ffn,
+}  # one per model.walkthrough.STEPS
 STEP_VIEWS[key]()
 
 copy_link()

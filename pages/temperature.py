@@ -1,6 +1,7 @@
 """Temperature: one head at T = 1 beside the same head at T (the model re-run), the entropy of its
 rows against T, the tutorial's table at both, what T does to the output, and, as a separate knob,
 the sampling temperature with top-k and top-p."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,8 +35,6 @@ STEMP_MAX = 5.0
 N_BARS = 15
 
 
-
-
 def temperature_param(raw: str) -> float:
     v = state.clamped("temp", T_MIN, T_MAX)(raw)
     nearest = min(TEMPS, key=lambda g: abs(math.log(g) - math.log(v)))
@@ -61,8 +60,9 @@ def scores(name: str, device: str, text: str) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def gpt_logits(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer=None):
-    return ex.gpt_next_token_logits(cache.runner(name, device), text, temperature=temperature,
-                                    temperature_layer=temperature_layer)
+    return ex.gpt_next_token_logits(
+        cache.runner(name, device), text, temperature=temperature, temperature_layer=temperature_layer
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -101,20 +101,24 @@ n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
 translator = runner.kind == "translator"
 
 # -- temperature and where it applies ----------------------------------------------------------
-state.fit("temp_scope", ["all", *range(n_layers)],
-          lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1))
+state.fit(
+    "temp_scope", ["all", *range(n_layers)], lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1)
+)
 c_t, c_reset, c_scope = st.columns([6, 1.4, 2.6], vertical_alignment="bottom")
 with c_t:
-    T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label,
-                         help=t("temp_t_help"))
+    T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label, help=t("temp_t_help"))
 with c_reset:
-    st.button(t("temp_reset"), key="temp_reset", disabled=T == 1.0,
-              on_click=lambda: st.session_state.update(temp_t=1.0))
+    st.button(
+        t("temp_reset"), key="temp_reset", disabled=T == 1.0, on_click=lambda: st.session_state.update(temp_t=1.0)
+    )
 with c_scope:
-    scope = st.selectbox(t("temp_scope"), ["all", *range(n_layers)], key="temp_scope",
-                         format_func=lambda v: t("temp_scope_all") if v == "all"
-                         else t("temp_scope_layer", n=v + 1),
-                         help=t("temp_scope_help_translator" if translator else "temp_scope_help_gpt"))
+    scope = st.selectbox(
+        t("temp_scope"),
+        ["all", *range(n_layers)],
+        key="temp_scope",
+        format_func=lambda v: t("temp_scope_all") if v == "all" else t("temp_scope_layer", n=v + 1),
+        help=t("temp_scope_help_translator" if translator else "temp_scope_help_gpt"),
+    )
 t_layer = None if scope == "all" else scope
 
 base = ctx.trace()
@@ -137,19 +141,28 @@ state.fit("temp_layer", range(n_layers), lambda v: t("temp_layer_n", n=v + 1))
 state.fit("temp_head", range(n_heads), lambda v: t("temp_head_n", n=v + 1))
 c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
 with c_kind:
-    kind = st.radio(t("temp_kind"), kinds, key="temp_kind", format_func=lambda k: t(f"kind_{k}"),
-                    horizontal=True, disabled=len(kinds) == 1)
+    kind = st.radio(
+        t("temp_kind"),
+        kinds,
+        key="temp_kind",
+        format_func=lambda k: t(f"kind_{k}"),
+        horizontal=True,
+        disabled=len(kinds) == 1,
+    )
 with c_layer:
-    layer = st.selectbox(t("temp_layer"), list(range(n_layers)), key="temp_layer",
-                         format_func=lambda v: t("temp_layer_n", n=v + 1))
+    layer = st.selectbox(
+        t("temp_layer"), list(range(n_layers)), key="temp_layer", format_func=lambda v: t("temp_layer_n", n=v + 1)
+    )
 with c_head:
-    head = st.selectbox(t("temp_head"), list(range(n_heads)), key="temp_head",
-                        format_func=lambda v: t("temp_head_n", n=v + 1))
+    head = st.selectbox(
+        t("temp_head"), list(range(n_heads)), key="temp_head", format_func=lambda v: t("temp_head_n", n=v + 1)
+    )
 
 att1, attT = base.attention[kind], hot.attention[kind]
 w1, wT = att1.weights[layer, head], attT.weights[layer, head]
-title = t("temp_heat_title", kind=t(f"kind_{kind}"), layer=t("temp_layer_n", n=layer + 1),
-          head=t("temp_head_n", n=head + 1))
+title = t(
+    "temp_heat_title", kind=t(f"kind_{kind}"), layer=t("temp_layer_n", n=layer + 1), head=t("temp_head_n", n=head + 1)
+)
 st.subheader(title)
 st.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
 if T != 1.0 and t_layer is not None and t_layer != layer:
@@ -159,50 +172,102 @@ if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
-    show_heatmap(w1, row_labels(att1), att1.key_tokens, mask=att1.mask, key="temp_heat_1", zmax=1.0,
-                 writes=att1.query_written is not None)
+    show_heatmap(
+        w1,
+        row_labels(att1),
+        att1.key_tokens,
+        mask=att1.mask,
+        key="temp_heat_1",
+        zmax=1.0,
+        writes=att1.query_written is not None,
+    )
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
-    show_heatmap(wT, row_labels(attT), attT.key_tokens, mask=attT.mask, key="temp_heat_t", zmax=1.0,
-                 writes=attT.query_written is not None)
+    show_heatmap(
+        wT,
+        row_labels(attT),
+        attT.key_tokens,
+        mask=attT.mask,
+        key="temp_heat_t",
+        zmax=1.0,
+        writes=attT.query_written is not None,
+    )
 
 # -- the chosen query: the tutorial's table at both temperatures --------------------------------
 q_tokens = att1.query_tokens
 if st.session_state.get("temp_q") is None:
     st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
 state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
-pills = pill_labels(row_labels(att1))          # unique: a repeated word's second row can be chosen
-q = st.pills(t("temp_query"), list(range(len(q_tokens))), format_func=lambda i: pills[i],
-             key="temp_q", selection_mode="single", required=True)
+pills = pill_labels(row_labels(att1))  # unique: a repeated word's second row can be chosen
+q = st.pills(
+    t("temp_query"),
+    list(range(len(q_tokens))),
+    format_func=lambda i: pills[i],
+    key="temp_q",
+    selection_mode="single",
+    required=True,
+)
 st.subheader(t("temp_table_title"))
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
-    show_table(att1.key_tokens, w1[q], q_tokens[q], None if att1.mask is None else att1.mask[q],
-               key="temp_table_1", download=False, written=(att1.query_written or [None] * len(q_tokens))[q])
+    show_table(
+        att1.key_tokens,
+        w1[q],
+        q_tokens[q],
+        None if att1.mask is None else att1.mask[q],
+        key="temp_table_1",
+        download=False,
+        written=(att1.query_written or [None] * len(q_tokens))[q],
+    )
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
     qT = min(q, len(attT.query_tokens) - 1)
-    show_table(attT.key_tokens, wT[qT], attT.query_tokens[qT], None if attT.mask is None else attT.mask[qT],
-               key="temp_table_t", download=False,
-               written=(attT.query_written or [None] * len(attT.query_tokens))[qT])
+    show_table(
+        attT.key_tokens,
+        wT[qT],
+        attT.query_tokens[qT],
+        None if attT.mask is None else attT.mask[qT],
+        key="temp_table_t",
+        download=False,
+        written=(attT.query_written or [None] * len(attT.query_tokens))[qT],
+    )
 
 # -- entropy against temperature -----------------------------------------------------------------
 st.subheader(t("temp_entropy_title"))
 st.markdown(t("temp_entropy_help"))
-s = scores(ctx.model, ctx.device, base.input_text)[kind][layer, head]          # (Q, K)
+s = scores(ctx.model, ctx.device, base.input_text)[kind][layer, head]  # (Q, K)
 if s.shape == w1.shape:
     ev = ex.entropy_view(s, CURVE_TEMPS, q, T)
     fig = entropy_vs_temperature(
-        CURVE_TEMPS, [ev["row"], ev["mean"]], ev["n_q"],
+        CURVE_TEMPS,
+        [ev["row"], ev["mean"]],
+        ev["n_q"],
         names=[t("temp_curve_row", token=q_tokens[q]), t("temp_curve_mean")],
-        labels={"temperature": t("temp_axis_t"), "entropy": t("temp_axis_entropy"),
-                "uniform": t("temp_uniform"), "uniform_mean": t("temp_uniform_mean"), "now": t("temp_now")},
+        labels={
+            "temperature": t("temp_axis_t"),
+            "entropy": t("temp_axis_entropy"),
+            "uniform": t("temp_uniform"),
+            "uniform_mean": t("temp_uniform_mean"),
+            "now": t("temp_now"),
+        },
         mean_limit=ev["mean_limit"] if abs(ev["mean_limit"] - ev["limit"]) > 1e-9 else None,
-        now=T, log_ticks=AXIS_TEMPS, y_top=ev["top"])
+        now=T,
+        log_ticks=AXIS_TEMPS,
+        y_top=ev["top"],
+    )
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_entropy")
-    st.caption(t("temp_entropy_values", token=md(q_tokens[q]), h1=ev["h1"], ht=ev["hT"], t=f"{T:g}",
-                 n=ev["n_q"], limit=ev["limit"]))
+    st.caption(
+        t(
+            "temp_entropy_values",
+            token=md(q_tokens[q]),
+            h1=ev["h1"],
+            ht=ev["hT"],
+            t=f"{T:g}",
+            n=ev["n_q"],
+            limit=ev["limit"],
+        )
+    )
 
 # -- what it does to the output --------------------------------------------------------------------
 st.subheader(t("temp_output_title"))
@@ -212,14 +277,22 @@ if translator:
     left.markdown("> " + (md(base.output_text) or t("temp_empty")))
     right.markdown("**" + t("temp_translation_t", t=f"{T:g}") + "**")
     right.markdown("> " + (md(hot.output_text) or t("temp_empty")))
-    em = TEMPERATURE_EXACT_MATCH       # measured offline (model/measured.py), one table to update
-    st.caption(t("temp_translation_help", n=f"{em['n']:,}", figures=", ".join(
-        f"{t('temp_at_t', t=f'{k:g}')}: {v:.2f}" for k, v in em["by_t"].items())))
+    em = TEMPERATURE_EXACT_MATCH  # measured offline (model/measured.py), one table to update
+    st.caption(
+        t(
+            "temp_translation_help",
+            n=f"{em['n']:,}",
+            figures=", ".join(f"{t('temp_at_t', t=f'{k:g}')}: {v:.2f}" for k, v in em["by_t"].items()),
+        )
+    )
     if st.toggle(t("temp_sweep"), key="temp_sweep"):
         texts = translations(ctx.model, ctx.device, base.input_text, SWEEP_TEMPS, t_layer)
-        st.dataframe(pd.DataFrame({t("temp_sweep_col_t"): [f"{v:g}" for v in SWEEP_TEMPS],
-                                   t("temp_sweep_col_text"): texts}),
-                     hide_index=True, width="stretch", key="temp_sweep_table")
+        st.dataframe(
+            pd.DataFrame({t("temp_sweep_col_t"): [f"{v:g}" for v in SWEEP_TEMPS], t("temp_sweep_col_text"): texts}),
+            hide_index=True,
+            width="stretch",
+            key="temp_sweep_table",
+        )
 elif runner.kind != "gpt":
     # an encoder (BERT, MiniLM) reads the text and writes nothing: there is no next token to show
     st.info(t("temp_encoder_no_output"), icon="ℹ️")
@@ -229,9 +302,17 @@ else:
     p1 = ex.softmax_at(gpt_logits(ctx.model, ctx.device, base.input_text), 1.0)
     pT = ex.softmax_at(gpt_logits(ctx.model, ctx.device, base.input_text, T, t_layer), 1.0) if T != 1.0 else p1
     idx = top_indices(p1 + pT, N_BARS)
-    fig = compare_bars(runner.tokenizer.labels(idx.tolist()), p1[idx], pT[idx],
-                       labels={"a": t("temp_at_one"), "b": t("temp_at_t", t=f"{T:g}"),
-                               "token": t("temp_bars_token"), "probability": t("temp_bars_probability")})
+    fig = compare_bars(
+        runner.tokenizer.labels(idx.tolist()),
+        p1[idx],
+        pT[idx],
+        labels={
+            "a": t("temp_at_one"),
+            "b": t("temp_at_t", t=f"{T:g}"),
+            "token": t("temp_bars_token"),
+            "probability": t("temp_bars_probability"),
+        },
+    )
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_next")
 
 # -- sampling temperature: a separate knob ------------------------------------------------------
@@ -239,7 +320,7 @@ st.divider()
 st.subheader(t("temp_sampling_title"))
 st.markdown(t("temp_sampling_intro"))
 gpt_ctx = ctx
-if runner.kind != "gpt":      # a translator or an encoder does not continue text: our GPT does
+if runner.kind != "gpt":  # a translator or an encoder does not continue text: our GPT does
     st.caption("ⓘ " + t("temp_sampling_gpt_note" if translator else "temp_sampling_gpt_note_encoder"))
     gpt_ctx = dataclasses.replace(ctx, model="gpt")
 gpt = gpt_ctx.runner()
@@ -254,22 +335,38 @@ if gpt is not None:
     with c3:
         top_p = st.slider(t("temp_topp"), 0.01, 1.0, step=0.01, key="temp_topp", help=t("temp_topp_help"))
     logits = gpt_logits(gpt_ctx.model, gpt_ctx.device, base.input_text)
-    final, kept, before = ex.sampling_view(logits, float(stemp), int(top_k) or None,
-                                           None if top_p >= 1.0 else float(top_p))
+    final, kept, before = ex.sampling_view(
+        logits, float(stemp), int(top_k) or None, None if top_p >= 1.0 else float(top_p)
+    )
     idx = top_indices(before, N_BARS)
     shown = np.where(kept[idx], final[idx], before[idx])
-    fig = next_token_bars(gpt.tokenizer.labels(idx.tolist()), shown, cut=~kept[idx],
-                          labels={"cut": t("temp_bars_cut"), "kept": t("temp_bars_kept"),
-                                  "chosen": t("temp_bars_chosen"), "token": t("temp_bars_token"),
-                                  "probability": t("temp_bars_probability")})
+    fig = next_token_bars(
+        gpt.tokenizer.labels(idx.tolist()),
+        shown,
+        cut=~kept[idx],
+        labels={
+            "cut": t("temp_bars_cut"),
+            "kept": t("temp_bars_kept"),
+            "chosen": t("temp_bars_chosen"),
+            "token": t("temp_bars_token"),
+            "probability": t("temp_bars_probability"),
+        },
+    )
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_sampling")
     st.caption(t("temp_bars_caption") + " " + t("temp_sampling_kept", n=int(kept.sum()), p=float(final.max())))
 else:
     stemp, top_k, top_p = (st.session_state[k] for k in ("temp_stemp", "temp_topk", "temp_topp"))
 
-state.set_url(temp=None if T == 1.0 else T, tlayer=None if scope == "all" else scope + 1,
-              kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1, q=q,
-              sweep=True if translator and st.session_state.get("temp_sweep") else None,
-              stemp=None if stemp == 1.0 else float(stemp), topk=int(top_k) or None,
-              topp=None if top_p >= 1.0 else float(top_p))
+state.set_url(
+    temp=None if T == 1.0 else T,
+    tlayer=None if scope == "all" else scope + 1,
+    kind=kind if len(kinds) > 1 else None,
+    layer=layer + 1,
+    head=head + 1,
+    q=q,
+    sweep=True if translator and st.session_state.get("temp_sweep") else None,
+    stemp=None if stemp == 1.0 else float(stemp),
+    topk=int(top_k) or None,
+    topp=None if top_p >= 1.0 else float(top_p),
+)
 copy_link()

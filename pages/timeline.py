@@ -2,6 +2,7 @@
 model; the losses and exact match with a marker at the chosen step; the chosen head and every head
 at that step for the sidebar's sentence, and the output there; role scores per snapshot as lines,
 with the step where a head forms named from the numbers."""
+
 from __future__ import annotations
 
 import copy
@@ -27,8 +28,11 @@ from viz.table import to_csv
 from viz.timeline import FORMED, formed_heads, largest_rise
 
 PLAY_SECONDS = 1.0
-KIND_ROLES = {"encoder": ("previous", "first"), "decoder": ("previous", "first", "induction", "pronoun"),
-              "cross": ("alignment",)}
+KIND_ROLES = {
+    "encoder": ("previous", "first"),
+    "decoder": ("previous", "first", "induction", "pronoun"),
+    "cross": ("alignment",),
+}
 MODEL_VIEW_TILE = 64
 
 ctx = current()
@@ -72,20 +76,26 @@ def toggle_play() -> None:
         st.session_state["_tl_playing"] = False
         return
     st.session_state["_tl_playing"] = True
-    if st.session_state["tl_step"] == steps[-1]:   # from the end: start again at step 0
+    if st.session_state["tl_step"] == steps[-1]:  # from the end: start again at step 0
         st.session_state["tl_step"] = steps[0]
 
 
 c_play, c_slider = st.columns([1, 8], vertical_alignment="bottom")
 with c_play:
-    st.button(t("tl_stop") if playing else t("tl_play"), icon="⏹️" if playing else "▶️", key="tl_play",
-              on_click=toggle_play, help=t("tl_play_help"), width="stretch")
+    st.button(
+        t("tl_stop") if playing else t("tl_play"),
+        icon="⏹️" if playing else "▶️",
+        key="tl_play",
+        on_click=toggle_play,
+        help=t("tl_play_help"),
+        width="stretch",
+    )
 with c_slider:
-    step = st.select_slider(t("tl_step"), options=steps, key="tl_step", format_func=step_label,
-                            help=t("tl_step_help"))
+    step = st.select_slider(t("tl_step"), options=steps, key="tl_step", format_func=step_label, help=t("tl_step_help"))
 index = steps.index(step)
 metrics = snaps[index]["metrics"]
 translator = "exact_match_en-zh" in snaps[-1]["metrics"]
+
 
 # -- the losses (and exact match) with a marker at the chosen step ------------------------------
 def fmt(v) -> str:
@@ -94,10 +104,24 @@ def fmt(v) -> str:
 
 def at_step_text(tr) -> None:
     """The losses (and exact match) at this step, and the sentence's output there."""
-    st.markdown(t("tl_at_step", step=f"{step:,}", train=fmt(metrics.get("train_loss")),
-                  heldout=fmt(metrics.get("heldout_loss")))
-                + (" " + t("tl_at_step_em", en_zh=fmt(metrics.get("exact_match_en-zh")),
-                           zh_en=fmt(metrics.get("exact_match_zh-en"))) if translator else ""))
+    st.markdown(
+        t(
+            "tl_at_step",
+            step=f"{step:,}",
+            train=fmt(metrics.get("train_loss")),
+            heldout=fmt(metrics.get("heldout_loss")),
+        )
+        + (
+            " "
+            + t(
+                "tl_at_step_em",
+                en_zh=fmt(metrics.get("exact_match_en-zh")),
+                zh_en=fmt(metrics.get("exact_match_zh-en")),
+            )
+            if translator
+            else ""
+        )
+    )
     if tr is None:
         return
     if "cross" in tr.attention:
@@ -109,7 +133,6 @@ def at_step_text(tr) -> None:
 
 # the sidebar's sentence at this step (None after a message saying why not)
 tr = dataclasses.replace(ctx, model=f"{base}@{step}").trace()
-
 
 
 def show(fig, key: str) -> None:
@@ -141,14 +164,22 @@ st.session_state["tl_head"] = min(max(int(st.session_state["tl_head"]), 0), n_he
 
 c_kind, c_layer, c_head = st.columns([3, 1, 1], vertical_alignment="bottom")
 with c_kind:
-    kind = st.radio(t("tl_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="tl_kind", horizontal=True,
-                    disabled=len(kinds) == 1)
+    kind = st.radio(
+        t("tl_kind"),
+        kinds,
+        format_func=lambda k: t(f"kind_{k}"),
+        key="tl_kind",
+        horizontal=True,
+        disabled=len(kinds) == 1,
+    )
 with c_layer:
-    layer = st.selectbox(t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1),
-                         key="tl_layer")
+    layer = st.selectbox(
+        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key="tl_layer"
+    )
 with c_head:
-    head = st.selectbox(t("att_head"), list(range(n_heads)), format_func=lambda i: t("att_head_n", n=i + 1),
-                        key="tl_head")
+    head = st.selectbox(
+        t("att_head"), list(range(n_heads)), format_func=lambda i: t("att_head_n", n=i + 1), key="tl_head"
+    )
 
 att = tr.attention[kind]
 rows = att.query_labels() if hasattr(att, "query_labels") else att.query_tokens
@@ -165,14 +196,28 @@ def pick_tile() -> None:
 
 left, right = st.columns(2, gap="large")
 with left:
-    st.markdown("**" + t("tl_heatmap_title", kind=t(f"kind_{kind}"), layer=t("att_layer_n", n=layer + 1),
-                         head=t("att_head_n", n=head + 1), step=f"{step:,}") + "**")
+    st.markdown(
+        "**"
+        + t(
+            "tl_heatmap_title",
+            kind=t(f"kind_{kind}"),
+            layer=t("att_layer_n", n=layer + 1),
+            head=t("att_head_n", n=head + 1),
+            step=f"{step:,}",
+        )
+        + "**"
+    )
     fig = attention_heatmap(att.weights[layer, head], rows, att.key_tokens, mask=att.mask, labels=heatmap_labels())
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
 with right:
     st.markdown("**" + t("tl_model_view", step=f"{step:,}") + "**")
-    fig = model_view(att.weights, att.mask, selected=(layer, head),
-                     labels={"layer": t("att_layer"), "head": t("att_head_short")}, tile=MODEL_VIEW_TILE)
+    fig = model_view(
+        att.weights,
+        att.mask,
+        selected=(layer, head),
+        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+        tile=MODEL_VIEW_TILE,
+    )
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
 
 # -- role scores per snapshot: when each head forms -------------------------------------------------
@@ -188,20 +233,34 @@ formed = formed_heads(steps, curves)
 def sentence(f: dict, key_em: str = "tl_formed_em", key_loss: str = "tl_formed_loss") -> str:
     before, after = snaps[f["index"] - 1]["metrics"], snaps[f["index"]]["metrics"]
     if translator:
-        key, m0, m1 = key_em, *(
-            (m.get("exact_match_en-zh", 0) + m.get("exact_match_zh-en", 0)) / 2 for m in (before, after))
+        key, m0, m1 = (
+            key_em,
+            *((m.get("exact_match_en-zh", 0) + m.get("exact_match_zh-en", 0)) / 2 for m in (before, after)),
+        )
     else:
         key, m0, m1 = key_loss, before.get("heldout_loss"), after.get("heldout_loss")
-    return t(key, kind=t(f"kind_{f['kind']}"), layer=f["layer"] + 1, head=f["head"] + 1,
-             role_a=t(f"tl_role_a_{f['role']}"), role_name=t(f"tl_role_{f['role']}"),
-             before=f"{f['before']:,}",
-             after=f"{f['after']:,}", s0=f"{f['score_before']:.2f}", s1=f"{f['score_after']:.2f}",
-             m0=fmt(m0), m1=fmt(m1))
+    return t(
+        key,
+        kind=t(f"kind_{f['kind']}"),
+        layer=f["layer"] + 1,
+        head=f["head"] + 1,
+        role_a=t(f"tl_role_a_{f['role']}"),
+        role_name=t(f"tl_role_{f['role']}"),
+        before=f"{f['before']:,}",
+        after=f"{f['after']:,}",
+        s0=f"{f['score_before']:.2f}",
+        s1=f"{f['score_after']:.2f}",
+        m0=fmt(m0),
+        m1=fmt(m1),
+    )
 
 
 rise = None if formed else largest_rise(steps, curves)
-st.markdown(sentence(formed[0]) if formed else t("tl_formed_none", formed=FORMED)
-            + (" " + sentence(rise, "tl_rise_em", "tl_rise_loss") if rise else ""))
+st.markdown(
+    sentence(formed[0])
+    if formed
+    else t("tl_formed_none", formed=FORMED) + (" " + sentence(rise, "tl_rise_em", "tl_rise_loss") if rise else "")
+)
 
 if not roles:
     st.caption(t("tl_no_roles", kind=t(f"kind_{kind}")))
@@ -212,46 +271,88 @@ else:
     st.caption(t(f"tl_role_{role}_help", n=probes.INDUCTION_PERIOD))
     here = [f for f in formed if (f["kind"], f["role"]) == (kind, role)]
     rise_here = None if here else largest_rise(steps, {(kind, role): curves[(kind, role)]})
-    if not (here and formed and here[0] is formed[0]) and not (rise_here and rise_here == rise):   # not said above
-        st.markdown(sentence(here[0]) if here else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
-                    + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else ""))
+    if not (here and formed and here[0] is formed[0]) and not (rise_here and rise_here == rise):  # not said above
+        st.markdown(
+            sentence(here[0])
+            if here
+            else t("tl_formed_none_role", role=t(f"tl_role_{role}"), formed=FORMED)
+            + (" " + sentence(rise_here, "tl_rise_em", "tl_rise_loss") if rise_here else "")
+        )
     show(tl.role_figure(base, ctx.device, kind, role, layer, head, index, ctx.lang), "tl_role_lines")
 
 if formed:
     with st.expander(t("tl_formed_table", n=len(formed))):
-        table = pd.DataFrame({
-            t("tl_col_kind"): [t(f"kind_{f['kind']}") for f in formed],
-            t("tl_col_role"): [t(f"tl_role_{f['role']}") for f in formed],
-            t("tl_col_layer"): [f["layer"] + 1 for f in formed],
-            t("tl_col_head"): [f["head"] + 1 for f in formed],
-            t("tl_col_between"): [f"{f['before']:,} – {f['after']:,}" for f in formed],
-            t("tl_col_before"): [round(f["score_before"], 3) for f in formed],
-            t("tl_col_after"): [round(f["score_after"], 3) for f in formed],
-            t("tl_col_final"): [round(f["final"], 3) for f in formed]})
+        table = pd.DataFrame(
+            {
+                t("tl_col_kind"): [t(f"kind_{f['kind']}") for f in formed],
+                t("tl_col_role"): [t(f"tl_role_{f['role']}") for f in formed],
+                t("tl_col_layer"): [f["layer"] + 1 for f in formed],
+                t("tl_col_head"): [f["head"] + 1 for f in formed],
+                t("tl_col_between"): [f"{f['before']:,} – {f['after']:,}" for f in formed],
+                t("tl_col_before"): [round(f["score_before"], 3) for f in formed],
+                t("tl_col_after"): [round(f["score_after"], 3) for f in formed],
+                t("tl_col_final"): [round(f["final"], 3) for f in formed],
+            }
+        )
         st.dataframe(table, hide_index=True, width="stretch", key="tl_formed")
 
 # -- exports -----------------------------------------------------------------------------------
 with st.expander(t("tl_export")):
     st.caption(t("tl_export_help"))
-    long = pd.DataFrame([{"step": s, "kind": k, "role": r, "layer": lay + 1, "head": h + 1,
-                          "score": float(c[i, lay, h])}
-                         for (k, r), c in curves.items() for i, s in enumerate(steps)
-                         for lay in range(c.shape[1]) for h in range(c.shape[2])])
-    data = {"model": base, "probe_sentences": probes.PROBE_PAIRS, "formed_threshold": FORMED,
-            "snapshots": [{"step": s["step"], "shipped": s["shipped"], "metrics": s["metrics"]} for s in snaps],
-            "role_scores": {f"{k}/{r}": c.round(4).tolist() for (k, r), c in curves.items()},
-            "formed": formed}
+    long = pd.DataFrame(
+        [
+            {"step": s, "kind": k, "role": r, "layer": lay + 1, "head": h + 1, "score": float(c[i, lay, h])}
+            for (k, r), c in curves.items()
+            for i, s in enumerate(steps)
+            for lay in range(c.shape[1])
+            for h in range(c.shape[2])
+        ]
+    )
+    data = {
+        "model": base,
+        "probe_sentences": probes.PROBE_PAIRS,
+        "formed_threshold": FORMED,
+        "snapshots": [{"step": s["step"], "shipped": s["shipped"], "metrics": s["metrics"]} for s in snaps],
+        "role_scores": {f"{k}/{r}": c.round(4).tolist() for (k, r), c in curves.items()},
+        "formed": formed,
+    }
     with st.container(horizontal=True):
-        st.download_button(t("tl_download_json"), json.dumps(data, ensure_ascii=False, indent=1),
-                           file_name=f"timeline_{base}.json", mime="application/json", on_click="ignore",
-                           icon="⬇️", key="tl_json", help=t("tl_download_json_help"))
-        st.download_button(t("tl_download_csv"), to_csv(long), file_name=f"timeline_{base}_roles.csv",
-                           mime="text/csv", on_click="ignore", icon="⬇️", key="tl_csv")
-        st.download_button(t("tl_download_trace"), tr.dumps, file_name=f"attention_{base}_step{step}.json",
-                           mime="application/json", on_click="ignore", icon="⬇️", key="tl_trace")
+        st.download_button(
+            t("tl_download_json"),
+            json.dumps(data, ensure_ascii=False, indent=1),
+            file_name=f"timeline_{base}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon="⬇️",
+            key="tl_json",
+            help=t("tl_download_json_help"),
+        )
+        st.download_button(
+            t("tl_download_csv"),
+            to_csv(long),
+            file_name=f"timeline_{base}_roles.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon="⬇️",
+            key="tl_csv",
+        )
+        st.download_button(
+            t("tl_download_trace"),
+            tr.dumps,
+            file_name=f"attention_{base}_step{step}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon="⬇️",
+            key="tl_trace",
+        )
 
-state.set_url(step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1,
-              role=st.session_state.get("tl_role") if roles else None)
+state.set_url(
+    step=step,
+    kind=kind if len(kinds) > 1 else None,
+    layer=layer + 1,
+    head=head + 1,
+    role=st.session_state.get("tl_role") if roles else None,
+)
 copy_link()
 
 if playing:

@@ -4,6 +4,7 @@
 
 It finds each head by its numbers (not by hand-picked indices), prints what it found, and saves
 one PNG (vl-convert, offline)."""
+
 import sys
 from pathlib import Path
 
@@ -35,23 +36,33 @@ def main():
     l, h, s = best_head(cross.weights, lambda w: w[row, mat])
     print(f"translator cross-attention L{l + 1} H{h + 1}: writing 垫子 it looks at 'mat' with {s:.2f}")
     # rows named by the token each step writes ("在 → 垫子"), as the app names them
-    panels.append(heatmap_chart(cross.weights[l, h], cross.query_labels(), src,
-                                f"Translator cross-attention, layer {l + 1} head {h + 1}"))
+    panels.append(
+        heatmap_chart(
+            cross.weights[l, h], cross.query_labels(), src, f"Translator cross-attention, layer {l + 1} head {h + 1}"
+        )
+    )
 
     g = model.load("gpt")
     story = g.trace("The cat sat on the mat. It was happy.").attention["decoder"]
     it, cat = story.query_tokens.index("It"), story.query_tokens.index("cat")
     l, h, s = best_head(story.weights, lambda w: w[it, cat])
     print(f"gpt L{l + 1} H{h + 1}: 'It' looks at 'cat' with {s:.2f}")
-    panels.append(heatmap_chart(story.weights[l, h], story.query_tokens, story.key_tokens,
-                                f"GPT layer {l + 1} head {h + 1}: pronoun to noun"))
+    panels.append(
+        heatmap_chart(
+            story.weights[l, h],
+            story.query_tokens,
+            story.key_tokens,
+            f"GPT layer {l + 1} head {h + 1}: pronoun to noun",
+        )
+    )
 
     zh = g.trace("猫坐在垫子上。它很开心。").attention["decoder"]
     ta, mao = zh.query_tokens.index("它"), zh.query_tokens.index("猫")
     l, h, s = best_head(zh.weights, lambda w: w[ta, mao])
     print(f"gpt L{l + 1} H{h + 1}: '它' looks at '猫' with {s:.2f}")
-    panels.append(heatmap_chart(zh.weights[l, h], zh.query_tokens, zh.key_tokens,
-                                f"GPT layer {l + 1} head {h + 1}: 它 to 猫"))
+    panels.append(
+        heatmap_chart(zh.weights[l, h], zh.query_tokens, zh.key_tokens, f"GPT layer {l + 1} head {h + 1}: 它 to 猫")
+    )
 
     chart = alt.hconcat(*panels).configure_title(fontSize=13).configure_axis(labelFontSize=12)
     OUT.parent.mkdir(exist_ok=True)

@@ -1,4 +1,5 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
+
 import ast
 import base64
 import functools
@@ -20,7 +21,7 @@ def open_page(page: str, model_name: str = "gpt", timeout: float = 90, **params)
     at.query_params["lang"] = params.pop("lang", "en")
     if "text" in params:
         at.query_params["text"] = params.pop("text")
-    at.run()                               # AppTest learns the pages from st.navigation here
+    at.run()  # AppTest learns the pages from st.navigation here
     at.switch_page(page)
     for name, value in params.items():
         at.query_params[name] = str(value)
@@ -65,8 +66,11 @@ def app_copy(page: str) -> Path:
     "pages/..." resolve as in the app."""
     _, end = pages_of_app()
     lines = Path(APP).read_text(encoding="utf-8").splitlines()
-    lines.insert(end, "PAGES = sorted([p for p in PAGES if (__import__('pathlib').Path(__file__).parent / p[0]).exists()], "
-                      f"key=lambda p: p[0] != {page!r})")
+    lines.insert(
+        end,
+        "PAGES = sorted([p for p in PAGES if (__import__('pathlib').Path(__file__).parent / p[0]).exists()], "
+        f"key=lambda p: p[0] != {page!r})",
+    )
     folder = Path(tempfile.mkdtemp(prefix="apptest_"))
     root = Path(APP).parent
     (folder / "pages").symlink_to(root / "pages", target_is_directory=True)

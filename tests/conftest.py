@@ -13,12 +13,14 @@ def trained(name: str) -> bool:
 def random_runner():
     """Load a model with seed-0 random weights (architecture tests need no training)."""
     import model
+
     cache = {}
 
     def get(name):
         if name not in cache:
             cache[name] = model.load(name, device="cpu", random_weights=True)
         return cache[name]
+
     return get
 
 
@@ -42,7 +44,7 @@ def apptest_setup():
 
     class NavigationSeen(PagesManager):
         def __init__(self, *args, **kwargs):
-            PagesManager.uses_pages_directory = False      # as after st.navigation's first call
+            PagesManager.uses_pages_directory = False  # as after st.navigation's first call
             super().__init__(*args, **kwargs)
 
     shared = ScriptCache()

@@ -3,8 +3,17 @@ import math
 import numpy as np
 import pytest
 
-from viz.analysis import (entropy, head_roles, induction_scores, mean_of_heads, merge_tokens,
-                          merge_words, normalised_entropy, rollout, top_keys)
+from viz.analysis import (
+    entropy,
+    head_roles,
+    induction_scores,
+    mean_of_heads,
+    merge_tokens,
+    merge_words,
+    normalised_entropy,
+    rollout,
+    top_keys,
+)
 
 
 def random_attention(shape, causal=False, seed=0):
@@ -35,7 +44,7 @@ def test_normalised_entropy_uses_allowed_keys():
     _, mask = random_attention((4, 4), causal=True)
     uniform = mask / mask.sum(-1, keepdims=True)
     ne = normalised_entropy(uniform, mask)
-    assert ne[0] == 0.0                      # one allowed key: nothing to choose
+    assert ne[0] == 0.0  # one allowed key: nothing to choose
     np.testing.assert_allclose(ne[1:], 1.0)
     np.testing.assert_allclose(normalised_entropy(np.full((2, 5), 0.2)), 1.0)
 
@@ -104,8 +113,7 @@ def test_head_roles_on_synthetic_heads():
     current = np.eye(t)
     w = np.stack([np.stack([previous, uniform, first, current])]).astype(np.float32)  # (1,4,t,t)
     df = head_roles(w, mask=mask)
-    assert list(df.columns) == ["layer", "head", "previous", "current", "first", "broad",
-                                "role", "score"]
+    assert list(df.columns) == ["layer", "head", "previous", "current", "first", "broad", "role", "score"]
     assert df["role"].tolist() == ["previous", "broad", "first", "current"]
     assert df.loc[0, "previous"] == pytest.approx(1.0)
     assert df.loc[1, "broad"] == pytest.approx(1.0)
@@ -130,18 +138,18 @@ def test_induction_score_on_synthetic_induction_pattern_is_one():
     period, offset = 5, 1
     t = offset + 2 * period
     w = np.zeros((2, 3, t, t))
-    w[..., :, 0] = 1.0                        # every other head: all on the first token
+    w[..., :, 0] = 1.0  # every other head: all on the first token
     ind = np.zeros((t, t))
     ind[:, 0] = 1.0
     for q in range(offset + period, t):
         ind[q] = 0.0
-        ind[q, q - period + 1] = 1.0          # the token after q's earlier occurrence
+        ind[q, q - period + 1] = 1.0  # the token after q's earlier occurrence
     w[1, 2] = ind
     scores = induction_scores(w, period, offset=offset)
     assert scores.shape == (2, 3)
     assert scores[1, 2] == pytest.approx(1.0)
     assert scores[0, 0] == pytest.approx(0.0)
-    assert np.all(np.tril(ind) == ind)        # the pattern is causal: it only looks back
+    assert np.all(np.tril(ind) == ind)  # the pattern is causal: it only looks back
     with pytest.raises(ValueError):
         induction_scores(w, period=6)
 
@@ -149,19 +157,24 @@ def test_induction_score_on_synthetic_induction_pattern_is_one():
 def test_merge_words_hand_example():
     # tokens: ▁The ▁c at ▁sat -> words The, cat, sat
     words = [0, 1, 1, 2]
-    w = np.array([
-        [1.0, 0.0, 0.0, 0.0],
-        [0.2, 0.4, 0.4, 0.0],
-        [0.1, 0.3, 0.6, 0.0],
-        [0.1, 0.2, 0.3, 0.4],
-    ], dtype=np.float32)
+    w = np.array(
+        [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.2, 0.4, 0.4, 0.0],
+            [0.1, 0.3, 0.6, 0.0],
+            [0.1, 0.2, 0.3, 0.4],
+        ],
+        dtype=np.float32,
+    )
     merged, mask = merge_words(w, words, words)
     assert mask is None
-    expected = np.array([
-        [1.0, 0.0, 0.0],
-        [(0.2 + 0.1) / 2, (0.8 + 0.9) / 2, 0.0],   # query "cat": mean of its two pieces' rows
-        [0.1, 0.2 + 0.3, 0.4],                     # key "cat": sum of its two pieces
-    ])
+    expected = np.array(
+        [
+            [1.0, 0.0, 0.0],
+            [(0.2 + 0.1) / 2, (0.8 + 0.9) / 2, 0.0],  # query "cat": mean of its two pieces' rows
+            [0.1, 0.2 + 0.3, 0.4],  # key "cat": sum of its two pieces
+        ]
+    )
     np.testing.assert_allclose(merged, expected, atol=1e-6)
     np.testing.assert_allclose(merged.sum(-1), 1.0, atol=1e-6)
     assert merge_tokens(["▁The", "▁c", "at", "▁sat"], words) == ["The", "cat", "sat"]
@@ -169,7 +182,7 @@ def test_merge_words_hand_example():
 
 def test_merge_words_batched_with_mask_and_special_tokens():
     w, mask = random_attention((2, 3, 6, 6), causal=True)
-    words = [-1, 0, 0, 1, 1, -1]               # specials never merge, even with each other
+    words = [-1, 0, 0, 1, 1, -1]  # specials never merge, even with each other
     merged, mmask = merge_words(w, words, words, mask=mask)
     assert merged.shape == (2, 3, 4, 4)
     np.testing.assert_allclose(merged.sum(-1), 1.0, atol=1e-5)

@@ -4,6 +4,7 @@ kind at the default sentence, a link carrying every setting, and links with bad 
 What is asserted is what a user sees: the tokens, the table's weights (equal to the trace's for
 the chosen layer, head and query), the notices, and no exception.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,14 +36,18 @@ def trace(model_name: str, text: str = DEFAULT_TEXT, **settings):
 
 def table(at: AppTest):
     """The tutorial's table: (tokens, weights) as the user sees them."""
-    df = at.dataframe[0].value             # the first table on the page; head roles come later
+    df = at.dataframe[0].value  # the first table on the page; head roles come later
     return list(df["Token"]), df["Attention weight"].to_numpy()
 
 
 def view(at: AppTest):
     """(kind, layer 0-based, head 0-based or "mean", query position) shown by the widgets."""
-    return (at.radio(key="att_kind").value, at.selectbox(key="att_layer").value,
-            at.selectbox(key="att_head").value, at.session_state["att_q"])
+    return (
+        at.radio(key="att_kind").value,
+        at.selectbox(key="att_layer").value,
+        at.selectbox(key="att_head").value,
+        at.session_state["att_q"],
+    )
 
 
 def expected_row(att, layer, head, q):
@@ -50,8 +55,14 @@ def expected_row(att, layer, head, q):
     return (w.mean(axis=0) if head == "mean" else w[head])[q]
 
 
-CASES = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"),
-         ("gpt", "decoder"), ("gpt-rope", "decoder"), ("gpt-alibi", "decoder")]
+CASES = [
+    ("translator", "encoder"),
+    ("translator", "decoder"),
+    ("translator", "cross"),
+    ("gpt", "decoder"),
+    ("gpt-rope", "decoder"),
+    ("gpt-alibi", "decoder"),
+]
 
 
 @pytest.mark.parametrize("model_name,kind", CASES)
@@ -60,7 +71,7 @@ def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     shown_kind, layer, head, q = view(at)
     assert shown_kind == kind and head == "mean"
     att = trace(model_name).attention[kind]
-    assert layer == att.num_layers - 1                       # the default: last layer, mean of heads
+    assert layer == att.num_layers - 1  # the default: last layer, mean of heads
     # the query tokens are the pills; the table lists every key token with its weight
     pills = at.button_group(key="att_q")
     assert [o.content for o in pills.proto.options] == pill_labels(row_labels(att))
@@ -73,8 +84,7 @@ def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     assert len(at.get("plotly_chart")) == 1
     open_tab(at, "att_tab_model")
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert spec["data"][1]["customdata"] == [[la, h] for la in range(att.num_layers)
-                                             for h in range(att.num_heads)]
+    assert spec["data"][1]["customdata"] == [[la, h] for la in range(att.num_layers) for h in range(att.num_heads)]
     # the URL now holds the view, so a copied link reopens it
     assert qp(at, "layer") == str(layer + 1) and qp(at, "head") == "mean"
 
@@ -98,13 +108,13 @@ def test_a_link_with_every_setting_reopens_that_view():
     tokens, weights = table(at)
     assert tokens == att.key_tokens
     np.testing.assert_allclose(weights, att.weights[1, 2, 4], atol=1e-6)
-    assert any("2" in c.value for c in at.caption if "🌡️" in c.value)   # the temperature is said
+    assert any("2" in c.value for c in at.caption if "🌡️" in c.value)  # the temperature is said
     assert not notices(at)
     assert (qp(at, "layer"), qp(at, "head"), qp(at, "q"), qp(at, "temp")) == ("2", "3", "4", "2")
 
 
 def test_word_view_merges_pieces_into_words():
-    text = "The cat sat on the mat."          # "mat" and "." are two pieces of one word
+    text = "The cat sat on the mat."  # "mat" and "." are two pieces of one word
     at = open_page("gpt", text=text, words=1, layer=1, head=1, q=6)
     att = trace("gpt", text).attention["decoder"]
     words = merge_tokens(att.query_tokens, att.query_words)
@@ -139,9 +149,9 @@ def test_a_translator_link_picks_kind_layer_head_and_query():
 def test_bad_link_values_fall_back_with_a_notice():
     at = open_page("gpt", layer=99, head="abc", kind="nope", q=-1, temp="nan")
     said = notices(at)
-    for name in ("kind", "head", "temp"):                    # unreadable: the default
+    for name in ("kind", "head", "temp"):  # unreadable: the default
         assert f"“{name}”" in said
-    assert "Layer 99" in said and "query position -1" in said   # out of range: clamped
+    assert "Layer 99" in said and "query position -1" in said  # out of range: clamped
     att = trace("gpt").attention["decoder"]
     assert view(at) == ("decoder", att.num_layers - 1, "mean", 0)
     np.testing.assert_allclose(table(at)[1], att.weights[-1].mean(axis=0)[0], atol=1e-6)
@@ -156,6 +166,7 @@ def test_a_kind_the_model_lacks_and_a_head_out_of_range_say_so():
 
 def test_chinese_interface_and_empty_text(monkeypatch):
     from ui import i18n
+
     # AppTest formats widget options in the test's own thread, where t() sees no session: make
     # its fallback language Chinese too, or the sidebar's translated options would not match
     monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
@@ -165,4 +176,4 @@ def test_chinese_interface_and_empty_text(monkeypatch):
     assert at.selectbox(key="att_head").value == "mean"
     monkeypatch.setattr(i18n, "DEFAULT_LANG", "en")
     at = open_page("gpt", text="")
-    assert at.info and not at.dataframe                     # the hint, and nothing else to show
+    assert at.info and not at.dataframe  # the hint, and nothing else to show

@@ -1,15 +1,16 @@
 """The cost page and the generation page's KV-cache section, opened from links (AppTest): what a reader
 sees, checked against numbers recomputed here another way (loops over the mask, the model's own trace,
 torch's FlopCounterMode)."""
+
 import re
 
 import numpy as np
 import pytest
 import torch
+from apptest import notices, open_page
 from torch.utils.flop_counter import FlopCounterMode
 
 import model
-from apptest import notices, open_page
 
 PAGE = "pages/cost.py"
 
@@ -21,13 +22,18 @@ def qp(at, name, default=None):
 
 
 def shown(at) -> str:
-    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption]
-                     + [s.value for s in at.success] + [e.value for e in at.error])
+    return "\n".join(
+        [m.value for m in at.markdown]
+        + [c.value for c in at.caption]
+        + [s.value for s in at.success]
+        + [e.value for e in at.error]
+    )
 
 
 @pytest.mark.parametrize("sec,lang", [("n2", "en"), ("sparse", "zh"), ("scale", "en"), ("flash", "zh"), ("qkv", "en")])
 def test_every_section_opens_from_a_link_in_both_languages(sec, lang, monkeypatch):
     from ui import i18n
+
     # AppTest formats widget options in the test's thread, where t() sees no session: its fallback
     # language must be the page's, or the sidebar's translated options would not match
     monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)
@@ -37,7 +43,7 @@ def test_every_section_opens_from_a_link_in_both_languages(sec, lang, monkeypatc
     assert not at.exception
     assert qp(at, "sec", "n2") == sec
     assert at.title[0].value == ("注意力的代价" if lang == "zh" else "The cost of attention")
-    assert not re.search(r"(?<![\w/])(cost|kv)_[a-z_0-9]+(?![\w.])", shown(at))   # no translation key shown as is
+    assert not re.search(r"(?<![\w/])(cost|kv)_[a-z_0-9]+(?![\w.])", shown(at))  # no translation key shown as is
 
 
 def test_sparse_section_share_is_the_masks_count():
@@ -52,7 +58,7 @@ def test_sparse_section_share_is_the_masks_count():
 
 def test_bad_link_values_fall_back_with_a_notice():
     at = open_page(PAGE, "gpt", sec="nonsense", w=999)
-    assert qp(at, "sec") is None                          # the default section
+    assert qp(at, "sec") is None  # the default section
     note = notices(at)
     assert "nonsense" in note and "999" in note
 
@@ -71,7 +77,7 @@ def test_flash_section_equals_ours_on_the_trained_head():
     msg = at.success[0].value
     diff = float(re.search(r"at most \*\*([0-9.e+-]+)\*\*", msg).group(1))
     assert diff <= 1e-6
-    n = 7                                               # <s> The cat sat on the mat
+    n = 7  # <s> The cat sat on the mat
     assert f"{n * n * 4:,} bytes" in msg and f"{n * 2 * 4:,} bytes" in msg
     assert qp(at, "fb") == "2" and qp(at, "layer") == "2"
 
@@ -91,7 +97,7 @@ def test_generation_kv_section_counts_rows_flops_and_the_sink():
     m = model.load("gpt", device="cpu")
     g = m.generate("The cat", max_new_tokens=5, seed=0)
     text = shown(at)
-    read = len(g.ids) - 1                              # the newest step shown: everything but the last token
+    read = len(g.ids) - 1  # the newest step shown: everything but the last token
     assert f"{read} rows cached per layer × 3 layers" in text
     # FLOPs of the next token after all ids, counted by torch
     with torch.no_grad(), FlopCounterMode(display=False) as full:
@@ -117,6 +123,7 @@ def test_sparse_section_shows_gpt_local_beside_gpt():
     table = at.dataframe[0].value
     assert list(table["model"]) == ["gpt", "gpt-local"]
     from model.evaluate import evaluate
+
     local = evaluate("gpt-local", n=300)
     row = table[table["model"] == "gpt-local"].iloc[0]
     assert row["ratio"] == local["ratio"] and row["ratio"] >= 1.0

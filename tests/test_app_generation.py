@@ -1,15 +1,15 @@
 """The generation page in AppTest: Step and Run, the same text for the same seed (as the runner
 writes it), greedy / top-k 1 / top-p 0.01, an empty prompt, the translator's notice, bad links
 clamped with a notice, and the link that opens the text in the attention page."""
+
 from __future__ import annotations
 
 import json
 
-import pytest
-from streamlit.testing.v1 import AppTest
-
 import apptest
+import pytest
 from apptest import notices
+from streamlit.testing.v1 import AppTest
 
 from ui import cache
 from ui.context import DEFAULT_TEXT
@@ -34,8 +34,9 @@ def shows_tokens(at: AppTest, gen) -> bool:
 
 
 def expected(name="gpt", prompt=DEFAULT_TEXT, n=20, temperature=1.0, top_k=None, top_p=None, seed=0):
-    return cache.runner(name, "auto").generate(prompt, max_new_tokens=n, temperature=temperature, top_k=top_k,
-                                               top_p=top_p, seed=seed)
+    return cache.runner(name, "auto").generate(
+        prompt, max_new_tokens=n, temperature=temperature, top_k=top_k, top_p=top_p, seed=seed
+    )
 
 
 def test_step_then_run_writes_the_runners_text_for_the_seed():
@@ -69,8 +70,10 @@ def test_a_link_with_done_reopens_the_same_steps_and_is_reproducible():
     assert f"{len(want.steps)} of at most 20" in " ".join(c.value for c in a.caption)
 
 
-@pytest.mark.parametrize("params,sampling", [({"topk": 1}, dict(top_k=1)), ({"topp": 0.01}, dict(top_p=0.01)),
-                                             ({"stemp": 0}, dict(temperature=0.0))])
+@pytest.mark.parametrize(
+    "params,sampling",
+    [({"topk": 1}, dict(top_k=1)), ({"topp": 0.01}, dict(top_p=0.01)), ({"stemp": 0}, dict(temperature=0.0))],
+)
 def test_greedy_settings_keep_only_the_most_likely(params, sampling):
     at = open_page("gpt", done=3, **params)
     want = expected(n=3, **sampling)
@@ -79,7 +82,7 @@ def test_greedy_settings_keep_only_the_most_likely(params, sampling):
     n = int(last.kept.sum())
     assert f"{n} tokens could be drawn" in " ".join(c.value for c in at.caption)
     colours = chart(at, 0)["data"][0]["marker"]["color"]
-    assert sum(c != "#b4b4b4" for c in colours) == min(n, len(colours))   # grey: cut off
+    assert sum(c != "#b4b4b4" for c in colours) == min(n, len(colours))  # grey: cut off
     if "topp" not in params or last.raw_probs.max() >= 0.01:
         assert n == 1
 
@@ -97,14 +100,22 @@ def test_translator_uses_the_gpt_with_a_notice():
     assert shows_tokens(at, expected("gpt", n=1))
 
 
-@pytest.mark.parametrize("params,name,value", [
-    ({"n": 1000}, "n", 100), ({"seed": -1}, "seed", 0), ({"stemp": 99}, "stemp", 3.0), ({"topp": 0}, "topp", 0.01),
-    ({"topk": 99999}, "topk", None), ({"n": "nan"}, "n", 20)])
+@pytest.mark.parametrize(
+    "params,name,value",
+    [
+        ({"n": 1000}, "n", 100),
+        ({"seed": -1}, "seed", 0),
+        ({"stemp": 99}, "stemp", 3.0),
+        ({"topp": 0}, "topp", 0.01),
+        ({"topk": 99999}, "topk", None),
+        ({"n": "nan"}, "n", 20),
+    ],
+)
 def test_bad_links_are_clamped_with_a_notice(params, name, value):
     at = open_page("gpt", **params)
     assert name in notices(at)
     key = "gen_" + name
-    if value is None:                                       # top-k beyond the vocabulary: the vocabulary
+    if value is None:  # top-k beyond the vocabulary: the vocabulary
         value = cache.runner("gpt", "auto").tokenizer.vocab_size
     assert at.session_state[key] == value
 
@@ -116,6 +127,7 @@ def test_link_to_the_attention_page_carries_the_text_and_model():
     proto = links[0].proto
     assert proto.page.endswith("attention") or "attention" in proto.page
     from urllib.parse import parse_qs
+
     query = parse_qs(proto.query_string)
     text = expected("gpt-alibi", prompt="The dog", n=2).text
     assert query["model"] == ["gpt-alibi"] and query["text"] == [text]
@@ -124,6 +136,7 @@ def test_link_to_the_attention_page_carries_the_text_and_model():
 def test_chinese_interface_has_every_string(monkeypatch):
     from ui import i18n
     from ui.i18n import MISSING
+
     # AppTest formats widget options in the test's own thread, where t() sees no session: its
     # fallback language must be Chinese too, or the sidebar's translated options would not match
     monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")

@@ -1,14 +1,14 @@
 """The intervene and compare pages in AppTest: what a link asks for is what the page shows, and the
 numbers on the page are the model's (model/intervene.py), in both languages."""
+
 from __future__ import annotations
 
 import json
 
-import numpy as np
-from streamlit.testing.v1 import AppTest
-
 import apptest
+import numpy as np
 from apptest import array
+from streamlit.testing.v1 import AppTest
 
 import model
 from model import intervene
@@ -39,7 +39,7 @@ def test_switching_off_the_alignment_head_shows_the_broken_translation():
     assert f"With the intervention: **{md(broken)}**" in text
     assert at.multiselect(key="iv_off").value == ["cross:2:2"]
     # the model view crosses the switched-off tile out: two red lines over layer 2, head 2
-    shapes = [s for s in chart(at, f"iv_mv_0")["layout"].get("shapes", []) if s.get("type") == "line"]
+    shapes = [s for s in chart(at, "iv_mv_0")["layout"].get("shapes", []) if s.get("type") == "line"]
     assert len(shapes) == 2
     # the difference heatmap is the ablated trace minus the untouched one
     diff = chart(at, "iv_diff_heat")["data"][0]["z"]
@@ -48,9 +48,9 @@ def test_switching_off_the_alignment_head_shows_the_broken_translation():
     wa, wb, mask, _ = intervene.align(m.trace(TR_TEXT).attention[dk].weights[dl, dh], off.weights[dl, dh])
     expected = wb - wa
     assert dk == "cross" or np.abs(expected).max() > 0
-    if isinstance(diff, list):   # rows cut to their visible cells (viz.heatmap._z_values)
+    if isinstance(diff, list):  # rows cut to their visible cells (viz.heatmap._z_values)
         for r, row in enumerate(diff):
-            np.testing.assert_allclose(row, expected[r, :len(row)], atol=1e-5)
+            np.testing.assert_allclose(row, expected[r, : len(row)], atol=1e-5)
     else:
         np.testing.assert_allclose(array(diff).reshape(expected.shape), expected, atol=1e-5)
     assert any("aligned by position" in c.value for c in at.caption) == (len(off.query_tokens) != 6)
@@ -88,8 +88,9 @@ def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
     tr = m.trace(text)
     toks = tr.attention["decoder"].query_tokens
     q, cat, dog = len(toks) - 1, toks.index("cat"), toks.index("dog")
-    at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, text=text, mode="edit",
-                           edit=f"decoder:2:3:{q}:{cat}:{dog}")
+    at = apptest.open_page(
+        "pages/intervene.py", "gpt", TIMEOUT, text=text, mode="edit", edit=f"decoder:2:3:{q}:{cat}:{dog}"
+    )
     row = intervene.moved(tr.attention["decoder"].weights[1, 2, q], cat, dog)
     bars = chart(at, "iv_edit_bars")["data"]
     after = array(bars[1]["y"])
@@ -104,21 +105,23 @@ def test_a_bad_head_in_the_link_falls_back_with_a_notice():
 
 
 def test_compare_two_sentences_difference_is_b_minus_a():
-    at = apptest.open_page("pages/compare.py", "translator", TIMEOUT, text="狗咬人", text2="人咬狗", ckind="encoder",
-                           clayer="1", chead="1")
+    at = apptest.open_page(
+        "pages/compare.py", "translator", TIMEOUT, text="狗咬人", text2="人咬狗", ckind="encoder", clayer="1", chead="1"
+    )
     m = model.load("translator", device="cpu")
     a, b = (m.trace(s).attention["encoder"].weights[0, 0] for s in ("狗咬人", "人咬狗"))
     z = chart(at, "cmp_heat_d")["data"][0]["z"]
     got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
     np.testing.assert_allclose(got, b - a, atol=1e-5)
-    assert any("aligned by position" in w.value for w in at.warning)   # 狗 vs 人: the tokens differ
+    assert any("aligned by position" in w.value for w in at.warning)  # 狗 vs 人: the tokens differ
 
 
 def test_compare_models_and_positions():
     at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="models", model2="gpt-rope")
     assert at.selectbox(key="cmp_model2").value == "gpt-rope"
-    at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="positions", text="The cat sat on the mat",
-                           chead="2", clayer="1")
+    at = apptest.open_page(
+        "pages/compare.py", "gpt", TIMEOUT, cmp="positions", text="The cat sat on the mat", chead="2", clayer="1"
+    )
     m = model.load("gpt", device="cpu")
     b = m.trace("The cat sat on the mat", use_position=False).attention["decoder"].weights[0, 1]
     z = chart(at, "cmp_heat_b")["data"][0]["z"]
@@ -129,10 +132,11 @@ def test_compare_models_and_positions():
 def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
     snaps = getattr(model, "snapshots_of", lambda name: [])
     has_start = any(s["step"] == 0 for s in snaps("translator"))
-    at = apptest.open_page("pages/compare.py", "translator", TIMEOUT, text=TR_TEXT, cmp="trained", ckind="cross",
-                           clayer="2", chead="2")
+    at = apptest.open_page(
+        "pages/compare.py", "translator", TIMEOUT, text=TR_TEXT, cmp="trained", ckind="cross", clayer="2", chead="2"
+    )
     options = at.get("button_group")[0].proto.options if at.get("button_group") else []
-    if not has_start:            # no snapshot: the option is hidden and the link falls back to two sentences
+    if not has_start:  # no snapshot: the option is hidden and the link falls back to two sentences
         assert all("untrained" not in o.content for o in options)
         return
     b = model.load("translator@0", device="cpu").trace(TR_TEXT).attention["cross"].weights[1, 1]

@@ -1,6 +1,7 @@
 """The positional-encoding page in AppTest: every section, tiny and odd d_model, bad links clamped
 with a notice, and the word-order claim as the page states it (without positional encoding the
 attention of 人咬狗 is that of 狗咬人 permuted, within 1e-5; with it, not)."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,9 @@ def test_relative_positions_and_rotation(d):
         assert any("no (sin, cos) pair" in i.value for i in at.info)
     else:
         df = at.dataframe[0].value
-        np.testing.assert_allclose(df["M(k)·PE(p)"][:2 * (min(d, 8) // 2)], df["PE(p + k)"][:2 * (min(d, 8) // 2)],
-                                   atol=1e-9)
+        np.testing.assert_allclose(
+            df["M(k)·PE(p)"][: 2 * (min(d, 8) // 2)], df["PE(p + k)"][: 2 * (min(d, 8) // 2)], atol=1e-9
+        )
         assert any("Largest difference" in m.value for m in at.markdown)
 
 
@@ -60,7 +62,7 @@ def test_learned_rope_and_alibi_sections():
     at = open_page(sec="rope")
     rope, alibi = charts(at)
     ys = [array(tr["y"]) for tr in rope["data"]]
-    np.testing.assert_allclose(ys[0], ys[1], atol=1e-3)        # the offset alone decides the score
+    np.testing.assert_allclose(ys[0], ys[1], atol=1e-3)  # the offset alone decides the score
     assert len([tr for tr in alibi["data"] if tr["type"] == "heatmap"]) == registry.PRESETS["gpt-alibi"].num_heads
 
 
@@ -90,7 +92,7 @@ def test_word_order_with_sentences_that_are_not_reorderings():
 
 def test_three_gpts_and_longer_texts():
     at = open_page("gpt", sec="long", glayer=9)
-    assert "Layer 9" in notices(at)                            # clamped to the last layer
+    assert "Layer 9" in notices(at)  # clamped to the last layer
     assert at.selectbox(key="pos_glayer").value == registry.PRESETS["gpt"].num_layers - 1
     table = at.dataframe[0].value
     assert len(table) == 3
@@ -98,9 +100,16 @@ def test_three_gpts_and_longer_texts():
     assert np.all(np.isfinite(values)) and np.all(values > 0)
 
 
-@pytest.mark.parametrize("params,expect", [
-    ({"d": 0}, ("d", 1)), ({"d": 100000}, ("d", 512)), ({"len": -5}, ("len", 1)),
-    ({"d": "nan"}, ("d", 128)), ({"sec": "bogus"}, ("sec", "sin"))])
+@pytest.mark.parametrize(
+    "params,expect",
+    [
+        ({"d": 0}, ("d", 1)),
+        ({"d": 100000}, ("d", 512)),
+        ({"len": -5}, ("len", 1)),
+        ({"d": "nan"}, ("d", 128)),
+        ({"sec": "bogus"}, ("sec", "sin")),
+    ],
+)
 def test_bad_links_are_clamped_with_a_notice(params, expect):
     at = open_page(**params)
     name, value = expect
@@ -112,6 +121,7 @@ def test_bad_links_are_clamped_with_a_notice(params, expect):
 def test_chinese_interface_has_every_string(monkeypatch):
     from ui import i18n
     from ui.i18n import MISSING
+
     # AppTest formats widget options in the test's own thread, where t() sees no session: its
     # fallback language must be Chinese too, or the sidebar's translated options would not match
     monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")

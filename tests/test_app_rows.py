@@ -3,14 +3,15 @@ by the token the step writes, and a repeated word's second occurrence selectable
 
 Run with AppTest; the expected numbers are the trace's own (its weights are checked against an
 independent numpy recomputation in tests/test_walkthrough.py and tests/test_attention.py)."""
+
 from __future__ import annotations
 
 import json
 
+import apptest
 import numpy as np
 import pytest
 
-import apptest
 from tests.conftest import trained
 from ui import cache
 
@@ -63,8 +64,9 @@ def test_home_gpt_rows_write_the_next_token():
     at = apptest.open_page(HOME, "gpt", q=2)
     att = trace("gpt").attention["decoder"]
     rows = heatmap_rows(at)
-    assert rows == [f"{r} → {w}".replace("<", "&lt;").replace(">", "&gt;")
-                    for r, w in zip(att.query_tokens, att.query_written)]
+    assert rows == [
+        f"{r} → {w}".replace("<", "&lt;").replace(">", "&gt;") for r, w in zip(att.query_tokens, att.query_written)
+    ]
     assert f"When the model writes **{att.query_written[2]}** (reading **cat**)" in headings(at)
 
 
@@ -76,12 +78,12 @@ def test_the_second_of_a_repeated_word_can_be_the_query():
     att = trace("gpt", TEXT).attention["decoder"]
     assert att.query_tokens == ["<s>", "The", "dog", "saw", "the", "dog"]
     pills = [o.content for o in at.button_group(key="att_q").proto.options]
-    assert len(set(pills)) == len(pills)                       # every row has its own pill
+    assert len(set(pills)) == len(pills)  # every row has its own pill
     at.button_group(key="att_q").set_value(5).run()
     assert not at.exception
     assert at.session_state["att_q"] == 5
     np.testing.assert_allclose(table(at)[1], att.weights[0, 0, 5], atol=1e-6)
-    assert not np.allclose(att.weights[0, 0, 5], att.weights[0, 0, 2])   # really another row
+    assert not np.allclose(att.weights[0, 0, 5], att.weights[0, 0, 2])  # really another row
     assert at.query_params["q"] in ("5", ["5"])
     # and a link with q=5 opens that row, with the pill of the second "dog" selected
     at = apptest.open_page(ATT, "gpt", text=TEXT, layer=1, head=1, q=5)

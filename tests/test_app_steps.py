@@ -6,6 +6,7 @@ of tests/test_walkthrough.py, which never use our model code). Then bad links (l
 kind and query out of range or not numbers), a one-token sentence, a sentence past the maximum
 length, presentation mode, and the copy-link box.
 """
+
 from __future__ import annotations
 
 import json
@@ -95,14 +96,14 @@ WALKS = [("translator", "encoder"), ("translator", "decoder"), ("translator", "c
 @pytest.mark.parametrize("name,kind", WALKS)
 def test_every_step_shows_the_models_numbers(name, kind):
     runner = cache.runner(name, "auto")
-    layer, head = runner.config.num_layers, 2            # 1-based in the link: the last layer, head 2
+    layer, head = runner.config.num_layers, 2  # 1-based in the link: the last layer, head 2
     params = {"step": 1, "layer": layer, "head": head} | ({"kind": kind} if name == "translator" else {})
     at = open_page(PAGE, name, **params)
     w = walk(runner, TEXT, kind, layer - 1, head - 1)
     assert at.selectbox(key="steps_layer").value == layer - 1 and at.selectbox(key="steps_head").value == head - 1
     for step in range(1, len(STEPS) + 1):
         assert step_of(at) == step and at.query_params["step"] == str(step)
-        assert len(at.latex) >= 2                       # the page's formula and this step's
+        assert len(at.latex) >= 2  # the page's formula and this step's
         assert at.code, "the step shows the code that computes it"
         check_numbers(at, runner, w, step)
         if step < len(STEPS):
@@ -118,10 +119,17 @@ def warnings(at: AppTest) -> str:
     return " ".join(w.value for w in at.warning) + " " + " ".join(i.value for i in at.info)
 
 
-@pytest.mark.parametrize("params,expect", [
-    ({"layer": 99}, "Layer 99"), ({"head": 0}, "Head 0"), ({"head": "abc"}, "abc"), ({"step": 42}, "42"),
-    ({"step": "x"}, "x"), ({"kind": "cross"}, "Cross-attention"),
-])
+@pytest.mark.parametrize(
+    "params,expect",
+    [
+        ({"layer": 99}, "Layer 99"),
+        ({"head": 0}, "Head 0"),
+        ({"head": "abc"}, "abc"),
+        ({"step": 42}, "42"),
+        ({"step": "x"}, "x"),
+        ({"kind": "cross"}, "Cross-attention"),
+    ],
+)
 def test_bad_links_show_a_notice(params, expect):
     at = open_page(PAGE, "gpt", **params)
     assert expect in warnings(at), warnings(at)
@@ -137,7 +145,7 @@ def test_every_step_renders_after_a_bad_link():
         at.button(key="steps_next").click().run()
         ok(at)
     assert step_of(at) == len(STEPS)
-    assert at.query_params["layer"] == "1" and at.query_params["head"] == "4"   # the link now says what is shown
+    assert at.query_params["layer"] == "1" and at.query_params["head"] == "4"  # the link now says what is shown
 
 
 def test_query_out_of_range_in_the_link():
@@ -147,14 +155,14 @@ def test_query_out_of_range_in_the_link():
 
 
 def test_one_token_sentence():
-    """"猫" is one token: 1 x 1 (encoder), 1 key per query (cross), <s> + 猫 (GPT)."""
+    """ "猫" is one token: 1 x 1 (encoder), 1 key per query (cross), <s> + 猫 (GPT)."""
     for name, kind in (("gpt", "decoder"), ("translator", "cross")):
         at = open_page(PAGE, name, text="猫", step=1, **({"kind": kind} if name == "translator" else {}))
         for _ in range(len(STEPS) - 1):
             at.button(key="steps_next").click().run()
             ok(at)
         assert step_of(at) == len(STEPS)
-    for kind in ("encoder", "decoder"):                   # the translator's other two, at their core steps
+    for kind in ("encoder", "decoder"):  # the translator's other two, at their core steps
         at.radio(key="steps_kind").set_value(kind)
         for step in (3, 6, 7, 9):
             at.selectbox(key="steps_step").set_value(step).run()
@@ -177,18 +185,18 @@ def test_sentence_past_the_maximum_length():
 
 def test_presentation_mode_can_be_left():
     at = open_alone(PAGE, model="gpt", present=1, step=3)
-    assert at.toggle(key="present").value is True       # the sidebar's toggle (the sidebar is hidden)
+    assert at.toggle(key="present").value is True  # the sidebar's toggle (the sidebar is hidden)
     css = [m.value for m in at.markdown if "stSidebar" in m.value]
     assert css and "display: none" in css[0] and "font-size" in css[0]
-    exit_toggle = at.toggle(key="_present_exit")         # the way back, on the page itself
+    exit_toggle = at.toggle(key="_present_exit")  # the way back, on the page itself
     assert exit_toggle.value is True
     exit_toggle.set_value(False).run()
     ok(at)
     assert "present" not in at.query_params
     assert not any("stSidebar" in m.value for m in at.markdown)
-    assert at.toggle(key="present").value is False       # the sidebar's toggle agrees
-    assert step_of(at) == 3                              # same view, just not enlarged
-    at.toggle(key="present").set_value(True).run()       # and back in again
+    assert at.toggle(key="present").value is False  # the sidebar's toggle agrees
+    assert step_of(at) == 3  # same view, just not enlarged
+    at.toggle(key="present").set_value(True).run()  # and back in again
     ok(at)
     assert at.query_params["present"] == "1" and at.toggle(key="_present_exit").value is True
 
@@ -212,11 +220,11 @@ def test_architecture_page():
     assert list(modern.index) == ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"]
     assert set(modern["Architecture"]) == {"Decoder"}
     charts = at.get("plotly_chart")
-    assert len(charts) == 5                               # BERT, GPT, and T5's three masks
+    assert len(charts) == 5  # BERT, GPT, and T5's three masks
     tok = cache.runner("gpt", "auto").tokenizer
     n = len(tok.encode("狗咬人"))
     for chart, rows, cols, causal in zip(charts, (n, n + 1, n), (n, n + 1, n), (False, True, False)):
-        z = json.loads(chart.proto.spec)["data"][0]["z"]    # 1 where the query may look, null where masked
+        z = json.loads(chart.proto.spec)["data"][0]["z"]  # 1 where the query may look, null where masked
         allowed = np.array([[v is not None for v in row] for row in z])
         assert allowed.shape == (rows, cols)
         assert np.array_equal(allowed, np.tril(np.ones((rows, cols), bool)) if causal else np.ones((rows, cols), bool))

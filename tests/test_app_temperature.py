@@ -1,6 +1,7 @@
 """The temperature page in AppTest: the head at T = 1 beside the same head at T (the tables are
 the traces' numbers), both ends of the slider, bad links clamped with a notice, the translator's
 translation, and the sampling panel (top-k 1, top-p 0.01, greedy)."""
+
 from __future__ import annotations
 
 import json
@@ -58,8 +59,9 @@ def test_default_gpt_view_is_t_equal_1_on_both_sides():
         assert np.all(np.diff(array(trace["y"])) >= -1e-9)
 
 
-@pytest.mark.parametrize("raw,shown", [("0", 0.05), ("-3", 0.05), ("1e9", 20.0), ("inf", 20.0), ("0.05", 0.05),
-                                       ("20", 20.0)])
+@pytest.mark.parametrize(
+    "raw,shown", [("0", 0.05), ("-3", 0.05), ("1e9", 20.0), ("inf", 20.0), ("0.05", 0.05), ("20", 20.0)]
+)
 def test_both_ends_and_out_of_range_links(raw, shown):
     at = open_page("gpt", temp=raw, tlayer=2, layer=2, head=3, q=3)
     assert at.select_slider(key="temp_t").value == shown
@@ -110,8 +112,15 @@ def test_translator_shows_the_translation_at_both_temperatures():
     assert len(at.radio(key="temp_kind").options) == 3
 
 
-@pytest.mark.parametrize("params,sampling", [({"topk": 1}, Sampling(1.0, 1)), ({"topp": 0.01}, Sampling(1.0, None, 0.01)),
-                                             ({"stemp": 0}, Sampling(0.0)), ({"topk": 5, "stemp": 5}, Sampling(5.0, 5))])
+@pytest.mark.parametrize(
+    "params,sampling",
+    [
+        ({"topk": 1}, Sampling(1.0, 1)),
+        ({"topp": 0.01}, Sampling(1.0, None, 0.01)),
+        ({"stemp": 0}, Sampling(0.0)),
+        ({"topk": 5, "stemp": 5}, Sampling(5.0, 5)),
+    ],
+)
 def test_sampling_panel_cuts_tokens(params, sampling):
     at = open_page("gpt", **params)
     logits = ex.gpt_next_token_logits(cache.runner("gpt", "auto"), DEFAULT_TEXT)
@@ -120,7 +129,7 @@ def test_sampling_panel_cuts_tokens(params, sampling):
     assert n == 1 or "topp" in params or "topk" in params and n == params["topk"]
     spec = chart(at, "temp_sampling")
     colours = spec["data"][0]["marker"]["color"]
-    assert sum(c != "#b4b4b4" for c in colours) == min(n, len(colours))     # grey = cut off
+    assert sum(c != "#b4b4b4" for c in colours) == min(n, len(colours))  # grey = cut off
     assert f"{n} tokens kept" in " ".join(c.value for c in at.caption)
     shown = array(spec["data"][0]["y"])
     assert shown.max() == pytest.approx(float(probs.max()), abs=1e-6)
@@ -135,6 +144,7 @@ def test_sampling_with_the_translator_uses_the_gpt_and_says_so():
 def test_chinese_interface_has_every_string(monkeypatch):
     from ui import i18n
     from ui.i18n import MISSING
+
     # AppTest formats widget options in the test's own thread, where t() sees no session: its
     # fallback language must be Chinese too, or the sidebar's translated options would not match
     monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")

@@ -3,6 +3,7 @@ a step from the link shows that snapshot's losses, attention and output (checked
 snapshot loaded here, and its index); the role lines are the role scores; the sentence naming a
 head that forms matches its line; play runs to the end; Chinese; a bad step in the link; and the
 untrained model in the sidebar of another page."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,10 @@ from viz.timeline import FORMED
 
 PAGE = "pages/timeline.py"
 TIMEOUT = 300
-pytestmark = pytest.mark.skipif(not (registry.snapshots_of("translator") and registry.snapshots_of("gpt")),
-                                reason="needs the shipped snapshots of translator and gpt")
+pytestmark = pytest.mark.skipif(
+    not (registry.snapshots_of("translator") and registry.snapshots_of("gpt")),
+    reason="needs the shipped snapshots of translator and gpt",
+)
 
 
 def steps(name):
@@ -53,19 +56,26 @@ def test_translator_at_step_zero_shows_that_snapshot(tmp_path):
     first = steps("translator")[0]
     at = open_page("translator", step=first, kind="cross", layer=2, head=2)
     slider = at.select_slider(key="tl_step")
-    assert list(slider.options) == [f"step {s:,}" for s in steps("translator")[:-1]] + \
-        [f"step {steps('translator')[-1]:,} (shipped)"]
+    assert list(slider.options) == [f"step {s:,}" for s in steps("translator")[:-1]] + [
+        f"step {steps('translator')[-1]:,} (shipped)"
+    ]
     assert slider.value == first
     metrics = model.snapshots_of("translator")[0]["metrics"]
-    assert f"At step {first:,}: training loss {metrics['train_loss']:.3f}, held-out loss " \
-           f"{metrics['heldout_loss']:.3f}" in texts(at)
+    assert (
+        f"At step {first:,}: training loss {metrics['train_loss']:.3f}, held-out loss "
+        f"{metrics['heldout_loss']:.3f}" in texts(at)
+    )
     want = model.load(f"translator@{first}", device="cpu").trace(DEFAULT_TEXT)
     heat = chart(at, "tl_heatmap")["data"][0]
-    got = array(heat["z"]) if not isinstance(heat["z"], list) or not isinstance(heat["z"][0], list) else \
-        np.array(heat["z"], dtype=float)
+    got = (
+        array(heat["z"])
+        if not isinstance(heat["z"], list) or not isinstance(heat["z"][0], list)
+        else np.array(heat["z"], dtype=float)
+    )
     np.testing.assert_allclose(got, want.attention["cross"].weights[1, 1], atol=1e-6)
-    assert f"Translation at this step: **{md(want.output_text)}**" in texts(at) or \
-        (not want.output_text and "nothing: the model ends at once" in texts(at))
+    assert f"Translation at this step: **{md(want.output_text)}**" in texts(at) or (
+        not want.output_text and "nothing: the model ends at once" in texts(at)
+    )
     # the marker on the loss chart sits at snapshot 0
     loss = chart(at, "tl_loss")
     assert [s["x0"] for s in loss["layout"]["shapes"]] == [0]
@@ -97,8 +107,11 @@ def test_role_lines_are_the_role_scores_and_the_sentence_matches_its_line():
     # the sentence naming the head that forms: its numbers are those of its line
     sentence = [m.value for m in at.markdown if "becomes" in m.value]
     assert sentence, texts(at)
-    m = re.search(r"\*\*(.+?) L(\d) H(\d) becomes an? ([\w-]+) head between steps ([\d,]+) and ([\d,]+)\*\* "
-                  r"\(its score goes from ([\d.]+) to ([\d.]+)\)", sentence[0])
+    m = re.search(
+        r"\*\*(.+?) L(\d) H(\d) becomes an? ([\w-]+) head between steps ([\d,]+) and ([\d,]+)\*\* "
+        r"\(its score goes from ([\d.]+) to ([\d.]+)\)",
+        sentence[0],
+    )
     assert m, sentence[0]
     before, after = int(m.group(5).replace(",", "")), int(m.group(6).replace(",", ""))
     assert ss.index(after) == ss.index(before) + 1
@@ -119,7 +132,7 @@ def test_gpt_shows_its_greedy_continuation_at_the_step():
     step = steps("gpt")[-1]
     at = open_page("gpt", step=step, text="The cat")
     gen = model.load(f"gpt@{step}", device="cpu").generate("The cat", max_new_tokens=12, top_k=1)
-    more = gen.text[len(gen.prompt):].strip()
+    more = gen.text[len(gen.prompt) :].strip()
     assert any(m.value.startswith("Continuation at this step") and more.split()[0] in m.value for m in at.markdown)
 
 
@@ -132,6 +145,7 @@ def test_a_bad_step_in_the_link_then_chinese():
     assert at.title[0].value == "训练时间线"
     assert any(m.value.startswith(f"第 {steps('translator')[-1]:,} 步：训练损失") for m in at.markdown)
     from ui.i18n import MISSING
+
     assert not {k for k in MISSING if k.startswith("tl_")}
 
 

@@ -1,4 +1,5 @@
 """The tutorial's attention against PyTorch's own, and the properties the app's views rely on."""
+
 import math
 
 import pytest

@@ -1,4 +1,5 @@
 """The command line: JSON shape, readable errors, and a smoke run of training."""
+
 import json
 import os
 import subprocess
@@ -15,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def cli(*args, env=None):
     e = {**os.environ, "ATTN_RANDOM_WEIGHTS": os.environ.get("ATTN_RANDOM_WEIGHTS", "1"), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "model", *args], cwd=ROOT, env=e,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "model", *args], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("name,kinds", [("translator", {"encoder", "decoder", "cross"}), ("gpt", {"decoder"})])
@@ -39,12 +41,15 @@ def test_trace_options_and_readable_summary():
     assert "encoder: 2 layers x 4 heads" in r.stdout
 
 
-@pytest.mark.parametrize("args,message", [
-    (["trace", "--model", "nope", "--text", "x"], "unknown model"),
-    (["trace", "--text", "   "], "empty"),
-    (["trace", "--text", "x", "--temperature", "0"], "temperature"),
-    (["trace", "--text", "x", "--temperature", "nan"], "finite"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["trace", "--model", "nope", "--text", "x"], "unknown model"),
+        (["trace", "--text", "   "], "empty"),
+        (["trace", "--text", "x", "--temperature", "0"], "temperature"),
+        (["trace", "--text", "x", "--temperature", "nan"], "finite"),
+    ],
+)
 def test_bad_input_is_one_line_not_a_traceback(args, message):
     r = cli(*args)
     assert r.returncode == 2
@@ -69,12 +74,14 @@ def test_generate_same_seed_same_text():
 
 def test_training_smoke_run_saves_loadable_safetensors(tmp_path):
     import shutil
+
     shutil.copy(DEFAULT_PATH, tmp_path / "tokenizer.model")
     for name in ("translator", "gpt-rope"):
         r = cli("train", name, "--steps", "3", "--threads", "1", env={"ATTN_WEIGHTS_DIR": str(tmp_path)})
         assert r.returncode == 0, r.stderr
         assert (tmp_path / f"{name}.safetensors").exists() and (tmp_path / f"{name}.json").exists()
     import model
+
     m = model.load("gpt-rope", directory=tmp_path)
     assert m.trained and m.trace("The cat").attention["decoder"].weights.shape[:2] == (3, 4)
     meta = json.loads((tmp_path / "gpt-rope.json").read_text())

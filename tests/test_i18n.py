@@ -10,6 +10,7 @@ PAGES keeps the files that exist, the page under test first; no switch_page, aft
 would drop the sidebar's widget values and quietly turn the app back to English). Trained weights
 are used where they exist, random ones otherwise.
 """
+
 from __future__ import annotations
 
 import string
@@ -67,7 +68,7 @@ def test_every_page_in_both_languages(lang):
     for file, _, _, _ in pages:
         try:
             at = open_alone(file, lang=lang)
-        except AssertionError as e:          # an exception on the page
+        except AssertionError as e:  # an exception on the page
             problems.append(f"{file}: {e}")
             continue
         if not at.title:

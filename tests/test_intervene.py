@@ -1,6 +1,7 @@
 """Switching heads off and editing rows (model/intervene.py), checked against independent forwards:
 a numpy GPT written here from the weights, the same model with the head's slice of W^O zeroed, and
 (for Hugging Face) GPT-2 / LLaMA with the head's rows of the output projection zeroed."""
+
 from __future__ import annotations
 
 import copy
@@ -65,7 +66,7 @@ def numpy_gpt(module, ids, ablate=None, how="zero", edit=None):
             w[edit[1], edit[2]] = edit[3]
         if ablate is not None and ablate[0] == i and how == "uniform":
             w[ablate[1]] = causal / causal.sum(-1, keepdims=True)
-        o = w @ v                                                   # (H, T, dk)
+        o = w @ v  # (H, T, dk)
         if ablate is not None and ablate[0] == i and how == "zero":
             o[ablate[1]] = 0.0
         if ablate is not None and ablate[0] == i and how == "mean":
@@ -92,14 +93,15 @@ def test_gpt_ablation_equals_a_numpy_forward_with_the_head_switched_off(gpt, how
     logp, w = numpy_gpt(gpt.module, ids, (layer, head), how)
     got = tr.attention["decoder"].weights
     np.testing.assert_allclose(got, w, atol=1e-5)
-    np.testing.assert_allclose(_gpt_logp(gpt, ids, intervene.build(gpt, [("decoder", layer, head)], how)),
-                               logp, atol=1e-4)
+    np.testing.assert_allclose(
+        _gpt_logp(gpt, ids, intervene.build(gpt, [("decoder", layer, head)], how)), logp, atol=1e-4
+    )
     # only what flows through the head changes: the layers up to it see the same input
     b = base.attention["decoder"].weights
     np.testing.assert_array_equal(got[:layer], b[:layer])
     if how != "uniform":
-        np.testing.assert_array_equal(got[layer], b[layer])       # its own weights are still computed
-    assert np.abs(got[layer + 1:] - b[layer + 1:]).max() > 1e-4    # ... and what reads its output moves
+        np.testing.assert_array_equal(got[layer], b[layer])  # its own weights are still computed
+    assert np.abs(got[layer + 1 :] - b[layer + 1 :]).max() > 1e-4  # ... and what reads its output moves
     assert tr.intervention == {"how": how, "ablate": ["decoder:2:3"], "edits": []}
 
 
@@ -126,7 +128,7 @@ def _without_head(m, kind, layer, head):
     attn = {"encoder": "self_attn", "decoder": "self_attn", "cross": "cross_attn"}[kind]
     mha = getattr(stack[layer], attn)
     with torch.no_grad():
-        mha.W_o.weight[:, head * mha.d_k:(head + 1) * mha.d_k] = 0
+        mha.W_o.weight[:, head * mha.d_k : (head + 1) * mha.d_k] = 0
     return type(m)(m.name, module, m.tokenizer, m.device)
 
 
@@ -167,15 +169,17 @@ def test_translator_importance_grid_equals_one_head_at_a_time(translator):
     start = translator._start(translator.direction(TR_TEXT))
     base_logp, _, target = intervene.translator_scores(translator, src, start, None, 1)
     for i, h in enumerate(imp.heads):
-        logp, _, _ = intervene.translator_scores(translator, src, start, intervene.build(translator, [h]), 1,
-                                                 tgt_ids=target)
+        logp, _, _ = intervene.translator_scores(
+            translator, src, start, intervene.build(translator, [h]), 1, tgt_ids=target
+        )
         assert imp.delta_logp[i] == pytest.approx(logp[0] - base_logp[0], abs=1e-4)
         out = translator.trace(TR_TEXT, ablate=[h]).output_text
         assert imp.outputs[i] == out and imp.changed[i] == (out != imp.output)
 
 
-@pytest.mark.parametrize("bad", [[("cross", 0, 0)], [("decoder", 9, 0)], [("decoder", 0, -1)], ["decoder:0:1"],
-                                 ["decoder-1-1"]])
+@pytest.mark.parametrize(
+    "bad", [[("cross", 0, 0)], [("decoder", 9, 0)], [("decoder", 0, -1)], ["decoder:0:1"], ["decoder-1-1"]]
+)
 def test_heads_the_model_does_not_have_are_clear_errors(gpt, bad):
     with pytest.raises(InputError):
         gpt.trace(GPT_TEXT, ablate=bad)
@@ -186,9 +190,9 @@ def test_bad_ablation_and_bad_edits_are_clear_errors(gpt, translator):
         gpt.trace(GPT_TEXT, ablate=[("decoder", 0, 0)], how="half")
     with pytest.raises(InputError):
         gpt.trace(GPT_TEXT, edit=("decoder", 0, 0, 2, [0.5, -0.5]))
-    with pytest.raises(InputError):                                  # a later token: the mask hides it
+    with pytest.raises(InputError):  # a later token: the mask hides it
         gpt.trace(GPT_TEXT, edit=("decoder", 0, 0, 1, [0, 0, 0, 1] + [0] * 8))
-    with pytest.raises(InputError):                                  # wrong number of keys
+    with pytest.raises(InputError):  # wrong number of keys
         translator.trace(TR_TEXT, edit=("encoder", 0, 0, 1, [1.0, 0.0]))
 
 
@@ -200,8 +204,9 @@ def _cli(*args):
 
 
 def test_cli_ablate_and_importance():
-    code, out = _cli("trace", "--model", "translator", "--text", TR_TEXT, "--ablate", "cross:2:2",
-                     "--ablate-how", "zero", "--json")
+    code, out = _cli(
+        "trace", "--model", "translator", "--text", TR_TEXT, "--ablate", "cross:2:2", "--ablate-how", "zero", "--json"
+    )
     assert code == 0
     data = json.loads(out)
     assert data["intervention"] == {"how": "zero", "ablate": ["cross:2:2"], "edits": []}
@@ -218,36 +223,71 @@ def test_cli_ablate_and_importance():
 def tiny_hf(tmp_path_factory):
     transformers = pytest.importorskip("transformers")
     from tokenizers import ByteLevelBPETokenizer
+
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(["The cat sat on the mat.", "The dog bit the man."] * 20, vocab_size=300,
-                            min_frequency=1, special_tokens=["<|endoftext|>"])
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>",
-                                               eos_token="<|endoftext|>")
+    bpe.train_from_iterator(
+        ["The cat sat on the mat.", "The dog bit the man."] * 20,
+        vocab_size=300,
+        min_frequency=1,
+        special_tokens=["<|endoftext|>"],
+    )
+    tok = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
+    )
     torch.manual_seed(0)
     root = tmp_path_factory.mktemp("hf_ablate")
     models = {
-        "gpt2": transformers.GPT2LMHeadModel(transformers.GPT2Config(
-            n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0)),
-        "llama": transformers.LlamaForCausalLM(transformers.LlamaConfig(
-            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=32,
-            intermediate_size=64, vocab_size=len(tok), max_position_embeddings=64, bos_token_id=0,
-            eos_token_id=0, pad_token_id=0)),
+        "gpt2": transformers.GPT2LMHeadModel(
+            transformers.GPT2Config(
+                n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0
+            )
+        ),
+        "llama": transformers.LlamaForCausalLM(
+            transformers.LlamaConfig(
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                hidden_size=32,
+                intermediate_size=64,
+                vocab_size=len(tok),
+                max_position_embeddings=64,
+                bos_token_id=0,
+                eos_token_id=0,
+                pad_token_id=0,
+            )
+        ),
     }
     for name, module in models.items():
         tok.save_pretrained(root / name)
         module.eval().save_pretrained(root / name)
     from tokenizers import SentencePieceUnigramTokenizer
     from tokenizers.processors import TemplateProcessing
+
     sp = SentencePieceUnigramTokenizer()
-    sp.train_from_iterator(["The cat sat on the mat.", "The dog bit the man."] * 20, vocab_size=60,
-                           special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>")
+    sp.train_from_iterator(
+        ["The cat sat on the mat.", "The dog bit the man."] * 20,
+        vocab_size=60,
+        special_tokens=["<pad>", "</s>", "<unk>"],
+        unk_token="<unk>",
+    )
     sp._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>",
-                                               unk_token="<unk>", model_max_length=32)
+    tok = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>", unk_token="<unk>", model_max_length=32
+    )
     tok.save_pretrained(root / "t5")
-    transformers.T5ForConditionalGeneration(transformers.T5Config(
-        num_layers=2, num_heads=2, d_model=32, d_kv=16, d_ff=64, vocab_size=len(tok), decoder_start_token_id=0,
-        pad_token_id=0, eos_token_id=1)).eval().save_pretrained(root / "t5")
+    transformers.T5ForConditionalGeneration(
+        transformers.T5Config(
+            num_layers=2,
+            num_heads=2,
+            d_model=32,
+            d_kv=16,
+            d_ff=64,
+            vocab_size=len(tok),
+            decoder_start_token_id=0,
+            pad_token_id=0,
+            eos_token_id=1,
+        )
+    ).eval().save_pretrained(root / "t5")
     return root
 
 
@@ -262,21 +302,28 @@ def test_hf_t5_cross_attention_ablation_reaches_only_the_cross_attention(tiny_hf
     with torch.no_grad():
         ref.decoder.block[0].layer[1].EncDecAttention.o.weight[:, 16:32] = 0
     src = m.tokenizer.tok(TR_TEXT)["input_ids"]
-    out = ref.generate(input_ids=torch.tensor([src]), max_new_tokens=min(m.config.max_seq_len, 2 * len(src) + 16),
-                       do_sample=False, num_beams=1)
+    out = ref.generate(
+        input_ids=torch.tensor([src]),
+        max_new_tokens=min(m.config.max_seq_len, 2 * len(src) + 16),
+        do_sample=False,
+        num_beams=1,
+    )
     tgt = out[0].tolist()
     body = []
     for i in tgt[1:]:
         if i == 1:
             break
-        if i != 0:         # as the adapter's greedy output: pad tokens are left out
+        if i != 0:  # as the adapter's greedy output: pad tokens are left out
             body.append(i)
     tgt = tgt[:1] + body
     assert m.tokenizer.decode(tgt[1:]) == tr.output_text and len(tr.attention["decoder"].query_tokens) == len(tgt)
     with torch.no_grad():
         r = ref(input_ids=torch.tensor([src]), decoder_input_ids=torch.tensor([tgt]), output_attentions=True)
-    for kind, atts in (("encoder", r.encoder_attentions), ("decoder", r.decoder_attentions),
-                       ("cross", r.cross_attentions)):
+    for kind, atts in (
+        ("encoder", r.encoder_attentions),
+        ("decoder", r.decoder_attentions),
+        ("cross", r.cross_attentions),
+    ):
         np.testing.assert_allclose(tr.attention[kind].weights, torch.stack([a[0] for a in atts]).numpy(), atol=1e-5)
     base = m.trace(TR_TEXT).attention
     np.testing.assert_array_equal(tr.attention["encoder"].weights, base["encoder"].weights)  # upstream: untouched
@@ -292,10 +339,10 @@ def test_hf_zero_ablation_equals_the_head_cut_out_of_the_output_projection(tiny_
     ref_model = copy.deepcopy(m.hf_model)
     d = m.config.d_model // m.config.num_heads
     with torch.no_grad():
-        if name == "gpt2":    # Conv1D: x @ weight, rows are the input features
-            ref_model.transformer.h[0].attn.c_proj.weight[d:2 * d] = 0
+        if name == "gpt2":  # Conv1D: x @ weight, rows are the input features
+            ref_model.transformer.h[0].attn.c_proj.weight[d : 2 * d] = 0
         else:
-            ref_model.model.layers[0].self_attn.o_proj.weight[:, d:2 * d] = 0
+            ref_model.model.layers[0].self_attn.o_proj.weight[:, d : 2 * d] = 0
     ids = m.prompt_ids(TR_TEXT)[1] if hasattr(m, "prompt_ids") else m._prompt_ids(TR_TEXT, 64)[1]
     with torch.no_grad():
         out = ref_model(input_ids=torch.tensor([ids]), output_attentions=True)
@@ -313,9 +360,9 @@ def test_sink_heads_and_position_alignment():
     T = 5
     causal = np.tril(np.ones((T, T), dtype=bool))
     w = rng.random((2, 3, T, T)) * causal
-    w[1, 2, :, 0] += 10 * causal[:, 0]                  # layer 2 head 3 parks its weight on the first token
+    w[1, 2, :, 0] += 10 * causal[:, 0]  # layer 2 head 3 parks its weight on the first token
     w /= w.sum(-1, keepdims=True)
-    share = w[:, :, 1:, 0].mean(-1)                      # row 0 sees only the first token: left out
+    share = w[:, :, 1:, 0].mean(-1)  # row 0 sees only the first token: left out
     assert intervene.sink_heads(w, causal) == [(int(a), int(b)) for a, b in zip(*np.nonzero(share >= 0.3))]
     assert (1, 2) in intervene.sink_heads(w, causal, threshold=0.7)
     a, b, mask, cut = intervene.align(w, w[..., :4, :3], causal, None)

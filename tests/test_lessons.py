@@ -2,13 +2,14 @@
 independent recomputation from the trained models gives (numpy argmax over a fresh trace, torch's
 own softmax of the logits, the translator's own output), and the page shows the prediction, the
 verdict, the reveal and the score, in both languages, with the step and answers in the link."""
+
 from __future__ import annotations
 
+import apptest
 import numpy as np
 import pytest
 import torch
 
-import apptest
 import model
 from model import lessons as L
 from model.positional import PositionalEncoding
@@ -25,6 +26,7 @@ def runners():
         if name not in made:
             made[name] = model.load(name, device="cpu")
         return made[name]
+
     return load
 
 
@@ -46,7 +48,7 @@ def test_every_lesson_has_8_to_12_steps_with_a_valid_answer_and_both_languages(b
             for part in ("ask", "reveal"):
                 entry = TABLE[f"lesson_{s.key}_{part}"]
                 for lang in ("en", "zh"):
-                    entry[lang].format(**s.params)        # every placeholder has its number
+                    entry[lang].format(**s.params)  # every placeholder has its number
             if s.kind == "choice" and not s.literal:
                 assert all(o in TABLE for o in s.options)
             if s.kind == "sketch":
@@ -69,7 +71,7 @@ def test_attention_answers_agree_with_an_independent_argmax(built, runners):
     assert s.answer_label == ("yes" if w[last].mean(axis=0)[1, 1] > 0.35 else "no")
     s = by_id(steps, "attention.5")
     head = s.params["head"] - 1
-    assert np.isclose(w[0, head, 2].max(), w[0, :, 2].max())          # the most decided head of layer 1
+    assert np.isclose(w[0, head, 2].max(), w[0, :, 2].max())  # the most decided head of layer 1
     assert s.answer_label == toks[int(np.argmax(w[0, head, 2]))]
     s = by_id(steps, "attention.6")
     assert s.answer_label == ("yes" if len({int(np.argmax(w[0, h, 2])) for h in range(enc.num_heads)}) == 1 else "no")
@@ -84,7 +86,7 @@ def test_scores_question_recomputes_q_dot_k_and_the_temperature_row(built, runne
     layer, head = s.params["layer"] - 1, s.params["head"] - 1
     record: dict = {}
     tr = m.trace(L.CAT_TEXT, record=record)
-    rec = record["encoder"][layer]["self_attn"]          # what model/attention.py recorded
+    rec = record["encoder"][layer]["self_attn"]  # what model/attention.py recorded
     q, k = (np.asarray(rec[n].detach().cpu().numpy(), dtype=np.float64)[0, head] for n in ("q", "k"))
     scores = q @ k.T / np.sqrt(q.shape[-1])
     assert q.shape[-1] == s.params["d_k"] == m.config.d_model // m.config.num_heads
@@ -101,7 +103,7 @@ def test_scores_question_recomputes_q_dot_k_and_the_temperature_row(built, runne
     np.testing.assert_allclose(real, at_t / at_t.sum(), atol=1e-4)
     dists = [np.abs(np.asarray(x) - real).sum() for x in sk.sketches]
     assert sk.answer == int(np.argmin(dists))
-    assert min(dists) < 1e-3                  # one sketch is the model's row, drawn from the T = 1 row
+    assert min(dists) < 1e-3  # one sketch is the model's row, drawn from the T = 1 row
 
 
 def test_positions_answers_are_the_translators_own_outputs(built, runners):
@@ -128,7 +130,7 @@ def test_positions_answers_are_the_translators_own_outputs(built, runners):
 def test_decoder_answers_mask_pronoun_next_token_and_ablation(built, runners):
     g, m = runners("gpt"), runners("translator")
     steps = built["decoder"]
-    assert by_id(steps, "decoder.1").answer_label == "no"          # a causal mask: sat cannot read mat
+    assert by_id(steps, "decoder.1").answer_label == "no"  # a causal mask: sat cannot read mat
     dec = g.trace(L.CAT_TEXT).attention["decoder"]
     assert np.all(dec.weights[:, :, 3, 6] == 0)
     s = by_id(steps, "decoder.3")
@@ -147,8 +149,9 @@ def test_decoder_answers_mask_pronoun_next_token_and_ablation(built, runners):
     assert s.answer_label == str(len(m.trace(L.CAT_TEXT).attention["cross"].query_tokens))
     for s in steps:
         if s.key == "dec_ablate":
-            off = m.trace(L.CAT_TEXT, ablate=[(s.params["kind"], s.params["layer"] - 1, s.params["head"] - 1)],
-                          how="zero")
+            off = m.trace(
+                L.CAT_TEXT, ablate=[(s.params["kind"], s.params["layer"] - 1, s.params["head"] - 1)], how="zero"
+            )
             assert s.answer_label == ("yes" if off.output_text != m.translate([L.CAT_TEXT])[0] else "no")
 
 
@@ -161,6 +164,7 @@ def test_answers_in_a_link_round_trip_and_bad_ones_are_refused():
 
 # -- the page ---------------------------------------------------------------------------------------
 
+
 def pills(at):
     return at.button_group[0]
 
@@ -169,7 +173,7 @@ def test_page_predict_then_reveal_then_next_and_the_link_keeps_step_and_answers(
     steps = built["attention"]
     at = apptest.open_page(PAGE, "translator", 180)
     assert "How many tokens" in at.markdown[1].value
-    assert not at.success and not at.error                  # nothing revealed before the prediction
+    assert not at.success and not at.error  # nothing revealed before the prediction
     wrong = (steps[0].answer + 1) % len(steps[0].options)
     pills(at).set_value(wrong).run()
     assert at.error and "the model says **6**" in at.error[0].value
@@ -181,15 +185,15 @@ def test_page_predict_then_reveal_then_next_and_the_link_keeps_step_and_answers(
     assert any("adds up to 1.0000" in m.value.replace("\\", "") for m in at.markdown)
 
     link = at.query_params
-    again = apptest.open_page(PAGE, "translator", 180, lesson="attention", step=link["step"],
-                              answers=link["answers"])
+    again = apptest.open_page(PAGE, "translator", 180, lesson="attention", step=link["step"], answers=link["answers"])
     assert again.success, "the link reopens step 2 with its answer revealed"
     assert again.button_group[0].disabled
 
 
 def test_page_score_at_the_end_in_chinese(built, monkeypatch):
     from ui import i18n
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")      # AppTest formats options outside the session
+
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")  # AppTest formats options outside the session
     steps = built["positions"]
     answers = "".join(str(s.answer) for s in steps[:-1])
     at = apptest.open_page(PAGE, "translator", 180, lang="zh", lesson="positions", step=len(steps), answers=answers)

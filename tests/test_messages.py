@@ -1,6 +1,7 @@
 """Errors and notices reach a Chinese reader in Chinese: every InputError code and every Notice our
 models raise, triggered through the model API, rendered by ui/messages.py with the language
 switched to 中文, holds no English sentence (three English words in a row)."""
+
 from __future__ import annotations
 
 import re
@@ -64,7 +65,7 @@ def notices(random_runner) -> dict[str, Notice]:
 
 def test_every_error_code_in_chinese(random_runner, chinese):
     found = errors(random_runner)
-    assert {c: e.code for c, e in found.items()} == {c: c for c in found}   # each call raised its code
+    assert {c: e.code for c, e in found.items()} == {c: c for c in found}  # each call raised its code
     for code, e in found.items():
         text = error_text(e)
         assert text and not english(text), (code, text)
@@ -80,4 +81,4 @@ def test_every_notice_in_chinese(random_runner, chinese):
 
 def test_the_check_finds_english(random_runner, monkeypatch):
     monkeypatch.setattr(i18n, "lang", lambda: "en")
-    assert english(error_text(errors(random_runner)["layer"]))      # the checks above can fail
+    assert english(error_text(errors(random_runner)["layer"]))  # the checks above can fail

@@ -1,4 +1,5 @@
 """The models' traces: shapes, masks, temperature, word order, and the errors users can cause."""
+
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ def test_trace_has_every_layer_and_head_and_rows_sum_to_one(random_runner, name)
         att = tr.attention["decoder"]
         assert att.query_tokens[0] == "<s>" and att.query_tokens[1:] == ["The", "cat", "sat", "on", "the", "mat"]
         band = np.tril(np.ones_like(att.mask))
-        if m.config.window:   # gpt-local: only the last `window` positions
+        if m.config.window:  # gpt-local: only the last `window` positions
             band &= ~np.tril(np.ones_like(att.mask), -m.config.window)
         assert np.array_equal(att.mask, band)
 
@@ -89,6 +90,7 @@ def test_gpt_generate_is_reproducible_for_a_seed(random_runner):
 
 def test_top_p_keeps_the_smallest_nucleus():
     from model.gpt import Sampling, sampling_distribution
+
     logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
     probs, kept = sampling_distribution(logits, Sampling(1.0, None, 0.7))
     assert kept.tolist() == [True, True, False, False]
@@ -134,7 +136,9 @@ def test_unknown_model_name():
 
 def test_missing_and_corrupt_weights_name_the_file_and_the_fix(tmp_path):
     import shutil
+
     from model.tokenizer import DEFAULT_PATH
+
     shutil.copy(DEFAULT_PATH, tmp_path / "tokenizer.model")
     with pytest.raises(ModelFileError) as e:
         model.load("gpt", directory=tmp_path)

@@ -1,12 +1,12 @@
 """The tutorial's claims about positional encodings, checked numerically."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from model.positional import (PositionalEncoding, RotaryEmbedding, alibi_bias, alibi_slopes,
-                              sinusoidal_table)
+from model.positional import PositionalEncoding, RotaryEmbedding, alibi_bias, alibi_slopes, sinusoidal_table
 
 
 def test_table_shape_and_formula():
@@ -31,7 +31,7 @@ def test_pe_of_pos_plus_k_is_one_fixed_rotation_of_pe_of_pos():
     for i in range(d // 2):
         w = 1 / 10000 ** (2 * i / d)
         c, s = math.cos(w * k), math.sin(w * k)
-        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.double)
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.double)
     for pos in range(0, 100 - k):
         assert torch.allclose(pe[pos + k], M @ pe[pos], atol=1e-5)  # the table is float32
     # and the same matrix, found by least squares from the data alone, fits every pos
@@ -66,7 +66,7 @@ def test_rope_keeps_lengths():
 
 
 def test_alibi_slopes_and_bias():
-    assert np.allclose(alibi_slopes(8).numpy(), [2 ** -(h) for h in range(1, 9)])
+    assert np.allclose(alibi_slopes(8).numpy(), [2**-(h) for h in range(1, 9)])
     assert np.allclose(alibi_slopes(4).numpy(), [2 ** (-8 * h / 4) for h in range(1, 5)])
     b = alibi_bias(4, 5, 5)
     assert b.shape == (4, 5, 5)

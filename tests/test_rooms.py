@@ -3,6 +3,7 @@
 Redis: a redis-server started on a free port for this module (scripts/test installs it with
 apt); the Redis cases are skipped when no redis-server binary is on PATH.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,11 +31,26 @@ def redis_url(tmp_path_factory):
     if binary is None:
         pytest.skip("redis-server is not installed (scripts/test installs it with apt)")
     port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", str(tmp_path_factory.mktemp("redis"))],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path_factory.mktemp("redis")),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     import redis
+
     client = redis.Redis.from_url(url)
     for _ in range(100):
         try:
@@ -59,6 +75,7 @@ def make_store(request, tmp_path):
         return lambda ttl=R.TTL: R.SQLiteRooms(path, ttl=ttl)
     url = request.getfixturevalue("redis_url")
     import redis
+
     redis.Redis.from_url(url).flushdb()
     return lambda ttl=R.TTL: R.RedisRooms(url, ttl=ttl)
 
@@ -67,7 +84,7 @@ def test_a_room_is_created_with_a_short_unguessable_code_and_a_secret_token(make
     store = make_store()
     code, token = store.create()
     assert len(code) == R.CODE_LENGTH and set(code) <= set(R.ALPHABET)
-    assert not set(code) & set("01IOL")                       # nothing that reads as another character
+    assert not set(code) & set("01IOL")  # nothing that reads as another character
     assert len(token) >= 20 and token not in code
     room = store.get(code)
     assert room.version == 0 and room.state == {}
@@ -97,7 +114,7 @@ def test_a_student_cannot_drive_the_room(make_store):
         assert not store.check(code, wrong)
     assert store.check(code, token)
     other_code, other_token = store.create()
-    with pytest.raises(PermissionError):              # one room's token does not open another
+    with pytest.raises(PermissionError):  # one room's token does not open another
         store.publish(code, other_token, {"page": "lessons", "params": {}})
     with pytest.raises(PermissionError):
         store.close(code, other_token)
@@ -125,7 +142,7 @@ def test_answers_are_counted_once_per_student_and_per_step(make_store):
     store.answer(code, "attention.3", "s1", 2)
     store.answer(code, "attention.3", "s2", 2)
     store.answer(code, "attention.3", "s3", 0)
-    store.answer(code, "attention.3", "s3", 1)          # a student's second answer replaces the first
+    store.answer(code, "attention.3", "s3", 1)  # a student's second answer replaces the first
     store.answer(code, "attention.4", "s1", 1)
     assert store.answers(code, "attention.3") == {2: 2, 1: 1}
     assert store.answers(code, "attention.4") == {1: 1}
@@ -155,7 +172,7 @@ def test_sqlite_store_is_a_wal_file_shared_by_threads(tmp_path):
         try:
             for i in range(50):
                 versions.append(store.publish(code, token, {"page": "home", "params": {"i": str(i)}}))
-        except Exception as e:   # any error fails the test below
+        except Exception as e:  # any error fails the test below
             errors.append(e)
 
     def student(n):
@@ -165,6 +182,7 @@ def test_sqlite_store_is_a_wal_file_shared_by_threads(tmp_path):
                 store.answer(code, "s", f"student{n}", n % 3)
         except Exception as e:
             errors.append(e)
+
     threads = [threading.Thread(target=teacher)] + [threading.Thread(target=student, args=(n,)) for n in range(4)]
     for th in threads:
         th.start()

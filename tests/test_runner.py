@@ -1,5 +1,6 @@
 """The Runner contract (model/runner.py): every runner keeps it, capabilities tell the truth, and
 nothing outside model/ reaches for a private name of another module."""
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,13 @@ def test_our_runners_keep_the_contract(random_runner, name):
 
 def test_what_a_runner_cannot_do_is_an_input_error(random_runner):
     tr, gpt = random_runner("translator"), random_runner("gpt")
-    for call in (lambda: tr.generate("The cat"), lambda: tr.next_token_logits([BOS]), lambda: tr.nll(["x"]),
-                 lambda: tr.trace_ids([BOS, 7]), lambda: gpt.translate(["The cat"])):
+    for call in (
+        lambda: tr.generate("The cat"),
+        lambda: tr.next_token_logits([BOS]),
+        lambda: tr.nll(["x"]),
+        lambda: tr.trace_ids([BOS, 7]),
+        lambda: gpt.translate(["The cat"]),
+    ):
         with pytest.raises(InputError) as e:
             call()
         assert e.value.code == "model"
@@ -47,7 +53,7 @@ def test_prompt_ids_of_an_empty_text_is_the_start_alone(random_runner):
 def test_run_passes_module_and_device(random_runner):
     r = random_runner("gpt")
     assert r.run(lambda m, dev: (m is r.module, dev)) == (True, r.device)
-    assert r.has_tutorial_code          # run(fn)'s convention is our modules'; HFRunner.run says so
+    assert r.has_tutorial_code  # run(fn)'s convention is our modules'; HFRunner.run says so
 
 
 def test_ordinary_tokens_are_what_sentencepiece_calls_neither_byte_nor_control(random_runner):
@@ -77,7 +83,7 @@ def test_nothing_outside_model_calls_a_private_name():
     found = []
     for f in files:
         for n, line in enumerate(f.read_text().splitlines(), 1):
-            code = re.sub(r"([\"']).*?\1", "", line.split("#")[0])      # strings and comments out
+            code = re.sub(r"([\"']).*?\1", "", line.split("#")[0])  # strings and comments out
             for m in PRIVATE_CALL.finditer(code):
                 found.append(f"{f.relative_to(ROOT)}:{n}: {m.group(0)}")
     assert found == []

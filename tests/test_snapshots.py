@@ -1,4 +1,5 @@
 """Training snapshots: the schedule, the int8 storage, and the shipped files' own records."""
+
 import numpy as np
 import pytest
 import torch
@@ -11,7 +12,7 @@ def test_schedule_is_log_spaced_from_the_random_start_to_the_last_step():
     s = snapshots.schedule(4000, 10)
     assert s[0] == 0 and s[-1] == 4000 and len(s) == 10 and s == sorted(set(s))
     gaps = np.diff(s[1:])
-    assert (gaps[1:] >= gaps[:-1]).all()          # denser early, where heads form
+    assert (gaps[1:] >= gaps[:-1]).all()  # denser early, where heads form
 
 
 def test_int8_groups_round_trip_within_half_a_step():
@@ -25,8 +26,8 @@ def test_int8_groups_round_trip_within_half_a_step():
     padded = np.pad(w, ((0, 0), (0, (-w.shape[1]) % 32))).reshape(w.shape[0], -1, 32)
     step = np.abs(padded).max(-1, keepdims=True) / 127
     err = np.abs(np.pad(back["w"].numpy() - w, ((0, 0), (0, (-w.shape[1]) % 32))).reshape(padded.shape))
-    assert (err <= step * 0.5 + step * 2e-3 + 1e-6).all()   # float16 scales add a relative 1e-3
-    assert torch.equal(back["tiny"], state["tiny"].half().float())   # small tensors stay float16
+    assert (err <= step * 0.5 + step * 2e-3 + 1e-6).all()  # float16 scales add a relative 1e-3
+    assert torch.equal(back["tiny"], state["tiny"].half().float())  # small tensors stay float16
 
 
 @pytest.mark.parametrize("name", ["translator", "gpt"])
@@ -53,11 +54,12 @@ def test_saturation_agrees_with_the_traces_weights():
     """The share of one-hot rows that saturation() reports, recomputed from what trace() returns."""
     m = registry.load("gpt", device="cpu")
     from model import corpus
+
     pairs = corpus.heldout_pairs(6, 1234)
     top = {}
     for i, p in enumerate(pairs):
         w = m.trace(p.en if i % 2 == 0 else p.zh).attention["decoder"].weights  # (L, H, Q, K)
-        w = w[:, :, 1:, :]                      # row 0 sees one key: left out, as saturation() does
+        w = w[:, :, 1:, :]  # row 0 sees one key: left out, as saturation() does
         for layer in range(w.shape[0]):
             hits, n = top.get(layer, (0, 0))
             top[layer] = (hits + int((w[layer].max(-1) >= SATURATED).sum()), n + w[layer].shape[0] * w[layer].shape[1])

@@ -5,6 +5,7 @@ per-row scale); the shipped weights themselves; the exact match the training run
 last snapshot, recomputed by translating the same held-out sentences; role scores recomputed with
 numpy from the attention weights; alignment links written out by hand for one sentence.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,6 +36,7 @@ def load():
         if name not in loaded:
             loaded[name] = model.load(name, device="cpu")
         return loaded[name]
+
     return get
 
 
@@ -83,12 +85,12 @@ def test_a_snapshot_loads_the_stored_weights_and_traces(name, load):
     for key, value in stored.items():
         if key.endswith((".scale", ".shape")):
             continue
-        if key.endswith(".q"):   # int8 (rows, groups, size) with one float16 scale per group
+        if key.endswith(".q"):  # int8 (rows, groups, size) with one float16 scale per group
             base = key[:-2]
             shape = tuple(int(n) for n in stored[base + ".shape"])
             scale = stored[base + ".scale"].astype(np.float32)
             rows = (value.astype(np.float32) * scale[..., None]).reshape(value.shape[0], -1)
-            want = rows[:, :int(np.prod(shape[1:], dtype=int)) if len(shape) > 1 else shape[0]].reshape(shape)
+            want = rows[:, : int(np.prod(shape[1:], dtype=int)) if len(shape) > 1 else shape[0]].reshape(shape)
         else:
             base, want = key, value.astype(np.float32)
         np.testing.assert_allclose(state[base], want, rtol=1e-6, atol=1e-7, err_msg=base)
@@ -110,8 +112,8 @@ def test_the_last_snapshot_is_the_shipped_model(name, load):
     shipped = load(name)
     a, b = last.module.state_dict(), shipped.module.state_dict()
     assert a.keys() == b.keys()
-    for k in a:   # float16 precision at least (here: the same file)
-        torch.testing.assert_close(a[k], b[k], rtol=2 ** -10, atol=1e-4)
+    for k in a:  # float16 precision at least (here: the same file)
+        torch.testing.assert_close(a[k], b[k], rtol=2**-10, atol=1e-4)
     text = "狗咬人" if name == "translator" else "The girl fed the dog. She was happy."
     ta, tb = last.trace(text), shipped.trace(text)
     assert ta.output_text == tb.output_text
@@ -136,12 +138,14 @@ def test_the_last_snapshots_exact_match_is_the_shipped_translators(load):
 def test_alignment_links_of_the_cat_sentence():
     tok = Tokenizer.load()
     en, zh = tok.encode("The cat sat on the mat"), tok.encode("猫坐在垫子上")
-    links = probes.alignment_links(tok.labels(en), tok.word_labels(en), tok.word_ids(en),
-                                   tok.word_labels(zh), tok.word_ids(zh), to_zh=True)
+    links = probes.alignment_links(
+        tok.labels(en), tok.word_labels(en), tok.word_ids(en), tok.word_labels(zh), tok.word_ids(zh), to_zh=True
+    )
     shown = {tok.labels(zh)[t]: sorted(tok.labels(en)[s] for s in src) for t, src in links}
     assert shown == {"猫": ["cat"], "坐": ["sat"], "在": ["on"], "垫子": ["mat"], "上": ["on"]}
-    back = probes.alignment_links(tok.labels(zh), tok.word_labels(zh), tok.word_ids(zh),
-                                  tok.word_labels(en), tok.word_ids(en), to_zh=False)
+    back = probes.alignment_links(
+        tok.labels(zh), tok.word_labels(zh), tok.word_ids(zh), tok.word_labels(en), tok.word_ids(en), to_zh=False
+    )
     shown = {tok.labels(en)[t]: sorted(tok.labels(zh)[s] for s in src) for t, src in back}
     assert shown == {"cat": ["猫"], "sat": ["坐"], "on": ["上", "在"], "mat": ["垫子"]}
 
@@ -151,8 +155,8 @@ def test_pronoun_probe_points_each_pronoun_at_the_storys_first_noun():
     probe = probes.pronoun_probe(tok)
     assert len(probe) == probes.PROBE_PAIRS
     shown = [(tok.labels(ids)[row], [tok.labels(ids)[c] for c in cols]) for ids, row, cols in probe]
-    assert shown[0] == ("She", ["mother"])        # "The mother was sad. She sat near the bowl."
-    assert ("它", ["椅子"]) in shown                 # "绿椅子在脏房子后面。它很大。"
+    assert shown[0] == ("She", ["mother"])  # "The mother was sad. She sat near the bowl."
+    assert ("它", ["椅子"]) in shown  # "绿椅子在脏房子后面。它很大。"
     for ids, row, cols in probe:
         assert cols and max(cols) < row and tok.labels(ids)[row].lower() in {"it", "he", "she", "它", "他", "她"}
 
@@ -163,12 +167,12 @@ def _forward(module, *ids):
     return {k: v[:, 0].numpy().astype(np.float64) for k, v in w.items()}
 
 
-def _previous(w):          # (L, H, T, T) -> mean over rows i >= 1 of w[i, i-1]
+def _previous(w):  # (L, H, T, T) -> mean over rows i >= 1 of w[i, i-1]
     t = w.shape[-1]
     return np.mean([w[..., i, i - 1] for i in range(1, t)], axis=0)
 
 
-def _first(w, causal):     # causal row 0 has no choice (it can only see itself): left out
+def _first(w, causal):  # causal row 0 has no choice (it can only see itself): left out
     t = w.shape[-1]
     return np.mean([w[..., i, 0] for i in range(1 if causal else 0, t)], axis=0)
 
@@ -191,18 +195,23 @@ def test_role_scores_recomputed_with_numpy(name, load):
                     enc_f.append(_first(w["encoder"], causal=False))
                     dec_p.append(_previous(w["decoder"]))
                     dec_f.append(_first(w["decoder"], causal=True))
-                    links = probes.alignment_links(tok.labels(s), tok.word_labels(s), tok.word_ids(s),
-                                                   tok.word_labels(t), tok.word_ids(t), to_zh)
+                    links = probes.alignment_links(
+                        tok.labels(s), tok.word_labels(s), tok.word_ids(s), tok.word_labels(t), tok.word_ids(t), to_zh
+                    )
                     # row k reads decoder token k and writes target piece k
                     cells = [sum(w["cross"][:, :, row, j] for j in src_pos) for row, src_pos in links]
                     if cells:
                         align.append(np.mean(cells, axis=0))
-            want = {"encoder": {"previous": np.mean(enc_p, 0), "first": np.mean(enc_f, 0)},
-                    "decoder": {"previous": np.mean(dec_p, 0), "first": np.mean(dec_f, 0)},
-                    "cross": {"alignment": np.mean(align, 0)}}
+            want = {
+                "encoder": {"previous": np.mean(enc_p, 0), "first": np.mean(enc_f, 0)},
+                "decoder": {"previous": np.mean(dec_p, 0), "first": np.mean(dec_f, 0)},
+                "cross": {"alignment": np.mean(align, 0)},
+            }
         else:
-            ws = [_forward(m.module, [BOS] + tok.encode(text) + [EOS])["decoder"]
-                  for _, text in corpus.gpt_items(probes.PROBE_PAIRS, probes.PROBE_SEED, split="heldout")]
+            ws = [
+                _forward(m.module, [BOS] + tok.encode(text) + [EOS])["decoder"]
+                for _, text in corpus.gpt_items(probes.PROBE_PAIRS, probes.PROBE_SEED, split="heldout")
+            ]
             period = probes.INDUCTION_PERIOD
             ordinary = [i for i in range(tok.vocab_size) if m.is_ordinary(i)]
             r = np.random.default_rng(0).choice(ordinary, size=period, replace=False).tolist()
@@ -212,35 +221,44 @@ def test_role_scores_recomputed_with_numpy(name, load):
             for ids, row, cols in probes.pronoun_probe(tok):
                 w_ = _forward(m.module, ids)["decoder"]
                 pronoun.append(sum(w_[:, :, row, c] for c in cols))
-            want = {"decoder": {"previous": np.mean([_previous(w) for w in ws], 0),
-                                "first": np.mean([_first(w, causal=True) for w in ws], 0),
-                                "pronoun": np.mean(pronoun, 0), "induction": induction}}
+            want = {
+                "decoder": {
+                    "previous": np.mean([_previous(w) for w in ws], 0),
+                    "first": np.mean([_first(w, causal=True) for w in ws], 0),
+                    "pronoun": np.mean(pronoun, 0),
+                    "induction": induction,
+                }
+            }
         assert got.keys() == want.keys()
         for kind in want:
             assert got[kind].keys() == want[kind].keys()
             for role in want[kind]:
-                np.testing.assert_allclose(got[kind][role], want[kind][role], atol=1e-5,
-                                           err_msg=f"{name}@{step} {kind} {role}")
+                np.testing.assert_allclose(
+                    got[kind][role], want[kind][role], atol=1e-5, err_msg=f"{name}@{step} {kind} {role}"
+                )
 
 
 # -- when a head forms -------------------------------------------------------------------------------
 def test_formation_is_the_first_snapshot_from_which_the_score_stays_above_the_line():
     assert formation([0.1, 0.2, 0.6, 0.7, 0.9]) == 2
-    assert formation([0.1, 0.6, 0.3, 0.55, 0.8]) == 3      # dipped below: forms again at 3
-    assert formation([0.6, 0.7, 0.8]) is None               # had it from the start
-    assert formation([0.1, 0.9, 0.4]) is None               # lost it by the end
+    assert formation([0.1, 0.6, 0.3, 0.55, 0.8]) == 3  # dipped below: forms again at 3
+    assert formation([0.6, 0.7, 0.8]) is None  # had it from the start
+    assert formation([0.1, 0.9, 0.4]) is None  # lost it by the end
     assert formation([0.1, FORMED]) == 1
 
 
 def test_formed_heads_names_steps_either_side_and_orders_by_jump():
     steps_ = [0, 10, 100, 1000]
     c = np.zeros((4, 2, 2))
-    c[:, 0, 1] = [0.1, 0.2, 0.9, 0.95]    # forms between 10 and 100, jump 0.7
-    c[:, 1, 0] = [0.1, 0.45, 0.55, 0.6]   # forms between 10 and 100, jump 0.1
-    c[:, 1, 1] = [0.1, 0.1, 0.1, 0.52]    # forms between 100 and 1000, jump 0.42
+    c[:, 0, 1] = [0.1, 0.2, 0.9, 0.95]  # forms between 10 and 100, jump 0.7
+    c[:, 1, 0] = [0.1, 0.45, 0.55, 0.6]  # forms between 10 and 100, jump 0.1
+    c[:, 1, 1] = [0.1, 0.1, 0.1, 0.52]  # forms between 100 and 1000, jump 0.42
     got = formed_heads(steps_, {("cross", "alignment"): c})
-    assert [(g["layer"], g["head"], g["before"], g["after"]) for g in got] == [(0, 1, 10, 100), (1, 1, 100, 1000),
-                                                                              (1, 0, 10, 100)]
+    assert [(g["layer"], g["head"], g["before"], g["after"]) for g in got] == [
+        (0, 1, 10, 100),
+        (1, 1, 100, 1000),
+        (1, 0, 10, 100),
+    ]
     assert got[0]["score_before"] == pytest.approx(0.2) and got[0]["score_after"] == pytest.approx(0.9)
 
 

@@ -1,4 +1,5 @@
 """The shared English / Chinese SentencePiece tokenizer (the shipped file is only read here)."""
+
 import pytest
 
 from model import corpus
@@ -13,7 +14,7 @@ WEIRD = [
     "café naïve Ｆｕｌｌ　width，。",
     "鲸鱼咬人 🐳 123 <s> <2zh> </s> <unk> ▁",
     "  leading and   inner   spaces  ",
-    "\U0001F600\U0001F600\U00020000",
+    "\U0001f600\U0001f600\U00020000",
 ]
 
 
@@ -61,14 +62,14 @@ def test_emoji_labels(tok):
     ids = tok.encode("I 😀")
     assert tok.labels(ids)[-4:] == ["😀 1/4", "😀 2/4", "😀 3/4", "😀 4/4"]
     assert tok.word_labels(ids) == ["I", "😀"]
-    assert tok.labels(tok.encode("😀")[:1]) == ["\\xF0"]     # a lone byte: readable, not <0xF0>
+    assert tok.labels(tok.encode("😀")[:1]) == ["\\xF0"]  # a lone byte: readable, not <0xF0>
 
 
 def test_corpus_words_are_single_pieces(tok):
     vocab = set(tok.pieces(range(tok.vocab_size)))
     for w in corpus.ZH_VOCAB:
         assert w in vocab, w
-    for w in corpus.EN_VOCAB - {"it", "he", "she"}:       # pronouns only start a sentence
+    for w in corpus.EN_VOCAB - {"it", "he", "she"}:  # pronouns only start a sentence
         assert ("\u2581" + w if w != "." else w) in vocab, w
     for w in ("The", "\u2581It", "\u2581He", "\u2581She"):
         assert w in vocab
@@ -91,7 +92,7 @@ def test_labels_and_words(tok):
     ids = [T.BOS, T.TO_EN] + tok.encode("猫坐在垫子上。") + [T.EOS]
     assert tok.labels(ids) == ["<s>", "<2en>", "猫", "坐", "在", "垫子", "上", "。", "</s>"]
     assert tok.word_ids(ids) == list(range(9))
-    ids = tok.encode("鲸鱼")                                  # 鲸 is not in the vocabulary
+    ids = tok.encode("鲸鱼")  # 鲸 is not in the vocabulary
     assert tok.labels(ids) == ["鲸 1/3", "鲸 2/3", "鲸 3/3", "鱼"]
     assert tok.word_ids(ids) == [0, 0, 0, 1]
     assert tok.word_labels(ids) == ["鲸", "鱼"]
@@ -133,6 +134,6 @@ def test_train_small_is_atomic_and_deterministic(tmp_path):
     T.train(texts, out, vocab_size=700)
     assert out.read_bytes() == first
     with pytest.raises(ValueError):
-        T.train([], out)                    # a failed run leaves the old file as it was
+        T.train([], out)  # a failed run leaves the old file as it was
     assert out.read_bytes() == first
     assert [p.name for p in out.parent.iterdir()] == ["tok.model"]

@@ -1,4 +1,5 @@
 """The shipped, trained models: they load from safetensors and do what the README says."""
+
 import json
 
 import pytest
@@ -23,14 +24,17 @@ def test_shipped_files_load_without_pickle(name):
     assert m.trained and not m.notices
 
 
-@pytest.mark.parametrize("src,ref", [
-    ("The cat sat on the mat", "猫坐在垫子上"),
-    ("The dog bites the man", "狗咬人"),
-    ("The man bites the dog", "人咬狗"),
-    ("狗咬人", "The dog bites the man"),
-    ("人咬狗", "The man bites the dog"),
-    ("The cat sat on the mat. It was happy.", "猫坐在垫子上。它很开心。"),
-])
+@pytest.mark.parametrize(
+    "src,ref",
+    [
+        ("The cat sat on the mat", "猫坐在垫子上"),
+        ("The dog bites the man", "狗咬人"),
+        ("The man bites the dog", "人咬狗"),
+        ("狗咬人", "The dog bites the man"),
+        ("人咬狗", "The man bites the dog"),
+        ("The cat sat on the mat. It was happy.", "猫坐在垫子上。它很开心。"),
+    ],
+)
 def test_translates_the_tutorials_sentences(translator, src, ref):
     assert translator.translate([src])[0] == ref
     assert translator.trace(src).output_text == ref

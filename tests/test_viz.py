@@ -38,6 +38,7 @@ def figure_strings(fig):
         elif isinstance(node, list):
             for v in node:
                 walk(v)
+
     walk(json.loads(fig.to_json()))
     return out
 
@@ -48,20 +49,21 @@ def decode_z(fig):
 
 # ---- heatmap
 
+
 def test_heatmap_z_equals_weights_and_masked_cells_are_nan():
     n = len(TOKENS)
     w, mask = attention((n, n))
     fig = attention_heatmap(w, TOKENS, TOKENS, mask=mask, labels={"masked": "已遮蔽"})
     z = decode_z(fig)
     assert z.dtype == np.float32
-    np.testing.assert_array_equal(z[mask], w[mask])        # exact float32 values
+    np.testing.assert_array_equal(z[mask], w[mask])  # exact float32 values
     assert np.isnan(z[~mask]).all()
     # a causal mask: masked cells carry no value at all, so the hover shows the fallback
     assert [len(row) for row in fig.data[0].z] == list(range(1, n + 1))
     heat = fig.data[0]
     assert (heat.zmin, heat.zmax) == (0.0, 1.0)
     assert heat.hovertemplatefallback == "已遮蔽"
-    assert fig.layout.yaxis.autorange == "reversed"       # query 0 at the top
+    assert fig.layout.yaxis.autorange == "reversed"  # query 0 at the top
     # duplicate labels stay two rows: coordinates are unique, tick text is the token
     assert len(set(heat.y)) == n
     assert fig.layout.xaxis.ticktext[0] == "The" and fig.layout.xaxis.ticktext[-1] == "the"
@@ -70,7 +72,7 @@ def test_heatmap_z_equals_weights_and_masked_cells_are_nan():
 def test_heatmap_with_a_mask_that_is_not_a_suffix_uses_nan():
     w, _ = attention((4, 4), causal=False)
     mask = np.ones((4, 4), bool)
-    mask[:, 0] = False                                      # left padding
+    mask[:, 0] = False  # left padding
     w[:, 0] = 0
     fig = attention_heatmap(w, list("abcd"), list("abcd"), mask=mask)
     z = decode_z(fig)
@@ -90,16 +92,22 @@ def test_heatmap_without_mask_and_zmax():
 def test_heatmap_labels_are_escaped():
     n = len(TOKENS)
     w, mask = attention((n, n))
-    fig = attention_heatmap(w, TOKENS, TOKENS, mask=mask, title="<i>t</i>",
-                            labels={"x": "<u>k</u>", "y": "q", "weight": "w", "masked": "<m>"})
+    fig = attention_heatmap(
+        w,
+        TOKENS,
+        TOKENS,
+        mask=mask,
+        title="<i>t</i>",
+        labels={"x": "<u>k</u>", "y": "q", "weight": "w", "masked": "<m>"},
+    )
     strings = figure_strings(fig)
     joined = "\n".join(strings).replace("<extra></extra>", "")  # our own hover markup
-    assert "<" not in joined and ">" not in joined         # no other markup reaches plotly.js
+    assert "<" not in joined and ">" not in joined  # no other markup reaches plotly.js
     assert "&lt;img src=x onerror=alert(1)&gt;" in strings  # the tick label, escaped
     assert "&lt;img src=x onerror=alert(1)&gt; (4)" in strings  # the hover category
     assert "&lt;script&gt;" in strings and "&lt;b&gt;x&lt;/b&gt;" in strings
     assert "&lt;i&gt;t&lt;/i&gt;" in strings and "&lt;u&gt;k&lt;/u&gt;" in strings
-    assert "&lt;m&gt;" in strings                            # the masked hover fallback
+    assert "&lt;m&gt;" in strings  # the masked hover fallback
     assert "猫" in strings and "😺" in strings and "שלום" in strings
 
 
@@ -120,6 +128,7 @@ def test_heatmap_sizes(n, causal):
 
 # ---- model view
 
+
 def test_model_view_tiles_customdata_and_png():
     n_layers, n_heads, t = 2, 3, 10
     w, mask = attention((n_layers, n_heads, t, t))
@@ -128,12 +137,11 @@ def test_model_view_tiles_customdata_and_png():
     assert fig.data[0].source.startswith("data:image/png;base64,")
     markers = fig.data[1]
     assert len(markers.x) == n_layers * n_heads
-    assert [list(c) for c in markers.customdata] == [[l, h] for l in range(n_layers)
-                                                     for h in range(n_heads)]
+    assert [list(c) for c in markers.customdata] == [[l, h] for l in range(n_layers) for h in range(n_heads)]
     assert markers.text[5] == "层 2 · 头 3"
     assert list(fig.layout.xaxis.ticktext) == ["头 1", "头 2", "头 3"]
     assert list(fig.layout.yaxis.ticktext) == ["层 1", "层 2"]
-    assert len(fig.layout.shapes) == 1                    # the highlight
+    assert len(fig.layout.shapes) == 1  # the highlight
 
     png = model_view_png(w, mask=mask)
     img = Image.open(io.BytesIO(png))
@@ -150,10 +158,10 @@ def test_model_view_colours_and_mask():
     mask = np.tril(np.ones((t, t), bool))
     rgb = np.asarray(Image.open(io.BytesIO(model_view_png(w, mask=mask))).convert("RGB"))
     gap = 4
-    tile = rgb[gap:gap + t, gap:gap + t]
-    assert tuple(tile[10, 0]) == (8, 48, 107)            # weight 1: top of the colour scale
-    assert tuple(tile[10, 5]) == (247, 251, 255)         # weight 0: bottom of it
-    assert tuple(tile[0, 10]) == (180, 180, 180)         # masked: neutral grey
+    tile = rgb[gap : gap + t, gap : gap + t]
+    assert tuple(tile[10, 0]) == (8, 48, 107)  # weight 1: top of the colour scale
+    assert tuple(tile[10, 5]) == (247, 251, 255)  # weight 0: bottom of it
+    assert tuple(tile[0, 10]) == (180, 180, 180)  # masked: neutral grey
 
 
 def test_pool_max_keeps_a_diagonal():
@@ -174,6 +182,7 @@ def test_model_view_scales_to_6x12x512():
 
 
 # ---- head view
+
 
 def test_head_view_selections_and_threshold():
     heads, t = 4, 12
@@ -213,12 +222,13 @@ def test_head_view_data_caps_lines_for_long_inputs():
 
 # ---- table
 
+
 def test_weights_table_values_equal_row():
     w, mask = attention((5, 5))
     tokens = ["The", "cat", "sat", "on", "The"]
-    df = weights_table(tokens, w[2], mask_row=mask[2],
-                       labels={"position": "位置", "token": "词元", "weight": "权重",
-                               "masked": "遮蔽"})
+    df = weights_table(
+        tokens, w[2], mask_row=mask[2], labels={"position": "位置", "token": "词元", "weight": "权重", "masked": "遮蔽"}
+    )
     assert list(df.columns) == ["位置", "词元", "权重", "遮蔽"]
     np.testing.assert_array_equal(df["权重"].to_numpy(), w[2].astype(np.float64))
     assert df["词元"].tolist() == tokens
@@ -227,7 +237,7 @@ def test_weights_table_values_equal_row():
 
 
 def test_to_csv_has_bom_and_defuses_formulas():
-    df = weights_table(["猫", "=HYPERLINK(\"x\")", "-"], np.array([0.5, 0.25, 0.25]))
+    df = weights_table(["猫", '=HYPERLINK("x")', "-"], np.array([0.5, 0.25, 0.25]))
     data = to_csv(df)
     assert data.startswith(b"\xef\xbb\xbf")
     text = data.decode("utf-8-sig")
@@ -237,6 +247,7 @@ def test_to_csv_has_bom_and_defuses_formulas():
 
 
 # ---- curves
+
 
 def test_curves():
     temps = np.array([0.1, 1.0, 10.0])

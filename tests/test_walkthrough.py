@@ -7,6 +7,7 @@ match either way). An untrained translator never writes </s>, so its greedy tran
 run to 96 tokens: while weights are random, the translation is capped at MAX_DECODE tokens to
 keep this file fast.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,14 @@ from model.walkthrough import STEPS, Recording, code_for, record, walk
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The cat sat on the mat"
 MAX_DECODE = 8
-CASES = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"),
-         ("gpt", "decoder"), ("gpt-rope", "decoder"), ("gpt-alibi", "decoder")]
+CASES = [
+    ("translator", "encoder"),
+    ("translator", "decoder"),
+    ("translator", "cross"),
+    ("gpt", "decoder"),
+    ("gpt-rope", "decoder"),
+    ("gpt-alibi", "decoder"),
+]
 
 
 def untrained(name: str) -> bool:
@@ -47,6 +54,7 @@ def cap_translation(mp, limit: int = MAX_DECODE) -> None:
 
     def capped(self, src, start_ids, eos_id, max_len, settings=transformer.DEFAULT):
         return original(self, src, start_ids, eos_id, min(max_len, limit), settings)
+
     mp.setattr(transformer.Transformer, "greedy_decode", capped)
 
 
@@ -58,6 +66,7 @@ def recordings(runners):
         if (name, text) not in cache:
             cache[name, text] = record(runners[name], text)
         return cache[name, text]
+
     return get
 
 
@@ -125,9 +134,11 @@ def recompute(runner, w):
     mha = mha_module(m, w.kind, w.layer)
     h, d_k = c.num_heads, c.d_model // c.num_heads
     X, M = w.X.astype(np.float64), w.X_kv.astype(np.float64)
-    out = {"Q_full": X @ P(mha.W_q.weight).T + P(mha.W_q.bias),
-           "K_full": M @ P(mha.W_k.weight).T + P(mha.W_k.bias),
-           "V_full": M @ P(mha.W_v.weight).T + P(mha.W_v.bias)}
+    out = {
+        "Q_full": X @ P(mha.W_q.weight).T + P(mha.W_q.bias),
+        "K_full": M @ P(mha.W_k.weight).T + P(mha.W_k.bias),
+        "V_full": M @ P(mha.W_v.weight).T + P(mha.W_v.bias),
+    }
     T, S = X.shape[0], M.shape[0]
     causal = w.kind == "decoder"
     heads = []
@@ -148,8 +159,17 @@ def recompute(runner, w):
         head_out = weights @ v
         heads.append(head_out)
         if head == w.head:
-            out.update(q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, mask=mask,
-                       weights=weights, head_output=head_out)
+            out.update(
+                q=q,
+                k=k,
+                v=v,
+                scores=scores,
+                scaled=scaled,
+                masked=masked,
+                mask=mask,
+                weights=weights,
+                head_output=head_out,
+            )
             if c.positional == "alibi" and w.kind != "cross":
                 out["bias"] = biased - scaled
     out["concat"] = np.concatenate(heads, axis=-1)
@@ -168,8 +188,12 @@ def recompute_post(runner, w, a):
     if runner.config.arch == "gpt":
         b = m.blocks[w.layer]
         hh = x + a
-        return {"residual": hh, "norm_ffn_in": layer_norm(hh, b.norm2), "ffn": ffn(b.ffn, layer_norm(hh, b.norm2)),
-                "out": hh + ffn(b.ffn, layer_norm(hh, b.norm2))}
+        return {
+            "residual": hh,
+            "norm_ffn_in": layer_norm(hh, b.norm2),
+            "ffn": ffn(b.ffn, layer_norm(hh, b.norm2)),
+            "out": hh + ffn(b.ffn, layer_norm(hh, b.norm2)),
+        }
     if w.kind == "encoder":
         L = m.encoder_layers[w.layer]
         h1 = layer_norm(x + a, L.norm1)
@@ -180,7 +204,7 @@ def recompute_post(runner, w, a):
         h2 = layer_norm(h + a, L.norm2)
         return {"residual": h + a, "norm2": h2, "ffn": ffn(L.ffn, h2), "out": layer_norm(h2 + ffn(L.ffn, h2), L.norm3)}
     h1 = layer_norm(x + a, L.norm1)
-    return {"residual": x + a, "norm1": h1}     # the cross sub-layer is checked by the "cross" case
+    return {"residual": x + a, "norm1": h1}  # the cross sub-layer is checked by the "cross" case
 
 
 def close(a, b, what, atol=2e-4, rtol=1e-4):
@@ -218,8 +242,20 @@ def test_every_step_equals_a_recomputation_from_the_weights(runners, recordings,
             close(w.X, w.layer_input, "X = x (post-LN)")
 
         r = recompute(runner, w)
-        for key in ("Q_full", "K_full", "V_full", "q", "k", "v", "scores", "scaled", "weights",
-                    "head_output", "concat", "output"):
+        for key in (
+            "Q_full",
+            "K_full",
+            "V_full",
+            "q",
+            "k",
+            "v",
+            "scores",
+            "scaled",
+            "weights",
+            "head_output",
+            "concat",
+            "output",
+        ):
             close(getattr(w, key), r[key], f"{name} {kind} layer {layer} {key}")
         assert np.array_equal(w.mask, r["mask"])
         close(np.where(w.mask, w.masked, 0), np.where(r["mask"], r["masked"], 0), "masked scores")
@@ -244,14 +280,14 @@ def test_the_mask_is_the_tutorials(runners, recordings):
     assert gpt.mask_kind == "causal" and np.array_equal(gpt.mask, np.tril(np.ones(gpt.mask.shape, bool)))
     assert gpt.query_tokens[0] == "<s>" and gpt.query_tokens[1:] == ["The", "cat", "sat", "on", "the", "mat"]
     enc = walk(runners["translator"], recordings("translator"), "encoder", 0, 0)
-    assert enc.mask_kind == "padding" and enc.mask.all()      # one sentence: no padding to hide
+    assert enc.mask_kind == "padding" and enc.mask.all()  # one sentence: no padding to hide
     assert enc.query_tokens == ["The", "cat", "sat", "on", "the", "mat"]
     assert enc.query_position is not None and enc.query_ids == runners["translator"].tokenizer.encode(TEXT)
     cross = walk(runners["translator"], recordings("translator"), "cross", 0, 0)
     assert cross.key_tokens == enc.query_tokens and cross.query_tokens[0] in ("<2zh>", "<2en>")
     for scheme in ("gpt-rope", "gpt-alibi"):
         w = walk(runners[scheme], recordings(scheme), "decoder", 0, 0)
-        assert w.query_position is None                       # position enters inside attention
+        assert w.query_position is None  # position enters inside attention
 
 
 @pytest.mark.parametrize("name,kind", CASES)
@@ -265,7 +301,7 @@ def test_code_is_read_from_the_model_files(name, kind, runners):
             assert sn.found, f"{step}: a marker in {sn.name} no longer matches {sn.path}"
             lines = (ROOT / sn.path).read_text(encoding="utf-8").splitlines()
             shown = sn.text.splitlines()
-            file_part = lines[sn.first_line - 1: sn.first_line - 1 + len(shown)]
+            file_part = lines[sn.first_line - 1 : sn.first_line - 1 + len(shown)]
             assert [s.strip() for s in file_part] == [s.strip() for s in shown], (step, sn.name)
     joined = {step: "\n".join(s.text for s in snippets) for step, snippets in code.items()}
     assert "torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(d_k)" in joined["scale"]
@@ -278,19 +314,25 @@ def test_code_is_read_from_the_model_files(name, kind, runners):
 
 def test_bad_indices_are_input_errors(runners, recordings):
     gpt = runners["gpt"]
-    for kwargs in ({"layer": -1}, {"layer": gpt.config.num_layers}, {"head": gpt.config.num_heads},
-                   {"head": -1}, {"kind": "cross"}, {"kind": "encoder"}):
+    for kwargs in (
+        {"layer": -1},
+        {"layer": gpt.config.num_layers},
+        {"head": gpt.config.num_heads},
+        {"head": -1},
+        {"kind": "cross"},
+        {"kind": "encoder"},
+    ):
         with pytest.raises(InputError):
             walk(gpt, recordings("gpt"), **{"kind": "decoder", "layer": 0, "head": 0, **kwargs})
     with pytest.raises(InputError):
         walk(gpt, "   ")
     with pytest.raises(ValueError):
-        walk(runners["gpt-rope"], recordings("gpt"), "decoder", 0, 0)   # a recording of another model
+        walk(runners["gpt-rope"], recordings("gpt"), "decoder", 0, 0)  # a recording of another model
 
 
 def test_one_token_and_maximum_length(runners):
     gpt, tr = runners["gpt"], runners["translator"]
-    w = walk(gpt, "猫", "decoder", 0, 0)                    # one token ("cat" is two: c + at)
+    w = walk(gpt, "猫", "decoder", 0, 0)  # one token ("cat" is two: c + at)
     assert w.query_tokens == ["<s>", "猫"] and w.weights.shape == (2, 2)
     for kind in ("encoder", "decoder", "cross"):
         w = walk(tr, "猫", kind, 0, 0)
@@ -298,7 +340,7 @@ def test_one_token_and_maximum_length(runners):
         if kind != "decoder":
             assert w.key_tokens == ["猫"]
         assert np.allclose(w.weights.sum(-1), 1, atol=1e-5)
-    long = " ".join(["the cat sat on the mat"] * 40)       # far more tokens than either model reads
+    long = " ".join(["the cat sat on the mat"] * 40)  # far more tokens than either model reads
     rec = record(gpt, long)
     assert isinstance(rec, Recording)
     w = walk(gpt, rec, "decoder", gpt.config.num_layers - 1, gpt.config.num_heads - 1)
@@ -310,8 +352,15 @@ def test_one_token_and_maximum_length(runners):
     assert len(w.query_tokens) == tr.config.max_seq_len
 
 
-SCRIPTS = ["我爱北京天安门", "Où est la bibliothèque ?", "Grüße aus München", "Привет, как дела?",
-           "I ❤️ my 🐱 and 🐶", "नमस्ते दुनिया", "猫 " * 300]
+SCRIPTS = [
+    "我爱北京天安门",
+    "Où est la bibliothèque ?",
+    "Grüße aus München",
+    "Привет, как дела?",
+    "I ❤️ my 🐱 and 🐶",
+    "नमस्ते दुनिया",
+    "猫 " * 300,
+]
 
 
 @pytest.mark.parametrize("name", model.NAMES)

@@ -2,6 +2,7 @@
 
 The oracle is an independent path: the translator's own greedy translation (translate()) and the
 GPT's next-token logits computed one prefix at a time (next_token_logits), not the trace's logits."""
+
 import json
 
 import numpy as np
@@ -34,7 +35,7 @@ def test_translator_rows_write_the_next_output_token(translator, text):
     pieces = translator.tokenizer.labels(translator.tokenizer.encode(out))
     assert dec.query_written == pieces + ["</s>"]
     assert cross.query_written == dec.query_written
-    assert dec.query_tokens[1:] == dec.query_written[:-1]          # row i reads what row i-1 wrote
+    assert dec.query_tokens[1:] == dec.query_written[:-1]  # row i reads what row i-1 wrote
     assert tr.attention["encoder"].query_written is None
 
 
@@ -49,8 +50,10 @@ def test_gpt_rows_write_the_models_top_next_token(gpt):
     att = tr.attention["decoder"]
     ids = [BOS] + gpt.tokenizer.encode("The cat sat on the mat")
     assert att.query_tokens == gpt.tokenizer.labels(ids)
-    expected = [gpt.tokenizer.labels([int(np.argmax(gpt.next_token_logits(ids[:i + 1])[0].numpy()))])[0]
-                for i in range(len(ids))]
+    expected = [
+        gpt.tokenizer.labels([int(np.argmax(gpt.next_token_logits(ids[: i + 1])[0].numpy()))])[0]
+        for i in range(len(ids))
+    ]
     assert att.query_written == expected
     assert gpt.trace_ids(ids).attention["decoder"].query_written == expected
 
@@ -67,10 +70,15 @@ def test_cli_json_and_text_name_the_written_tokens(translator):
     import subprocess
     import sys
     from pathlib import Path
+
     root = Path(__file__).resolve().parent.parent
-    run = lambda *a: subprocess.run([sys.executable, "-m", "model", "trace", "--model", "translator", "--text",
-                                     "The cat sat on the mat", *a], cwd=root, capture_output=True, text=True,
-                                    timeout=600)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "model", "trace", "--model", "translator", "--text", "The cat sat on the mat", *a],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     r = run("--json")
     assert r.returncode == 0, r.stderr
     cross = json.loads(r.stdout)["attention"]["cross"]

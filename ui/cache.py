@@ -4,6 +4,7 @@ Models: st.cache_resource (loaded and put in eval mode once, never mutated after
 Traces: st.cache_data keyed by strings and numbers, bounded by max_entries so a class typing
 hundreds of sentences cannot grow the server without limit.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,19 @@ def _shipped(name: str, device: str = "auto"):
 
 
 @st.cache_data(show_spinner=False, max_entries=TRACE_CACHE_ENTRIES)
-def trace(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer: int | None = None,
-          use_position: bool = True, direction: str | None = None):
-    return runner(name, device).trace(text, direction=direction, temperature=temperature,
-                                      temperature_layer=temperature_layer, use_position=use_position)
+def trace(
+    name: str,
+    device: str,
+    text: str,
+    temperature: float = 1.0,
+    temperature_layer: int | None = None,
+    use_position: bool = True,
+    direction: str | None = None,
+):
+    return runner(name, device).trace(
+        text,
+        direction=direction,
+        temperature=temperature,
+        temperature_layer=temperature_layer,
+        use_position=use_position,
+    )

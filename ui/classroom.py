@@ -9,6 +9,7 @@ the student's own language and lesson answers kept. A student can detach (the ba
 applying changes) and re-attach with one click. Only the session holding the teacher token
 (?teach=..., never in copied links) can change the room.
 """
+
 from __future__ import annotations
 
 import io
@@ -113,6 +114,7 @@ def room_link(room_code: str) -> str:
 def qr_png(text: str, scale: int = 8) -> bytes:
     """A QR code of text as PNG, drawn here on the server (segno, no network)."""
     import segno
+
     buf = io.BytesIO()
     segno.make(text, error="m").save(buf, kind="png", scale=scale, border=2, dark="#000000")
     return buf.getvalue()
@@ -130,8 +132,9 @@ def sidebar_panel() -> None:
             st.button(t("room_leave"), on_click=_close, key="_room_leave_btn")
         else:
             st.button(t("room_open"), on_click=_open, key="_room_open_btn", help=t("room_open_help"))
-            st.text_input(t("room_code"), key="_room_typed", max_chars=12, placeholder="ABCD-EFGH",
-                          on_change=_join_typed)
+            st.text_input(
+                t("room_code"), key="_room_typed", max_chars=12, placeholder="ABCD-EFGH", on_change=_join_typed
+            )
             st.button(t("room_join"), on_click=_join_typed, key="_room_join_btn")
             error = st.session_state.pop("_room_error", None)
             if error:
@@ -150,7 +153,7 @@ def banner(pages) -> None:
     elif following():
         pending = store().get(code()) if st.session_state.pop("_room_pending", False) else None
         if pending is not None and "page" in pending.state:
-            _apply(pending, pages)          # in the full run, not in the fragment: switch_page from here
+            _apply(pending, pages)  # in the full run, not in the fragment: switch_page from here
         _follow(pages)
     elif code():
         # detached: no polling; the button reruns the whole app, whose banner then follows again at once
@@ -165,7 +168,7 @@ def _follow(pages) -> None:
     if room is None:
         st.warning(t("room_ended"), icon="🏁")
         return
-    if not following():       # detached by the button below: the next full run shows the detached line
+    if not following():  # detached by the button below: the next full run shows the detached line
         st.rerun(scope="app")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown(t("room_following", code=format_code(room.code)))
@@ -197,16 +200,16 @@ def publish(page) -> None:
     """The teacher's view into the room (after the page wrote its settings into the URL)."""
     if not is_teacher() or page is None:
         return
-    link = getattr(state, "link_params", None)      # the keys this run's page knows, when ui/state has it
+    link = getattr(state, "link_params", None)  # the keys this run's page knows, when ui/state has it
     params = link() if link else st.query_params.to_dict()
     params = {k: v for k, v in params.items() if k not in PRIVATE_PARAMS}
-    view = {"page": page.url_path, "params": params}      # url_path "" is the home page
+    view = {"page": page.url_path, "params": params}  # url_path "" is the home page
     if st.session_state.get("_room_published") == view:
         return
     try:
         store().publish(code(), st.session_state["_room_token"], view)
         st.session_state["_room_published"] = view
-    except (KeyError, PermissionError):      # the room expired or was closed elsewhere
+    except (KeyError, PermissionError):  # the room expired or was closed elsewhere
         _close()
 
 

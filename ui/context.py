@@ -3,6 +3,7 @@
 app.py calls sidebar() on every run before the page runs; pages call current() and get the
 same settings, so no page re-declares them.
 """
+
 from __future__ import annotations
 
 import threading
@@ -24,7 +25,7 @@ from .widgets import show_input_error, show_model_notices
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
 TEXT_KEY = "text"
-_LOADED: set[tuple[str, str]] = set()   # (model, device) loaded once in this process: no spinner needed
+_LOADED: set[tuple[str, str]] = set()  # (model, device) loaded once in this process: no spinner needed
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Context:
     lang: str
     model: str
     text: str
-    device: str          # what the user asked for: "auto" or "cpu"
+    device: str  # what the user asked for: "auto" or "cpu"
     presentation: bool
 
     def runner(self):
@@ -70,10 +71,10 @@ class Context:
 
 
 def _model_label(name: str) -> str:
-    if "@" in name and not hf_models.is_hf(name):   # a training snapshot: "translator (untrained, step 0)"
+    if "@" in name and not hf_models.is_hf(name):  # a training snapshot: "translator (untrained, step 0)"
         return timeline.snapshot_label(name, _model_label)
     if hf_models.is_hf(name):
-        return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX):], 40)
+        return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX) :], 40)
     return t(f"model_{name.replace('-', '_')}")
 
 
@@ -83,7 +84,7 @@ def _model_label(name: str) -> str:
 def _parse_model(raw: str) -> str:
     """A shipped model, or hf:NAME where NAME is one the operator offers (model/hf.py allowed()):
     a link names a model, never a path or a hub id."""
-    if raw.strip()[:len(hf_models.PREFIX)].lower() == hf_models.PREFIX:    # hf:, HF:, " hf:"
+    if raw.strip()[: len(hf_models.PREFIX)].lower() == hf_models.PREFIX:  # hf:, HF:, " hf:"
         name = hf_models.canonical(raw)
         if name and name in hf_models.suggestions():
             return hf_models.PREFIX + name
@@ -113,13 +114,19 @@ def _hf_picker() -> None:
     options = list(model.NAMES) + timeline.snapshot_options(current)
     if hf_models.available():
         options += ([current] if hf_models.is_hf(current) and current != hf_models.PREFIX else []) + [hf_models.PREFIX]
-    st.selectbox(t("model"), options, format_func=_model_label, key="model", help=t("model_help"),
-                 on_change=_model_picked)
+    st.selectbox(
+        t("model"), options, format_func=_model_label, key="model", help=t("model_help"), on_change=_model_picked
+    )
     if hf_models.is_hf(current):
-        name = current[len(hf_models.PREFIX):]
+        name = current[len(hf_models.PREFIX) :]
         st.session_state["_hf_name"] = name or None
-        st.selectbox(t("hf_name"), ([name] if name else []) + [n for n in hf_models.suggestions() if n != name],
-                     key="_hf_name", on_change=_hf_named, help=t("hf_name_help"))
+        st.selectbox(
+            t("hf_name"),
+            ([name] if name else []) + [n for n in hf_models.suggestions() if n != name],
+            key="_hf_name",
+            on_change=_hf_named,
+            help=t("hf_name_help"),
+        )
 
 
 def sidebar() -> Context:
@@ -141,19 +148,30 @@ def sidebar() -> Context:
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
         st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
         dev, note = devices.pick(st.session_state["device"])
-        st.toggle(t("force_cpu"), value=st.session_state["device"] == "cpu", key="_force_cpu",
-                  on_change=lambda: st.session_state.update(
-                      device="cpu" if st.session_state["_force_cpu"] else "auto"))
+        st.toggle(
+            t("force_cpu"),
+            value=st.session_state["device"] == "cpu",
+            key="_force_cpu",
+            on_change=lambda: st.session_state.update(device="cpu" if st.session_state["_force_cpu"] else "auto"),
+        )
         st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {md(note)}" if note else ""))
         st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
 
     text = st.session_state[TEXT_KEY]
-    state.set_url(lang=st.session_state["lang"], model=st.session_state["model"],
-                  text=text if len(text) <= MAX_URL_TEXT else None,
-                  device=None if st.session_state["device"] == "auto" else "cpu",
-                  present=st.session_state["present"] or None)
-    ctx = Context(st.session_state["lang"], st.session_state["model"], text,
-                  st.session_state["device"], st.session_state["present"])
+    state.set_url(
+        lang=st.session_state["lang"],
+        model=st.session_state["model"],
+        text=text if len(text) <= MAX_URL_TEXT else None,
+        device=None if st.session_state["device"] == "auto" else "cpu",
+        present=st.session_state["present"] or None,
+    )
+    ctx = Context(
+        st.session_state["lang"],
+        st.session_state["model"],
+        text,
+        st.session_state["device"],
+        st.session_state["present"],
+    )
     st.session_state["_ctx"] = ctx
     _APP_RUN.ctx = ctx
     return ctx
@@ -182,7 +200,6 @@ def current() -> Context:
     """
     ctx = getattr(_APP_RUN, "ctx", None)
     if ctx is None:
-        st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))],
-                      position="hidden")
+        st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))], position="hidden")
         st.rerun()
     return ctx

@@ -2,6 +2,7 @@
 language the models learned (model.runner emits the notice "outside_language"; model.corpus
 knows the grammar): what it means, known words like the unknown ones, and example sentences of
 the grammar to click."""
+
 from __future__ import annotations
 
 import zlib
@@ -14,7 +15,7 @@ from .i18n import t
 from .messages import notice_text
 from .safe import echo, md
 
-TEXT_KEY = "text"   # the sidebar's sentence box (ui.context.TEXT_KEY; not imported: context imports us)
+TEXT_KEY = "text"  # the sidebar's sentence box (ui.context.TEXT_KEY; not imported: context imports us)
 
 
 def _use(example: str) -> None:

@@ -4,22 +4,46 @@ The table is assembled from ui/strings/*.py (one module per area, so each page's
 one place) and looked up with t(key, **params). A key missing from the table is recorded in
 MISSING and shown as the key itself, so a test can walk every page and find none.
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
-from .strings import architecture, attention, common, generation, lessons, positional, steps, temperature
-from .strings import timeline
-from .strings import cost
-from .strings import compare, intervene
-from .strings import errors
+from .strings import (
+    architecture,
+    attention,
+    common,
+    compare,
+    cost,
+    errors,
+    generation,
+    intervene,
+    lessons,
+    positional,
+    steps,
+    temperature,
+    timeline,
+)
 
 LANGS = {"en": "English", "zh": "中文"}
 DEFAULT_LANG = "en"
 
 TABLE: dict[str, dict[str, str]] = {}
-for _module in (common, attention, temperature, positional, generation, steps, architecture, timeline, lessons, cost,
-                intervene, compare, errors):
+for _module in (
+    common,
+    attention,
+    temperature,
+    positional,
+    generation,
+    steps,
+    architecture,
+    timeline,
+    lessons,
+    cost,
+    intervene,
+    compare,
+    errors,
+):
     for _key, _value in _module.STRINGS.items():
         if _key in TABLE:
             raise KeyError(f"translation key {_key!r} defined twice ({_module.__name__})")

@@ -3,6 +3,7 @@
 Heads are written "kind:layer:head", 1-based as the pages show them, in the link and in the
 widgets' state; the cached functions take them as tuples of such strings, so they hash.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ from model import intervene
 from . import cache
 from .i18n import t
 
-EDIT_FIELDS = 6   # kind:layer:head:query:from:to
+EDIT_FIELDS = 6  # kind:layer:head:query:from:to
 
 
 def head_label(name: str) -> str:
@@ -34,7 +35,7 @@ def parse_off(raw: str) -> list[str]:
 
 
 def parse_edit(raw: str) -> tuple:
-    """"decoder:2:3:7:2:5" -> ("decoder:2:3", 7, 2, 5): row 7 of that head, key 2's weight onto key 5."""
+    """ "decoder:2:3:7:2:5" -> ("decoder:2:3", 7, 2, 5): row 7 of that head, key 2's weight onto key 5."""
     parts = raw.split(":")
     if len(parts) != EDIT_FIELDS:
         raise ValueError(raw)
@@ -72,12 +73,21 @@ def edit_of(edit: tuple | None, base_trace) -> tuple | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def trace(name: str, device: str, text: str, off: tuple = (), how: str = "zero", edit: tuple | None = None,
-          temperature: float = 1.0, use_position: bool = True):
+def trace(
+    name: str,
+    device: str,
+    text: str,
+    off: tuple = (),
+    how: str = "zero",
+    edit: tuple | None = None,
+    temperature: float = 1.0,
+    use_position: bool = True,
+):
     """The trace with heads switched off / a row edited (the untouched one when off and edit are empty)."""
     m = cache.runner(name, device)
-    return m.trace(text, temperature=temperature, use_position=use_position, ablate=list(off) or None, how=how,
-                   edit=edit)
+    return m.trace(
+        text, temperature=temperature, use_position=use_position, ablate=list(off) or None, how=how, edit=edit
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -86,8 +96,15 @@ def importance(name: str, device: str, text: str, how: str = "zero"):
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def outputs(name: str, device: str, text: str, off: tuple = (), how: str = "zero", edit: tuple | None = None,
-            target: tuple | None = None) -> dict:
+def outputs(
+    name: str,
+    device: str,
+    text: str,
+    off: tuple = (),
+    how: str = "zero",
+    edit: tuple | None = None,
+    target: tuple | None = None,
+) -> dict:
     """What the run writes and its next-token probabilities: a translator teacher-forced on `target`
     (the untouched translation, so both runs' steps line up), a GPT's greedy continuation and its
     distribution after the text."""
@@ -103,6 +120,7 @@ def outputs(name: str, device: str, text: str, off: tuple = (), how: str = "zero
 def top_tokens(runner, a, b, k: int = 8) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The k most likely tokens of a, then those of b's top 3 not among them: (labels, a, b)."""
     from viz.generation import top_indices
+
     idx = top_indices(a, k, *np.argsort(-np.asarray(b))[:3].tolist())
     return runner.tokenizer.labels(idx.tolist()), np.asarray(a)[idx], np.asarray(b)[idx]
 
@@ -110,5 +128,8 @@ def top_tokens(runner, a, b, k: int = 8) -> tuple[list[str], np.ndarray, np.ndar
 def image_config(image_format: str, filename: str) -> dict:
     """plotly's camera button: PNG or SVG, written in the browser (works offline)."""
     from .widgets import PLOTLY_CONFIG
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"],
-                                                      "format": image_format, "filename": filename}}
+
+    return {
+        **PLOTLY_CONFIG,
+        "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "format": image_format, "filename": filename},
+    }

@@ -1,6 +1,7 @@
 """The generation page's KV-cache section: the cached K and V rows, the cost per new token with and
 without the cache, the attention sink, and a StreamingLLM "sink + window" cache. Numbers come from
 model/cost.py; this module lays them out (the page calls section())."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,14 +11,14 @@ import streamlit as st
 from model import cost
 from model.gpt import GPT
 from model.tokenizer import EOS
+from viz.cost import matrix_figure, per_token_cost, sink_heatmap
+from viz.table import to_csv
 
 from . import cache, state
 from .i18n import t
 from .layout import present_figure
 from .safe import md, short
 from .widgets import PLOTLY_CONFIG
-from viz.cost import matrix_figure, per_token_cost, sink_heatmap
-from viz.table import to_csv
 
 SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
 
@@ -43,8 +44,11 @@ def sinks(name: str, device: str, ids: tuple) -> np.ndarray:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def streaming(name: str, device: str, ids: tuple, prompt_len: int, sink: int, window: int) -> dict:
-    policies = {"full": cost.CachePolicy(), "window": cost.CachePolicy("window", 0, sink + window),
-                "sink": cost.CachePolicy("sink", sink, window)}
+    policies = {
+        "full": cost.CachePolicy(),
+        "window": cost.CachePolicy("window", 0, sink + window),
+        "sink": cost.CachePolicy("sink", sink, window),
+    }
     return cost.streaming_compare(cache.runner(name, device).module, list(ids), prompt_len, CONTINUE, policies, EOS)
 
 
@@ -58,10 +62,12 @@ def read_params() -> None:
 
 def url_values() -> dict:
     s = st.session_state
-    return {"kvl": s.get("kv_layer", 0) + 1 if s.get("kv_layer", 0) else None,
-            "kvm": None if s.get("kv_which", "k") == "k" else "v",
-            "kvs": None if s.get("kv_sink", 1) == 1 else s["kv_sink"],
-            "kvw": None if s.get("kv_window", 4) == 4 else s["kv_window"]}
+    return {
+        "kvl": s.get("kv_layer", 0) + 1 if s.get("kv_layer", 0) else None,
+        "kvm": None if s.get("kv_which", "k") == "k" else "v",
+        "kvs": None if s.get("kv_sink", 1) == 1 else s["kv_sink"],
+        "kvw": None if s.get("kv_window", 4) == 4 else s["kv_window"],
+    }
 
 
 def chart(fig, key):
@@ -80,15 +86,28 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     c1, c2 = st.columns(2)
     if st.session_state.get("kv_layer") not in range(cfg.num_layers):
         st.session_state["kv_layer"] = 0
-    layer = c1.selectbox(t("kv_layer"), list(range(cfg.num_layers)), key="kv_layer",
-                         format_func=lambda v: t("kv_sink_layer", layer=v + 1))
+    layer = c1.selectbox(
+        t("kv_layer"),
+        list(range(cfg.num_layers)),
+        key="kv_layer",
+        format_func=lambda v: t("kv_sink_layer", layer=v + 1),
+    )
     which = c2.radio(t("kv_which"), ["k", "v"], key="kv_which", horizontal=True, format_func=lambda v: t(f"kv_{v}"))
     s = cache_state(model_name, device, tuple(read))
     labels = tok.labels(read)
     rows = [labels[p] for p in s["positions"]]
     dk = cfg.d_model // cfg.num_heads
-    chart(matrix_figure(s[which][layer], rows, t("cost_qkv_dims"), t("cost_qkv_rows"), highlight_row=len(rows) - 1,
-                        boundaries=[dk * h for h in range(1, cfg.num_heads)]), "kv_rows")
+    chart(
+        matrix_figure(
+            s[which][layer],
+            rows,
+            t("cost_qkv_dims"),
+            t("cost_qkv_rows"),
+            highlight_row=len(rows) - 1,
+            boundaries=[dk * h for h in range(1, cfg.num_heads)],
+        ),
+        "kv_rows",
+    )
     st.caption(t("kv_rows_caption", rows=len(rows), layers=cfg.num_layers, d=cfg.d_model, kb=s["bytes"] / 1024))
     if cfg.window:
         st.caption("ⓘ " + t("kv_window_caption", model=md(model_name), w=cfg.window))
@@ -98,31 +117,63 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     names = (t("kv_no_cache"), t("kv_with_cache"))
     left, right = st.columns(2, gap="large")
     with left:
-        chart(per_token_cost(tm["t"], tm["flops_no_cache"], tm["flops_cache"], names,
-                             {"x": t("kv_t_axis"), "y": t("kv_flops_axis")}), "kv_flops")
+        chart(
+            per_token_cost(
+                tm["t"], tm["flops_no_cache"], tm["flops_cache"], names, {"x": t("kv_t_axis"), "y": t("kv_flops_axis")}
+            ),
+            "kv_flops",
+        )
     with right:
-        chart(per_token_cost(tm["t"], [x * 1e3 for x in tm["no_cache"]], [x * 1e3 for x in tm["cache"]], names,
-                             {"x": t("kv_t_axis"), "y": t("kv_time_axis")}), "kv_time")
+        chart(
+            per_token_cost(
+                tm["t"],
+                [x * 1e3 for x in tm["no_cache"]],
+                [x * 1e3 for x in tm["cache"]],
+                names,
+                {"x": t("kv_t_axis"), "y": t("kv_time_axis")},
+            ),
+            "kv_time",
+        )
     last = len(tm["t"]) - 1
-    st.caption(t("kv_cost_caption", t=tm["t"][last], fa=tm["flops_no_cache"][last], fb=tm["flops_cache"][last],
-                 fr=tm["flops_no_cache"][last] / tm["flops_cache"][last], ta=tm["no_cache"][last] * 1e3,
-                 tb=tm["cache"][last] * 1e3, tr=tm["no_cache"][last] / tm["cache"][last]))
+    st.caption(
+        t(
+            "kv_cost_caption",
+            t=tm["t"][last],
+            fa=tm["flops_no_cache"][last],
+            fb=tm["flops_cache"][last],
+            fr=tm["flops_no_cache"][last] / tm["flops_cache"][last],
+            ta=tm["no_cache"][last] * 1e3,
+            tb=tm["cache"][last] * 1e3,
+            tr=tm["no_cache"][last] / tm["cache"][last],
+        )
+    )
     b = cost.load_bench()
     if b is not None and "generation" in b:
         g = b["generation"]
-        st.caption(t("kv_bench_caption", date=b["date"], t=g["t"][-1], ta=g["no_cache"][-1] * 1e3,
-                     tb=g["cache"][-1] * 1e3))
-    table = pd.DataFrame({"t": tm["t"], "flops_no_cache": tm["flops_no_cache"], "flops_cache": tm["flops_cache"],
-                          "seconds_no_cache": tm["no_cache"], "seconds_cache": tm["cache"]})
-    st.download_button(t("kv_download"), to_csv(table), file_name="kv_cache_cost.csv", mime="text/csv", icon="⬇️",
-                       key="kv_download")
+        st.caption(
+            t("kv_bench_caption", date=b["date"], t=g["t"][-1], ta=g["no_cache"][-1] * 1e3, tb=g["cache"][-1] * 1e3)
+        )
+    table = pd.DataFrame(
+        {
+            "t": tm["t"],
+            "flops_no_cache": tm["flops_no_cache"],
+            "flops_cache": tm["flops_cache"],
+            "seconds_no_cache": tm["no_cache"],
+            "seconds_cache": tm["cache"],
+        }
+    )
+    st.download_button(
+        t("kv_download"), to_csv(table), file_name="kv_cache_cost.csv", mime="text/csv", icon="⬇️", key="kv_download"
+    )
 
     st.markdown("**" + t("kv_sink_title") + "**")
     st.caption(t("kv_sink_help", n=len(ids) - 1))
     if len(ids) > 1:
         shares = sinks(model_name, device, tuple(ids))
-        chart(sink_heatmap(shares, {"head": t("kv_sink_head", h="{h}"), "layer": t("kv_sink_layer", layer="{layer}")}),
-              "kv_sink_chart")
+        chart(
+            sink_heatmap(shares, {"head": t("kv_sink_head", h="{h}"), "layer": t("kv_sink_layer", layer="{layer}")}),
+            "kv_sink_chart",
+        )
         la, h = np.unravel_index(int(np.argmax(shares)), shares.shape)
         st.caption(t("kv_sink_summary", mean=float(shares.mean()), layer=la + 1, head=h + 1, max=float(shares.max())))
 
@@ -135,12 +186,22 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     if len(ids) <= sink + window:
         st.info(t("kv_stream_short", n=len(ids)), icon="ℹ️")
     r = streaming(model_name, device, tuple(ids), prompt_len, sink, window)
-    names = {"full": t("kv_policy_full"), "window": t("kv_policy_window", w=sink + window),
-             "sink": t("kv_policy_sink", s=sink, w=window)}
+    names = {
+        "full": t("kv_policy_full"),
+        "window": t("kv_policy_window", w=sink + window),
+        "sink": t("kv_policy_sink", s=sink, w=window),
+    }
     rows_at_most = {"full": cfg.window or len(ids), "window": sink + window, "sink": sink + window}
-    st.dataframe(pd.DataFrame({
-        t("kv_col_policy"): [names[k] for k in r],
-        t("kv_col_rows"): [min(rows_at_most[k], len(ids)) for k in r],
-        t("kv_col_loss"): [round(v["nll"], 4) for v in r.values()],
-        t("kv_col_cont"): [tok.decode(v["continuation"]) for v in r.values()]}),
-        hide_index=True, width="stretch", key="kv_stream_table")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                t("kv_col_policy"): [names[k] for k in r],
+                t("kv_col_rows"): [min(rows_at_most[k], len(ids)) for k in r],
+                t("kv_col_loss"): [round(v["nll"], 4) for v in r.values()],
+                t("kv_col_cont"): [tok.decode(v["continuation"]) for v in r.values()],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        key="kv_stream_table",
+    )

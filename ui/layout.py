@@ -1,4 +1,5 @@
 """Page furniture every page uses: the title, presentation mode, the copy-link box."""
+
 from __future__ import annotations
 
 from urllib.parse import quote, urlencode
@@ -8,7 +9,7 @@ import streamlit as st
 from . import state
 from .i18n import t
 
-PRESENT_SCALE = 1.35   # charts and their type in presentation mode
+PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NOT_IN_COPIED_LINKS = ("present", "teach", "room")
 
 # Our own constant CSS (never user text): bigger type and charts for a projector, and the first
@@ -33,8 +34,9 @@ h3 {font-size: 1.6rem !important;}
 
 
 def page_header(title_key: str, intro_key: str | None = None) -> None:
-    from .context import current
     from . import state
+    from .context import current
+
     ctx = current()
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
@@ -44,14 +46,20 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
         with right:
             # the way back, since the sidebar (and its toggle, key "present") is hidden; a second
             # widget with that key would raise, so this one has its own and switches "present" off
-            st.toggle(t("presentation_mode"), value=True, key="_present_exit", on_change=_leave_presentation,
-                      help=t("presentation_help"))
+            st.toggle(
+                t("presentation_mode"),
+                value=True,
+                key="_present_exit",
+                on_change=_leave_presentation,
+                help=t("presentation_help"),
+            )
     else:
         st.title(t(title_key))
     state.show_notices()
     if intro_key and ctx.presentation:
         # the sidebar is hidden: say what is on screen (the sentence, the model) instead of "in the sidebar"
         from .safe import md
+
         st.markdown(t("present_sentence", text=md(ctx.text), model=md(ctx.model)))
     elif intro_key:
         st.markdown(t(intro_key))
@@ -62,7 +70,7 @@ def _leave_presentation() -> None:
     st.session_state.pop("_present_exit", None)
 
 
-PRESENT_MIN_FONT = 16   # px: the smallest label a projector shows (read from the back of a room)
+PRESENT_MIN_FONT = 16  # px: the smallest label a projector shows (read from the back of a room)
 PRESENT_INK = "#111111"
 
 
@@ -71,6 +79,7 @@ def present_figure(fig):
     axis and chart titles, colour bar, annotations, cell values) at least PRESENT_MIN_FONT px and
     dark; unchanged otherwise. Returns the figure."""
     from .context import current
+
     if not current().presentation:
         return fig
     return enlarge(fig)
@@ -79,12 +88,14 @@ def present_figure(fig):
 def enlarge(fig, k: float = PRESENT_SCALE, minimum: int = PRESENT_MIN_FONT):
     def size(s, default=12):
         return max(minimum, round((s or default) * k))
+
     layout = fig.layout
-    fig.update_layout(height=int((layout.height or 450) * k),
-                      font=dict(size=size(layout.font.size), color=PRESENT_INK))
+    fig.update_layout(height=int((layout.height or 450) * k), font=dict(size=size(layout.font.size), color=PRESENT_INK))
     for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
-        axis.update(tickfont=dict(size=size(axis.tickfont.size), color=PRESENT_INK),
-                    title_font=dict(size=size(axis.title.font.size, 14), color=PRESENT_INK))
+        axis.update(
+            tickfont=dict(size=size(axis.tickfont.size), color=PRESENT_INK),
+            title_font=dict(size=size(axis.title.font.size, 14), color=PRESENT_INK),
+        )
     for ann in layout.annotations or ():
         ann.font.size = size(ann.font.size)
         ann.font.color = ann.font.color or PRESENT_INK
@@ -106,7 +117,7 @@ def view_url() -> str:
     browser sees it) and every query parameter this run wrote. Relative ("?...") when the
     browser has not told the server its URL (AppTest, very old browsers)."""
     url = (getattr(st.context, "url", None) or "").split("?")[0].split("#")[0]
-    params = state.link_params()   # only this page's keys, one value each, capped
+    params = state.link_params()  # only this page's keys, one value each, capped
     # a link copied on the projector opens the normal view, outside the teacher's room
     params = {k: v for k, v in params.items() if k not in NOT_IN_COPIED_LINKS}
     query = urlencode(params, quote_via=quote) if params else ""

@@ -1,5 +1,6 @@
 """The lessons page's state: each lesson's steps (computed once per process from the cached
 models), the step shown and the student's answers, all in the URL (lesson, step, answers)."""
+
 from __future__ import annotations
 
 import streamlit as st

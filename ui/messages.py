@@ -4,6 +4,7 @@ model/ raises InputError(code, English line) and emits Notice(code, English line
 CLI prints the English line, the app looks the code up here (error_CODE, notice_CODE in the
 translation table). A code without a line falls back to the English line, quoted.
 """
+
 from __future__ import annotations
 
 from .i18n import TABLE, t
@@ -25,7 +26,7 @@ def notice_text(note) -> str:
     """One line for a model notice: the table's line for a Notice's code, with its values capped
     (they can echo the visitor's text); any other note as it is."""
     code = getattr(note, "code", None)
-    if code == "outside_language":      # ui/grammar.py shows it in a box, with suggestions after this line
+    if code == "outside_language":  # ui/grammar.py shows it in a box, with suggestions after this line
         params = note.params
         what = t("grammar_what_" + ("continuation" if params.get("what") == "continuation" else "translation"))
         return t("grammar_outside", n=params.get("n", ""), what=what)

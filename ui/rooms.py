@@ -13,6 +13,7 @@ A room has a short code to type or scan (8 characters from an alphabet without l
 session holds; only the token can change what the room shows. Rooms expire TTL seconds after the
 teacher last changed them. No Streamlit here.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,19 +28,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # no 0/O, 1/I/L
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
 CODE_LENGTH = 8
-TTL = 4 * 3600                                  # a room lives 4 hours after the teacher's last change
-MAX_STATE = 20_000                              # bytes of JSON a room may hold
+TTL = 4 * 3600  # a room lives 4 hours after the teacher's last change
+MAX_STATE = 20_000  # bytes of JSON a room may hold
 MAX_ANSWER = 64
 
 
 @dataclass(frozen=True)
 class Room:
     code: str
-    version: int        # grows by one with every change the teacher publishes
-    state: dict         # what the teacher shows: {"page": ..., "params": {...}}
-    expires: float      # unix time
+    version: int  # grows by one with every change the teacher publishes
+    state: dict  # what the teacher shows: {"page": ..., "params": {...}}
+    expires: float  # unix time
 
 
 def new_code() -> str:
@@ -108,13 +109,17 @@ class RoomStore:
 class SQLiteRooms(RoomStore):
     def __init__(self, path: str | os.PathLike, ttl: float = TTL):
         self.path, self.ttl = str(path), ttl
-        self._local = threading.local()   # one connection per thread (Streamlit runs sessions in threads)
+        self._local = threading.local()  # one connection per thread (Streamlit runs sessions in threads)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token TEXT NOT NULL, "
-                       "state TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL)")
-            db.execute("CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
-                       "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token TEXT NOT NULL, "
+                "state TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL)"
+            )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
+                "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))"
+            )
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -136,19 +141,28 @@ class SQLiteRooms(RoomStore):
         while True:
             code = new_code()
             try:
-                db.execute("INSERT INTO rooms VALUES (?, ?, ?, 0, ?)",
-                           (code, _hash(token), _state_json(state or {}), time.time() + self.ttl))
+                db.execute(
+                    "INSERT INTO rooms VALUES (?, ?, ?, 0, ?)",
+                    (code, _hash(token), _state_json(state or {}), time.time() + self.ttl),
+                )
                 return code, token
-            except sqlite3.IntegrityError:   # a live room has this code: draw again
+            except sqlite3.IntegrityError:  # a live room has this code: draw again
                 continue
 
     def get(self, code):
-        row = self._db().execute("SELECT state, version, expires FROM rooms WHERE code = ? AND expires >= ?",
-                                 (code, time.time())).fetchone()
+        row = (
+            self._db()
+            .execute("SELECT state, version, expires FROM rooms WHERE code = ? AND expires >= ?", (code, time.time()))
+            .fetchone()
+        )
         return None if row is None else Room(code, row[1], json.loads(row[0]), row[2])
 
     def _check(self, code, token, db=None) -> None:
-        row = (db or self._db()).execute("SELECT token FROM rooms WHERE code = ? AND expires >= ?", (code, time.time())).fetchone()
+        row = (
+            (db or self._db())
+            .execute("SELECT token FROM rooms WHERE code = ? AND expires >= ?", (code, time.time()))
+            .fetchone()
+        )
         if row is None:
             raise KeyError(code)
         if not hmac.compare_digest(row[0], _hash(token or "")):
@@ -160,8 +174,10 @@ class SQLiteRooms(RoomStore):
         db.execute("BEGIN IMMEDIATE")
         try:
             self._check(code, token, db)
-            db.execute("UPDATE rooms SET state = ?, version = version + 1, expires = ? WHERE code = ?",
-                       (text, time.time() + self.ttl, code))
+            db.execute(
+                "UPDATE rooms SET state = ?, version = version + 1, expires = ? WHERE code = ?",
+                (text, time.time() + self.ttl, code),
+            )
             version = db.execute("SELECT version FROM rooms WHERE code = ?", (code,)).fetchone()[0]
             db.execute("COMMIT")
             return version
@@ -172,12 +188,20 @@ class SQLiteRooms(RoomStore):
     def answer(self, code, step, student, choice):
         if self.get(code) is None:
             raise KeyError(code)
-        self._db().execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
-                           (code, str(step)[:MAX_ANSWER], str(student)[:MAX_ANSWER], int(choice)))
+        self._db().execute(
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+            (code, str(step)[:MAX_ANSWER], str(student)[:MAX_ANSWER], int(choice)),
+        )
 
     def answers(self, code, step):
-        rows = self._db().execute("SELECT choice, COUNT(*) FROM answers WHERE code = ? AND step = ? GROUP BY choice",
-                                  (code, str(step)[:MAX_ANSWER])).fetchall()
+        rows = (
+            self._db()
+            .execute(
+                "SELECT choice, COUNT(*) FROM answers WHERE code = ? AND step = ? GROUP BY choice",
+                (code, str(step)[:MAX_ANSWER]),
+            )
+            .fetchall()
+        )
         return {int(c): int(n) for c, n in rows}
 
     def close(self, code, token):
@@ -192,7 +216,8 @@ class RedisRooms(RoomStore):
     both expiring with the room."""
 
     def __init__(self, url: str, ttl: float = TTL):
-        import redis   # only needed when ATTN_ROOMS names a Redis server
+        import redis  # only needed when ATTN_ROOMS names a Redis server
+
         self.r, self.ttl = redis.Redis.from_url(url, decode_responses=True), ttl
 
     def create(self, state=None):
@@ -267,7 +292,7 @@ def rooms_from_setting(setting: str | None = None) -> RoomStore:
     if setting.startswith(("redis://", "rediss://", "unix://")):
         return RedisRooms(setting)
     if setting.startswith("sqlite:///"):
-        return SQLiteRooms(setting[len("sqlite:///"):])
+        return SQLiteRooms(setting[len("sqlite:///") :])
     if setting:
         raise ValueError(f"ATTN_ROOMS must be sqlite:///PATH or redis://HOST:PORT/DB, not {setting!r}")
     return SQLiteRooms(DEFAULT_SQLITE)

@@ -5,6 +5,7 @@ most likely next token, model.trace.Attention.query_written): "<2zh> → 猫" is
 猫. Students read a row labelled only "<2zh>" as "<2zh> looks at cat" and the whole alignment
 looks shifted by one word, so every page labels such rows by both.
 """
+
 from __future__ import annotations
 
 from viz.analysis import merge_tokens
@@ -31,7 +32,7 @@ def read(att, words: bool = False) -> list[str]:
 
 
 def row_labels(att, words: bool = False) -> list[str]:
-    """"reads → writes" per row where the rows write, else the tokens read."""
+    """ "reads → writes" per row where the rows write, else the tokens read."""
     r, w = read(att, words), written(att, words)
     return r if w is None else [f"{a}{ARROW}{b}" for a, b in zip(r, w)]
 

@@ -7,6 +7,7 @@ chose (a link's parameter, a model name) is echoed with echo(), which also cuts 
 crafted link cannot put a sentence of its own ("Your session expired. Sign in again at …") in the
 app's message boxes.
 """
+
 import html
 import re
 
@@ -20,10 +21,12 @@ ECHO_LIMIT = 40
 def defang(text: str) -> str:
     """Every word that could become a link with its ':' '.' '@' bracketed ("https[:]//evil[.]example"),
     the way security advisories quote addresses: still readable, never clickable."""
+
     def fix(word: str) -> str:
         if not _LINKISH.search(word):
             return word
         return word.replace(":", "[:]").replace(".", "[.]").replace("@", "[@]")
+
     return "".join(fix(w) for w in re.split(r"(\s+)", str(text)))
 
 

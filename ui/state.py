@@ -4,6 +4,7 @@ url_param() reads a query parameter once per session (or when the URL changed un
 validates it, and falls back to the default with a visible notice when the value is bad; the
 widget then owns the value, and sync_url() writes the current values back into the address bar.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,12 +18,12 @@ from .safe import echo, md
 
 _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
-_WRITTEN = "_url_written"    # name -> the last values this session wrote into the address bar
-_LINKED = "_url_linked"      # key -> the value the link gave it (until fit() has looked at it)
-_KEYS = "_url_keys"          # the link keys this run read or wrote: the only ones a copied link keeps
-TEXT_MAX = 500               # longest text the app writes into a link
-TEXT_READ_MAX = 2000         # longest text it reads from one (model/runner.py's MAX_CHARS)
-VALUE_MAX = 100              # longest value of any other key
+_WRITTEN = "_url_written"  # name -> the last values this session wrote into the address bar
+_LINKED = "_url_linked"  # key -> the value the link gave it (until fit() has looked at it)
+_KEYS = "_url_keys"  # the link keys this run read or wrote: the only ones a copied link keeps
+TEXT_MAX = 500  # longest text the app writes into a link
+TEXT_READ_MAX = 2000  # longest text it reads from one (model/runner.py's MAX_CHARS)
+VALUE_MAX = 100  # longest value of any other key
 
 
 def begin_run() -> None:
@@ -106,7 +107,7 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
     else:
         fixed = options[0]
     if value is not None and asked == value:
-        st.warning(t("link_fitted", asked=label(value), shown=label(fixed)), icon="⚠️")   # our own labels
+        st.warning(t("link_fitted", asked=label(value), shown=label(fixed)), icon="⚠️")  # our own labels
     st.session_state[key] = fixed
     return fixed
 
@@ -152,6 +153,7 @@ def choice(options) -> Callable[[str], str]:
         if raw not in options:
             raise ValueError(raw)
         return raw
+
     return parse
 
 
@@ -161,6 +163,7 @@ def integer(lo: int, hi: int) -> Callable[[str], int]:
         if not lo <= v <= hi:
             raise ValueError(raw)
         return v
+
     return parse
 
 
@@ -170,20 +173,22 @@ def number(lo: float, hi: float) -> Callable[[str], float]:
         if not math.isfinite(v) or not lo <= v <= hi:
             raise ValueError(raw)
         return v
+
     return parse
 
 
 def clamped(name: str, lo, hi, cast=float) -> Callable[[str], Any]:
     """A link's number limited to lo..hi, with a notice when it was outside; NaN is invalid."""
+
     def parse(raw: str):
         v = float(raw)
         if math.isnan(v):
             raise ValueError(raw)
         fixed = cast(min(max(v, lo), hi))
         if fixed != v:
-            _notices().append(t("url_clamped", name=md(name), value=echo(raw, 20),
-                                lo=lo, hi=hi, shown=fixed))
+            _notices().append(t("url_clamped", name=md(name), value=echo(raw, 20), lo=lo, hi=hi, shown=fixed))
         return fixed
+
     return parse
 
 

@@ -3,6 +3,7 @@
 Snapshots load through cache.runner("NAME@STEP") like any model (once per process); role scores
 are computed once per snapshot on model/timeline.py's fixed probe sentences.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,7 @@ CONTINUATION_TOKENS = 12
 
 
 def base_name(name: str) -> str:
-    """"translator@300" -> "translator"; any other name as it is."""
+    """ "translator@300" -> "translator"; any other name as it is."""
     try:
         return registry.split_snapshot(name)[0]
     except InputError:
@@ -42,22 +43,25 @@ def role_scores(name: str, step: int, device: str) -> dict:
 def role_curves(name: str, steps: list[int], device: str) -> dict:
     """{(kind, role): (snapshots, layers, heads)} for every snapshot of the run."""
     per_step = [role_scores(name, s, device) for s in steps]
-    return {(kind, role): np.stack([p[kind][role] for p in per_step])
-            for kind, roles in per_step[0].items() for role in roles}
+    return {
+        (kind, role): np.stack([p[kind][role] for p in per_step])
+        for kind, roles in per_step[0].items()
+        for role in roles
+    }
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def continuation(name: str, device: str, text: str) -> str:
     """The GPT snapshot's greedy continuation of text (the most likely token each time)."""
     gen = cache.runner(name, device).generate(text, max_new_tokens=CONTINUATION_TOKENS, top_k=1, seed=0)
-    return gen.text[len(gen.prompt):] if gen.text.startswith(gen.prompt) else gen.text
+    return gen.text[len(gen.prompt) :] if gen.text.startswith(gen.prompt) else gen.text
 
 
 # -- snapshots in the sidebar's model picker: "translator (untrained, step 0)" ----------------------
 
 
 def snapshot_options(current: str) -> list[str]:
-    """"NAME@0" for every model with snapshots (its untrained start), and the current model when it
+    """ "NAME@0" for every model with snapshots (its untrained start), and the current model when it
     is another snapshot (a link to "gpt@300")."""
     out = [f"{n}@0" for n in model.NAMES if any(s["step"] == 0 for s in snapshots(n))]
     return out + ([current] if "@" in current and current not in out else [])
@@ -73,6 +77,7 @@ def parse_snapshot(raw: str) -> str:
 
 def snapshot_label(name: str, label_of) -> str:
     from .i18n import t
+
     base, step = registry.split_snapshot(name)
     return t("model_untrained" if step == 0 else "model_snapshot", model=label_of(base), step=f"{step:,}")
 
@@ -80,8 +85,10 @@ def snapshot_label(name: str, label_of) -> str:
 # -- the charts that only the marker changes: built once per (model, step, language), shared ----------
 # A plotly figure costs 0.1-0.2 s to build; the slider redraws them on every move. The figures are
 # shared between sessions: callers must not change them (copy first, as the page does for a projector).
-METRICS = {"loss": ((("train_loss", "tl_train_loss"), ("heldout_loss", "tl_heldout_loss")), "tl_losses"),
-           "em": ((("exact_match_en-zh", "tl_em_en_zh"), ("exact_match_zh-en", "tl_em_zh_en")), "tl_exact_match")}
+METRICS = {
+    "loss": ((("train_loss", "tl_train_loss"), ("heldout_loss", "tl_heldout_loss")), "tl_losses"),
+    "em": ((("exact_match_en-zh", "tl_em_en_zh"), ("exact_match_zh-en", "tl_em_zh_en")), "tl_exact_match"),
+}
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
@@ -90,11 +97,17 @@ def metric_figure(name: str, which: str, index: int, lang: str):
     from viz.timeline import metric_curves
 
     from .i18n import t
+
     snaps = snapshots(name)
     lines, title = METRICS[which]
-    fig = metric_curves([s["step"] for s in snaps], {t(label): [s["metrics"].get(key) for s in snaps]
-                                                     for key, label in lines},
-                        chosen=index, labels={"step": t("tl_step")}, y_title=t(title), height=280)
+    fig = metric_curves(
+        [s["step"] for s in snaps],
+        {t(label): [s["metrics"].get(key) for s in snaps] for key, label in lines},
+        chosen=index,
+        labels={"step": t("tl_step")},
+        y_title=t(title),
+        height=280,
+    )
     if which == "em":
         fig.update_yaxes(range=[-0.02, 1.02])
     return fig
@@ -106,6 +119,13 @@ def role_figure(name: str, device: str, kind: str, role: str, layer: int, head: 
     from viz.timeline import role_lines
 
     from .i18n import t
+
     steps = [s["step"] for s in snapshots(name)]
-    return role_lines(steps, role_curves(name, steps, device)[(kind, role)], selected=(layer, head), chosen=index,
-                      labels={"step": t("tl_step"), "head": t("tl_head_line")}, y_title=t("tl_score"))
+    return role_lines(
+        steps,
+        role_curves(name, steps, device)[(kind, role)],
+        selected=(layer, head),
+        chosen=index,
+        labels={"step": t("tl_step"), "head": t("tl_head_line")},
+        y_title=t("tl_score"),
+    )

@@ -1,4 +1,5 @@
 """Small pieces of layout that several pages show the same way."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +8,9 @@ import streamlit as st
 from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
+from .grammar import show_outside_language
 from .i18n import t
 from .messages import error_text, notice_text
-from .grammar import show_outside_language
 from .rows import pill_labels
 from .safe import md
 
@@ -21,7 +22,7 @@ def show_model_notices(notes) -> None:
     model.errors.Notice carries a code the table translates; any other note is shown as it is."""
     for note in notes:
         code = getattr(note, "code", None)
-        if code == "outside_language":        # a warning box with suggestions, not a caption
+        if code == "outside_language":  # a warning box with suggestions, not a caption
             show_outside_language(note)
             continue
         st.caption("ⓘ " + notice_text(note))
@@ -42,12 +43,17 @@ def show_input_error(e) -> None:
 
 def heatmap_labels(writes: bool = False) -> dict:
     """Axis titles; writes: the rows are labelled "reads → writes" (decoder, cross-attention)."""
-    return {"x": t("axis_key"), "y": t("axis_query_writes" if writes else "axis_query"), "weight": t("weight"),
-            "masked": t("masked")}
+    return {
+        "x": t("axis_key"),
+        "y": t("axis_query_writes" if writes else "axis_query"),
+        "weight": t("weight"),
+        "masked": t("masked"),
+    }
 
 
-def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str = "query_token",
-                 labels: list[str] | None = None) -> int:
+def token_picker(
+    tokens: list[str], key: str, default: int = 0, label_key: str = "query_token", labels: list[str] | None = None
+) -> int:
     """The tokens as pills; the chosen one is the query. Returns its position. labels: the pills'
     text when it is not the token itself ("<2zh> → 猫")."""
     options = list(range(len(tokens)))
@@ -56,8 +62,7 @@ def token_picker(tokens: list[str], key: str, default: int = 0, label_key: str =
     # pills tell options apart by their text (a second "dog" needs its position) and render
     # Markdown (a token is data, so escape it)
     shown = pill_labels(labels or tokens)
-    choice = st.pills(t(label_key), options, format_func=lambda i: shown[i], key=key,
-                      selection_mode="single")
+    choice = st.pills(t(label_key), options, format_func=lambda i: shown[i], key=key, selection_mode="single")
     token_legend(tokens)
     return st.session_state[key] if choice is None else choice
 
@@ -70,16 +75,43 @@ def token_legend(tokens: list[str]) -> None:
         st.caption(t("legend_bytes"))
 
 
-def show_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title="", key=None, zmax=None,
-                 height=None, config=None, writes: bool = False, **plotly_kwargs):
-    fig = attention_heatmap(weights_2d, query_tokens, key_tokens, mask=mask, title=title, zmax=zmax,
-                            labels=heatmap_labels(writes), height=height)
-    from .layout import present_figure   # bigger labels on a projector
+def show_heatmap(
+    weights_2d,
+    query_tokens,
+    key_tokens,
+    mask=None,
+    title="",
+    key=None,
+    zmax=None,
+    height=None,
+    config=None,
+    writes: bool = False,
+    **plotly_kwargs,
+):
+    fig = attention_heatmap(
+        weights_2d,
+        query_tokens,
+        key_tokens,
+        mask=mask,
+        title=title,
+        zmax=zmax,
+        labels=heatmap_labels(writes),
+        height=height,
+    )
+    from .layout import present_figure  # bigger labels on a projector
+
     return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
 
 
-def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None = None,
-               download: bool = True, written: str | None = None):
+def show_table(
+    key_tokens,
+    row,
+    query_token: str,
+    mask_row=None,
+    key: str | None = None,
+    download: bool = True,
+    written: str | None = None,
+):
     """The tutorial's table: every key token with its weight, sortable, with bars. written: the
     token this row writes (decoder, cross-attention): the heading then names it."""
     if written is None:
@@ -87,14 +119,34 @@ def show_table(key_tokens, row, query_token: str, mask_row=None, key: str | None
     else:
         st.markdown(t("table_caption_written", token=md(query_token), written=md(written)))
     df = weights_table(key_tokens, np.asarray(row), mask_row=mask_row)
-    shown = df.rename(columns={"position": t("col_position"), "token": t("col_token"),
-                               "weight": t("col_weight"), "masked": t("col_masked")})
-    st.dataframe(shown, hide_index=True, key=key, width="stretch",
-                 column_config={t("col_weight"): st.column_config.ProgressColumn(
-                     t("col_weight"), format="%.4f", min_value=0.0, max_value=1.0)})
+    shown = df.rename(
+        columns={
+            "position": t("col_position"),
+            "token": t("col_token"),
+            "weight": t("col_weight"),
+            "masked": t("col_masked"),
+        }
+    )
+    st.dataframe(
+        shown,
+        hide_index=True,
+        key=key,
+        width="stretch",
+        column_config={
+            t("col_weight"): st.column_config.ProgressColumn(
+                t("col_weight"), format="%.4f", min_value=0.0, max_value=1.0
+            )
+        },
+    )
     if download:
         # the file says which row it is: the query token read (and the token written)
         rows = {"query": query_token, **({} if written is None else {"writes": written})}
-        st.download_button(t("download_csv"), to_csv(df.assign(**rows)), file_name="attention_table.csv",
-                           mime="text/csv", key=None if key is None else f"{key}_csv", icon="⬇️")
+        st.download_button(
+            t("download_csv"),
+            to_csv(df.assign(**rows)),
+            file_name="attention_table.csv",
+            mime="text/csv",
+            key=None if key is None else f"{key}_csv",
+            icon="⬇️",
+        )
     return df

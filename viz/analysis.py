@@ -4,6 +4,7 @@ Shapes follow model/trace.py: weights (layers, heads, queries, keys), rows sum t
 cells exactly 0, mask (queries, keys) with True = may attend. Layer and head indices are 0-based
 here; charts add 1 when they show them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,8 +84,13 @@ def induction_scores(w: np.ndarray, period: int, offset: int = 0) -> np.ndarray:
     return w[..., q, q - period + 1].mean(axis=-1, dtype=np.float64)
 
 
-def head_roles(w: np.ndarray, mask: np.ndarray | None = None,
-               induction: np.ndarray | None = None, threshold: float = 0.5, cross: bool = False):
+def head_roles(
+    w: np.ndarray,
+    mask: np.ndarray | None = None,
+    induction: np.ndarray | None = None,
+    threshold: float = 0.5,
+    cross: bool = False,
+):
     """Score every (layer, head) on simple, named behaviours; returns a pandas DataFrame.
 
     Self-attention columns: layer, head (0-based), previous (mean weight on key i-1 over queries
@@ -173,8 +179,7 @@ def _indicator(words, n: int) -> np.ndarray:
     return m  # (tokens, words)
 
 
-def merge_words(weights: np.ndarray, query_words=None, key_words=None,
-                mask: np.ndarray | None = None):
+def merge_words(weights: np.ndarray, query_words=None, key_words=None, mask: np.ndarray | None = None):
     """Merge SentencePiece pieces into words on the last two axes (..., Q, K).
 
     Keys: SUM over a word's pieces (attention to the word is attention to any of its pieces).
@@ -184,8 +189,8 @@ def merge_words(weights: np.ndarray, query_words=None, key_words=None,
     """
     w = np.asarray(weights)
     q, k = w.shape[-2:]
-    kin = _indicator(key_words, k)          # (K, Wk)
-    qin = _indicator(query_words, q)        # (Q, Wq)
+    kin = _indicator(key_words, k)  # (K, Wk)
+    qin = _indicator(query_words, q)  # (Q, Wq)
     qavg = (qin / qin.sum(0, keepdims=True)).T  # (Wq, Q), each row averages one word's pieces
     merged = (qavg @ w.astype(np.float64) @ kin).astype(np.float32)
     merged_mask = None

@@ -1,4 +1,5 @@
 """One colour scale for every attention chart, so a weight has the same colour everywhere."""
+
 from __future__ import annotations
 
 import base64
@@ -10,8 +11,15 @@ import numpy as np
 # ColorBrewer Blues: 0 is near-white (nothing attended), 1 dark blue. Masked cells are a neutral
 # grey that is not on this scale, so "masked" never reads as "weight 0".
 COLORSCALE = [
-    [0.0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"],
-    [0.5, "#6baed6"], [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1.0, "#08306b"],
+    [0.0, "#f7fbff"],
+    [0.125, "#deebf7"],
+    [0.25, "#c6dbef"],
+    [0.375, "#9ecae1"],
+    [0.5, "#6baed6"],
+    [0.625, "#4292c6"],
+    [0.75, "#2171b5"],
+    [0.875, "#08519c"],
+    [1.0, "#08306b"],
 ]
 MASKED = "#b4b4b4"
 MASKED_HATCH = "#8c8c8c"
@@ -20,9 +28,26 @@ HIGHLIGHT = "#e6550d"
 
 # Categorical colours for heads (d3 category20 order: 10 strong then 10 light).
 HEAD_COLORS = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-    "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#ff9896",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#c7c7c7",
+    "#dbdb8d",
+    "#9edae5",
 ]
 
 
@@ -55,8 +80,7 @@ def hatch_png_uri(size: int = 400, period: int = 10) -> str:
     img[...] = hex_to_rgb(MASKED)
     img[stripe] = hex_to_rgb(MASKED_HATCH)
     buf = io.BytesIO()
-    Image.fromarray(img).convert("P", palette=Image.Palette.ADAPTIVE, colors=2).save(
-        buf, format="PNG", optimize=True)
+    Image.fromarray(img).convert("P", palette=Image.Palette.ADAPTIVE, colors=2).save(buf, format="PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 

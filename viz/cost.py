@@ -1,4 +1,5 @@
 """Charts for the cost page and the KV-cache section: arrays and labels in, plotly figures out."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,9 @@ LINE = dict(dash="dot", color="#888888")
 def _loglog(fig, x_title, y_title, height=380):
     fig.update_xaxes(type="log", title=esc(x_title))
     fig.update_yaxes(type="log", title=esc(y_title))
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02))
+    fig.update_layout(
+        height=height, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02)
+    )
     return fig
 
 
@@ -24,8 +26,16 @@ def guide_lines(fig, ns, anchor_n, anchor_y, names=("n²", "n")):
     """Dotted c·n² and c·n lines through one measured point: a curve parallel to n² grows quadratically."""
     ns = np.asarray(ns, dtype=np.float64)
     for power, name, dash in ((2, names[0], "dot"), (1, names[1], "dash")):
-        fig.add_trace(go.Scatter(x=ns, y=anchor_y * (ns / anchor_n) ** power, mode="lines", name=esc(name),
-                                 line=dict(dash=dash, color="#888888", width=1), hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=ns,
+                y=anchor_y * (ns / anchor_n) ** power,
+                mode="lines",
+                name=esc(name),
+                line=dict(dash=dash, color="#888888", width=1),
+                hoverinfo="skip",
+            )
+        )
     return fig
 
 
@@ -33,9 +43,16 @@ def scaling_curves(series: dict, labels: dict, y: str = "seconds") -> go.Figure:
     """series: name -> (ns, values). Log-log, with n² and n guide lines through the first series' last point."""
     fig = go.Figure()
     for i, (name, (ns, values)) in enumerate(series.items()):
-        fig.add_trace(go.Scatter(x=ns, y=values, mode="lines+markers", name=esc(name),
-                                 line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                                 hovertemplate="n = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=ns,
+                y=values,
+                mode="lines+markers",
+                name=esc(name),
+                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
+                hovertemplate="n = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
+            )
+        )
     first = next(iter(series.values()))
     all_ns = sorted({n for ns, _ in series.values() for n in ns})
     guide_lines(fig, all_ns, first[0][-1], first[1][-1], (labels["n2"], labels["n1"]))
@@ -47,10 +64,21 @@ def mask_figure(mask, tokens, labels: dict, height=None) -> go.Figure:
     mask = np.asarray(mask, bool)
     cats = categories(tokens)
     text = np.where(mask, labels["computed"], labels["skipped"])
-    fig = go.Figure(go.Heatmap(z=mask.astype(float).tolist(), x=cats, y=cats, zmin=0, zmax=1, showscale=False,
-                               colorscale=[[0, MASKED], [1, COMPUTED]], xgap=1, ygap=1, customdata=text,
-                               hovertemplate=esc(labels["y"]) + " %{y}<br>" + esc(labels["x"])
-                               + " %{x}<br>%{customdata}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=mask.astype(float).tolist(),
+            x=cats,
+            y=cats,
+            zmin=0,
+            zmax=1,
+            showscale=False,
+            colorscale=[[0, MASKED], [1, COMPUTED]],
+            xgap=1,
+            ygap=1,
+            customdata=text,
+            hovertemplate=esc(labels["y"]) + " %{y}<br>" + esc(labels["x"]) + " %{x}<br>%{customdata}<extra></extra>",
+        )
+    )
     n = len(tokens)
     fig.update_yaxes(autorange="reversed", title=esc(labels["y"]), tickfont=dict(size=10 if n > 30 else 12))
     fig.update_xaxes(title=esc(labels["x"]), tickangle=-45, tickfont=dict(size=10 if n > 30 else 12))
@@ -63,15 +91,26 @@ def sweep_panels(d_ks, panels: dict, names: tuple, labels: dict) -> go.Figure:
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[esc(k) for k in panels])
     for c, (title, (a, b)) in enumerate(panels.items(), start=1):
         for vals, name, colour in ((a, names[0], HEAD_COLORS[0]), (b, names[1], HIGHLIGHT)):
-            fig.add_trace(go.Scatter(x=list(d_ks), y=vals, mode="lines+markers", name=esc(name),
-                                     line=dict(color=colour), showlegend=c == 1, legendgroup=esc(name),
-                                     hovertemplate="d_k = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>"),
-                          row=1, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=list(d_ks),
+                    y=vals,
+                    mode="lines+markers",
+                    name=esc(name),
+                    line=dict(color=colour),
+                    showlegend=c == 1,
+                    legendgroup=esc(name),
+                    hovertemplate="d_k = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
+                ),
+                row=1,
+                col=c,
+            )
         fig.update_xaxes(type="log", title=esc(labels["x"]), row=1, col=c)
         if title in labels.get("log_y", ()):
             fig.update_yaxes(type="log", row=1, col=c)
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.12))
+    fig.update_layout(
+        height=340, margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.12)
+    )
     return fig
 
 
@@ -79,15 +118,21 @@ def online_steps(steps: list[dict], labels: dict) -> go.Figure:
     """The running max m and running sum l of one query row, block after block of keys."""
     x = [f"{s['keys'][0]}–{s['keys'][1] - 1}" for s in steps]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=x, y=[s["max"] for s in steps], mode="lines+markers", name=esc(labels["max"])),
-                  secondary_y=False)
-    fig.add_trace(go.Scatter(x=x, y=[s["sum"] for s in steps], mode="lines+markers", name=esc(labels["sum"]),
-                             line=dict(color=HIGHLIGHT)), secondary_y=True)
+    fig.add_trace(
+        go.Scatter(x=x, y=[s["max"] for s in steps], mode="lines+markers", name=esc(labels["max"])), secondary_y=False
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=[s["sum"] for s in steps], mode="lines+markers", name=esc(labels["sum"]), line=dict(color=HIGHLIGHT)
+        ),
+        secondary_y=True,
+    )
     fig.update_xaxes(title=esc(labels["x"]))
     fig.update_yaxes(title=esc(labels["max"]), secondary_y=False)
     fig.update_yaxes(title=esc(labels["sum"]), secondary_y=True)
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02))
+    fig.update_layout(
+        height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02)
+    )
     return fig
 
 
@@ -98,10 +143,18 @@ def search_bars(tokens, scores, weights, labels: dict, chosen: int | None = None
     scores = np.asarray(scores, dtype=np.float64)
     shown = np.where(np.isfinite(scores), scores, np.nan)
     colours = [HIGHLIGHT if i == chosen else COMPUTED for i in range(len(tokens))]
-    fig.add_trace(go.Bar(x=cats, y=shown, marker_color=colours, showlegend=False,
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=1)
-    fig.add_trace(go.Bar(x=cats, y=weights, marker_color=colours, showlegend=False,
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=2)
+    fig.add_trace(
+        go.Bar(x=cats, y=shown, marker_color=colours, showlegend=False, hovertemplate="%{x}: %{y:.3f}<extra></extra>"),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=cats, y=weights, marker_color=colours, showlegend=False, hovertemplate="%{x}: %{y:.3f}<extra></extra>"
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_xaxes(tickangle=-45)
     fig.update_yaxes(range=[0, 1], row=1, col=2)
     fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10))
@@ -113,27 +166,50 @@ def heads_grid(weights, tokens, labels: dict, mask=None) -> go.Figure:
     weights = np.asarray(weights, dtype=np.float64)
     H = weights.shape[0]
     cats = categories(tokens)
-    fig = make_subplots(rows=1, cols=H, subplot_titles=[esc(labels["head"].format(h=h + 1)) for h in range(H)],
-                        horizontal_spacing=0.02)
+    fig = make_subplots(
+        rows=1, cols=H, subplot_titles=[esc(labels["head"].format(h=h + 1)) for h in range(H)], horizontal_spacing=0.02
+    )
     for h in range(H):
         z = weights[h] if mask is None else np.where(mask, weights[h], np.nan)
-        fig.add_trace(go.Heatmap(z=z, x=cats, y=cats, zmin=0, zmax=1, colorscale=COLORSCALE, showscale=h == H - 1,
-                                 hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"), row=1, col=h + 1)
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=cats,
+                y=cats,
+                zmin=0,
+                zmax=1,
+                colorscale=COLORSCALE,
+                showscale=h == H - 1,
+                hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=h + 1,
+        )
         fig.update_yaxes(autorange="reversed", showticklabels=h == 0, row=1, col=h + 1)
         fig.update_xaxes(showticklabels=False, row=1, col=h + 1)
     fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor=MASKED)
     return fig
 
 
-def matrix_figure(values, row_labels, col_title: str, row_title: str, height=None, highlight_row=None,
-                  boundaries=()) -> go.Figure:
+def matrix_figure(
+    values, row_labels, col_title: str, row_title: str, height=None, highlight_row=None, boundaries=()
+) -> go.Figure:
     """A real-valued matrix (a K or V cache, head outputs) on a diverging scale; optional lines between
     column groups (heads) and a marked row (the newest)."""
     values = np.asarray(values, dtype=np.float64)
     lim = float(np.abs(values).max()) or 1.0
     cats = categories(row_labels)
-    fig = go.Figure(go.Heatmap(z=values, y=cats, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
-                               hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            y=cats,
+            zmin=-lim,
+            zmax=lim,
+            colorscale="RdBu",
+            reversescale=True,
+            hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
     for b in boundaries:
         fig.add_vline(x=b - 0.5, line=dict(color="#333333", width=1))
     if highlight_row is not None:
@@ -151,8 +227,9 @@ def per_token_cost(t, a, b, names: tuple, labels: dict, log_y: bool = True) -> g
     fig.add_trace(go.Scatter(x=list(t), y=list(b), mode="lines", name=esc(names[1]), line=dict(color=COMPUTED)))
     fig.update_xaxes(title=esc(labels["x"]))
     fig.update_yaxes(title=esc(labels["y"]), type="log" if log_y else "linear")
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02))
+    fig.update_layout(
+        height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02)
+    )
     return fig
 
 
@@ -160,10 +237,19 @@ def sink_heatmap(shares, labels: dict) -> go.Figure:
     """(layers, heads): the share of each row's attention that goes to the first token."""
     shares = np.asarray(shares, dtype=np.float64)
     L, H = shares.shape
-    fig = go.Figure(go.Heatmap(z=shares, x=[labels["head"].format(h=h + 1) for h in range(H)],
-                               y=[labels["layer"].format(layer=la + 1) for la in range(L)], zmin=0, zmax=1,
-                               colorscale=COLORSCALE, text=np.round(shares, 2), texttemplate="%{text}",
-                               hovertemplate="%{y} %{x}: %{z:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=shares,
+            x=[labels["head"].format(h=h + 1) for h in range(H)],
+            y=[labels["layer"].format(layer=la + 1) for la in range(L)],
+            zmin=0,
+            zmax=1,
+            colorscale=COLORSCALE,
+            text=np.round(shares, 2),
+            texttemplate="%{text}",
+            hovertemplate="%{y} %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(height=90 + 45 * L, margin=dict(l=10, r=10, t=10, b=10))
     return fig

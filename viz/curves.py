@@ -1,4 +1,5 @@
 """Small line and bar charts for the tutorial pages (temperature, next-token probabilities)."""
+
 from __future__ import annotations
 
 import math
@@ -9,16 +10,29 @@ import plotly.graph_objects as go
 from viz.colors import COLORSCALE, MASKED
 from viz.heatmap import esc
 
-DEFAULT_LABELS = {"temperature": "Temperature", "entropy": "Entropy (nats)",
-                  "uniform": "uniform: ln {n} = {value:.3f}", "uniform_mean": "uniform, mean over rows: {value:.3f}",
-                  "now": "T now", "token": "Token",
-                  "probability": "Probability"}
+DEFAULT_LABELS = {
+    "temperature": "Temperature",
+    "entropy": "Entropy (nats)",
+    "uniform": "uniform: ln {n} = {value:.3f}",
+    "uniform_mean": "uniform, mean over rows: {value:.3f}",
+    "now": "T now",
+    "token": "Token",
+    "probability": "Probability",
+}
 BAR_COLOUR = COLORSCALE[-3][1]
 
 
-def entropy_vs_temperature(temps, entropies, n_keys: int, labels: dict | None = None,
-                           names=None, mean_limit: float | None = None, now: float | None = None,
-                           log_ticks=None, y_top: float | None = None) -> go.Figure:
+def entropy_vs_temperature(
+    temps,
+    entropies,
+    n_keys: int,
+    labels: dict | None = None,
+    names=None,
+    mean_limit: float | None = None,
+    now: float | None = None,
+    log_ticks=None,
+    y_top: float | None = None,
+) -> go.Figure:
     """Entropy of attention rows against temperature, with ln(n_keys), the uniform limit, marked.
 
     ``entropies`` is one curve (T,) or several (S, T) with ``names`` for the legend (above the
@@ -34,28 +48,57 @@ def entropy_vs_temperature(temps, entropies, n_keys: int, labels: dict | None = 
     names = list(names) if names is not None else [""] * len(ent)
     fig = go.Figure()
     for curve, name in zip(ent, names):
-        fig.add_trace(go.Scatter(x=temps, y=curve, mode="lines+markers", name=esc(name),
-                                 showlegend=bool(name),
-                                 hovertemplate="T = %{x:.3g}: %{y:.4f}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=temps,
+                y=curve,
+                mode="lines+markers",
+                name=esc(name),
+                showlegend=bool(name),
+                hovertemplate="T = %{x:.3g}: %{y:.4f}<extra></extra>",
+            )
+        )
     limit = math.log(n_keys) if n_keys > 0 else 0.0
-    fig.add_hline(y=limit, line=dict(dash="dash", color="#555555"),
-                  annotation_text=esc(labels["uniform"].format(n=n_keys, value=limit)),
-                  annotation_position="bottom right")
-    fig.update_layout(xaxis_title=esc(labels["temperature"]), yaxis_title=esc(labels["entropy"]),
-                      yaxis_range=[0, limit * 1.08 + 1e-9 if y_top is None else y_top], height=360,
-                      margin=dict(l=10, r=10, t=20, b=10))
+    fig.add_hline(
+        y=limit,
+        line=dict(dash="dash", color="#555555"),
+        annotation_text=esc(labels["uniform"].format(n=n_keys, value=limit)),
+        annotation_position="bottom right",
+    )
+    fig.update_layout(
+        xaxis_title=esc(labels["temperature"]),
+        yaxis_title=esc(labels["entropy"]),
+        yaxis_range=[0, limit * 1.08 + 1e-9 if y_top is None else y_top],
+        height=360,
+        margin=dict(l=10, r=10, t=20, b=10),
+    )
     if mean_limit is not None:
-        fig.add_hline(y=mean_limit, line=dict(dash="dot", color="#888888"),
-                      annotation_text=esc(labels["uniform_mean"].format(value=mean_limit)),
-                      annotation_position="top left")
+        fig.add_hline(
+            y=mean_limit,
+            line=dict(dash="dot", color="#888888"),
+            annotation_text=esc(labels["uniform_mean"].format(value=mean_limit)),
+            annotation_position="top left",
+        )
     if log_ticks is not None:
-        fig.update_xaxes(type="log", range=[math.log10(temps.min()), math.log10(temps.max())], tickmode="array",
-                         tickvals=list(log_ticks), ticktext=[f"{v:g}" for v in log_ticks])
+        fig.update_xaxes(
+            type="log",
+            range=[math.log10(temps.min()), math.log10(temps.max())],
+            tickmode="array",
+            tickvals=list(log_ticks),
+            ticktext=[f"{v:g}" for v in log_ticks],
+        )
     if now is not None:
         # on a log axis a shape takes T itself but an annotation takes log10(T)
         fig.add_vline(x=now, line=dict(color="#e6550d", width=2))
-        fig.add_annotation(x=math.log10(now) if log_ticks is not None else now, y=1, yref="paper",
-                           text=esc(labels["now"]), showarrow=False, yanchor="bottom", font=dict(color="#e6550d"))
+        fig.add_annotation(
+            x=math.log10(now) if log_ticks is not None else now,
+            y=1,
+            yref="paper",
+            text=esc(labels["now"]),
+            showarrow=False,
+            yanchor="bottom",
+            font=dict(color="#e6550d"),
+        )
     if any(names):
         fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02))
     return fig
@@ -66,16 +109,22 @@ def bar_chart(tokens, probs, greyed_mask=None, labels: dict | None = None) -> go
     top-p) are grey. Positions are the x coordinates, so two equal labels stay two bars."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     probs = np.asarray(probs, dtype=np.float64)
-    grey = (np.zeros(len(probs), bool) if greyed_mask is None
-            else np.asarray(greyed_mask, bool))
+    grey = np.zeros(len(probs), bool) if greyed_mask is None else np.asarray(greyed_mask, bool)
     shown = [esc(t) for t in tokens]
-    fig = go.Figure(go.Bar(
-        x=np.arange(len(probs)), y=probs, customdata=shown,
-        marker_color=[MASKED if g else BAR_COLOUR for g in grey],
-        hovertemplate="%{customdata}: %{y:.4f}<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(len(probs)),
+            y=probs,
+            customdata=shown,
+            marker_color=[MASKED if g else BAR_COLOUR for g in grey],
+            hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
+        )
+    )
     fig.update_layout(
-        xaxis=dict(tickmode="array", tickvals=list(range(len(probs))), ticktext=shown,
-                   title=esc(labels["token"])),
+        xaxis=dict(tickmode="array", tickvals=list(range(len(probs))), ticktext=shown, title=esc(labels["token"])),
         yaxis=dict(title=esc(labels["probability"]), range=[0, max(1e-9, probs.max(initial=0)) * 1.1]),
-        height=340, margin=dict(l=10, r=10, t=20, b=10), bargap=0.2)
+        height=340,
+        margin=dict(l=10, r=10, t=20, b=10),
+        bargap=0.2,
+    )
     return fig

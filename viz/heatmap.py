@@ -1,4 +1,5 @@
 """One attention matrix as a plotly heatmap: queries down the side, keys along the bottom."""
+
 from __future__ import annotations
 
 import html
@@ -27,7 +28,7 @@ def tick_step(n: int, max_ticks: int = 80, pixels: float | None = None, font: in
     return step
 
 
-AXIS_X_PX = 560          # the width a heatmap gets in the page's narrower column (at 1280 px)
+AXIS_X_PX = 560  # the width a heatmap gets in the page's narrower column (at 1280 px)
 
 
 def categories(tokens) -> list[str]:
@@ -59,14 +60,22 @@ def heatmap_weights(fig: go.Figure) -> np.ndarray:
         return z.astype(np.float32)
     out = np.full((len(fig.data[0].y), len(fig.data[0].x)), np.nan, dtype=np.float32)
     for r, row in enumerate(z):
-        out[r, :len(row)] = row
+        out[r, : len(row)] = row
     return out
 
 
-def attention_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title: str = "",
-                      zmax: float | None = None, labels: dict | None = None,
-                      max_ticks: int = 80, height: int | None = None,
-                      show_values: bool | None = None) -> go.Figure:
+def attention_heatmap(
+    weights_2d,
+    query_tokens,
+    key_tokens,
+    mask=None,
+    title: str = "",
+    zmax: float | None = None,
+    labels: dict | None = None,
+    max_ticks: int = 80,
+    height: int | None = None,
+    show_values: bool | None = None,
+) -> go.Figure:
     """A (Q, K) attention matrix as a go.Figure.
 
     Colour scale fixed to 0..zmax (default 1) so two heatmaps compare; masked cells (mask False)
@@ -92,8 +101,14 @@ def attention_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title: st
 
     xcat, ycat = categories(key_tokens), categories(query_tokens)
     heat = go.Heatmap(
-        z=z, x=xcat, y=ycat, zmin=0.0, zmax=1.0 if zmax is None else float(zmax),
-        colorscale=COLORSCALE, xgap=0, ygap=0,
+        z=z,
+        x=xcat,
+        y=ycat,
+        zmin=0.0,
+        zmax=1.0 if zmax is None else float(zmax),
+        colorscale=COLORSCALE,
+        xgap=0,
+        ygap=0,
         colorbar=dict(title=dict(text=esc(labels["weight"])), thickness=14),
         hoverongaps=True,
         hovertemplate="%{y} → %{x}: %{z:.4f}<extra></extra>",
@@ -110,10 +125,17 @@ def attention_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title: st
         # long texts: every n-th label (at least font + 4 px apart), at a size that stays readable
         font = 12 if len(tokens) <= 40 else 11
         step = tick_step(len(tokens), max_ticks, pixels, font)
-        return dict(type="category", title=dict(text=esc(title_text)), tickmode="array",
-                    tickvals=cats[::step], ticktext=[esc(t) for t in tokens[::step]],
-                    tickfont=dict(size=font, color="#222222"), automargin=True,
-                    showgrid=False, zeroline=False)
+        return dict(
+            type="category",
+            title=dict(text=esc(title_text)),
+            tickmode="array",
+            tickvals=cats[::step],
+            ticktext=[esc(t) for t in tokens[::step]],
+            tickfont=dict(size=font, color="#222222"),
+            automargin=True,
+            showgrid=False,
+            zeroline=False,
+        )
 
     fig.update_layout(
         title=dict(text=esc(title)) if title else None,
@@ -127,7 +149,17 @@ def attention_heatmap(weights_2d, query_tokens, key_tokens, mask=None, title: st
     if k > 12:
         fig.update_xaxes(tickangle=-60)
     if masked_any:
-        fig.add_layout_image(source=hatch_png_uri(), xref="x domain", yref="y domain", x=0, y=1,
-                             sizex=1, sizey=1, sizing="stretch", layer="below",
-                             xanchor="left", yanchor="top")
+        fig.add_layout_image(
+            source=hatch_png_uri(),
+            xref="x domain",
+            yref="y domain",
+            x=0,
+            y=1,
+            sizex=1,
+            sizey=1,
+            sizing="stretch",
+            layer="below",
+            xanchor="left",
+            yanchor="top",
+        )
     return fig

@@ -1,5 +1,6 @@
 """Charts for the intervene and compare pages: a difference heatmap on one diverging scale, and the
 model view with switched-off heads crossed out and each head's importance written on its tile."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,36 +12,68 @@ from viz.heatmap import attention_heatmap, esc
 from viz.model_view import model_view, model_view_array, tile_box
 
 # ColorBrewer RdBu reversed: blue = less weight than the reference run, red = more, white = same
-DIVERGING = [[0.0, "#2166ac"], [0.1, "#4393c3"], [0.2, "#92c5de"], [0.35, "#d1e5f0"], [0.5, "#f7f7f7"],
-             [0.65, "#fddbc7"], [0.8, "#f4a582"], [0.9, "#d6604d"], [1.0, "#b2182b"]]
+DIVERGING = [
+    [0.0, "#2166ac"],
+    [0.1, "#4393c3"],
+    [0.2, "#92c5de"],
+    [0.35, "#d1e5f0"],
+    [0.5, "#f7f7f7"],
+    [0.65, "#fddbc7"],
+    [0.8, "#f4a582"],
+    [0.9, "#d6604d"],
+    [1.0, "#b2182b"],
+]
 OFF = "#d62728"
 
 
-def difference_heatmap(diff, query_tokens, key_tokens, mask=None, title: str = "", labels: dict | None = None,
-                       zmax: float = 1.0, height: int | None = None) -> go.Figure:
+def difference_heatmap(
+    diff,
+    query_tokens,
+    key_tokens,
+    mask=None,
+    title: str = "",
+    labels: dict | None = None,
+    zmax: float = 1.0,
+    height: int | None = None,
+) -> go.Figure:
     """B - A of two (Q, K) attention matrices on one diverging scale from -zmax to +zmax (masked cells
     drawn as masked, as in every heatmap)."""
     fig = attention_heatmap(diff, query_tokens, key_tokens, mask=mask, title=title, labels=labels, height=height)
-    fig.update_traces(zmin=-float(zmax), zmax=float(zmax), colorscale=DIVERGING, zmid=0.0,
-                      hovertemplate="%{y} → %{x}: %{z:+.4f}<extra></extra>")
+    fig.update_traces(
+        zmin=-float(zmax),
+        zmax=float(zmax),
+        colorscale=DIVERGING,
+        zmid=0.0,
+        hovertemplate="%{y} → %{x}: %{z:+.4f}<extra></extra>",
+    )
     if fig.data[0].texttemplate:
         fig.update_traces(texttemplate="%{z:+.2f}")
     return fig
 
 
-def marked_model_view(weights, mask=None, off=(), scores=None, selected=None, labels: dict | None = None,
-                      tile: int = 64, zmax: float = 1.0, score_format: str = "{:.2f}") -> go.Figure:
+def marked_model_view(
+    weights,
+    mask=None,
+    off=(),
+    scores=None,
+    selected=None,
+    labels: dict | None = None,
+    tile: int = 64,
+    zmax: float = 1.0,
+    score_format: str = "{:.2f}",
+) -> go.Figure:
     """The model view (viz.model_view) with each switched-off (layer, head) crossed out in red and,
     when scores (layers, heads) are given, each head's score written on its tile (the three largest
     in bold and outlined): "these heads matter for this sentence"."""
     fig = model_view(weights, mask, selected=selected, labels=labels, tile=tile, zmax=zmax)
-    _, g = model_view_array(np.asarray(weights)[:1, :1], mask, tile, zmax)   # the same tile geometry
+    _, g = model_view_array(np.asarray(weights)[:1, :1], mask, tile, zmax)  # the same tile geometry
     th, tw, gap = g["th"], g["tw"], g["gap"]
     for layer, head in off:
         x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
         for xa, xb in ((x0, x1), (x1, x0)):
-            fig.add_shape(type="line", x0=xa - 0.5, x1=xb - 0.5, y0=y0 - 0.5, y1=y1 - 0.5,
-                          line=dict(color=OFF, width=4))
+            fig.add_shape(
+                type="line", x0=xa - 0.5, x1=xb - 0.5, y0=y0 - 0.5, y1=y1 - 0.5, line=dict(color=OFF, width=4)
+            )
     if scores is not None:
         s = np.asarray(scores, dtype=np.float64)
         finite = np.where(np.isfinite(s), s, -np.inf)
@@ -52,13 +85,24 @@ def marked_model_view(weights, mask=None, off=(), scores=None, selected=None, la
                 x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
                 strong = layer * s.shape[1] + head in top
                 text = score_format.format(s[layer, head])
-                fig.add_annotation(x=(x0 + x1) / 2 - 0.5, y=(y0 + y1) / 2 - 0.5, showarrow=False,
-                                   text=f"<b>{esc(text)}</b>" if strong else esc(text),
-                                   font=dict(size=15 if strong else 12, color="#000000"),
-                                   bgcolor="rgba(255,255,255,0.8)")
+                fig.add_annotation(
+                    x=(x0 + x1) / 2 - 0.5,
+                    y=(y0 + y1) / 2 - 0.5,
+                    showarrow=False,
+                    text=f"<b>{esc(text)}</b>" if strong else esc(text),
+                    font=dict(size=15 if strong else 12, color="#000000"),
+                    bgcolor="rgba(255,255,255,0.8)",
+                )
                 if strong:
-                    fig.add_shape(type="rect", x0=x0 - 0.5, x1=x1 - 0.5, y0=y0 - 0.5, y1=y1 - 0.5,
-                                  line=dict(color=HIGHLIGHT, width=3), fillcolor="rgba(0,0,0,0)")
+                    fig.add_shape(
+                        type="rect",
+                        x0=x0 - 0.5,
+                        x1=x1 - 0.5,
+                        y0=y0 - 0.5,
+                        y1=y1 - 0.5,
+                        line=dict(color=HIGHLIGHT, width=3),
+                        fillcolor="rgba(0,0,0,0)",
+                    )
     return fig
 
 
@@ -67,8 +111,14 @@ def difference_table(diff, query_tokens, key_tokens, a=None, b=None, mask=None) 
     d = np.asarray(diff, dtype=np.float64)
     q, k = np.meshgrid(np.arange(d.shape[0]), np.arange(d.shape[1]), indexing="ij")
     keep = np.ones(d.shape, bool) if mask is None else np.asarray(mask, bool)
-    df = pd.DataFrame({"query_position": q[keep], "query": [query_tokens[i] for i in q[keep]],
-                       "key_position": k[keep], "key": [key_tokens[j] for j in k[keep]]})
+    df = pd.DataFrame(
+        {
+            "query_position": q[keep],
+            "query": [query_tokens[i] for i in q[keep]],
+            "key_position": k[keep],
+            "key": [key_tokens[j] for j in k[keep]],
+        }
+    )
     if a is not None:
         df["a"] = np.asarray(a, dtype=np.float64)[keep]
     if b is not None:

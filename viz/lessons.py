@@ -1,5 +1,6 @@
 """Bar charts for the lessons: a row of weights (or scores, probabilities), a small sketch, the
 class's answers. Pure: arrays and labels in, a plotly figure out."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,26 +12,53 @@ from viz.heatmap import esc
 BAR = COLORSCALE[6][1]
 
 
-def bars(labels, values, title: str = "", highlight: int | None = None, height: int = 320,
-         value_format: str = ".2f", font_size: int = 14, axis_title: str = "") -> go.Figure:
+def bars(
+    labels,
+    values,
+    title: str = "",
+    highlight: int | None = None,
+    height: int = 320,
+    value_format: str = ".2f",
+    font_size: int = 14,
+    axis_title: str = "",
+) -> go.Figure:
     """One bar per label, its value written on it; the bar at ``highlight`` in the accent colour."""
     v = np.asarray(values, dtype=np.float64)
     if len(v) != len(labels):
         raise ValueError(f"{len(v)} values for {len(labels)} labels")
-    cats = [f"{esc(t)} ({i})" for i, t in enumerate(labels)]   # two "the" stay two bars
+    cats = [f"{esc(t)} ({i})" for i, t in enumerate(labels)]  # two "the" stay two bars
     colors = [HIGHLIGHT if i == highlight else BAR for i in range(len(v))]
-    fig = go.Figure(go.Bar(x=cats, y=v, marker_color=colors, text=[format(x, value_format) for x in v],
-                           textposition="outside", cliponaxis=False, textfont=dict(size=font_size, color="#111"),
-                           hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
-    fig.update_layout(title=dict(text=esc(title), font=dict(size=font_size + 2, color="#111")) if title else None,
-                      height=height, margin=dict(l=10, r=10, t=50 if title else 20, b=10),
-                      font=dict(size=font_size, color="#111"), plot_bgcolor="white", showlegend=False)
-    fig.update_xaxes(tickmode="array", tickvals=cats, ticktext=[esc(t) for t in labels],
-                     tickfont=dict(size=font_size, color="#111"))
+    fig = go.Figure(
+        go.Bar(
+            x=cats,
+            y=v,
+            marker_color=colors,
+            text=[format(x, value_format) for x in v],
+            textposition="outside",
+            cliponaxis=False,
+            textfont=dict(size=font_size, color="#111"),
+            hovertemplate="%{x}: %{y:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=dict(text=esc(title), font=dict(size=font_size + 2, color="#111")) if title else None,
+        height=height,
+        margin=dict(l=10, r=10, t=50 if title else 20, b=10),
+        font=dict(size=font_size, color="#111"),
+        plot_bgcolor="white",
+        showlegend=False,
+    )
+    fig.update_xaxes(
+        tickmode="array", tickvals=cats, ticktext=[esc(t) for t in labels], tickfont=dict(size=font_size, color="#111")
+    )
     lo = min(0.0, float(v.min()) * 1.15) if len(v) else 0.0
     hi = max(float(v.max()) * 1.15, 1e-9) if len(v) else 1.0
-    fig.update_yaxes(range=[lo, hi], gridcolor="#ddd", tickfont=dict(size=font_size, color="#111"),
-                     title=dict(text=esc(axis_title)) if axis_title else None)
+    fig.update_yaxes(
+        range=[lo, hi],
+        gridcolor="#ddd",
+        tickfont=dict(size=font_size, color="#111"),
+        title=dict(text=esc(axis_title)) if axis_title else None,
+    )
     return fig
 
 

@@ -3,6 +3,7 @@
 Thousands of small heatmaps would be megabytes of JSON and seconds of browser time at 512 tokens;
 one downsampled PNG of all tiles stays small whatever the length.
 """
+
 from __future__ import annotations
 
 import io
@@ -14,13 +15,13 @@ import plotly.graph_objects as go
 from viz.colors import BACKGROUND, HIGHLIGHT, MASKED, hex_to_rgb, lut, png_data_uri
 from viz.heatmap import esc
 
-LEVELS = 240                    # palette: 0..239 the colour scale, then masked, background, highlight
+LEVELS = 240  # palette: 0..239 the colour scale, then masked, background, highlight
 MASKED_INDEX, BACKGROUND_INDEX, HIGHLIGHT_INDEX = LEVELS, LEVELS + 1, LEVELS + 2
 DEFAULT_LABELS = {"layer": "Layer", "head": "Head"}
 
 
 def numbered(word: str, n: int) -> str:
-    """"Head 3" from "Head", or "第 3 个头" from the template "第 {n} 个头" (a label may be either)."""
+    """ "Head 3" from "Head", or "第 3 个头" from the template "第 {n} 个头" (a label may be either)."""
     return word.format(n=n) if "{n}" in word else f"{word} {n}"
 
 
@@ -65,8 +66,15 @@ def tile_box(layer: int, head: int, th: int, tw: int, gap: int):
     return x0, y0, x0 + tw, y0 + th
 
 
-def model_view_array(weights: np.ndarray, mask: np.ndarray | None = None, tile: int = 64,
-                     zmax: float = 1.0, reduce: str = "max", selected=None, min_tile_px: int = 32):
+def model_view_array(
+    weights: np.ndarray,
+    mask: np.ndarray | None = None,
+    tile: int = 64,
+    zmax: float = 1.0,
+    reduce: str = "max",
+    selected=None,
+    min_tile_px: int = 32,
+):
     """Palette-index image (uint8, height x width) of all (layer, head) tiles, plus geometry.
 
     Returns (indices, geometry) with geometry = dict(th, tw, gap, scale): tile height/width in
@@ -76,7 +84,7 @@ def model_view_array(weights: np.ndarray, mask: np.ndarray | None = None, tile: 
     if w.ndim != 4:
         raise ValueError(f"expected (layers, heads, queries, keys), got shape {w.shape}")
     n_layers, n_heads = w.shape[:2]
-    pooled, allowed = pool(w, tile, mask, reduce)          # (L, H, tq, tk), (tq, tk)
+    pooled, allowed = pool(w, tile, mask, reduce)  # (L, H, tq, tk), (tq, tk)
     # short sequences: repeat pixels so a tile is at least min_tile_px on each side
     scale_q, scale_k = (max(1, math.ceil(min_tile_px / n)) for n in pooled.shape[-2:])
     idx = np.clip(pooled / float(zmax), 0.0, 1.0) * (LEVELS - 1)
@@ -95,8 +103,8 @@ def model_view_array(weights: np.ndarray, mask: np.ndarray | None = None, tile: 
         layer, head = selected
         x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
         x0, y0, x1, y1 = max(0, x0 - gap), max(0, y0 - gap), x1 + gap, y1 + gap
-        img[y0:y0 + gap, x0:x1] = img[y1 - gap:y1, x0:x1] = HIGHLIGHT_INDEX
-        img[y0:y1, x0:x0 + gap] = img[y0:y1, x1 - gap:x1] = HIGHLIGHT_INDEX
+        img[y0 : y0 + gap, x0:x1] = img[y1 - gap : y1, x0:x1] = HIGHLIGHT_INDEX
+        img[y0:y1, x0 : x0 + gap] = img[y0:y1, x1 - gap : x1] = HIGHLIGHT_INDEX
     return img, dict(th=th, tw=tw, gap=gap, scale=(scale_q, scale_k))
 
 
@@ -117,16 +125,30 @@ def _png(indices: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def model_view_png(weights: np.ndarray, mask: np.ndarray | None = None, tile: int = 64,
-                   zmax: float = 1.0, reduce: str = "max", selected=None) -> bytes:
+def model_view_png(
+    weights: np.ndarray,
+    mask: np.ndarray | None = None,
+    tile: int = 64,
+    zmax: float = 1.0,
+    reduce: str = "max",
+    selected=None,
+) -> bytes:
     """The model view as PNG bytes (a palette PNG: small, exact colours)."""
     img, _ = model_view_array(weights, mask, tile, zmax, reduce, selected)
     return _png(img)
 
 
-def model_view(weights: np.ndarray, mask: np.ndarray | None = None, selected=None,
-               labels: dict | None = None, tile: int = 64, zmax: float = 1.0,
-               reduce: str = "max", title: str = "", width_px: int = 900) -> go.Figure:
+def model_view(
+    weights: np.ndarray,
+    mask: np.ndarray | None = None,
+    selected=None,
+    labels: dict | None = None,
+    tile: int = 64,
+    zmax: float = 1.0,
+    reduce: str = "max",
+    title: str = "",
+    width_px: int = 900,
+) -> go.Figure:
     """All heads of all layers in one figure (rows = layers, columns = heads).
 
     Trace 0 is the image (not hoverable); trace 1 is one transparent marker per tile with
@@ -154,31 +176,65 @@ def model_view(weights: np.ndarray, mask: np.ndarray | None = None, selected=Non
 
     # pixels of one tile on screen, if the figure is about width_px wide
     px = min(width_px / width_img, 1.6) * min(th, tw)
-    fig = go.Figure([
-        go.Image(source=png_data_uri(_png(img)), hoverinfo="skip", name=""),
-        go.Scatter(x=xs, y=ys, customdata=custom, text=text, mode="markers", name="",
-                   hovertemplate="%{text}<extra></extra>", showlegend=False,
-                   marker=dict(size=max(8, min(60, 0.9 * px)), symbol="square",
-                               color="rgba(0,0,0,0)", line=dict(width=0)),
-                   selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))),
-    ])
+    fig = go.Figure(
+        [
+            go.Image(source=png_data_uri(_png(img)), hoverinfo="skip", name=""),
+            go.Scatter(
+                x=xs,
+                y=ys,
+                customdata=custom,
+                text=text,
+                mode="markers",
+                name="",
+                hovertemplate="%{text}<extra></extra>",
+                showlegend=False,
+                marker=dict(size=max(8, min(60, 0.9 * px)), symbol="square", color="rgba(0,0,0,0)", line=dict(width=0)),
+                selected=dict(marker=dict(opacity=1)),
+                unselected=dict(marker=dict(opacity=1)),
+            ),
+        ]
+    )
     if selected is not None:
         layer, head = selected
         x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
-        fig.add_shape(type="rect", x0=x0 - gap / 2 - 0.5, x1=x1 + gap / 2 - 0.5,
-                      y0=y0 - gap / 2 - 0.5, y1=y1 + gap / 2 - 0.5,
-                      line=dict(color=HIGHLIGHT, width=3), fillcolor="rgba(0,0,0,0)")
+        fig.add_shape(
+            type="rect",
+            x0=x0 - gap / 2 - 0.5,
+            x1=x1 + gap / 2 - 0.5,
+            y0=y0 - gap / 2 - 0.5,
+            y1=y1 + gap / 2 - 0.5,
+            line=dict(color=HIGHLIGHT, width=3),
+            fillcolor="rgba(0,0,0,0)",
+        )
     height = int(np.clip(height_img * min(width_px / width_img, 1.6) + 80, 200, 1100))
     fig.update_layout(
         title=dict(text=esc(title)) if title else None,
-        height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
-        hovermode="closest", hoverdistance=-1, dragmode=False, plot_bgcolor=BACKGROUND,
-        xaxis=dict(tickmode="array", tickvals=centres_x, side="top", showgrid=False,
-                   ticktext=[numbered(head_word, h + 1) for h in range(n_heads)], zeroline=False,
-                   range=[-0.5, width_img - 0.5], fixedrange=True,
-                   tickangle=-45 if n_heads > 8 else 0),
-        yaxis=dict(tickmode="array", tickvals=centres_y, showgrid=False, zeroline=False,
-                   ticktext=[numbered(layer_word, layer + 1) for layer in range(n_layers)],
-                   range=[height_img - 0.5, -0.5], fixedrange=True, scaleanchor="x"),
+        height=height,
+        margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+        hovermode="closest",
+        hoverdistance=-1,
+        dragmode=False,
+        plot_bgcolor=BACKGROUND,
+        xaxis=dict(
+            tickmode="array",
+            tickvals=centres_x,
+            side="top",
+            showgrid=False,
+            ticktext=[numbered(head_word, h + 1) for h in range(n_heads)],
+            zeroline=False,
+            range=[-0.5, width_img - 0.5],
+            fixedrange=True,
+            tickangle=-45 if n_heads > 8 else 0,
+        ),
+        yaxis=dict(
+            tickmode="array",
+            tickvals=centres_y,
+            showgrid=False,
+            zeroline=False,
+            ticktext=[numbered(layer_word, layer + 1) for layer in range(n_layers)],
+            range=[height_img - 0.5, -0.5],
+            fixedrange=True,
+            scaleanchor="x",
+        ),
     )
     return fig

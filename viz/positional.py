@@ -1,4 +1,5 @@
 """Charts for the positional-encoding page: arrays and labels in, a plotly figure out."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,30 +30,63 @@ def signed_scale(values) -> tuple[list, float, float]:
     m = max(-lo, hi)
     return DIVERGING, -m, m
 
-DEFAULT_LABELS = {"position": "Position", "dimension": "Dimension", "value": "Value",
-                  "p": "Position p", "q": "Position q", "offset": "|p − q|", "dot": "PE(p)·PE(q)",
-                  "score": "q·k", "similarity": "Cosine similarity", "bias": "Bias",
-                  "head": "Head {h}: m = {m:.4g}", "loss": "Loss (nats per token)",
-                  "bucket": "Positions", "start": "q at position {s}", "dim": "dim {d}"}
+
+DEFAULT_LABELS = {
+    "position": "Position",
+    "dimension": "Dimension",
+    "value": "Value",
+    "p": "Position p",
+    "q": "Position q",
+    "offset": "|p − q|",
+    "dot": "PE(p)·PE(q)",
+    "score": "q·k",
+    "similarity": "Cosine similarity",
+    "bias": "Bias",
+    "head": "Head {h}: m = {m:.4g}",
+    "loss": "Loss (nats per token)",
+    "bucket": "Positions",
+    "start": "q at position {s}",
+    "dim": "dim {d}",
+}
 
 
 def _layout(fig, labels_x, labels_y, height):
-    fig.update_layout(xaxis_title=esc(labels_x), yaxis_title=esc(labels_y), height=height,
-                      margin=dict(l=10, r=10, t=30, b=10))
+    fig.update_layout(
+        xaxis_title=esc(labels_x), yaxis_title=esc(labels_y), height=height, margin=dict(l=10, r=10, t=30, b=10)
+    )
     return fig
 
 
-def matrix(values, x_title: str, y_title: str, value_title: str, zmin=None, zmax=None,
-           colorscale=DIVERGING, height: int = 420, x=None, y=None, hover: str = "%{z:.3f}") -> go.Figure:
+def matrix(
+    values,
+    x_title: str,
+    y_title: str,
+    value_title: str,
+    zmin=None,
+    zmax=None,
+    colorscale=DIVERGING,
+    height: int = 420,
+    x=None,
+    y=None,
+    hover: str = "%{z:.3f}",
+) -> go.Figure:
     """Any real matrix as a heatmap (row 0 at the top); by default on signed_scale (white = 0,
     the range from the data)."""
     v = np.asarray(values, dtype=np.float64)
     if zmin is None or zmax is None:
         colorscale, zmin, zmax = signed_scale(v)
-    fig = go.Figure(go.Heatmap(
-        z=v, x=x, y=y, zmin=zmin, zmax=zmax, colorscale=colorscale,
-        colorbar=dict(title=dict(text=esc(value_title)), thickness=14),
-        hovertemplate=f"{esc(y_title)} %{{y}}, {esc(x_title)} %{{x}}: {hover}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=v,
+            x=x,
+            y=y,
+            zmin=zmin,
+            zmax=zmax,
+            colorscale=colorscale,
+            colorbar=dict(title=dict(text=esc(value_title)), thickness=14),
+            hovertemplate=f"{esc(y_title)} %{{y}}, {esc(x_title)} %{{x}}: {hover}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     return _layout(fig, x_title, y_title, height)
 
@@ -60,8 +94,7 @@ def matrix(values, x_title: str, y_title: str, value_title: str, zmin=None, zmax
 def pe_heatmap(table, labels: dict | None = None, height: int = 420) -> go.Figure:
     """The sinusoidal table (positions, d_model): position down the side, dimension along."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
-    return matrix(table, labels["dimension"], labels["position"], labels["value"], -1.0, 1.0,
-                  height=height)
+    return matrix(table, labels["dimension"], labels["position"], labels["value"], -1.0, 1.0, height=height)
 
 
 def sinusoid(positions, d: int, d_model: int) -> np.ndarray:
@@ -87,11 +120,30 @@ def pe_curves(table, dims, labels: dict | None = None, height: int = 360, sample
         color = HEAD_COLORS[i % len(HEAD_COLORS)]
         smooth = np.allclose(sinusoid(pos, d, d_model), table[:, d], atol=1e-4)
         if smooth:
-            fig.add_trace(go.Scatter(x=fine, y=sinusoid(fine, d, d_model), mode="lines", name=name,
-                                     legendgroup=name, line=dict(color=color), hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=pos, y=table[:, d], mode="markers" if smooth else "lines+markers", name=name,
-                                 legendgroup=name, showlegend=not smooth, marker=dict(color=color, size=5),
-                                 line=dict(color=color), hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=fine,
+                    y=sinusoid(fine, d, d_model),
+                    mode="lines",
+                    name=name,
+                    legendgroup=name,
+                    line=dict(color=color),
+                    hoverinfo="skip",
+                )
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=pos,
+                y=table[:, d],
+                mode="markers" if smooth else "lines+markers",
+                name=name,
+                legendgroup=name,
+                showlegend=not smooth,
+                marker=dict(color=color, size=5),
+                line=dict(color=color),
+                hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     fig.update_yaxes(range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0))
     return _layout(fig, labels["position"], labels["value"], height)
@@ -105,10 +157,16 @@ def dot_vs_offset(dots, labels: dict | None = None, height: int = 360) -> go.Fig
     n = d.shape[0]
     p, q = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     offset = np.abs(p - q).ravel()
-    fig = go.Figure(go.Scattergl(
-        x=offset, y=d.ravel(), mode="markers", marker=dict(size=4, opacity=0.35, color=HEAD_COLORS[0]),
-        customdata=np.stack([p.ravel(), q.ravel()], axis=-1),
-        hovertemplate="p=%{customdata[0]}, q=%{customdata[1]}: %{y:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Scattergl(
+            x=offset,
+            y=d.ravel(),
+            mode="markers",
+            marker=dict(size=4, opacity=0.35, color=HEAD_COLORS[0]),
+            customdata=np.stack([p.ravel(), q.ravel()], axis=-1),
+            hovertemplate="p=%{customdata[0]}, q=%{customdata[1]}: %{y:.3f}<extra></extra>",
+        )
+    )
     return _layout(fig, labels["offset"], labels["dot"], height)
 
 
@@ -119,10 +177,16 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
     dashes = ["solid", "dot", "dash", "dashdot"]
     for i, (s, row) in enumerate(zip(starts, np.atleast_2d(scores))):
         name = esc(labels["start"].format(s=s))
-        fig.add_trace(go.Scatter(x=np.asarray(offsets), y=row, mode="lines", name=name,
-                                 line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)], width=3 - i % 2,
-                                           dash=dashes[i % len(dashes)]),
-                                 hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=np.asarray(offsets),
+                y=row,
+                mode="lines",
+                name=name,
+                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)], width=3 - i % 2, dash=dashes[i % len(dashes)]),
+                hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0))
     return _layout(fig, labels["offset"], labels["score"], height)
 
@@ -138,22 +202,31 @@ def alibi_grid(bias, slopes, mask=None, labels: dict | None = None, height: int 
     if mask is not None:
         b = np.where(np.asarray(mask, bool), b, np.nan)
     lows = [float(np.nanmin(b[i])) if np.isfinite(b[i]).any() else -1.0 for i in range(h)]
-    titles = [esc(labels["head"].format(h=i + 1, m=float(m))) + f"<br>0 … {lows[i]:.3g}"
-              for i, m in enumerate(slopes)]
+    titles = [esc(labels["head"].format(h=i + 1, m=float(m))) + f"<br>0 … {lows[i]:.3g}" for i, m in enumerate(slopes)]
     fig = make_subplots(rows=1, cols=h, subplot_titles=titles, horizontal_spacing=0.03)
     for i in range(h):
-        fig.add_trace(go.Heatmap(z=b[i], zmin=min(lows[i], -1e-9), zmax=0.0, colorscale=NEGATIVE,
-                                 showscale=False, hoverongaps=False,   # ranges differ: titles say each
-                                 colorbar=dict(title=dict(text=esc(labels["bias"])), thickness=12),
-                                 hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"),
-                      row=1, col=i + 1)
+        fig.add_trace(
+            go.Heatmap(
+                z=b[i],
+                zmin=min(lows[i], -1e-9),
+                zmax=0.0,
+                colorscale=NEGATIVE,
+                showscale=False,
+                hoverongaps=False,  # ranges differ: titles say each
+                colorbar=dict(title=dict(text=esc(labels["bias"])), thickness=12),
+                hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=i + 1,
+        )
         fig.update_yaxes(autorange="reversed", row=1, col=i + 1, showticklabels=i == 0)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white")
     return fig
 
 
-def loss_by_bucket(bucket_names, losses: dict, labels: dict | None = None, height: int = 360,
-                   dashed: dict | None = None) -> go.Figure:
+def loss_by_bucket(
+    bucket_names, losses: dict, labels: dict | None = None, height: int = 360, dashed: dict | None = None
+) -> go.Figure:
     """Grouped bars: one group per position bucket, one bar per model; dashed: optional
     {name: values} drawn as dashed lines across the groups (e.g. the same tokens read alone):
     one in dark grey, several each in its bar's colour."""
@@ -161,14 +234,25 @@ def loss_by_bucket(bucket_names, losses: dict, labels: dict | None = None, heigh
     x = [esc(b) for b in bucket_names]
     fig = go.Figure()
     for i, (name, values) in enumerate(losses.items()):
-        fig.add_trace(go.Bar(x=x, y=np.asarray(values, dtype=np.float64), name=esc(name),
-                             marker_color=HEAD_COLORS[i % len(HEAD_COLORS)],
-                             hovertemplate=f"{esc(name)}, %{{x}}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=np.asarray(values, dtype=np.float64),
+                name=esc(name),
+                marker_color=HEAD_COLORS[i % len(HEAD_COLORS)],
+                hovertemplate=f"{esc(name)}, %{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     for i, (name, values) in enumerate((dashed or {}).items()):
-        fig.add_trace(go.Scatter(x=x, y=np.asarray(values, dtype=np.float64), name=esc(name),
-                                 mode="lines+markers",
-                                 line=dict(dash="dash", color="#333333" if len(dashed) == 1
-                                           else HEAD_COLORS[i % len(HEAD_COLORS)]),
-                                 hovertemplate=f"{esc(name)}, %{{x}}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=np.asarray(values, dtype=np.float64),
+                name=esc(name),
+                mode="lines+markers",
+                line=dict(dash="dash", color="#333333" if len(dashed) == 1 else HEAD_COLORS[i % len(HEAD_COLORS)]),
+                hovertemplate=f"{esc(name)}, %{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="bottom", y=1.0))
     return _layout(fig, labels["bucket"], labels["loss"], height)

@@ -1,11 +1,11 @@
 """One query's attention as a table: "when the model processes 'cat': The 0.12, cat 0.35, ..."."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-DEFAULT_LABELS = {"position": "position", "token": "token", "weight": "weight",
-                  "masked": "masked"}
+DEFAULT_LABELS = {"position": "position", "token": "token", "weight": "weight", "masked": "masked"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -19,14 +19,15 @@ def weights_table(key_tokens, row, mask_row=None, labels: dict | None = None) ->
     row = np.asarray(row, dtype=np.float64)
     if row.shape != (len(key_tokens),):
         raise ValueError(f"row {row.shape} does not match {len(key_tokens)} key tokens")
-    masked = (np.zeros(len(row), bool) if mask_row is None
-              else ~np.asarray(mask_row, bool).reshape(len(row)))
-    return pd.DataFrame({
-        labels["position"]: np.arange(len(row), dtype=np.int64),
-        labels["token"]: [str(t) for t in key_tokens],
-        labels["weight"]: row,
-        labels["masked"]: masked,
-    })
+    masked = np.zeros(len(row), bool) if mask_row is None else ~np.asarray(mask_row, bool).reshape(len(row))
+    return pd.DataFrame(
+        {
+            labels["position"]: np.arange(len(row), dtype=np.int64),
+            labels["token"]: [str(t) for t in key_tokens],
+            labels["weight"]: row,
+            labels["masked"]: masked,
+        }
+    )
 
 
 def _defuse(value):

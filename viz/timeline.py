@@ -5,6 +5,7 @@ Snapshots are log-spaced (model/snapshots.py), so the charts place them evenly, 
 snapshot labelled with its step: the early steps, where heads form, are not crushed to the left.
 No Streamlit, no torch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ import plotly.graph_objects as go
 from viz.colors import HEAD_COLORS, HIGHLIGHT
 from viz.heatmap import esc
 
-FORMED = 0.5   # a head "has" a role once its score stays at or above this to the end of training
+FORMED = 0.5  # a head "has" a role once its score stays at or above this to the end of training
 DEFAULT_LABELS = {"step": "Training step", "score": "Score", "value": "Value", "head": "L{layer} H{head}"}
 
 
@@ -45,11 +46,21 @@ def formed_heads(steps, curves: dict) -> list[dict]:
                 i = formation(c[:, layer, head])
                 if i is None:
                     continue
-                out.append({"kind": kind, "role": role, "layer": layer, "head": head, "index": i,
-                            "before": int(steps[i - 1]), "after": int(steps[i]),
-                            "score_before": float(c[i - 1, layer, head]), "score_after": float(c[i, layer, head]),
-                            "final": float(c[-1, layer, head]),
-                            "jump": float(c[i, layer, head] - c[i - 1, layer, head])})
+                out.append(
+                    {
+                        "kind": kind,
+                        "role": role,
+                        "layer": layer,
+                        "head": head,
+                        "index": i,
+                        "before": int(steps[i - 1]),
+                        "after": int(steps[i]),
+                        "score_before": float(c[i - 1, layer, head]),
+                        "score_after": float(c[i, layer, head]),
+                        "final": float(c[-1, layer, head]),
+                        "jump": float(c[i, layer, head] - c[i - 1, layer, head]),
+                    }
+                )
     return sorted(out, key=lambda r: (-r["jump"], r["kind"], r["role"], r["layer"], r["head"]))
 
 
@@ -59,43 +70,77 @@ def largest_rise(steps, curves: dict) -> dict | None:
     best = None
     for (kind, role), c in curves.items():
         c = np.nan_to_num(np.asarray(c, dtype=np.float64), nan=0.0)
-        d = np.diff(c, axis=0)                          # (snapshots - 1, layers, heads)
+        d = np.diff(c, axis=0)  # (snapshots - 1, layers, heads)
         i, layer, head = np.unravel_index(int(np.argmax(d)), d.shape)
         if d[i, layer, head] > 0 and (best is None or d[i, layer, head] > best["jump"]):
-            best = {"kind": kind, "role": role, "layer": int(layer), "head": int(head), "index": int(i) + 1,
-                    "before": int(steps[i]), "after": int(steps[i + 1]), "score_before": float(c[i, layer, head]),
-                    "score_after": float(c[i + 1, layer, head]), "final": float(c[-1, layer, head]),
-                    "jump": float(d[i, layer, head])}
+            best = {
+                "kind": kind,
+                "role": role,
+                "layer": int(layer),
+                "head": int(head),
+                "index": int(i) + 1,
+                "before": int(steps[i]),
+                "after": int(steps[i + 1]),
+                "score_before": float(c[i, layer, head]),
+                "score_after": float(c[i + 1, layer, head]),
+                "final": float(c[-1, layer, head]),
+                "jump": float(d[i, layer, head]),
+            }
     return best
 
 
 def _axis(fig: go.Figure, steps, chosen: int | None, title: str, y_title: str, height: int) -> go.Figure:
     fig.update_layout(
-        xaxis=dict(tickmode="array", tickvals=list(range(len(steps))), ticktext=[f"{s:,}" for s in steps],
-                   title=esc(title), range=[-0.3, len(steps) - 0.7]),
-        yaxis=dict(title=esc(y_title)), height=height, margin=dict(l=10, r=10, t=30, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), hovermode="x unified")
+        xaxis=dict(
+            tickmode="array",
+            tickvals=list(range(len(steps))),
+            ticktext=[f"{s:,}" for s in steps],
+            title=esc(title),
+            range=[-0.3, len(steps) - 0.7],
+        ),
+        yaxis=dict(title=esc(y_title)),
+        height=height,
+        margin=dict(l=10, r=10, t=30, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+        hovermode="x unified",
+    )
     if chosen is not None:
         fig.add_vline(x=chosen, line=dict(color=HIGHLIGHT, width=2, dash="dot"))
     return fig
 
 
-def metric_curves(steps, series: dict, chosen: int | None = None, labels: dict | None = None,
-                  y_title: str = "", height: int = 300) -> go.Figure:
+def metric_curves(
+    steps, series: dict, chosen: int | None = None, labels: dict | None = None, y_title: str = "", height: int = 300
+) -> go.Figure:
     """Lines of per-snapshot values ({name: values}, e.g. held-out loss) against the snapshots,
     with a dotted marker at snapshot index ``chosen``. A None value is a gap."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     fig = go.Figure()
     for i, (name, values) in enumerate(series.items()):
         y = [np.nan if v is None else float(v) for v in values]
-        fig.add_trace(go.Scatter(x=list(range(len(steps))), y=y, mode="lines+markers", name=esc(name),
-                                 customdata=list(steps), line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                                 hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(len(steps))),
+                y=y,
+                mode="lines+markers",
+                name=esc(name),
+                customdata=list(steps),
+                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
+                hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>",
+            )
+        )
     return _axis(fig, steps, chosen, labels["step"], y_title or labels["value"], height)
 
 
-def role_lines(steps, curve, selected: tuple[int, int] | None = None, chosen: int | None = None,
-               labels: dict | None = None, y_title: str = "", height: int = 320) -> go.Figure:
+def role_lines(
+    steps,
+    curve,
+    selected: tuple[int, int] | None = None,
+    chosen: int | None = None,
+    labels: dict | None = None,
+    y_title: str = "",
+    height: int = 320,
+) -> go.Figure:
     """One line per head of a (snapshots, layers, heads) role-score curve; the selected
     (layer, head) drawn thick on top, the others thin and pale; FORMED as a dashed line."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
@@ -108,11 +153,18 @@ def role_lines(steps, curve, selected: tuple[int, int] | None = None, chosen: in
         name = labels["head"].format(layer=layer + 1, head=head + 1)
         sel = (layer, head) == selected
         colour = HEAD_COLORS[(layer * c.shape[2] + head) % len(HEAD_COLORS)]
-        fig.add_trace(go.Scatter(x=x, y=c[:, layer, head], mode="lines+markers" if sel else "lines",
-                                 name=esc(name), opacity=1.0 if sel or selected is None else 0.45,
-                                 showlegend=sel or selected is None,
-                                 line=dict(color=HIGHLIGHT if sel else colour, width=4 if sel else 1.5),
-                                 hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=c[:, layer, head],
+                mode="lines+markers" if sel else "lines",
+                name=esc(name),
+                opacity=1.0 if sel or selected is None else 0.45,
+                showlegend=sel or selected is None,
+                line=dict(color=HIGHLIGHT if sel else colour, width=4 if sel else 1.5),
+                hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>",
+            )
+        )
     fig.add_hline(y=FORMED, line=dict(dash="dash", color="#555555", width=1))
     fig.update_yaxes(range=[0, 1.02])
     return _axis(fig, steps, chosen, labels["step"], y_title or labels["score"], height)

@@ -5,6 +5,7 @@ One app server and one browser serve the whole session. Every test that uses the
 ATTN_SKIP_BROWSER=1 to skip them on purpose (a silent skip would hide a broken CI).
 Screenshots and the server's log land in screenshots/ (gitignored).
 """
+
 from __future__ import annotations
 
 import os
@@ -12,14 +13,13 @@ import re
 
 import pytest
 
-from .helpers import (CHROMIUM, ROOT, SCREENSHOTS, VIEWPORT, AppServer, chromium_problem,
-                      has_trained_weights, launch)
+from .helpers import CHROMIUM, ROOT, SCREENSHOTS, VIEWPORT, AppServer, chromium_problem, has_trained_weights, launch
 
 BROWSER_FIXTURES = {"app_server", "browser", "new_page"}
 SKIP = os.environ.get("ATTN_SKIP_BROWSER") == "1"
 
 
-@pytest.hookimpl(tryfirst=True)   # before -m selects: `-m "not browser"` must see the marker
+@pytest.hookimpl(tryfirst=True)  # before -m selects: `-m "not browser"` must see the marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -50,6 +50,7 @@ def browser():
     if problem:
         pytest.fail(problem, pytrace=False)
     from playwright.sync_api import sync_playwright
+
     pw = sync_playwright().start()
     try:
         b = launch(pw)

@@ -3,6 +3,7 @@ wait for Streamlit to settle, read what was drawn.
 
 Used by the browser tests (tests/browser/conftest.py) and by the benchmarks (bench/).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -21,8 +22,15 @@ SCREENSHOTS = ROOT / "screenshots"
 CHROMIUM = os.environ.get("ATTN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 # Playwright's own browser download does not work everywhere this runs: Debian's chromium, with
 # everything that would phone home switched off.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 APP = "[data-testid='stApp']"
@@ -34,10 +42,12 @@ PLOT = ".js-plotly-plot"
 def chromium_problem() -> str | None:
     """Why the browser tests cannot run here, or None."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return (f"Debian's chromium was not found at {CHROMIUM}. Install it with "
-                "`apt-get install -y chromium fonts-noto-cjk` (./scripts/test does this), point "
-                "ATTN_CHROMIUM at another chromium binary, or set ATTN_SKIP_BROWSER=1 to skip the "
-                "browser tests on purpose.")
+        return (
+            f"Debian's chromium was not found at {CHROMIUM}. Install it with "
+            "`apt-get install -y chromium fonts-noto-cjk` (./scripts/test does this), point "
+            "ATTN_CHROMIUM at another chromium binary, or set ATTN_SKIP_BROWSER=1 to skip the "
+            "browser tests on purpose."
+        )
     return None
 
 
@@ -68,15 +78,23 @@ class AppServer:
     so a test that looks for a traceback would see one if the app let one through.
     """
 
-    def __init__(self, script: str | Path = "app.py", env: dict | None = None, args=(), log: Path | None = None,
-                 port: int | None = None, cwd: Path = ROOT, prefix=()):
+    def __init__(
+        self,
+        script: str | Path = "app.py",
+        env: dict | None = None,
+        args=(),
+        log: Path | None = None,
+        port: int | None = None,
+        cwd: Path = ROOT,
+        prefix=(),
+    ):
         """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user."""
         self.script, self.cwd, self.port, self.prefix = str(script), cwd, port or free_port(), list(prefix)
         self.url = f"http://127.0.0.1:{self.port}"
         # one torch thread per server, as in production (Dockerfile): on a busy machine two
         # spinning OpenMP threads per request made a 0.13 s translation take 2-20 s
         self.env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), **(env or {})}
-        for k, v in (env or {}).items():   # env value None: unset it
+        for k, v in (env or {}).items():  # env value None: unset it
             if v is None:
                 self.env.pop(k, None)
         self.args = list(args)
@@ -86,13 +104,31 @@ class AppServer:
     def start(self, timeout: float = 120) -> "AppServer":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "w")
-        cmd = [*self.prefix, sys.executable, "-m", "streamlit", "run", self.script,
-               "--server.headless", "true", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none", "--client.showErrorDetails", "full", *self.args]
-        self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
-        atexit.register(self.stop)       # a crashed caller must not leave the server running
+        cmd = [
+            *self.prefix,
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            self.script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--client.showErrorDetails",
+            "full",
+            *self.args,
+        ]
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.cwd, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        atexit.register(self.stop)  # a crashed caller must not leave the server running
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -181,9 +217,14 @@ def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) 
     quiet, last = 0, None
     while time.time() < deadline:
         last = app_state(page)
-        idle = (last["connection"] == "CONNECTED" and last["script"] not in ("running", "initial", None)
-                and not last["status"] and not last["stale"] and not last["skeletons"]
-                and not last["pending"])
+        idle = (
+            last["connection"] == "CONNECTED"
+            and last["script"] not in ("running", "initial", None)
+            and not last["status"]
+            and not last["stale"]
+            and not last["skeletons"]
+            and not last["pending"]
+        )
         quiet = quiet + 1 if idle else 0
         if quiet >= quiet_polls:
             return
@@ -233,7 +274,8 @@ def nav_links(page, base: str) -> list[str]:
     hrefs = page.eval_on_selector_all(
         "[data-testid='stSidebarNav'] a[href], [data-testid='stTopNavLink'] a[href], "
         "a[data-testid='stSidebarNavLink'], a[data-testid='stTopNavLink']",
-        "els => els.map(e => e.href)")
+        "els => els.map(e => e.href)",
+    )
     out = []
     for h in hrefs:
         h = h.split("#")[0].split("?")[0]

@@ -1,6 +1,7 @@
 """The cost page in headless Chromium: a shared link opens the sparse section with its settings, draws
 one mask per pattern (cells computed = the pattern's own count), and switching sections keeps the
 link in step. Screenshots land in screenshots/."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
@@ -16,8 +17,11 @@ def query(page) -> dict:
 
 def test_cost_page_from_a_link_draws_the_masks_and_keeps_the_link(app_server, new_page):
     page = new_page()
-    goto(page, f"{app_server.url}/cost?model=gpt&lang=en&text=The+cat+sat+on+the+mat&sec=sparse&w=2&causal=1",
-         timeout=300)
+    goto(
+        page,
+        f"{app_server.url}/cost?model=gpt&lang=en&text=The+cat+sat+on+the+mat&sec=sparse&w=2&causal=1",
+        timeout=300,
+    )
     assert not exceptions(page), exceptions(page)
     main = page.locator("[data-testid='stMain']")
     assert main.locator("h1").first.inner_text().strip() == "The cost of attention"
@@ -27,11 +31,13 @@ def test_cost_page_from_a_link_draws_the_masks_and_keeps_the_link(app_server, ne
              && t.x && t.x.length === 7 && !t.showscale)
         .map(t => Array.from(t.z).map(r => Array.from(r)))""")
     assert len(masks) == len(cost.PATTERNS)
-    expected = [cost.pattern_mask(p, 7, w=2, dilation=2, block=3, global_tokens=(0,), causal=True).astype(int).tolist()
-                for p in cost.PATTERNS]
-    assert sorted(masks) == sorted(expected)                  # two columns: the order on the page differs
+    expected = [
+        cost.pattern_mask(p, 7, w=2, dilation=2, block=3, global_tokens=(0,), causal=True).astype(int).tolist()
+        for p in cost.PATTERNS
+    ]
+    assert sorted(masks) == sorted(expected)  # two columns: the order on the page differs
     text = main.inner_text()
-    assert "(13 of 28)" in text                               # window 2, causal: 7 + 6 pairs of the 28
+    assert "(13 of 28)" in text  # window 2, causal: 7 + 6 pairs of the 28
     screenshot(page, "cost_sparse")
     assert all(p["drawn"] for p in plot_summaries(page) if p["visible"])
 

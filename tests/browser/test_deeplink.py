@@ -1,6 +1,7 @@
 """A teacher's link opened first thing on a freshly started server: the whole app, not the page
 file alone (a folder named pages/ beside app.py puts Streamlit in its older multipage mode until
 st.navigation runs), and the view the link names, kept across the next click."""
+
 from urllib.parse import parse_qs, urlparse
 
 from .conftest import app_env

@@ -4,6 +4,7 @@ language before anything slow runs; later visits do not; the menu never lists fi
 Read from what the server sends (Streamlit's websocket protocol, as the browser receives it), so
 the order is exact and no timing is asserted (bench/first_visit.py times it in Chromium).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -62,8 +63,10 @@ def fresh_server():
 
 def test_first_visit_shows_title_and_loading_message_in_the_readers_language(fresh_server):
     first, menu = asyncio.run(_first_run(fresh_server, "lang=zh"))
-    assert first[:2] == [("heading", "Transformer 注意力探索器"),
-                         ("alert", "正在加载模型和图表……（服务器启动后的第一次访问需要几秒钟）")], first[:4]
+    assert first[:2] == [
+        ("heading", "Transformer 注意力探索器"),
+        ("alert", "正在加载模型和图表……（服务器启动后的第一次访问需要几秒钟）"),
+    ], first[:4]
     assert not [e for e in first if e[0] == "exception"], first
     # the home page itself followed in the same run, with its own title
     assert ("heading", "Transformer 注意力探索器") in first[2:], first

@@ -1,6 +1,7 @@
 """The intervene and compare pages in the real app: a click on a model-view tile switches that head
 off and the translation on the page becomes the model's translation without it; the compare page
 draws A, B and B - A for 狗咬人 / 人咬狗 and says the tokens were aligned by position."""
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ Pages are discovered from the app's navigation, so a page added later is covered
 change here; home and the attention explorer get specific checks on what they draw.
 Screenshots of every page land in screenshots/.
 """
+
 from __future__ import annotations
 
 import csv
@@ -16,9 +17,20 @@ import pytest
 from ui.i18n import TABLE
 
 from .conftest import slug
-from .helpers import (EXCEPTION, PLOT, SIDEBAR, click_and_settle, exceptions, goto, nav_links,
-                      plot_summaries, screenshot, settle, sidebar_text, submit_text,
-                      wait_for_run_start)
+from .helpers import (
+    PLOT,
+    SIDEBAR,
+    click_and_settle,
+    exceptions,
+    goto,
+    nav_links,
+    plot_summaries,
+    screenshot,
+    settle,
+    sidebar_text,
+    submit_text,
+    wait_for_run_start,
+)
 
 # translation keys look like page_home, att_intro: one shown as is means a string is missing
 KEYS = sorted((k for k in TABLE if "_" in k), key=len, reverse=True)
@@ -84,8 +96,10 @@ def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_
             submit_text(page, SECOND_SENTENCE)
             found += [f"after typing {SECOND_SENTENCE}: {p}" for p in problems_on(page)]
             if sidebar_text(page).input_value() != SECOND_SENTENCE:
-                found.append(f"the sentence box reads {sidebar_text(page).input_value()!r} after typing "
-                             f"{SECOND_SENTENCE!r} and Ctrl+Enter")
+                found.append(
+                    f"the sentence box reads {sidebar_text(page).input_value()!r} after typing "
+                    f"{SECOND_SENTENCE!r} and Ctrl+Enter"
+                )
             screenshot(page, f"page-{name}-typed")
         except Exception as e:  # a page that never settles is a finding too; go on with the rest
             found = [f"{type(e).__name__}: {str(e)[:400]}"]
@@ -94,7 +108,8 @@ def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_
         if found:
             report[url] = found
     assert not report, "pages with problems (screenshots in screenshots/):\n" + "\n".join(
-        f"{u}:\n  " + "\n  ".join(f) for u, f in report.items())
+        f"{u}:\n  " + "\n  ".join(f) for u, f in report.items()
+    )
 
 
 # -- home ----------------------------------------------------------------------------------------
@@ -104,6 +119,7 @@ def home(app_server, browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = ctx.new_page()
     from .conftest import Recorder
+
     page.rec = Recorder(page)
     goto(page, app_server.url)
     yield page
@@ -128,19 +144,24 @@ def download_table(page) -> list[dict]:
 def test_home_draws_the_heatmap_and_the_table_of_the_default_sentence(home):
     assert not exceptions(home)
     tokens = heatmap_tokens(home)
-    assert " ".join(tokens).replace("▁", "").split() == "The cat sat on the mat".split() or \
-        "".join(tokens).replace("▁", "").replace(" ", "") == "Thecatsatonthemat", tokens
+    assert (
+        " ".join(tokens).replace("▁", "").split() == "The cat sat on the mat".split()
+        or "".join(tokens).replace("▁", "").replace(" ", "") == "Thecatsatonthemat"
+    ), tokens
     rows = download_table(home)
     assert [r["token"] for r in rows] == tokens
     weights = [float(r["weight"]) for r in rows]
     assert abs(sum(weights) - 1) < 1e-3 and all(0 <= w <= 1 for w in weights), weights
     # the table is the heatmap's row for the query the pills picked
     q = int(query(home).get("q", 1))
-    row = home.evaluate("""(q) => {
+    row = home.evaluate(
+        """(q) => {
         const gd = Array.from(document.querySelectorAll('.js-plotly-plot')).find(g => g.offsetWidth);
         return Array.from(gd._fullData[0].z[q]).map(Number);
-    }""", q)
-    assert [round(v, 3) for v in row[:len(weights)]] == [round(w, 3) for w in weights]
+    }""",
+        q,
+    )
+    assert [round(v, 3) for v in row[: len(weights)]] == [round(w, 3) for w in weights]
     # the dataframe shows the same tokens
     # (the grid draws on a canvas and fills its accessible copy a moment later: wait for it)
     frame = home.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first

@@ -3,6 +3,7 @@ runs as code, breaks a page, leaks into another session or grows the server with
 damaged install says what to do instead of showing a traceback; a GPU out of memory falls back to
 the CPU.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,20 @@ import pytest
 import torch
 from playwright.sync_api import Error as PlaywrightError
 
-from .helpers import (AppServer, SIDEBAR, ROOT, click_and_settle, exceptions, goto, nav_links,
-                      plot_summaries, screenshot, settle, sidebar_text, submit_text)
+from .helpers import (
+    ROOT,
+    SIDEBAR,
+    AppServer,
+    click_and_settle,
+    exceptions,
+    goto,
+    nav_links,
+    plot_summaries,
+    screenshot,
+    settle,
+    sidebar_text,
+    submit_text,
+)
 
 PAYLOADS = {
     "empty": "",
@@ -110,7 +123,7 @@ def http_get(url: str) -> tuple[int, str]:
     except urllib.error.HTTPError as e:
         try:
             return e.code, e.read(2000).decode(errors="replace")
-        except OSError:                 # the server closed the connection after its answer
+        except OSError:  # the server closed the connection after its answer
             return e.code, ""
 
 
@@ -207,7 +220,7 @@ def rss_bytes() -> int:
 def test_trace_cache_stays_bounded_after_500_sentences(monkeypatch):
     """500 distinct long sentences through ui.cache.trace: the cache keeps max_entries (200), so
     memory after 500 grows far less than 300 more traces would take."""
-    monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")   # only used when no trained file exists
+    monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")  # only used when no trained file exists
     from ui import cache
 
     cache.trace.clear()
@@ -215,7 +228,7 @@ def test_trace_cache_stays_bounded_after_500_sentences(monkeypatch):
     vocab = "the cat dog sat on mat ran big small red blue house tree bird sang".split()
 
     def sentence(i):
-        return f"s{i} " + " ".join(rng.choice(vocab, size=140))   # cut to the model's 127 tokens
+        return f"s{i} " + " ".join(rng.choice(vocab, size=140))  # cut to the model's 127 tokens
 
     torch.set_num_threads(1)
     first = cache.trace("gpt", "cpu", sentence(-1))
@@ -228,9 +241,11 @@ def test_trace_cache_stays_bounded_after_500_sentences(monkeypatch):
     after = rss_bytes()
     unbounded = (500 - cache.TRACE_CACHE_ENTRIES) * per_trace
     growth = after - full
-    print(f"trace {per_trace / 1e3:.0f} kB; RSS {full / 1e6:.0f} MB with {cache.TRACE_CACHE_ENTRIES} "
-          f"cached, {after / 1e6:.0f} MB after 500 (+{growth / 1e6:.1f} MB; unbounded would add "
-          f"~{unbounded / 1e6:.0f} MB)")
+    print(
+        f"trace {per_trace / 1e3:.0f} kB; RSS {full / 1e6:.0f} MB with {cache.TRACE_CACHE_ENTRIES} "
+        f"cached, {after / 1e6:.0f} MB after 500 (+{growth / 1e6:.1f} MB; unbounded would add "
+        f"~{unbounded / 1e6:.0f} MB)"
+    )
     assert growth < 0.25 * unbounded, (growth, unbounded)
     cache.trace.clear()
 
@@ -241,15 +256,18 @@ def test_corrupt_or_missing_weights_show_a_clear_message(tmp_path, browser, new_
     command that rebuilds it; no traceback."""
     shutil.copy(ROOT / "model" / "weights" / "tokenizer.model", tmp_path / "tokenizer.model")
     from safetensors.torch import save_file
+
     good = tmp_path / "good.safetensors"
     save_file({"w": torch.zeros(256, 256)}, str(good))
     (tmp_path / "translator.safetensors").write_bytes(good.read_bytes()[:1000])
     good.unlink()
-    server = AppServer(env={"ATTN_WEIGHTS_DIR": str(tmp_path), "ATTN_RANDOM_WEIGHTS": None},
-                       log=ROOT / "screenshots" / "streamlit-damaged-weights.log").start()
+    server = AppServer(
+        env={"ATTN_WEIGHTS_DIR": str(tmp_path), "ATTN_RANDOM_WEIGHTS": None},
+        log=ROOT / "screenshots" / "streamlit-damaged-weights.log",
+    ).start()
     try:
         page = new_page()
-        for model in ("translator", "gpt"):     # one truncated file, one missing
+        for model in ("translator", "gpt"):  # one truncated file, one missing
             goto(page, f"{server.url}/?model={model}")
             text = page.locator("[data-testid='stMain']").inner_text()
             screenshot(page, f"damaged-weights-{model}")
@@ -267,7 +285,7 @@ def test_cuda_out_of_memory_falls_back_to_the_cpu_once_with_a_notice(monkeypatch
 
     runner = model.load("gpt", device="cpu", random_weights=True)
     expected = runner.trace("The cat sat on the mat").attention["decoder"].weights
-    runner.device = torch.device("cuda")              # pretend: this torch build has no CUDA
+    runner.device = torch.device("cuda")  # pretend: this torch build has no CUDA
     monkeypatch.setattr(runner, "_tensor", lambda ids, device: torch.tensor([ids], dtype=torch.long))
     calls = []
     real_forward = runner.module.forward
@@ -310,7 +328,7 @@ def test_out_of_memory_on_the_cpu_is_not_hidden(monkeypatch):
 #   notice   - a bad value with a notice, and no live link in the page
 #   empty    - text that leaves no tokens: the "type a sentence" hint (empty_zh: in Chinese)
 #   minilm   - an allowed name, spelled oddly, opens the model under its canonical name
-SLOW = 300     # seconds a page may take on a busy 2-core machine (a first model load)
+SLOW = 300  # seconds a page may take on a busy 2-core machine (a first model load)
 PHISH = quote("hf:Your class session expired. Sign in again at https://evil.example/login", safe="")
 PROBES_18 = [
     ("hf folder that exists", "/?model=hf:/root/.ssh", "refused"),
@@ -335,11 +353,27 @@ PROBES_18 = [
     ("order section in Chinese", "/positional?lang=zh&sec=order&a=%E2%80%8B&b=%E2%80%8B", "empty_zh"),
     ("allowed name, odd spelling", "/?model=HF:ALL-MiniLM-L6-v2", "minilm"),
 ]
-UNPRIVILEGED_CASES = ("hf folder that exists", "hf under an unreadable folder", "hf unreadable folder",
-                      "hf home of no account", "allowed name, odd spelling")
+UNPRIVILEGED_CASES = (
+    "hf folder that exists",
+    "hf under an unreadable folder",
+    "hf unreadable folder",
+    "hf home of no account",
+    "allowed name, odd spelling",
+)
 # what a visitor did not type and must never read: the server's answers about its disk
-LEAKS = ("usr/sbin", "Permission", "denied", "config.json", "no model folder", "site-packages", "Unrecognized",
-         "home directory", "cannot be read", "Traceback", "This app has encountered an error")
+LEAKS = (
+    "usr/sbin",
+    "Permission",
+    "denied",
+    "config.json",
+    "no model folder",
+    "site-packages",
+    "Unrecognized",
+    "home directory",
+    "cannot be read",
+    "Traceback",
+    "This app has encountered an error",
+)
 LIVE_LINK = "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href).filter(h => /evil/i.test(h))"
 
 
@@ -347,13 +381,20 @@ def _unprivileged_prefix() -> list[str] | None:
     """setpriv's command to run the server as nobody, or None when that cannot work here."""
     import subprocess
     import sys
+
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or not setpriv:
         return None
     prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
     try:
-        ok = subprocess.run([*prefix, sys.executable, "-c", f"import os, streamlit; os.listdir({str(ROOT)!r})"],
-                            capture_output=True, timeout=120).returncode == 0
+        ok = (
+            subprocess.run(
+                [*prefix, sys.executable, "-c", f"import os, streamlit; os.listdir({str(ROOT)!r})"],
+                capture_output=True,
+                timeout=120,
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         ok = False
     return prefix if ok else None
@@ -362,14 +403,18 @@ def _unprivileged_prefix() -> list[str] | None:
 @pytest.fixture(scope="module", params=["server user", "unprivileged"])
 def hosted(request):
     from .conftest import app_env
+
     prefix = []
     if request.param == "unprivileged":
         prefix = _unprivileged_prefix()
         if prefix is None:
-            pytest.skip("needs root, setpriv, and a Python that the user nobody may run "
-                        "(this machine's interpreter lives under /root)")
+            pytest.skip(
+                "needs root, setpriv, and a Python that the user nobody may run "
+                "(this machine's interpreter lives under /root)"
+            )
     import tempfile
-    home = tempfile.mkdtemp(prefix="attn-home-")       # under /tmp itself: nobody may reach it
+
+    home = tempfile.mkdtemp(prefix="attn-home-")  # under /tmp itself: nobody may reach it
     os.chmod(home, 0o777)
     env = {**app_env(), "ATTN_HF": "1", "HF_HUB_OFFLINE": "1", "HOME": str(home), "ATTN_HF_MODELS": None}
     server = AppServer(env=env, prefix=prefix, log=ROOT / "screenshots" / f"streamlit-hosted-{request.param}.log")
@@ -385,6 +430,7 @@ def hosted(request):
 
 def _packaged_folder() -> str:
     from model import hf
+
     return next(iter(hf.packaged().values()), "/nowhere/model")
 
 
@@ -392,7 +438,7 @@ def test_hostile_links_of_a_hosted_demo(hosted, new_page):
     cases = [c for c in PROBES_18 if hosted.who == "server user" or c[0] in UNPRIVILEGED_CASES]
     report, refused_notices = {}, {}
     for case, link, expect in cases:
-        page = new_page()                     # each probe: a visitor opening the link in a new tab
+        page = new_page()  # each probe: a visitor opening the link in a new tab
         link = link.replace("PACKAGED", quote(_packaged_folder(), safe="/"))
         goto(page, hosted.url + link, timeout=SLOW)
         main = page.locator("[data-testid='stMain']").inner_text()
@@ -427,7 +473,7 @@ def test_hostile_links_of_a_hosted_demo(hosted, new_page):
             report[case] = found
             screenshot(page, f"security-hosted-{hosted.who.replace(' ', '-')}-{re.sub(r'[^a-z0-9]+', '-', case)}")
         page.context.close()
-    assert len(set(refused_notices.values())) <= 1, refused_notices     # one message for every refused name
+    assert len(set(refused_notices.values())) <= 1, refused_notices  # one message for every refused name
     assert not report, "\n".join(f"{k}: {v}" for k, v in report.items())
 
 
@@ -453,8 +499,10 @@ def test_fifty_spellings_of_one_folder_leave_memory_flat(hosted, new_page):
         goto(page, f"{hosted.url}/?model={quote('hf:' + s, safe='')}", timeout=SLOW)
         assert not exceptions(page)
     end = hosted.rss_bytes()
-    print(f"\nserver RSS: {start / 2**20:.0f} MB before, {end / 2**20:.0f} MB after 50 spellings of one folder "
-          f"({(end - start) / 2**20:+.0f} MB)")
+    print(
+        f"\nserver RSS: {start / 2**20:.0f} MB before, {end / 2**20:.0f} MB after 50 spellings of one folder "
+        f"({(end - start) / 2**20:+.0f} MB)"
+    )
     assert end - start < 100 * 2**20, (start, end)
 
 
@@ -464,6 +512,7 @@ def test_a_damaged_install_names_the_file(case, tmp_path, new_page):
     an unknown positional scheme break one each: each page names the file (never the server's path)
     and the command that rebuilds it."""
     import json
+
     weights = tmp_path / "w"
     shutil.copytree(ROOT / "model" / "weights", weights, ignore=shutil.ignore_patterns("snapshots"))
     if case == "tokenizer garbage":
@@ -474,10 +523,14 @@ def test_a_damaged_install_names_the_file(case, tmp_path, new_page):
             meta = json.loads((weights / f"{name}.json").read_text())
             meta["config"].update(change)
             (weights / f"{name}.json").write_text(json.dumps(meta))
-        expect = {"gpt": ("gpt.json", "python -m model train gpt"),
-                  "translator": ("translator.json", "python -m model train translator")}
-    server = AppServer(env={"ATTN_WEIGHTS_DIR": str(weights), "ATTN_RANDOM_WEIGHTS": None},
-                       log=ROOT / "screenshots" / "streamlit-damaged-install.log").start()
+        expect = {
+            "gpt": ("gpt.json", "python -m model train gpt"),
+            "translator": ("translator.json", "python -m model train translator"),
+        }
+    server = AppServer(
+        env={"ATTN_WEIGHTS_DIR": str(weights), "ATTN_RANDOM_WEIGHTS": None},
+        log=ROOT / "screenshots" / "streamlit-damaged-install.log",
+    ).start()
     try:
         page = new_page()
         for model_name, (file, command) in expect.items():
@@ -486,7 +539,7 @@ def test_a_damaged_install_names_the_file(case, tmp_path, new_page):
                 text = page.locator("[data-testid='stMain']").inner_text()
                 assert not exceptions(page), (path, exceptions(page))
                 if path == "/architecture" and file != "tokenizer.model":
-                    continue                     # the architecture page needs only the tokenizer
+                    continue  # the architecture page needs only the tokenizer
                 assert file in text and command in text, (case, path, text[:600])
                 assert str(tmp_path) not in text and "Traceback" not in text
     finally:

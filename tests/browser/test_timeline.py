@@ -1,6 +1,7 @@
 """The training-timeline page in Chromium: a link opens the chosen step (slider, marker, heatmap),
 the keyboard moves the slider to the next snapshot and the link follows, Play runs to the shipped
 model, and the untrained model is offered in the sidebar."""
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,10 @@ from model import registry
 
 from .helpers import click_and_settle, exceptions, goto, plot_summaries, screenshot, settle
 
-pytestmark = pytest.mark.skipif(not (registry.snapshots_of("translator") and registry.snapshots_of("gpt")),
-                                reason="needs the shipped snapshots of translator and gpt")
+pytestmark = pytest.mark.skipif(
+    not (registry.snapshots_of("translator") and registry.snapshots_of("gpt")),
+    reason="needs the shipped snapshots of translator and gpt",
+)
 
 
 def steps(name):
@@ -33,7 +36,7 @@ def test_link_slider_keyboard_and_play(app_server, new_page):
     assert main.get_by_text(f"At step {ss[0]:,}:").count() == 1
     plots = [p for p in plot_summaries(page) if p["visible"]]
     assert any(p["types"] == ["heatmap"] for p in plots), plots
-    assert sum(p["shapes"] >= 1 for p in plots) >= 3          # the marker on the curves, role lines
+    assert sum(p["shapes"] >= 1 for p in plots) >= 3  # the marker on the curves, role lines
     screenshot(page, "timeline-step0")
 
     # the slider's thumb (a range input) takes the keyboard: one step right is the next snapshot
@@ -59,5 +62,5 @@ def test_untrained_model_in_the_sidebar(app_server, new_page):
     assert not exceptions(page)
     box = page.locator("section[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first
     assert box.input_value() == "Translator (encoder–decoder) (untrained, step 0)"
-    assert "untrained" not in page.locator("[data-testid='stMain']").inner_text()   # no error, no notice
+    assert "untrained" not in page.locator("[data-testid='stMain']").inner_text()  # no error, no notice
     screenshot(page, "attention-untrained")
