@@ -190,17 +190,16 @@ def heatmap(w, key, filename):
 # on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
 # and one table, not five tabs' charts (tab.open says which one the reader is looking at)
 # the open tab is in the link ("tab"), by a name that does not change with the language
+# the tab the reader opened (its label, in this language) wins, unless a new link named another
+# tab since the last run or the language changed (the old label is no longer one of these)
 tab_labels = [t(f"att_tab_{name}") for name in TABS]
-st.session_state["att_tab"] = tab_labels[TABS.index(st.session_state.get("att_tab_id", "head"))]
-tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(
-    tab_labels,
-    key="att_tab",
-    on_change=lambda: st.session_state.update(
-        att_tab_id=TABS[tab_labels.index(st.session_state["att_tab"])]
-        if st.session_state["att_tab"] in tab_labels
-        else "head"
-    ),
-)
+tab_id = st.session_state.get("att_tab_id", "head")
+if st.session_state.get("att_tab") in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
+    st.session_state["att_tab_id"] = TABS[tab_labels.index(st.session_state["att_tab"])]
+else:
+    st.session_state["att_tab"] = tab_labels[TABS.index(tab_id)]
+st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
+tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
 lines = None
 line_labels = (
     ("head", t("att_head")),
