@@ -208,11 +208,12 @@ else:
 off_t = tuple(off) if mode == "ablate" else ()
 try:
     tr = ui_iv.trace(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
-    target = None
+    target = out0 = out1 = None
     if runner.kind == "translator":
         target = tuple(ui_iv.outputs(ctx.model, ctx.device, ctx.text)["ids"])
-    out0 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, target=target)
-    out1 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, off_t, how, edit_api, target=target)
+    if runner.kind != "encoder":  # an encoder (a Hugging Face BERT) writes nothing: attention change only
+        out0 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, target=target)
+        out1 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, off_t, how, edit_api, target=target)
 except InputError as err:
     show_input_error(err)
     copy_link()
@@ -223,7 +224,7 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     st.markdown("**" + t("iv_model_view", kind=t(f"kind_{kind}")) + "**")
     imp = None
-    if mode == "ablate":
+    if mode == "ablate" and out0 is not None:
         if st.toggle(t("iv_importance"), key="iv_imp", help=t("iv_importance_help")):
             try:
                 imp = ui_iv.importance(ctx.model, ctx.device, ctx.text, how)
@@ -253,7 +254,9 @@ with left:
 
 with right:
     st.markdown("**" + t("iv_outputs") + "**")
-    if runner.kind == "translator":
+    if out0 is None:
+        st.info(t("iv_encoder_only"), icon="ℹ️")
+    elif runner.kind == "translator":
         st.markdown(t("iv_untouched_output", text=md(base.output_text)))
         changed = tr.output_text != base.output_text
         st.markdown(t("iv_touched_output", text=md(tr.output_text)) + (" ⚠️" if changed else ""))
@@ -272,20 +275,21 @@ with right:
                 t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends"))
             )
         p0, p1 = out0["probs"][0], out1["probs"][0]
-    labels, a, b = ui_iv.top_tokens(runner, p0, p1)
-    bars = compare_bars(
-        labels,
-        a,
-        b,
-        labels={
-            "a": t("iv_untouched"),
-            "b": t("iv_touched"),
-            "token": t("iv_next_token"),
-            "probability": t("iv_probability"),
-        },
-    )
-    st.plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
-    st.caption(t("iv_bars_help"))
+    if out0 is not None:
+        labels, a, b = ui_iv.top_tokens(runner, p0, p1)
+        bars = compare_bars(
+            labels,
+            a,
+            b,
+            labels={
+                "a": t("iv_untouched"),
+                "b": t("iv_touched"),
+                "token": t("iv_next_token"),
+                "probability": t("iv_probability"),
+            },
+        )
+        st.plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
+        st.caption(t("iv_bars_help"))
 
 # -- the difference downstream -----------------------------------------------------------------------
 st.subheader(t("iv_difference"))

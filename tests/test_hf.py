@@ -543,6 +543,35 @@ def test_minilm_on_every_page():
         assert at.query_params["model"] in (MINILM, [MINILM]) or page.endswith("generation.py")
 
 
+def test_minilm_intervene_ablates_heads_and_shows_the_attention_change():
+    """An encoder writes nothing: the Intervene page says so (no error, no warning) and still
+    switches the linked head off, with the difference heatmap = ablated trace - untouched trace."""
+    from model.intervene import parse_head
+    from tests import apptest
+    from ui.i18n import TABLE
+
+    minilm_folder()
+    text = "The cat sat on the mat"
+    at = apptest.open_page("pages/intervene.py", MINILM, 300, text=text, off="encoder:1:1")
+    assert not at.error and not at.warning, ([e.value for e in at.error], [w.value for w in at.warning])
+    assert TABLE["iv_encoder_only"]["en"] in [i.value for i in at.info]
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.id.endswith("-iv_diff_heat"))
+    r = model.load("hf:" + minilm_folder(), device="cpu")
+    kind, layer, head = parse_head(at.selectbox(key="iv_dhead").value)
+    assert (kind, layer, head) == ("encoder", r.config.num_layers - 1, 0)  # the default: the last layer's head 1
+    want = (
+        r.trace(text, ablate=[("encoder", 0, 0)]).attention[kind].weights[layer, head]
+        - r.trace(text).attention[kind].weights[layer, head]
+    )
+    assert np.abs(want).max() > 1e-3  # switching a layer-1 head off changes the last layer's attention
+    got = spec["data"][0]["z"]
+    if isinstance(got, list):
+        for i, row in enumerate(got):
+            np.testing.assert_allclose(row, want[i, : len(row)], atol=1e-5)
+    else:
+        np.testing.assert_allclose(apptest.array(got).reshape(want.shape), want, atol=1e-5)
+
+
 def test_picker_offers_hugging_face():
     from streamlit.testing.v1 import AppTest
 

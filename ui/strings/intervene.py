@@ -74,6 +74,11 @@ STRINGS = {
         "zh": "小图上的数字：关闭该头后，下一个词元的分布偏离了多少（相对原始运行的 KL 散度，单位 nats，"
               "对句子各位置取平均）。"},
     "iv_outputs": {"en": "What the model writes", "zh": "模型写出的内容"},
+    "iv_encoder_only": {"en": "This model is an encoder: it reads the sentence and writes nothing, so there is no "
+                              "continuation to compare. Switch heads off and see below how the attention of the "
+                              "later layers changes.",
+                        "zh": "这个模型是编码器：它只读句子，不写出任何内容，所以没有续写可以比较。关闭一些头，"
+                              "在下方查看后面各层的注意力如何变化。"},
     "iv_untouched_output": {"en": "Untouched: **{text}**", "zh": "原始：**{text}**"},
     "iv_touched_output": {"en": "With the intervention: **{text}**", "zh": "干预后：**{text}**"},
     "iv_changed": {"en": "The translation changed.", "zh": "译文改变了。"},
