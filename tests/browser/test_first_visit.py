@@ -8,8 +8,11 @@ the order is exact and no timing is asserted (bench/first_visit.py times it in C
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 import pytest
+
+from ui.i18n import TABLE
 
 from .conftest import app_env
 from .helpers import SCREENSHOTS, AppServer
@@ -19,8 +22,9 @@ pytestmark = pytest.mark.browser
 FILE_NAMES = {"app", "home", "attention", "temperature", "positional", "generation", "steps", "architecture"}
 
 
-async def _first_run(server: AppServer, query: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """(kind, text) of every element the run sends, in order, and every page name a menu lists."""
+async def _first_run(server: AppServer, query: str, hidden: int = -1) -> tuple[list[tuple[str, str]], list[str]]:
+    """(kind, text) of every element the run sends, in order, and every page name of the
+    navigation messages (those whose position is not ``hidden``: the menus the frontend draws)."""
     import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -35,9 +39,7 @@ async def _first_run(server: AppServer, query: str) -> tuple[list[tuple[str, str
             msg = ForwardMsg()
             msg.ParseFromString(await asyncio.wait_for(ws.recv(), 300))
             kind = msg.WhichOneof("type")
-            if kind == "new_session":
-                menu += [p.page_name for p in msg.new_session.app_pages]
-            elif kind == "navigation":
+            if kind == "navigation" and msg.navigation.position != hidden:
                 menu += [p.page_name for p in msg.navigation.app_pages]
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 el = msg.delta.new_element
@@ -76,9 +78,52 @@ def test_first_visit_shows_title_and_loading_message_in_the_readers_language(fre
     assert ("heading", "Transformer Attention Explorer") in later
 
 
-def test_first_visit_never_lists_file_names_in_the_menu(fresh_server):
-    """A folder named pages/ beside app.py makes Streamlit send its files as the menu (app,
-    architecture, attention ...) with the new session, before app.py's st.navigation runs."""
+# Every page name a menu in the sidebar or the top bar ever showed, recorded by a MutationObserver
+# from the first byte of the page on, so a menu drawn for a moment and replaced is caught too.
+_MENU_WATCH = """
+window.__menus = [];
+const record = () => {
+  const names = Array.from(document.querySelectorAll(
+    "[data-testid='stSidebarNav'] a, [data-testid='stSidebarNavLink'], [data-testid='stTopNavLink']"))
+    .filter(a => a.offsetWidth || a.offsetHeight)
+    .map(a => a.innerText.split('\\n').map(s => s.trim()).filter(Boolean).pop() || '');
+  if (names.length) window.__menus.push(names);
+};
+new MutationObserver(record).observe(document, {childList: true, subtree: true, characterData: true});
+"""
+
+
+def test_first_visit_never_lists_file_names_in_the_menu(fresh_server, browser):
+    """A folder named pages/ beside app.py makes Streamlit start in its older multipage mode. The
+    browser must never draw that mode's menu of file names (app, architecture, attention ...): from
+    the first byte of a fresh server's first visit to the settled page, and on a second visit, the
+    menu only ever lists the translated titles.
+
+    The protocol alone does not say this: Streamlit sends the folder's files in every new_session
+    message (new_session.app_pages), but its frontend (1.67) draws no menu from them; it draws the
+    pages of a `navigation` message, unless that message's position is HIDDEN. Both are checked:
+    what Chromium draws, and the navigation messages' page names by the frontend's rule."""
+    from streamlit.proto.Navigation_pb2 import Navigation
+
+    from .helpers import VIEWPORT, goto, screenshot
+
+    titles = {lang: [TABLE["page_home"][lang], TABLE["page_attention"][lang]] for lang in ("en", "zh")}
+    for lang in ("en", "zh"):  # the first visit, then a second session on the same server
+        ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
+        try:
+            page = ctx.new_page()
+            page.add_init_script(_MENU_WATCH)
+            goto(page, f"{fresh_server.url}/?lang={lang}", timeout=300)
+            menus = page.evaluate("window.__menus")
+            screenshot(page, f"first-visit-menu-{lang}")
+        finally:
+            ctx.close()
+        shown = {name for names in menus for name in names}
+        assert not FILE_NAMES & shown, f"the browser drew file names in a menu: {sorted(shown)}"
+        assert menus and menus[-1][:2] == titles[lang], menus[-1:]
+    # by the protocol: the menus the frontend draws (navigation messages not HIDDEN) never list file names
     for query in ("lang=en", "lang=zh"):
-        _, menu = asyncio.run(_first_run(fresh_server, query))
-        assert not FILE_NAMES & set(menu), f"the menu listed file names: {menu}"
+        # in a thread of its own: Playwright's sync API keeps an event loop running in this one
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            _, drawn = pool.submit(asyncio.run, _first_run(fresh_server, query, Navigation.Position.HIDDEN)).result()
+        assert drawn and not FILE_NAMES & set(drawn), f"the menu listed file names: {drawn}"
