@@ -54,7 +54,7 @@ from . import device as devices
 from .config import AttentionSettings
 from .errors import InputError
 from .gpt import Sampling
-from .runner import Generation, clean_text, sample_steps, settings_from
+from .runner import Generation, TracesText, clean_text, sample_steps, settings_from
 from .trace import KINDS, Attention, Trace
 
 PREFIX = "hf:"
@@ -901,7 +901,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
 
 
 # -- the runner --------------------------------------------------------------------------------------
-class HFRunner:
+class HFRunner(TracesText):
     """A loaded Hugging Face model with our runners' interface (see the module docstring)."""
 
     trained = True
@@ -1094,22 +1094,7 @@ class HFRunner:
                     scores = scores.masked_fill(~mask, 0.0)
                 layers[layer][sub] = {"scores": scores, "mask": mask}
 
-    def trace(
-        self,
-        text,
-        direction=None,
-        temperature=1.0,
-        temperature_layer=None,
-        use_position=True,
-        record=None,
-        ablate=None,
-        how="zero",
-        edit=None,
-    ) -> Trace:
-        from . import intervene
-
-        iv = intervene.build(self, ablate, how, edit)
-        s = settings_from(temperature, temperature_layer, use_position, iv)
+    def _trace(self, text, direction, s: AttentionSettings, record):
         if self.kind == "translator":
             return self._trace_seq2seq(text, s, record)
         text, ids, words, notices = self._encode(text, self.config.max_seq_len)
@@ -1129,8 +1114,7 @@ class HFRunner:
         else:
             attention = {"encoder": self._attention(out.attentions, ids, ids, None, words, words)}
         self._record(record, attention, s)
-        intervene.check_edits(iv, attention)
-        return Trace(self.name, text, "", attention, self.notices + notices, intervention=iv and iv.to_json())
+        return text, "", attention, notices
 
     # -- decoder-only ----------------------------------------------------------------------------
     def trace_ids(self, ids, **settings) -> Trace:
@@ -1252,7 +1236,7 @@ class HFRunner:
             out.append(self.tokenizer.decode(self._greedy(src, s, [])[1:]))
         return out
 
-    def _trace_seq2seq(self, text, s: AttentionSettings, record) -> Trace:
+    def _trace_seq2seq(self, text, s: AttentionSettings, record):
         text, src, words, notices = self._encode(text, self.config.max_seq_len)
         tgt = self._greedy(src, s, notices)
         with self._call(s, []):
@@ -1273,19 +1257,7 @@ class HFRunner:
             ),
         }
         self._record(record, attention, s)
-        iv = s.intervention
-        if iv is not None:
-            from . import intervene
-
-            intervene.check_edits(iv, attention)
-        return Trace(
-            self.name,
-            text,
-            self.tokenizer.decode(tgt[1:]),
-            attention,
-            self.notices + notices,
-            intervention=iv and iv.to_json(),
-        )
+        return text, self.tokenizer.decode(tgt[1:]), attention, notices
 
     def __repr__(self):
         c = self.config

@@ -228,7 +228,32 @@ class Runner(Protocol):
     def nll(self, texts: list[str]) -> np.ndarray: ...
 
 
-class ModelRunner:
+class TracesText:
+    """trace() for every runner: it builds the interventions and settings, calls the runner's
+    _trace(text, direction, settings, record) -> (text, output, attention, notices), then checks
+    the edited rows against the attention it got."""
+
+    def trace(
+        self,
+        text,
+        direction=None,
+        temperature=1.0,
+        temperature_layer=None,
+        use_position=True,
+        record=None,
+        ablate=None,
+        how="zero",
+        edit=None,
+    ) -> Trace:
+        """ablate / how / edit: heads switched off and rows edited (model/intervene.py)."""
+        iv = intervene.build(self, ablate, how, edit)
+        s = settings_from(temperature, temperature_layer, use_position, iv)
+        text, output, attention, notices = self._trace(text, direction, s, record)
+        intervene.check_edits(iv, attention)
+        return Trace(self.name, text, output, attention, self.notices + notices, intervention=iv and iv.to_json())
+
+
+class ModelRunner(TracesText):
     """Our own models (the tutorial's modules): the shared half of TranslatorRunner and GPTRunner."""
 
     kind = ""
@@ -401,20 +426,7 @@ class TranslatorRunner(ModelRunner):
             body = body[: body.index(EOS)]
         return self.tokenizer.decode([i for i in body if i != PAD])
 
-    def trace(
-        self,
-        text,
-        direction=None,
-        temperature=1.0,
-        temperature_layer=None,
-        use_position=True,
-        record=None,
-        ablate=None,
-        how="zero",
-        edit=None,
-    ) -> Trace:
-        iv = intervene.build(self, ablate, how, edit)
-        s = settings_from(temperature, temperature_layer, use_position, iv)
+    def _trace(self, text, direction, s: AttentionSettings, record):
         text, src_ids, notices = self.ids(text)
         start = self._start(direction or self.direction(text))
 
@@ -438,15 +450,7 @@ class TranslatorRunner(ModelRunner):
             "decoder": self._attention(w["decoder"], tgt_ids, tgt_ids, torch.from_numpy(causal), written),
             "cross": self._attention(w["cross"], tgt_ids, src_ids, None, written),
         }
-        intervene.check_edits(iv, attention)
-        return Trace(
-            self.name,
-            text,
-            self.tokenizer.decode(tgt_ids[1:]),
-            attention,
-            self.notices + notices,
-            intervention=iv and iv.to_json(),
-        )
+        return text, self.tokenizer.decode(tgt_ids[1:]), attention, notices
 
 
 class GPTRunner(ModelRunner):
@@ -464,28 +468,14 @@ class GPTRunner(ModelRunner):
         text, ids, notices = self.ids(text, room - 1)
         return text, [BOS] + ids, notices
 
-    def trace(
-        self,
-        text,
-        direction=None,
-        temperature=1.0,
-        temperature_layer=None,
-        use_position=True,
-        record=None,
-        ablate=None,
-        how="zero",
-        edit=None,
-    ) -> Trace:
-        iv = intervene.build(self, ablate, how, edit)
-        s = settings_from(temperature, temperature_layer, use_position, iv)
+    def _trace(self, text, direction, s: AttentionSettings, record):
         if text is None or not str(text).strip():
             clean_text(text)  # InputError("empty")
         text, ids, notices = self.prompt_ids(text)
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, record), notices)
         causal = sliding_window_mask(len(ids), self.config.window)[0, 0]  # window 0: causal
         attention = {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))}
-        intervene.check_edits(iv, attention)
-        return Trace(self.name, text, "", attention, self.notices + notices, intervention=iv and iv.to_json())
+        return text, "", attention, notices
 
     def trace_ids(self, ids: list[int], **settings) -> Trace:
         """A trace of a given id sequence (a generation's whole output, an induction probe)."""
