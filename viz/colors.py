@@ -84,5 +84,22 @@ def hatch_png_uri(size: int = 400, period: int = 10) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def add_hatch(fig) -> None:
+    """Lays the hatch (hatch_png_uri) behind the plot area of a plotly figure, so its masked cells show hatched."""
+    fig.add_layout_image(
+        source=hatch_png_uri(),
+        xref="x domain",
+        yref="y domain",
+        x=0,
+        y=1,
+        sizex=1,
+        sizey=1,
+        sizing="stretch",
+        layer="below",
+        xanchor="left",
+        yanchor="top",
+    )
+
+
 def png_data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import COLORSCALE, MASKED, hatch_png_uri
+from viz.colors import COLORSCALE, MASKED, add_hatch
 
 DEFAULT_LABELS = {"x": "Key", "y": "Query", "weight": "Weight", "masked": "masked"}
 
@@ -149,17 +149,5 @@ def attention_heatmap(
     if k > 12:
         fig.update_xaxes(tickangle=-60)
     if masked_any:
-        fig.add_layout_image(
-            source=hatch_png_uri(),
-            xref="x domain",
-            yref="y domain",
-            x=0,
-            y=1,
-            sizex=1,
-            sizey=1,
-            sizing="stretch",
-            layer="below",
-            xanchor="left",
-            yanchor="top",
-        )
+        add_hatch(fig)
     return fig

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED, hatch_png_uri
+from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED, add_hatch
 from viz.heatmap import categories, esc, tick_step
 
 # signed numbers (embeddings, Q, scores): blue below 0, white at 0, red above
@@ -131,19 +131,7 @@ def matrix_heatmap(
     if columns is not None and n_cols > 12:
         fig.update_xaxes(tickangle=-60)
     if masked_any:
-        fig.add_layout_image(
-            source=hatch_png_uri(),
-            xref="x domain",
-            yref="y domain",
-            x=0,
-            y=1,
-            sizex=1,
-            sizey=1,
-            sizing="stretch",
-            layer="below",
-            xanchor="left",
-            yanchor="top",
-        )
+        add_hatch(fig)
     if head_bands and n_cols % head_bands == 0:
         width = n_cols // head_bands
         for h in range(1, head_bands):
@@ -306,17 +294,5 @@ def mask_figure(
     if k > 10:
         fig.update_xaxes(tickangle=-60)
     if not m.all():
-        fig.add_layout_image(
-            source=hatch_png_uri(),
-            xref="x domain",
-            yref="y domain",
-            x=0,
-            y=1,
-            sizex=1,
-            sizey=1,
-            sizing="stretch",
-            layer="below",
-            xanchor="left",
-            yanchor="top",
-        )
+        add_hatch(fig)
     return fig
