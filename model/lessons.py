@@ -109,6 +109,40 @@ def written_tokens(att) -> list[str]:
     return list(written) if written is not None else list(att.query_tokens[1:]) + ["</s>"]
 
 
+def cross_word_step(step_id: str, key: str, cross, layer: int, head: int, row: int, **params) -> Step:
+    """A "word" question on one cross-attention row: which source word does head (layer, head) read most
+    when it writes written[row]? The reveal is that head's heatmap with the row marked."""
+    cw = cross.weights.astype(np.float64)
+    written = written_tokens(cross)
+    top = int(cw[layer, head, row].argmax())
+    layer, head = int(layer), int(head)
+    return Step(
+        step_id,
+        key,
+        "word",
+        list(cross.key_tokens),
+        top,
+        params={
+            **params,
+            "written": written[row],
+            "layer": layer + 1,
+            "head": head + 1,
+            "top": cross.key_tokens[top],
+            "weight": f"{cw[layer, head, row, top]:.2f}",
+        },
+        reveal=[
+            Heat(
+                cw[layer, head],
+                [f"→ {t}" for t in written],
+                cross.key_tokens,
+                row=row,
+                title="lesson_title_head",
+                title_params={"kind": "cross", "layer": layer + 1, "head": head + 1},
+            )
+        ],
+    )
+
+
 def sharpen(row: np.ndarray, temperature: float, mask_row: np.ndarray | None = None) -> np.ndarray:
     """What a row of weights becomes when its scores are divided by T (and nothing else changes):
     softmax(log(w) / T) = w^(1/T), normalised; masked cells stay 0."""
@@ -463,34 +497,7 @@ def positions_lesson(load) -> list[Step]:
     sharpness = cw[:, :, rows].max(axis=-1).mean(axis=-1)  # (layers, heads)
     layer, head = np.unravel_index(int(sharpness.argmax()), sharpness.shape)
     row = max(rows, key=lambda i: cw[layer, head, i].max())
-    top = int(cw[layer, head, row].argmax())
-    steps.append(
-        Step(
-            "positions.8",
-            "pos_cross",
-            "word",
-            list(cross.key_tokens),
-            top,
-            params={
-                "text": DOG_BITES,
-                "written": written[row],
-                "layer": int(layer) + 1,
-                "head": int(head) + 1,
-                "top": cross.key_tokens[top],
-                "weight": f"{cw[layer, head, row, top]:.2f}",
-            },
-            reveal=[
-                Heat(
-                    cw[layer, head],
-                    [f"→ {t}" for t in written],
-                    cross.key_tokens,
-                    row=row,
-                    title="lesson_title_head",
-                    title_params={"kind": "cross", "layer": int(layer) + 1, "head": int(head) + 1},
-                )
-            ],
-        )
-    )
+    steps.append(cross_word_step("positions.8", "pos_cross", cross, layer, head, row, text=DOG_BITES))
 
     pe = experiments.pe_table(m.config.d_model, 16)
     near, far = float(pe[3] @ pe[4]), float(pe[3] @ pe[10])
@@ -685,33 +692,7 @@ def decoder_lesson(load) -> list[Step]:
     sharpness = cw[:, :, rows].max(axis=-1).mean(axis=-1)
     layer, head = (int(x) for x in np.unravel_index(int(sharpness.argmax()), sharpness.shape))
     row = next((i for i in rows if written[i] == "垫子"), max(rows, key=lambda i: cw[layer, head, i].max()))
-    top = int(cw[layer, head, row].argmax())
-    steps.append(
-        Step(
-            "decoder.8",
-            "dec_cross",
-            "word",
-            list(cross.key_tokens),
-            top,
-            params={
-                "written": written[row],
-                "layer": layer + 1,
-                "head": head + 1,
-                "top": cross.key_tokens[top],
-                "weight": f"{cw[layer, head, row, top]:.2f}",
-            },
-            reveal=[
-                Heat(
-                    cw[layer, head],
-                    [f"→ {t}" for t in written],
-                    cross.key_tokens,
-                    row=row,
-                    title="lesson_title_head",
-                    title_params={"kind": "cross", "layer": layer + 1, "head": head + 1},
-                )
-            ],
-        )
-    )
+    steps.append(cross_word_step("decoder.8", "dec_cross", cross, layer, head, row))
 
     if can_ablate(m):
         for n, (kind, lyr, hd) in enumerate((("cross", layer, head), ("encoder", 0, 0))):
