@@ -18,7 +18,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import heatmap_labels, show_input_error
+from ui.widgets import heatmap_labels, kind_layer_head, show_input_error
 from viz.analysis import mean_of_heads
 from viz.heatmap import attention_heatmap
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
@@ -142,27 +142,7 @@ if st.session_state.get("cmp_layer") is None or not 0 <= st.session_state["cmp_l
     st.session_state["cmp_layer"] = n_layers - 1
 if st.session_state.get("cmp_head") != "mean" and not 0 <= st.session_state.get("cmp_head", 0) < n_heads:
     st.session_state["cmp_head"] = "mean"
-c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
-with c_kind:
-    kind = st.radio(
-        t("att_kind"),
-        kinds,
-        format_func=lambda k: t(f"kind_{k}"),
-        key="cmp_kind",
-        horizontal=True,
-        disabled=len(kinds) == 1,
-    )
-with c_layer:
-    layer = st.selectbox(
-        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key="cmp_layer"
-    )
-with c_head:
-    head = st.selectbox(
-        t("att_head"),
-        ["mean", *range(n_heads)],
-        key="cmp_head",
-        format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
-    )
+kind, layer, head = kind_layer_head("cmp", kinds, n_layers, n_heads, "att_kind", widths=(4, 2, 2), mean=True)
 
 att_a, att_b = tra.attention[kind], trb.attention[kind]
 wa_all, wb_all, mask, cut = align(

@@ -21,7 +21,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, kind_layer_head
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 from viz.table import to_csv
@@ -162,24 +162,7 @@ n_layers, n_heads = some.num_layers, some.num_heads
 st.session_state["tl_layer"] = min(max(int(st.session_state["tl_layer"]), 0), n_layers - 1)
 st.session_state["tl_head"] = min(max(int(st.session_state["tl_head"]), 0), n_heads - 1)
 
-c_kind, c_layer, c_head = st.columns([3, 1, 1], vertical_alignment="bottom")
-with c_kind:
-    kind = st.radio(
-        t("tl_kind"),
-        kinds,
-        format_func=lambda k: t(f"kind_{k}"),
-        key="tl_kind",
-        horizontal=True,
-        disabled=len(kinds) == 1,
-    )
-with c_layer:
-    layer = st.selectbox(
-        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key="tl_layer"
-    )
-with c_head:
-    head = st.selectbox(
-        t("att_head"), list(range(n_heads)), format_func=lambda i: t("att_head_n", n=i + 1), key="tl_head"
-    )
+kind, layer, head = kind_layer_head("tl", kinds, n_layers, n_heads, "tl_kind")
 
 att = tr.attention[kind]
 rows = att.query_labels() if hasattr(att, "query_labels") else att.query_tokens

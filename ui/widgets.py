@@ -67,6 +67,39 @@ def token_picker(
     return st.session_state[key] if choice is None else choice
 
 
+def kind_layer_head(
+    prefix: str, kinds: list[str], n_layers: int, n_heads: int, kind_label: str, widths=(3, 1, 1), mean: bool = False
+) -> tuple[str, int, int | str]:
+    """One row of pickers: the attention kind (radio), the layer and the head, keyed PREFIX_kind,
+    PREFIX_layer, PREFIX_head. mean: the head list starts with "mean" (the mean of the heads).
+    Returns (kind, layer, head)."""
+    c_kind, c_layer, c_head = st.columns(list(widths), vertical_alignment="bottom")
+    with c_kind:
+        kind = st.radio(
+            t(kind_label),
+            kinds,
+            format_func=lambda k: t(f"kind_{k}"),
+            key=f"{prefix}_kind",
+            horizontal=True,
+            disabled=len(kinds) == 1,
+        )
+    with c_layer:
+        layer = st.selectbox(
+            t("att_layer"),
+            list(range(n_layers)),
+            format_func=lambda i: t("att_layer_n", n=i + 1),
+            key=f"{prefix}_layer",
+        )
+    with c_head:
+        head = st.selectbox(
+            t("att_head"),
+            ["mean", *range(n_heads)] if mean else list(range(n_heads)),
+            key=f"{prefix}_head",
+            format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
+        )
+    return kind, layer, head
+
+
 def token_legend(tokens: list[str]) -> None:
     """Explain the two kinds of label that are not plain words, when the sentence has them."""
     if any(t == "␣" for t in tokens):
