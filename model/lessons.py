@@ -143,6 +143,24 @@ def cross_word_step(step_id: str, key: str, cross, layer: int, head: int, row: i
     )
 
 
+def sharpen_step(step_id: str, key: str, word: str, layer: int, head: int, before: float, real, sketches, keys) -> Step:
+    """A "sketch" question: which of three sketches is the row of head (layer, head) for `word` with its
+    scores divided by SHARP_T? real: the model's row at that temperature, one weight per key; before:
+    the row's largest weight at T = 1. The reveal is the real row."""
+    where = {"word": word, "layer": int(layer) + 1, "head": int(head) + 1, "temp": SHARP_T}
+    return Step(
+        step_id,
+        key,
+        "sketch",
+        ["A", "B", "C"],
+        closest_sketch(real, sketches),
+        params={**where, "before": f"{before:.2f}", "after": f"{real.max():.2f}"},
+        sketches=sketches,
+        sketch_labels=list(keys),
+        reveal=[Bars(list(keys), real, "lesson_title_row_temp", where)],
+    )
+
+
 def sharpen(row: np.ndarray, temperature: float, mask_row: np.ndarray | None = None) -> np.ndarray:
     """What a row of weights becomes when its scores are divided by T (and nothing else changes):
     softmax(log(w) / T) = w^(1/T), normalised; masked cells stay 0."""
@@ -331,30 +349,8 @@ def attention_lesson(load) -> list[Step]:
     order = [1, 0, 2]  # "unchanged" first, so the right sketch is not always A
     sketches = [sketches[i] for i in order]
     steps.append(
-        Step(
-            "attention.8",
-            "att_sharpen",
-            "sketch",
-            ["A", "B", "C"],
-            closest_sketch(real, sketches),
-            params={
-                "word": toks[mat],
-                "layer": last + 1,
-                "head": head + 1,
-                "temp": SHARP_T,
-                "before": f"{w[last, head, mat].max():.2f}",
-                "after": f"{real.max():.2f}",
-            },
-            sketches=sketches,
-            sketch_labels=list(toks),
-            reveal=[
-                Bars(
-                    toks,
-                    real,
-                    "lesson_title_row_temp",
-                    {"word": toks[mat], "layer": last + 1, "head": head + 1, "temp": SHARP_T},
-                )
-            ],
+        sharpen_step(
+            "attention.8", "att_sharpen", toks[mat], last, head, w[last, head, mat].max(), real, sketches, toks
         )
     )
 
@@ -607,32 +603,9 @@ def decoder_lesson(load) -> list[Step]:
     real = g.trace(PRONOUN_TEXT, temperature=SHARP_T).attention["decoder"].weights[layer, head, it].astype(np.float64)
     keys = ptoks[: it + 1]
     sketches = [sharpen(row[: it + 1], t) for t in (1 / SHARP_T, SHARP_T, 1.0)]
+    # the row's causal mask leaves the weights after `it` at exactly 0: real[: it + 1] has real's maximum
     steps.append(
-        Step(
-            "decoder.4",
-            "dec_sharpen",
-            "sketch",
-            ["A", "B", "C"],
-            closest_sketch(real[: it + 1], sketches),
-            params={
-                "word": ptoks[it],
-                "layer": int(layer) + 1,
-                "head": int(head) + 1,
-                "temp": SHARP_T,
-                "before": f"{row.max():.2f}",
-                "after": f"{real.max():.2f}",
-            },
-            sketches=sketches,
-            sketch_labels=list(keys),
-            reveal=[
-                Bars(
-                    list(keys),
-                    real[: it + 1],
-                    "lesson_title_row_temp",
-                    {"word": ptoks[it], "layer": int(layer) + 1, "head": int(head) + 1, "temp": SHARP_T},
-                )
-            ],
-        )
+        sharpen_step("decoder.4", "dec_sharpen", ptoks[it], layer, head, row.max(), real[: it + 1], sketches, keys)
     )
 
     # generation: GPT's five likeliest next tokens after "The cat sat on the"
