@@ -18,7 +18,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import heatmap_labels, kind_layer_head, show_input_error
+from ui.widgets import download, heatmap_labels, image_format_picker, kind_layer_head, show_input_error
 from viz.analysis import mean_of_heads
 from viz.heatmap import attention_heatmap
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
@@ -207,41 +207,28 @@ with left:
 st.caption(t("cmp_all_heads_help"))
 
 with st.expander(t("iv_export"), icon="⬇️"):
-    st.radio(
-        t("att_image_format"),
-        ["png", "svg"],
-        format_func=str.upper,
-        key="cmp_img",
-        horizontal=True,
-        help=t("att_image_format_help"),
-    )
+    image_format_picker("cmp_img")
     with st.container(horizontal=True):
         payload = {
             "compare": what,
             "a": {"label": labels[0], **tra.to_json()},
             "b": {"label": labels[1], **trb.to_json()},
         }
-        st.download_button(
+        download(
             t("iv_download_json"),
             json.dumps(payload, ensure_ascii=False),
-            file_name="compare.json",
-            mime="application/json",
-            on_click="ignore",
-            icon="⬇️",
-            key="cmp_json",
+            "compare.json",
+            "cmp_json",
         )
-        st.download_button(
+        download(
             t("iv_download_csv"),
             to_csv(
                 difference_table(
                     diff, rows.row_labels(att_a)[:q_n], list(att_a.key_tokens)[:k_n], pick(wa_all), pick(wb_all), mask
                 )
             ),
-            file_name="attention_compare.csv",
-            mime="text/csv",
-            on_click="ignore",
-            icon="⬇️",
-            key="cmp_csv",
+            "attention_compare.csv",
+            "cmp_csv",
         )
 
 state.set_url(

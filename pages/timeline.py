@@ -21,7 +21,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, kind_layer_head
+from ui.widgets import PLOTLY_CONFIG, download, heatmap_labels, kind_layer_head
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 from viz.table import to_csv
@@ -300,33 +300,24 @@ with st.expander(t("tl_export")):
         "formed": formed,
     }
     with st.container(horizontal=True):
-        st.download_button(
+        download(
             t("tl_download_json"),
             json.dumps(data, ensure_ascii=False, indent=1),
-            file_name=f"timeline_{base}.json",
-            mime="application/json",
-            on_click="ignore",
-            icon="⬇️",
-            key="tl_json",
+            f"timeline_{base}.json",
+            "tl_json",
             help=t("tl_download_json_help"),
         )
-        st.download_button(
+        download(
             t("tl_download_csv"),
             to_csv(long),
-            file_name=f"timeline_{base}_roles.csv",
-            mime="text/csv",
-            on_click="ignore",
-            icon="⬇️",
-            key="tl_csv",
+            f"timeline_{base}_roles.csv",
+            "tl_csv",
         )
-        st.download_button(
+        download(
             t("tl_download_trace"),
             tr.dumps,
-            file_name=f"attention_{base}_step{step}.json",
-            mime="application/json",
-            on_click="ignore",
-            icon="⬇️",
-            key="tl_trace",
+            f"attention_{base}_step{step}.json",
+            "tl_trace",
         )
 
 state.set_url(

@@ -100,6 +100,28 @@ def kind_layer_head(
     return kind, layer, head
 
 
+MIME = {".json": "application/json", ".csv": "text/csv", ".svg": "image/svg+xml", ".png": "image/png"}
+
+
+def download(label: str, data, file_name: str, key: str, help: str | None = None) -> None:
+    """A download button as every page shows it: the ⬇️ icon, no rerun on click, the MIME type
+    from the file name's extension."""
+    mime = MIME.get(file_name[file_name.rfind(".") :].lower(), "application/octet-stream")
+    st.download_button(label, data, file_name=file_name, mime=mime, on_click="ignore", icon="⬇️", key=key, help=help)
+
+
+def image_format_picker(key: str) -> str:
+    """PNG or SVG for the figures' camera button (the choice is read back through st.session_state[key])."""
+    return st.radio(
+        t("att_image_format"),
+        ["png", "svg"],
+        format_func=str.upper,
+        key=key,
+        horizontal=True,
+        help=t("att_image_format_help"),
+    )
+
+
 def token_legend(tokens: list[str]) -> None:
     """Explain the two kinds of label that are not plain words, when the sentence has them."""
     if any(t == "␣" for t in tokens):
