@@ -62,23 +62,17 @@ def head_view_data(
 
 
 def head_view(
-    layer_weights: np.ndarray,
-    query_tokens,
-    key_tokens,
-    threshold: float = 0.02,
-    top_k: int = 5,
-    max_lines: int = 4000,
-    heads=None,
-    labels: dict | None = None,
-    width: int = 520,
+    layer_weights: np.ndarray, query_tokens, key_tokens, *, labels: dict | None = None, width: int = 520, **lines_kw
 ) -> alt.LayerChart:
-    """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)).
+    """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)). lines_kw:
+    head_view_data's threshold, top_k, max_lines and heads (which lines to draw).
 
     Selections (params): "heads" (legend-bound, field head), "hover_query" / "hover_key" (on
     pointerover of a left / right token). Lines below ``threshold`` are not in the data at all.
     """
     labels = {**DEFAULT_LABELS, **(labels or {})}
-    lines = head_view_data(layer_weights, query_tokens, key_tokens, threshold, top_k, max_lines, heads)
+    lines = head_view_data(layer_weights, query_tokens, key_tokens, **lines_kw)
+    heads = lines_kw.get("heads")
     n_heads = np.asarray(layer_weights).shape[0]
     head_ids = [h + 1 for h in (range(n_heads) if heads is None else heads)]
     n_rows = max(len(query_tokens), len(key_tokens), 1)
