@@ -53,8 +53,7 @@ import torch
 from . import device as devices
 from .config import AttentionSettings
 from .errors import InputError
-from .gpt import Sampling
-from .runner import Generation, TracesText, clean_text, sample_steps, settings_from
+from .runner import SamplesText, TracesText, clean_text, settings_from
 from .trace import KINDS, Attention, Trace
 
 PREFIX = "hf:"
@@ -901,7 +900,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
 
 
 # -- the runner --------------------------------------------------------------------------------------
-class HFRunner(TracesText):
+class HFRunner(TracesText, SamplesText):
     """A loaded Hugging Face model with our runners' interface (see the module docstring)."""
 
     trained = True
@@ -1160,31 +1159,13 @@ class HFRunner(TracesText):
                 return [i]
         raise InputError("empty", f"{self.name} has no start token: type a prompt")
 
-    def generate(
-        self,
-        prompt,
-        max_new_tokens=20,
-        temperature=1.0,
-        top_k=None,
-        top_p=None,
-        seed=0,
-        attention_temperature=1.0,
-        stop_at_eos=True,
-    ) -> Generation:
-        """GPTRunner.generate for a Hugging Face decoder: the same sampling controls, one seeded
-        generator, each step's distribution and the newest token's attention."""
+    # generate(): SamplesText (model/runner.py), the same sampling as GPTRunner
+    def _can_generate(self) -> None:
         if self.kind != "gpt":
             raise InputError("model", f"{self.name} is not a decoder-only model; generate needs one (e.g. GPT-2)")
-        try:
-            sampling = Sampling(float(temperature), top_k, top_p)
-        except (TypeError, ValueError) as e:
-            raise InputError("sampling", str(e)) from None
-        text, ids, notices = self.prompt_ids(prompt, self.config.max_seq_len - 1)
-        eos = self.tokenizer.tok.eos_token_id
-        ids, steps = sample_steps(
-            self, ids, max_new_tokens, sampling, seed, attention_temperature, eos if stop_at_eos else None, notices
-        )
-        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
+
+    def _generation_prompt(self, prompt):
+        return (*self.prompt_ids(prompt, self.config.max_seq_len - 1), self.tokenizer.tok.eos_token_id)
 
     def nll(self, texts) -> np.ndarray:
         """-log p(text) in nats of a decoder's tokens after its start token, each text on its own."""

@@ -453,7 +453,38 @@ class TranslatorRunner(ModelRunner):
         return text, self.tokenizer.decode(tgt_ids[1:]), attention, notices
 
 
-class GPTRunner(ModelRunner):
+class SamplesText:
+    """generate() for every decoder-only runner: the sampling controls, one seeded generator, each
+    step's distribution and the newest token's attention (sample_steps). A runner writes
+    _generation_prompt(prompt) -> (text, ids, notices, end-of-text id) and may refuse in _can_generate()."""
+
+    def _can_generate(self) -> None:
+        pass
+
+    def generate(
+        self,
+        prompt,
+        max_new_tokens=20,
+        temperature=1.0,
+        top_k=None,
+        top_p=None,
+        seed=0,
+        attention_temperature=1.0,
+        stop_at_eos=True,
+    ) -> Generation:
+        self._can_generate()
+        try:
+            sampling = Sampling(float(temperature), top_k, top_p)
+        except (TypeError, ValueError) as e:
+            raise InputError("sampling", str(e)) from None
+        text, ids, notices, eos = self._generation_prompt(prompt)
+        ids, steps = sample_steps(
+            self, ids, max_new_tokens, sampling, seed, attention_temperature, eos if stop_at_eos else None, notices
+        )
+        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
+
+
+class GPTRunner(SamplesText, ModelRunner):
     """A decoder-only language model: the text is read after a <s> token, left to right."""
 
     kind = "gpt"
@@ -497,26 +528,8 @@ class GPTRunner(ModelRunner):
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
         return logits[0, -1].float().cpu(), w["decoder"][:, 0, :, -1].float().cpu().numpy()
 
-    def generate(
-        self,
-        prompt,
-        max_new_tokens=20,
-        temperature=1.0,
-        top_k=None,
-        top_p=None,
-        seed=0,
-        attention_temperature=1.0,
-        stop_at_eos=True,
-    ) -> Generation:
-        try:
-            sampling = Sampling(float(temperature), top_k, top_p)
-        except (TypeError, ValueError) as e:
-            raise InputError("sampling", str(e)) from None
-        text, ids, notices = self.prompt_ids(prompt)  # an empty prompt: the model starts from <s> alone
-        ids, steps = sample_steps(
-            self, ids, max_new_tokens, sampling, seed, attention_temperature, EOS if stop_at_eos else None, notices
-        )
-        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
+    def _generation_prompt(self, prompt):
+        return (*self.prompt_ids(prompt), EOS)  # an empty prompt: the model starts from <s> alone
 
     def nll(self, texts: list[str]) -> np.ndarray:
         """-log p(text) in nats for each text, scored from <s> through </s>, each on its own."""
