@@ -1,9 +1,9 @@
 """Following the teacher, in real browsers: a teacher and three students, each in a separate
 browser context (its own Streamlit session), on two app servers that share one SQLite room
 store as two replicas would. Students see the teacher's sentence, view settings (the query
-token), model and page within 2 s; a student
-who detaches stays where they are while the others follow, and re-attaches with one click; a
-student's own change moves nobody; the teacher sees the class's answers to a lesson step."""
+token), model and page within 2 s; a student who detaches stays where they are while the others
+follow, and re-attaches with one click; a student's own change moves nobody; the teacher sees
+the class's answers to a lesson step."""
 
 from __future__ import annotations
 
