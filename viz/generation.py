@@ -96,20 +96,13 @@ def compare_bars(tokens, probs_a, probs_b, labels: dict | None = None, height: i
         [
             go.Bar(
                 x=x,
-                y=a,
-                name=esc(labels["a"]),
-                marker_color=BAR_LIGHT,
+                y=y,
+                name=esc(labels[side]),
+                marker_color=color,
                 customdata=shown,
-                hovertemplate="%{customdata}: %{y:.4f}<extra>" + esc(labels["a"]) + "</extra>",
-            ),
-            go.Bar(
-                x=x,
-                y=b,
-                name=esc(labels["b"]),
-                marker_color=BAR,
-                customdata=shown,
-                hovertemplate="%{customdata}: %{y:.4f}<extra>" + esc(labels["b"]) + "</extra>",
-            ),
+                hovertemplate="%{customdata}: %{y:.4f}<extra>" + esc(labels[side]) + "</extra>",
+            )
+            for side, y, color in (("a", a, BAR_LIGHT), ("b", b, BAR))
         ]
     )
     top = max(float(a.max(initial=0.0)), float(b.max(initial=0.0)))
