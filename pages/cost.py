@@ -18,7 +18,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, show_heatmap
+from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
 from viz.table import to_csv
 
@@ -147,15 +147,7 @@ state.url_param("q", None, int, key="cost_q")
 state.url_param("fb", 4, state.clamped("fb", 1, FB_MAX, int), key="cost_fb")
 
 page_header("page_cost", "cost_intro")
-sec = st.segmented_control(
-    t("cost_section"),
-    SECTIONS,
-    key="cost_sec",
-    format_func=lambda s: t(f"cost_sec_{s}"),
-    required=True,
-    label_visibility="collapsed",
-    width="stretch",
-)
+sec = section_picker("cost", SECTIONS)
 url: dict = {"sec": None if sec == "n2" else sec}
 
 # the sections that read a model use ours: the GPT when a Hugging Face model is chosen

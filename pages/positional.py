@@ -18,7 +18,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_model_notices
+from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap, show_input_error, show_model_notices
 from viz import positional as vp
 from viz.analysis import mean_of_heads
 
@@ -93,15 +93,7 @@ state.url_param("llang", "en", state.choice(("en", "zh")), key="pos_llang")
 state.url_param("npos", 64, state.clamped("npos", 2, 128, cast=int), key="pos_npos")
 
 page_header("page_positional", "pos_intro")
-sec = st.segmented_control(
-    t("pos_section"),
-    SECTIONS,
-    key="pos_sec",
-    format_func=lambda s: t(f"pos_sec_{s}"),
-    required=True,
-    label_visibility="collapsed",
-    width="stretch",
-)
+sec = section_picker("pos", SECTIONS)
 url: dict = {"sec": None if sec == "sin" else sec}
 
 

@@ -122,6 +122,20 @@ def image_format_picker(key: str) -> str:
     )
 
 
+def section_picker(prefix: str, sections) -> str:
+    """A page's sections as one full-width segmented control, keyed PREFIX_sec, labelled PREFIX_section
+    (hidden) and PREFIX_sec_NAME. Returns the chosen section."""
+    return st.segmented_control(
+        t(f"{prefix}_section"),
+        sections,
+        key=f"{prefix}_sec",
+        format_func=lambda s: t(f"{prefix}_sec_{s}"),
+        required=True,
+        label_visibility="collapsed",
+        width="stretch",
+    )
+
+
 def token_legend(tokens: list[str]) -> None:
     """Explain the two kinds of label that are not plain words, when the sentence has them."""
     if any(t == "␣" for t in tokens):
