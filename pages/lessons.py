@@ -11,7 +11,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
+from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_row_table
 from viz.heatmap import attention_heatmap
 from viz.lessons import bars, sketch
 
@@ -57,14 +57,7 @@ def show_reveal(step, item, n: int) -> None:
             st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_heat_{step.id}_{n}")
         if item.row is not None:
             with right:
-                show_table(
-                    item.key_tokens,
-                    item.weights[item.row],
-                    item.query_tokens[item.row],
-                    None if item.mask is None else item.mask[item.row],
-                    key=f"les_table_{step.id}_{n}",
-                    download=False,
-                )
+                show_row_table(item, item.weights, item.row, key=f"les_table_{step.id}_{n}", download=False)
     elif isinstance(item, Bars):
         title = t(item.title, **_params(item.title_params)) if item.title else ""
         hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None

@@ -21,7 +21,7 @@ from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.rows import pill_labels, row_labels
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_table
+from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_row_table
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices
 
@@ -211,27 +211,11 @@ st.subheader(t("temp_table_title"))
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
-    show_table(
-        att1.key_tokens,
-        w1[q],
-        q_tokens[q],
-        None if att1.mask is None else att1.mask[q],
-        key="temp_table_1",
-        download=False,
-        written=(att1.query_written or [None] * len(q_tokens))[q],
-    )
+    show_row_table(att1, w1, q, key="temp_table_1", download=False)
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
     qT = min(q, len(attT.query_tokens) - 1)
-    show_table(
-        attT.key_tokens,
-        wT[qT],
-        attT.query_tokens[qT],
-        None if attT.mask is None else attT.mask[qT],
-        key="temp_table_t",
-        download=False,
-        written=(attT.query_written or [None] * len(attT.query_tokens))[qT],
-    )
+    show_row_table(attT, wT, qT, key="temp_table_t", download=False)
 
 # -- entropy against temperature -----------------------------------------------------------------
 st.subheader(t("temp_entropy_title"))

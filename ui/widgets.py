@@ -172,6 +172,21 @@ def show_heatmap(
     return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
 
 
+def show_row_table(att, weights_2d, q: int, key: str, download: bool = True) -> None:
+    """show_table for query row q of an attention (or a lesson's Heat): its keys, the row of
+    weights_2d (queries, keys), the row's mask and the token it writes."""
+    written = getattr(att, "query_written", None)
+    show_table(
+        att.key_tokens,
+        weights_2d[q],
+        att.query_tokens[q],
+        None if att.mask is None else att.mask[q],
+        key=key,
+        download=download,
+        written=(written or [None] * len(att.query_tokens))[q],
+    )
+
+
 def show_table(
     key_tokens,
     row,
