@@ -219,13 +219,17 @@ with tab_head:
             selection_mode="single",
             required=True,
         )
-        if writes:
+        # on a projector the chart comes first and its explanations after it
+        if writes and not ctx.presentation:
             st.caption(rows_caption(att))
         left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
         with left:
             st.markdown(f"**{title}**")
-            st.caption(t("att_heatmap_help"))
+            if not ctx.presentation:
+                st.caption(t("att_heatmap_help"))
             heatmap(w2d, "att_heatmap", "attention_heatmap")
+            if ctx.presentation:
+                st.caption((rows_caption(att) + " " if writes else "") + t("att_heatmap_help"))
         with right:
             show_table(
                 k_tokens,

@@ -13,7 +13,8 @@ from viz.analysis import mean_of_heads
 ctx = current()
 # a Hugging Face model was not trained here: the intro says what it is instead
 page_header("app_title", "home_intro_hf" if ctx.model.startswith("hf:") else "home_intro")
-st.markdown(t("home_meaning"))
+if not ctx.presentation:  # on a projector the chart comes first; what a weight means follows it
+    st.markdown(t("home_meaning"))
 
 tr = ctx.trace()
 if tr is not None:
@@ -43,6 +44,8 @@ if tr is not None:
             written=None if att.query_written is None else att.query_written[q],
         )
         st.caption(t("home_table_note"))
+    if ctx.presentation:
+        st.markdown(t("home_meaning"))
 
 st.subheader(t("home_next"))
 cols = st.columns(3)
