@@ -6,7 +6,7 @@ STRINGS = {
               "scale: red where B puts more weight, blue where it puts less. Try 狗咬人 against 人咬狗: the same "
               "characters, a different meaning.",
         "zh": "两次运行并排显示，使用同一色标；它们的差 **B − A** 使用一个发散色标：红色表示 B 的权重更大，"
-              "蓝色表示更小。试试 狗咬人 与 人咬狗：字相同，意思不同。"},
+              "蓝色表示更小。试试“狗咬人”与“人咬狗”：字相同，意思不同。"},
     "cmp_what": {"en": "Compare", "zh": "对比内容"},
     "cmp_what_sentences": {"en": "two sentences", "zh": "两个句子"},
     "cmp_what_models": {"en": "two models", "zh": "两个模型"},
@@ -19,7 +19,7 @@ STRINGS = {
     "cmp_no_other_model": {
         "en": "No other shipped model has the architecture of {model}. Pick a GPT in the sidebar to compare gpt, "
               "gpt-rope and gpt-alibi.",
-        "zh": "没有其他随附模型与 {model} 的架构相同。请在侧边栏选择一个 GPT，以对比 gpt、gpt-rope 和 gpt-alibi。"},
+        "zh": "本项目提供的其他模型都与 {model} 的架构不同。请在侧边栏选择一个 GPT，以对比 gpt、gpt-rope 和 gpt-alibi。"},
     "cmp_model_b": {"en": "Model B (A is the sidebar's model)", "zh": "模型 B（A 为侧边栏中的模型）"},
     "cmp_temp_a": {"en": "Attention temperature of A", "zh": "A 的注意力温度"},
     "cmp_temp_b": {"en": "Attention temperature of B", "zh": "B 的注意力温度"},
@@ -41,5 +41,5 @@ STRINGS = {
     "cmp_all_heads_help": {
         "en": "Every layer and head of this attention kind: |B − A| per cell, and on each tile its largest value "
               "(the three largest outlined).",
-        "zh": "该注意力类型的所有层和头：每个格子的 |B − A|，小图上写出其中的最大值（最大的三个加框标出）。"},
+        "zh": "该注意力类型的所有层和头：每个格子的 |B − A|，每个小格上写出其中的最大值（最大的三个加框标出）。"},
 }

@@ -10,13 +10,13 @@ STRINGS = {
               "看看会发生什么变化。"},
     "iv_head_label": {"en": "{kind} · layer {layer} · head {head}", "zh": "{kind} · 第 {layer} 层 · 第 {head} 个头"},
     "iv_heads_dropped": {"en": "{model} has no head {heads}; it was left out.",
-                         "zh": "{model} 没有头 {heads}，已忽略。"},
+                         "zh": "{model} 没有以下头：{heads}，已忽略。"},
     "iv_mode": {"en": "Experiment", "zh": "实验"},
     "iv_mode_ablate": {"en": "Switch heads off", "zh": "关闭注意力头"},
     "iv_mode_edit": {"en": "Edit one row", "zh": "编辑一行权重"},
     "iv_mode_ablate_help": {
         "en": "Click tiles of the model view (or pick heads below) to switch them off; click again to switch back on.",
-        "zh": "点击模型视图中的小图（或在下方选择）即可关闭对应的头；再点一次重新打开。"},
+        "zh": "点击模型视图中的小格（或在下方选择）即可关闭对应的头；再点一次重新打开。"},
     "iv_mode_edit_help": {
         "en": "Pick a head and a row (the query), then move the weight of one key onto another: the model runs on "
               "with that row replaced and everything else computed as usual.",
@@ -35,7 +35,7 @@ STRINGS = {
               "weights: the head looks at every visible key equally (1/n each).",
         "zh": "输出置 0：该头对值向量的加权和被替换为 0。输出取平均：替换为它在句子各位置上的平均"
               "（该头仍有输出，但处处相同）。均匀权重：该头对每个可见的键一视同仁（各 1/n）。"},
-    "iv_sink": {"en": "Knock out the first-token sink", "zh": "关闭首词元“汇聚”头"},
+    "iv_sink": {"en": "Knock out the first-token sink", "zh": "关闭汇聚到第一个词元的头"},
     "iv_sink_help": {
         "en": "Switches off the heads of this attention kind that put, on average, at least 30% of their weight on "
               "the first token (a place heads “park” attention when they have nothing to do).",
@@ -57,21 +57,21 @@ STRINGS = {
     "iv_model_view": {"en": "Model view: {kind}, every layer and head (untouched run)",
                       "zh": "模型视图：{kind}，所有层和头（原始运行）"},
     "iv_model_view_help": {"en": "Red cross: switched off. Click a tile to switch that head off or on.",
-                           "zh": "红叉表示已关闭。点击小图即可关闭或打开该头。"},
+                           "zh": "红叉表示已关闭。点击小格即可关闭或打开该头。"},
     "iv_importance": {"en": "Show head importance", "zh": "显示各头的重要性"},
     "iv_importance_help": {
         "en": "Switches every head off in turn (all at once, as one batch) and writes on each tile how much the "
               "output changed; the three largest are outlined.",
-        "zh": "依次关闭每个头（作为一个批次一次算完），并在每个小图上写出输出改变了多少；最大的三个加框标出。"},
+        "zh": "依次关闭每个头（作为一个批次一次算完），并在每个小格上写出输出改变了多少；最大的三个加框标出。"},
     "iv_importance_translator": {
         "en": "Number on a tile: how much less likely the untouched translation becomes with that head off "
               "(−Δ log p, in nats, teacher-forced). 0 = the head does not matter for this sentence.",
-        "zh": "小图上的数字：关闭该头后，原译文的概率下降了多少（−Δ log p，单位 nats，教师强制）。"
+        "zh": "小格上的数字：关闭该头后，原译文的概率下降了多少（−Δ log p，单位为奈特，教师强制）。"
               "0 表示该头对这个句子无关紧要。"},
     "iv_importance_gpt": {
         "en": "Number on a tile: how far the next-token distributions move with that head off (KL divergence from "
               "the untouched run, in nats, averaged over the sentence's positions).",
-        "zh": "小图上的数字：关闭该头后，下一个词元的分布偏离了多少（相对原始运行的 KL 散度，单位 nats，"
+        "zh": "小格上的数字：关闭该头后，下一个词元的分布偏离了多少（相对原始运行的 KL 散度，单位为奈特，"
               "对句子各位置取平均）。"},
     "iv_outputs": {"en": "What the model writes", "zh": "模型写出的内容"},
     "iv_encoder_only": {"en": "This model is an encoder: it reads the sentence and writes nothing, so there is no "
@@ -87,7 +87,7 @@ STRINGS = {
     "iv_untouched_continuation": {"en": "Untouched: {text} **{more}**", "zh": "原始：{text} **{more}**"},
     "iv_touched_continuation": {"en": "With the intervention: {text} **{more}**", "zh": "干预后：{text} **{more}**"},
     "iv_ends": {"en": "(ends here: the next token is `</s>`)", "zh": "（到此结束：下一个词元是 `</s>`）"},
-    "iv_step": {"en": "Next-token bars at the step", "zh": "查看这一步的下一个词元"},
+    "iv_step": {"en": "Next-token bars at the step", "zh": "柱状图显示哪一步的下一个词元"},
     "iv_step_help": {"en": "Both runs read the untouched translation up to this step (teacher forcing), so the "
                            "bars compare the same step.",
                      "zh": "两次运行都读入原始译文直到这一步（教师强制），所以柱状图比较的是同一步。"},
@@ -114,11 +114,11 @@ STRINGS = {
                          "zh": "干预之前的头（更早的层）保持白色：改变传不到它们。"},
     "iv_importance_table": {"en": "Every head, most important first", "zh": "所有头，按重要性排序"},
     "iv_col_head": {"en": "Head", "zh": "头"},
-    "iv_col_score": {"en": "Importance (nats)", "zh": "重要性（nats）"},
+    "iv_col_score": {"en": "Importance (nats)", "zh": "重要性（奈特）"},
     "iv_col_changed": {"en": "Output changed", "zh": "输出改变"},
     "iv_col_output": {"en": "Output with the head off", "zh": "关闭该头后的输出"},
     "iv_export": {"en": "Export", "zh": "导出"},
-    "iv_download_json": {"en": "Both runs (JSON)", "zh": "两次运行（JSON）"},
-    "iv_download_csv": {"en": "Difference (CSV)", "zh": "差异（CSV）"},
-    "iv_download_importance": {"en": "Head importance (CSV)", "zh": "头的重要性（CSV）"},
+    "iv_download_json": {"en": "Both runs (JSON)", "zh": "下载两次运行（JSON）"},
+    "iv_download_csv": {"en": "Difference (CSV)", "zh": "下载差异（CSV）"},
+    "iv_download_importance": {"en": "Head importance (CSV)", "zh": "下载头的重要性（CSV）"},
 }
