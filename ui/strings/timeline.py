@@ -8,7 +8,7 @@ STRINGS = {
               "weights) to the shipped model and watch, for your sentence, the chosen head's attention, the "
               "output and the losses at that step. The role curves below say when each head takes on a job.",
         "zh": "注意力头不是设计出来的，而是在训练中逐渐形成的。把滑块从第 0 步（随机权重）拖到发布的模型，"
-              "就能看到你输入的句子在该步的所选头的注意力、模型输出和损失。下方的角色曲线显示每个头何时开始承担某项工作。"},
+              "就能看到该步时所选头在你的句子上的注意力，以及模型的输出和损失。下方的角色曲线显示每个头何时开始承担某项工作。"},
     "tl_none": {
         "en": "{model} has no training snapshots. The timeline shows the models trained with "
               "`python -m model train NAME --snapshots 10`: {names}. Choose one in the sidebar.",
@@ -73,27 +73,27 @@ STRINGS = {
         "en": "the row that writes a word, its weight on that word's translation in the source (猫 ← cat, 上 ← on)",
         "zh": "写出某个词的那一行，对源句中该词译文的权重（猫 ← cat，上 ← on）"},
     "tl_no_roles": {"en": "No role is scored for {kind}.", "zh": "{kind}没有计算角色得分。"},
-    "tl_head_line": {"en": "L{layer} H{head}", "zh": "第{layer}层 头{head}"},
+    "tl_head_line": {"en": "L{layer} H{head}", "zh": "第 {layer} 层第 {head} 个头"},
     "tl_score": {"en": "Score", "zh": "得分"},
     "tl_formed_em": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when exact match (mean of both directions) goes from {m0} to {m1}.",
-        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
+        "zh": "**{kind} 第 {layer} 层第 {head} 个头 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
               "同时完全匹配率（两个方向的平均）从 {m0} 升到 {m1}。"},
     "tl_formed_loss": {
         "en": "**{kind} L{layer} H{head} becomes {role_a} head between steps {before} and {after}** (its score goes "
               "from {s0} to {s1}), when the held-out loss goes from {m0} to {m1}.",
-        "zh": "**{kind} 第 {layer} 层头 {head} 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
+        "zh": "**{kind} 第 {layer} 层第 {head} 个头 在第 {before} 步到第 {after} 步之间成为{role_a}头**（得分从 {s0} 升到 {s1}），"
               "同时留出集损失从 {m0} 降到 {m1}。"},
     "tl_rise_em": {
         "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
               "{after}, when exact match (mean of both directions) goes from {m0} to {m1}.",
-        "zh": "上升最多的是 **{kind} 第 {layer} 层头 {head}**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
+        "zh": "上升最多的是 **{kind} 第 {layer} 层第 {head} 个头**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
               "同时完全匹配率（两个方向的平均）从 {m0} 升到 {m1}。"},
     "tl_rise_loss": {
         "en": "The largest rise: **{kind} L{layer} H{head}**, its {role_name} score from {s0} to {s1} between steps {before} and "
               "{after}, when the held-out loss goes from {m0} to {m1}.",
-        "zh": "上升最多的是 **{kind} 第 {layer} 层头 {head}**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
+        "zh": "上升最多的是 **{kind} 第 {layer} 层第 {head} 个头**：“{role_name}”得分在第 {before} 步到第 {after} 步之间从 {s0} 升到 {s1}，"
               "同时留出集损失从 {m0} 降到 {m1}。"},
     "tl_role_a_previous": {"en": "a previous-token", "zh": "前一词元"},
     "tl_role_a_first": {"en": "a first-token", "zh": "首词元"},
@@ -115,10 +115,10 @@ STRINGS = {
     "tl_computing": {"en": "Scoring every snapshot on the probe sentences (once per server)…",
                      "zh": "正在用探测句子给每个快照打分（每台服务器只需一次）……"},
     "tl_export": {"en": "Export", "zh": "导出"},
-    "tl_download_json": {"en": "Timeline as JSON", "zh": "下载时间线 JSON"},
+    "tl_download_json": {"en": "Timeline as JSON", "zh": "下载时间线（JSON）"},
     "tl_download_json_help": {"en": "Steps, losses, exact match and every head's role scores at every snapshot.",
                               "zh": "每个快照的步数、损失、完全匹配率和每个头的角色得分。"},
-    "tl_download_csv": {"en": "Role scores as CSV", "zh": "下载角色得分 CSV"},
-    "tl_download_trace": {"en": "This step's attention as JSON", "zh": "下载该步的注意力 JSON"},
+    "tl_download_csv": {"en": "Role scores as CSV", "zh": "下载角色得分（CSV）"},
+    "tl_download_trace": {"en": "This step's attention as JSON", "zh": "下载该步的注意力（JSON）"},
     "tl_export_help": {"en": "Each chart's camera icon saves it as PNG.", "zh": "点击每张图右上角的相机图标即可保存为 PNG。"},
 }
