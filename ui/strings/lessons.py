@@ -40,11 +40,11 @@ STRINGS = {
     "lesson_title_row": {"en": "Row of “{word}”, layer {layer}, mean of heads",
                          "zh": "“{word}” 这一行，第 {layer} 层，各头平均"},
     "lesson_title_row_head": {"en": "Weights of “{word}”, layer {layer}, head {head}",
-                              "zh": "“{word}” 的权重，第 {layer} 层第 {head} 头"},
+                              "zh": "“{word}” 的权重，第 {layer} 层第 {head} 个头"},
     "lesson_title_row_temp": {"en": "Row of “{word}”, layer {layer} head {head}, at T = {temp}",
-                              "zh": "“{word}” 这一行，第 {layer} 层第 {head} 头，T = {temp}"},
+                              "zh": "“{word}” 这一行，第 {layer} 层第 {head} 个头，T = {temp}"},
     "lesson_title_mean": {"en": "{kind}, layer {layer}, mean of heads", "zh": "{kind}，第 {layer} 层，各头平均"},
-    "lesson_title_head": {"en": "{kind}, layer {layer}, head {head}", "zh": "{kind}，第 {layer} 层第 {head} 头"},
+    "lesson_title_head": {"en": "{kind}, layer {layer}, head {head}", "zh": "{kind}，第 {layer} 层第 {head} 个头"},
     "lesson_title_scores": {"en": "Scores q·k / √d_k of “{word}”", "zh": "“{word}” 的分数 q·k / √d_k"},
     "lesson_title_nopos": {"en": "{text} without positions (layer 1, mean of heads)",
                            "zh": "{text}，去掉位置编码（第 1 层，各头平均）"},
@@ -58,7 +58,7 @@ STRINGS = {
 STRINGS.update({
     "lesson_att_tokens_ask": {
         "en": "The translator reads “{text}”. How many tokens does it cut the sentence into?",
-        "zh": "翻译模型读入 “{text}”。它把这句话切成几个词元（token）？"},
+        "zh": "翻译模型读入 “{text}”。它把这句话切成几个词元？"},
     "lesson_att_tokens_reveal": {
         "en": "{n} tokens: {tokens}. Each token gets one row and one column of every attention matrix.",
         "zh": "{n} 个词元：{tokens}。每个词元在每个注意力矩阵里占一行、一列。"},
@@ -86,11 +86,11 @@ STRINGS.update({
         "zh": "它对自己的权重是 {weight}。教程里的数字只是示意，训练出来的模型有自己的数值。"},
     "lesson_att_head_reads_ask": {
         "en": "Now one head alone: layer {layer}, head {head}. Which word does “{word}” read most?",
-        "zh": "现在只看一个头：第 {layer} 层第 {head} 头。“{word}” 最关注哪个词？"},
+        "zh": "现在只看一个头：第 {layer} 层第 {head} 个头。“{word}” 最关注哪个词？"},
     "lesson_att_head_reads_reveal": {
         "en": "Head {head} sends {weight} of “{word}”'s attention to “{top}”. A single head is often much sharper "
               "than the mean of all heads.",
-        "zh": "第 {head} 头把 “{word}” 的 {weight} 注意力给了 “{top}”。单个头往往比各头平均尖锐得多。"},
+        "zh": "第 {head} 个头把 “{word}” 的 {weight} 注意力给了 “{top}”。单个头往往比各头平均尖锐得多。"},
     "lesson_att_heads_agree_ask": {
         "en": "Layer {layer} has {n} heads. Do all of them give “{word}” the same top word?",
         "zh": "第 {layer} 层有 {n} 个头。它们给 “{word}” 的最高权重词都一样吗？"},
@@ -101,7 +101,7 @@ STRINGS.update({
         "en": "Attention compares the query of “{word}” with every key: score = q·k / √d_k (d_k = {d_k}). In layer "
               "{layer}, head {head}, which key gets the highest score?",
         "zh": "注意力把 “{word}” 的查询向量 q 与每个键 k 比较：分数 = q·k / √d_k（d_k = {d_k}）。"
-              "在第 {layer} 层第 {head} 头中，哪个键的分数最高？"},
+              "在第 {layer} 层第 {head} 个头中，哪个键的分数最高？"},
     "lesson_att_scores_reveal": {
         "en": "“{top}” scores {score}, the highest, and gets weight {weight}: softmax keeps the order of the scores, "
               "so the highest score always gets the largest weight.",
@@ -109,7 +109,7 @@ STRINGS.update({
     "lesson_att_sharpen_ask": {
         "en": "Divide every score of layer {layer} by T = {temp} (a lower temperature). Which sketch shows the row of "
               "“{word}” in head {head} then?",
-        "zh": "把第 {layer} 层的所有分数都除以 T = {temp}（更低的温度）。这时第 {head} 头里 “{word}” 这一行会像哪张草图？"},
+        "zh": "把第 {layer} 层的所有分数都除以 T = {temp}（更低的温度）。这时第 {head} 个头里 “{word}” 这一行会像哪张草图？"},
     "lesson_att_sharpen_reveal": {
         "en": "The largest weight goes from {before} to {after}: dividing by a small T stretches the gaps between "
               "scores, and softmax turns that into a sharper row.",
@@ -158,7 +158,7 @@ STRINGS.update({
     "lesson_pos_cross_ask": {
         "en": "Translating “{text}”: when the decoder writes “{written}”, which Chinese token does cross-attention "
               "(layer {layer}, head {head}) read most?",
-        "zh": "翻译 “{text}” 时：解码器写出 “{written}” 的那一步，交叉注意力（第 {layer} 层第 {head} 头）最关注哪个中文词元？"},
+        "zh": "翻译 “{text}” 时：解码器写出 “{written}” 的那一步，交叉注意力（第 {layer} 层第 {head} 个头）最关注哪个中文词元？"},
     "lesson_pos_cross_reveal": {"en": "It reads “{top}” with weight {weight}.",
                                 "zh": "它关注 “{top}”，权重 {weight}。"},
     "lesson_pos_pe_dot_ask": {
@@ -177,7 +177,7 @@ STRINGS.update({
     "lesson_dec_mask_reveal": {
         "en": "The mask hides every later token: the largest weight of “{word}” on “{later}” in any head is {weight}. "
               "Masked cells are drawn as masked.",
-        "zh": "掩码遮住了所有后面的词元：任何一个头里 “{word}” 对 “{later}” 的最大权重都是 {weight}。被遮蔽的格子单独标出。"},
+        "zh": "后面的词元全部被掩码：任何一个头里 “{word}” 对 “{later}” 的最大权重都是 {weight}。被掩码的格子单独标出。"},
     "lesson_dec_first_ask": {"en": "And the first token, {token}: what weight does it give to itself?",
                              "zh": "那么第一个词元 {token} 给自己的权重是多少？"},
     "lesson_dec_first_reveal": {
@@ -185,13 +185,13 @@ STRINGS.update({
         "zh": "{weight}：掩码让它除了自己什么都看不到，而一行权重之和必须是 1。"},
     "lesson_dec_pronoun_ask": {
         "en": "“{text}” — in GPT layer {layer}, head {head}, which word does “{word}” read most?",
-        "zh": "“{text}”——在 GPT 第 {layer} 层第 {head} 头中，“{word}” 最关注哪个词？"},
+        "zh": "“{text}”——在 GPT 第 {layer} 层第 {head} 个头中，“{word}” 最关注哪个词？"},
     "lesson_dec_pronoun_reveal": {"en": "“{word}” reads “{top}” with weight {weight}.",
                                   "zh": "“{word}” 关注 “{top}”，权重 {weight}。"},
     "lesson_dec_sharpen_ask": {
         "en": "Run the whole GPT at attention temperature T = {temp}. Which sketch will the row of “{word}” "
               "(layer {layer}, head {head}) look like?",
-        "zh": "把整个 GPT 的注意力温度设为 T = {temp}。“{word}” 这一行（第 {layer} 层第 {head} 头）会像哪张草图？"},
+        "zh": "把整个 GPT 的注意力温度设为 T = {temp}。“{word}” 这一行（第 {layer} 层第 {head} 个头）会像哪张草图？"},
     "lesson_dec_sharpen_reveal": {
         "en": "Its largest weight goes from {before} to {after}.",
         "zh": "它的最大权重从 {before} 变成 {after}。"},
@@ -213,13 +213,13 @@ STRINGS.update({
     "lesson_dec_cross_ask": {
         "en": "When the decoder writes “{written}”, which English word does cross-attention layer {layer}, head "
               "{head} read most?",
-        "zh": "解码器写出 “{written}” 时，交叉注意力第 {layer} 层第 {head} 头最关注哪个英文词？"},
+        "zh": "解码器写出 “{written}” 时，交叉注意力第 {layer} 层第 {head} 个头最关注哪个英文词？"},
     "lesson_dec_cross_reveal": {"en": "It reads “{top}” with weight {weight}.",
                                 "zh": "它关注 “{top}”，权重 {weight}。"},
     "lesson_dec_ablate_ask": {
         "en": "Switch off {kind} layer {layer}, head {head} (its output set to 0). Will the translation of "
               "“The cat sat on the mat” change?",
-        "zh": "关掉{kind}第 {layer} 层第 {head} 头（把它的输出置为 0）。“The cat sat on the mat” 的译文会变吗？"},
+        "zh": "关掉{kind}第 {layer} 层第 {head} 个头（把它的输出置为 0）。“The cat sat on the mat” 的译文会变吗？"},
     "lesson_dec_ablate_reveal": {"en": "Before: “{before}”. With the head off: “{after}”.",
                                  "zh": "原来：“{before}”。关掉这个头之后：“{after}”。"},
 })
