@@ -169,29 +169,16 @@ if T != 1.0 and t_layer is not None and t_layer != layer:
     st.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
 if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
     st.caption("ⓘ " + t("temp_tokens_differ"))
-left, right = st.columns(2, gap="large")
-with left:
-    st.markdown("**" + t("temp_at_one") + "**")
-    show_heatmap(
-        w1,
-        row_labels(att1),
-        att1.key_tokens,
-        mask=att1.mask,
-        key="temp_heat_1",
-        zmax=1.0,
-        writes=att1.query_written is not None,
-    )
-with right:
-    st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
-    show_heatmap(
-        wT,
-        row_labels(attT),
-        attT.key_tokens,
-        mask=attT.mask,
-        key="temp_heat_t",
-        zmax=1.0,
-        writes=attT.query_written is not None,
-    )
+for col, title, a, w, key in zip(
+    st.columns(2, gap="large"),
+    (t("temp_at_one"), t("temp_at_t", t=f"{T:g}")),
+    (att1, attT),
+    (w1, wT),
+    ("temp_heat_1", "temp_heat_t"),
+):
+    with col:
+        st.markdown("**" + title + "**")
+        show_heatmap(w, row_labels(a), a.key_tokens, mask=a.mask, key=key, zmax=1.0, writes=a.query_written is not None)
 
 # -- the chosen query: the tutorial's table at both temperatures --------------------------------
 q_tokens = att1.query_tokens
