@@ -378,30 +378,22 @@ def positions_lesson(load) -> list[Step]:
     a0, b0 = m.trace(DOG_BITES, use_position=False), m.trace(MAN_BITES, use_position=False)
     steps = []
 
-    outs = sorted({a.output_text, b.output_text, a0.output_text})
-    steps.append(
-        Step(
-            "positions.1",
-            "pos_translate_a",
-            "choice",
-            outs,
-            outs.index(a.output_text),
-            params={"text": DOG_BITES, "out": a.output_text},
-            literal=True,
+    # which is the translation: the two sentences' own outputs and this one's without positions
+    for n, (key, text, tr, tr0) in enumerate(
+        (("pos_translate_a", DOG_BITES, a, a0), ("pos_translate_b", MAN_BITES, b, b0))
+    ):
+        outs = sorted({a.output_text, b.output_text, tr0.output_text})
+        steps.append(
+            Step(
+                f"positions.{n + 1}",
+                key,
+                "choice",
+                outs,
+                outs.index(tr.output_text),
+                params={"text": text, "out": tr.output_text},
+                literal=True,
+            )
         )
-    )
-    outs_b = sorted({a.output_text, b.output_text, b0.output_text})
-    steps.append(
-        Step(
-            "positions.2",
-            "pos_translate_b",
-            "choice",
-            outs_b,
-            outs_b.index(b.output_text),
-            params={"text": MAN_BITES, "out": b.output_text},
-            literal=True,
-        )
-    )
 
     opts, ans = yesno(a0.output_text == b0.output_text)
     steps.append(
