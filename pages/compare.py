@@ -201,7 +201,7 @@ with left:
         tile=TILE,
         selected=None if head == "mean" else (layer, head),
         scores=absdiff.reshape(n_layers, n_heads, -1).max(-1),
-        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+        labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
     )
     st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_model_view"), key="cmp_mv")
 st.caption(t("cmp_all_heads_help"))

@@ -239,7 +239,7 @@ with left:
         off=mine,
         scores=grid,
         tile=TILE,
-        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+        labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
     )
     mv_key = f"iv_mv_{st.session_state.get('iv_mv_gen', 0)}"
     st.plotly_chart(
@@ -334,7 +334,7 @@ else:
                     zmax=max(float(np.abs(diff).max()), 1e-6),
                     tile=TILE,
                     selected=(dl, dh),
-                    labels={"layer": t("att_layer"), "head": t("att_head_short")},
+                    labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
                 )
             ),
             config=ui_iv.image_config(image_format, "difference_model_view"),

@@ -198,7 +198,7 @@ with right:
         att.weights,
         att.mask,
         selected=(layer, head),
-        labels={"layer": t("att_layer"), "head": t("att_head_short")},
+        labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
         tile=MODEL_VIEW_TILE,
     )
     st.plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
