@@ -6,6 +6,7 @@ one term per concept, as the tutorials in ../shared/seeds/ write them (issue 11,
 - no English gloss beside a term that has its Chinese name (词元 Token, 查询（Query）, 值（Value）...);
 - no half-width comma, colon or semicolon between two Chinese characters.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,13 +27,16 @@ def test_table_has_chinese():
     assert len(ZH) > 300, len(ZH)
 
 
-@pytest.mark.parametrize("pattern, why", [
-    ("遮蔽|遮住|遮挡|遮盖", "mask is 掩码"),
-    (r"(?<!第 )(?<!第)头 ?\{|(?<!第 )(?<!第)层 ?\{", "heads and layers are 第 {n} 个头 / 第 {n} 层"),
-    (r"词元 ?Token|（token）|（Token）", "token is 词元, without the English"),
-    (r"（(Query|Key|Value|Prompt)）|(查询|键|值) (Query|Key|Value)", "查询 / 键 / 值 without the English"),
-    (r"(?<!多)头注意力机制", "multi-head attention is 多头注意力"),
-])
+@pytest.mark.parametrize(
+    "pattern, why",
+    [
+        ("遮蔽|遮住|遮挡|遮盖", "mask is 掩码"),
+        (r"(?<!第 )(?<!第)头 ?\{|(?<!第 )(?<!第)层 ?\{", "heads and layers are 第 {n} 个头 / 第 {n} 层"),
+        (r"词元 ?Token|（token）|（Token）", "token is 词元, without the English"),
+        (r"（(Query|Key|Value|Prompt)）|(查询|键|值) (Query|Key|Value)", "查询 / 键 / 值 without the English"),
+        (r"(?<!多)头注意力机制", "multi-head attention is 多头注意力"),
+    ],
+)
 def test_one_term_per_concept(pattern, why):
     bad = offenders(pattern)
     assert not bad, why + ":\n" + "\n".join(bad)
@@ -48,6 +52,7 @@ def test_model_view_numbers_heads_and_layers_the_chinese_way():
     import numpy as np
 
     from viz.model_view import model_view
+
     w = np.full((2, 3, 4, 4), 0.25)
     zh = model_view(w, labels={"layer": i18n.TABLE["att_layer_n"]["zh"], "head": i18n.TABLE["att_head_n"]["zh"]})
     assert list(zh.layout.xaxis.ticktext) == ["第 1 个头", "第 2 个头", "第 3 个头"]
