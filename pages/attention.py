@@ -12,7 +12,7 @@ from model import experiments as ex
 from ui import cache, state
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import PRESENT_MIN_FONT, copy_link, page_header, present_figure
 from ui.rows import pill_labels, row_labels, rows_caption, written
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
@@ -40,7 +40,9 @@ def induction(name: str, device: str, period: int = INDUCTION_PERIOD) -> np.ndar
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def head_view_spec(layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, labels: tuple) -> dict:
+def head_view_spec(
+    layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, labels: tuple, presenting: bool = False
+) -> dict:
     """The head view's Vega-Lite spec: building and validating the Altair chart takes ~1 s, so a
     rerun that keeps the layer (another head or query) reuses it."""
     chart = head_view(
@@ -50,6 +52,7 @@ def head_view_spec(layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, 
         threshold=HEAD_VIEW_THRESHOLD,
         top_k=HEAD_VIEW_TOP_K,
         labels=dict(labels),
+        font_px=PRESENT_MIN_FONT + 2 if presenting else 13,  # a projector's labels: 16 px and more
     )
     rows = max(len(q_tokens), len(k_tokens))
     if rows < HEAD_VIEW_SHORT:  # the chart's 18 px rows crowd the lines of a short sentence together
@@ -278,7 +281,7 @@ with tab_lines:
         st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
         if len(k_tokens) > HEAD_VIEW_TOP_K:
             st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-        lines = head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
+        lines = head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
         st.vega_lite_chart(lines, key="att_head_view", width=620)
 
 with tab_agg:

@@ -257,3 +257,18 @@ def test_curves():
     assert len(fig.data[0].x) == 3
     strings = figure_strings(fig)
     assert EVIL not in strings and "&lt;img src=x onerror=alert(1)&gt;" in strings
+
+
+def test_head_view_for_a_projector_draws_tokens_and_legend_at_16_px_or_more():
+    w = np.random.default_rng(0).random((4, 6, 6))
+    w /= w.sum(-1, keepdims=True)
+    tokens = ["The", "cat", "sat", "on", "the", "mat"]
+
+    def text_sizes(spec):
+        return [layer["mark"]["fontSize"] for layer in spec["layer"] if layer["mark"].get("type") == "text"]
+
+    projector = head_view(w, tokens, tokens, font_px=18).to_dict()
+    assert text_sizes(projector) and min(text_sizes(projector)) >= 16
+    assert projector["config"]["legend"]["labelFontSize"] >= 16
+    default = head_view(w, tokens, tokens).to_dict()
+    assert text_sizes(default) == [13, 13] and "legend" not in default["config"]

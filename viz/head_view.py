@@ -62,7 +62,14 @@ def head_view_data(
 
 
 def head_view(
-    layer_weights: np.ndarray, query_tokens, key_tokens, *, labels: dict | None = None, width: int = 520, **lines_kw
+    layer_weights: np.ndarray,
+    query_tokens,
+    key_tokens,
+    *,
+    labels: dict | None = None,
+    width: int = 520,
+    font_px: int = 13,
+    **lines_kw,
 ) -> alt.LayerChart:
     """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)). lines_kw:
     head_view_data's threshold, top_k, max_lines and heads (which lines to draw).
@@ -140,7 +147,7 @@ def head_view(
     )
 
     def token_column(data, field, param, align, dx):
-        font = int(min(13, row_px - 3))
+        font = font_px if n_rows <= 24 else int(min(font_px, row_px - 3))
         return (
             alt.Chart(data)
             .mark_text(align=align, dx=dx, fontSize=font, baseline="middle")
@@ -160,4 +167,7 @@ def head_view(
         token_column(queries, "query", hover_q, "right", -6),
         token_column(keys, "key", hover_k, "left", 6),
     ).properties(width=width, height=height)
-    return chart.configure_view(stroke=None)
+    chart = chart.configure_view(stroke=None)
+    if font_px > 13:  # presentation mode: the legend grows with the tokens
+        chart = chart.configure_legend(labelFontSize=font_px, titleFontSize=font_px, labelColor="#000000")
+    return chart
