@@ -40,8 +40,9 @@ STRINGS = {
         "zh": "链接中“{name}”的值 {value} 无效，已改用默认值。",
     },
     "empty_text_hint": {
-        "en": "Type a sentence in the sidebar, e.g. “The cat sat on the mat” or “狗咬人”.",
-        "zh": "请在侧边栏输入一个句子，例如 “The cat sat on the mat” 或 “狗咬人”。",
+        "en": "Type a sentence in the sidebar (presentation mode hides it: switch that off at the top right), "
+        "e.g. “The cat sat on the mat” or “狗咬人”.",
+        "zh": "请在侧边栏输入一个句子（演示模式会隐藏侧边栏：可在右上角关闭演示模式），例如 “The cat sat on the mat” 或 “狗咬人”。",
     },
     "input_error": {"en": "Cannot run the model on this input: {message}", "zh": "无法对该输入运行模型：{message}"},
     "model_file_error": {

@@ -180,8 +180,8 @@ STRINGS = {
     "pos_empty": {"en": "Type a sentence.", "zh": "请输入一个句子。"},
     # three GPTs, long texts
     "pos_gpts_intro": {
-        "en": "The sidebar's sentence through the three GPTs, which differ only in how they know positions.",
-        "zh": "侧边栏中的句子分别输入三个 GPT，它们只在获取位置信息的方式上不同。",
+        "en": "This page's sentence through the three GPTs, which differ only in how they know positions.",
+        "zh": "把本页的句子分别输入三个 GPT，它们只在获取位置信息的方式上不同。",
     },
     "pos_gpts_layer": {"en": "Layer (mean of heads)", "zh": "层（各头平均）"},
     "pos_long_title": {"en": "Longer than any text they were trained on", "zh": "比训练时见过的任何文本都长"},
