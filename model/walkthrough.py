@@ -172,7 +172,9 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     else:
         tokens = [S(runner.ModelRunner.ids, "ids = self.tokenizer.encode(text)"), S(tokenizer.Tokenizer.encode)]
         if kind != "encoder":
-            tokens.append(S(runner.TranslatorRunner.trace, "out = m.greedy_decode", "tgt_ids = tgt_ids[:tgt_ids.index"))
+            tokens.append(
+                S(runner.TranslatorRunner._trace, "out = m.greedy_decode", "tgt_ids = tgt_ids[: tgt_ids.index")
+            )
         embed = [S(transformer.Transformer.embed)]
     if scheme == "sinusoidal":
         embed += [
