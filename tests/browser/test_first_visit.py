@@ -52,6 +52,13 @@ async def _first_run(server: AppServer, query: str, hidden: int = -1) -> tuple[l
                 return elements, menu
 
 
+def _run(coro):
+    """asyncio.run in a thread of its own: Playwright's sync API, used by the browser tests that ran
+    before in this process, leaves an event loop running in the main thread."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 @pytest.fixture
 def fresh_server():
     server = AppServer(env=app_env(), log=SCREENSHOTS / "streamlit-first-visit.log")
@@ -64,7 +71,7 @@ def fresh_server():
 
 
 def test_first_visit_shows_title_and_loading_message_in_the_readers_language(fresh_server):
-    first, menu = asyncio.run(_first_run(fresh_server, "lang=zh"))
+    first, menu = _run(_first_run(fresh_server, "lang=zh"))
     assert first[:2] == [
         ("heading", "Transformer 注意力探索器"),
         ("alert", "正在加载模型和图表……（服务器启动后的第一次访问需要几秒钟）"),
@@ -73,7 +80,7 @@ def test_first_visit_shows_title_and_loading_message_in_the_readers_language(fre
     # the home page itself followed in the same run, with its own title
     assert ("heading", "Transformer 注意力探索器") in first[2:], first
 
-    later, _ = asyncio.run(_first_run(fresh_server, "lang=en"))
+    later, _ = _run(_first_run(fresh_server, "lang=en"))
     assert not any(kind == "alert" and "Loading the models" in text for kind, text in later), later
     assert ("heading", "Transformer Attention Explorer") in later
 
@@ -123,7 +130,5 @@ def test_first_visit_never_lists_file_names_in_the_menu(fresh_server, browser):
         assert menus and menus[-1][:2] == titles[lang], menus[-1:]
     # by the protocol: the menus the frontend draws (navigation messages not HIDDEN) never list file names
     for query in ("lang=en", "lang=zh"):
-        # in a thread of its own: Playwright's sync API keeps an event loop running in this one
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            _, drawn = pool.submit(asyncio.run, _first_run(fresh_server, query, Navigation.Position.HIDDEN)).result()
+        _, drawn = _run(_first_run(fresh_server, query, Navigation.Position.HIDDEN))
         assert drawn and not FILE_NAMES & set(drawn), f"the menu listed file names: {drawn}"
