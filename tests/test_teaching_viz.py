@@ -42,10 +42,10 @@ def test_chinese_uses_one_term_per_concept():
     """掩码 for mask, 词元 for token, "第 N 个头" for a head, nothing left in English (issue 11, item 6)."""
     import re
 
-    from ui.strings import architecture, attention, common, generation, positional, steps, temperature
+    from ui.i18n import load_area
 
-    for mod in (architecture, attention, common, generation, positional, steps, temperature):
-        for key, entry in mod.STRINGS.items():
+    for area in ("architecture", "attention", "common", "generation", "positional", "steps", "temperature"):
+        for key, entry in load_area(area).items():
             zh = entry.get("zh", "")
             assert not re.search("遮蔽|遮住|遮挡", zh), (key, zh)
             assert not re.search(r"(?<!第 )头 ?\{", zh), (key, zh)  # "头 {n}" -> "第 {n} 个头"

@@ -1,4 +1,4 @@
-"""Chinese wording of the whole translation table (every ui/strings module, as ui.i18n assembles it):
+"""Chinese wording of the whole translation table (every ui/strings/*.toml file, as ui.i18n assembles it):
 one term per concept, as the tutorials in ../shared/seeds/ write them (issue 11, item 6).
 
 - mask is 掩码 (never 遮蔽 / 遮住 / 遮挡 / 遮盖);
