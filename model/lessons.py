@@ -82,6 +82,20 @@ class Step:
         return self.options[self.answer]
 
 
+def head_heat(weights, query_tokens, key_tokens, kind: str, layer: int, head: int, row: int, mask=None) -> Heat:
+    """One head's (queries, keys) weights to reveal, titled "<kind> layer L, head H" (layer and head
+    0-based here, shown from 1), with the row asked about marked."""
+    return Heat(
+        weights,
+        query_tokens,
+        key_tokens,
+        mask=mask,
+        row=row,
+        title="lesson_title_head",
+        title_params={"kind": kind, "layer": int(layer) + 1, "head": int(head) + 1},
+    )
+
+
 def yesno(truth: bool) -> tuple[list[str], int]:
     return ["yes", "no"], 0 if truth else 1
 
@@ -130,16 +144,7 @@ def cross_word_step(step_id: str, key: str, cross, layer: int, head: int, row: i
             "top": cross.key_tokens[top],
             "weight": f"{cw[layer, head, row, top]:.2f}",
         },
-        reveal=[
-            Heat(
-                cw[layer, head],
-                [f"→ {t}" for t in written],
-                cross.key_tokens,
-                row=row,
-                title="lesson_title_head",
-                title_params={"kind": "cross", "layer": layer + 1, "head": head + 1},
-            )
-        ],
+        reveal=[head_heat(cw[layer, head], [f"→ {t}" for t in written], cross.key_tokens, "cross", layer, head, row)],
     )
 
 
@@ -267,16 +272,7 @@ def attention_lesson(load) -> list[Step]:
             list(toks),
             top,
             params={"word": toks[sat], "layer": 1, "head": head + 1, "top": toks[top], "weight": f"{row[top]:.2f}"},
-            reveal=[
-                Heat(
-                    w[0, head],
-                    toks,
-                    toks,
-                    row=sat,
-                    title="lesson_title_head",
-                    title_params={"kind": "encoder", "layer": 1, "head": head + 1},
-                )
-            ],
+            reveal=[head_heat(w[0, head], toks, toks, "encoder", 0, head, sat)],
         )
     )
 
@@ -295,17 +291,7 @@ def attention_lesson(load) -> list[Step]:
                 "n": n_heads,
                 "tops": ", ".join(f"{h + 1}: {toks[k]}" for h, k in enumerate(tops)),
             },
-            reveal=[
-                Heat(
-                    w[0, h],
-                    toks,
-                    toks,
-                    row=sat,
-                    title="lesson_title_head",
-                    title_params={"kind": "encoder", "layer": 1, "head": h + 1},
-                )
-                for h in range(n_heads)
-            ],
+            reveal=[head_heat(w[0, h], toks, toks, "encoder", 0, h, sat) for h in range(n_heads)],
         )
     )
 
@@ -577,17 +563,7 @@ def decoder_lesson(load) -> list[Step]:
                 "top": ptoks[top],
                 "weight": f"{row[top]:.2f}",
             },
-            reveal=[
-                Heat(
-                    pw[layer, head],
-                    ptoks,
-                    ptoks,
-                    mask=pt.mask,
-                    row=it,
-                    title="lesson_title_head",
-                    title_params={"kind": "decoder", "layer": int(layer) + 1, "head": int(head) + 1},
-                )
-            ],
+            reveal=[head_heat(pw[layer, head], ptoks, ptoks, "decoder", layer, head, it, mask=pt.mask)],
         )
     )
 
