@@ -8,6 +8,7 @@ import streamlit as st
 from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
+from . import state
 from .grammar import show_outside_language
 from .i18n import t
 from .messages import error_text, notice_text
@@ -59,12 +60,24 @@ def token_picker(
     options = list(range(len(tokens)))
     if st.session_state.get(key) not in options:
         st.session_state[key] = min(max(default, 0), len(tokens) - 1)
-    # pills tell options apart by their text (a second "dog" needs its position) and render
-    # Markdown (a token is data, so escape it)
-    shown = pill_labels(labels or tokens)
-    choice = st.pills(t(label_key), options, format_func=lambda i: shown[i], key=key, selection_mode="single")
+    choice = row_picker(t(label_key), labels or tokens, key, required=False)
     token_legend(tokens)
     return st.session_state[key] if choice is None else choice
+
+
+def row_picker(label: str, labels: list[str], key: str, required: bool = True) -> int | None:
+    """One pill per row (query token); returns the chosen row's position. Pills tell options apart
+    by their text, so a repeated word's second row gets its position, and they render Markdown, so
+    a token (data) is escaped (ui.rows.pill_labels)."""
+    shown = pill_labels(labels)
+    return st.pills(
+        label,
+        list(range(len(labels))),
+        format_func=lambda i: shown[i],
+        key=key,
+        selection_mode="single",
+        required=required,
+    )
 
 
 def kind_layer_head(
@@ -84,20 +97,29 @@ def kind_layer_head(
             disabled=len(kinds) == 1,
         )
     with c_layer:
-        layer = st.selectbox(
-            t("att_layer"),
-            list(range(n_layers)),
-            format_func=lambda i: t("att_layer_n", n=i + 1),
-            key=f"{prefix}_layer",
-        )
+        layer = layer_picker(n_layers, f"{prefix}_layer")
     with c_head:
-        head = st.selectbox(
-            t("att_head"),
-            ["mean", *range(n_heads)] if mean else list(range(n_heads)),
-            key=f"{prefix}_head",
-            format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
-        )
+        head = head_picker(n_heads, f"{prefix}_head", mean=mean)
     return kind, layer, head
+
+
+def layer_picker(n_layers: int, key: str, **kwargs) -> int:
+    """The layer selectbox ("Layer 1", "第 1 层", ...), 0-based; kwargs go to st.selectbox (index, ...)."""
+    return st.selectbox(
+        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key=key, **kwargs
+    )
+
+
+def head_picker(n_heads: int, key: str, mean: bool = False, **kwargs) -> int | str:
+    """The head selectbox ("Head 1", "第 1 个头", ...), 0-based; mean: "mean" (the mean of the heads)
+    comes first. kwargs go to st.selectbox."""
+    return st.selectbox(
+        t("att_head"),
+        ["mean", *range(n_heads)] if mean else list(range(n_heads)),
+        key=key,
+        format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
+        **kwargs,
+    )
 
 
 MIME = {".json": "application/json", ".csv": "text/csv", ".svg": "image/svg+xml", ".png": "image/png"}
@@ -122,6 +144,39 @@ def image_format_picker(key: str) -> str:
     )
 
 
+def action_button(name: str, icon: str, on_click, args=(), key: str | None = None, explain: bool = True, **kwargs):
+    """A button that calls on_click(*args): labelled t(name), explained by t(name + "_help") (not
+    when explain is False), keyed `key` or name; kwargs go to st.button (type, disabled, ...)."""
+    return st.button(
+        t(name),
+        key=key or name,
+        icon=icon,
+        help=t(f"{name}_help") if explain else None,
+        on_click=on_click,
+        args=tuple(args),
+        **kwargs,
+    )
+
+
+def sampling_knobs(prefix: str, vocab: int, stemp_max: float, columns) -> tuple[float, int, float]:
+    """How the next token is drawn: sampling temperature, top-k (0: off) and top-p, one widget in
+    each of the three columns, keyed and labelled PREFIX_stemp, PREFIX_topk, PREFIX_topp (help:
+    the same + "_help"). A link's top-k past this vocabulary is fitted to it first."""
+    state.fit(f"{prefix}_topk", range(vocab + 1), lambda k: f"topk {k}")
+    c_temp, c_k, c_p = columns
+    with c_temp:
+        stemp = st.slider(
+            t(f"{prefix}_stemp"), 0.0, stemp_max, step=0.05, key=f"{prefix}_stemp", help=t(f"{prefix}_stemp_help")
+        )
+    with c_k:
+        top_k = st.number_input(t(f"{prefix}_topk"), 0, vocab, step=1, key=f"{prefix}_topk", help=t(f"{prefix}_topk_help"))
+    with c_p:
+        top_p = st.slider(
+            t(f"{prefix}_topp"), 0.01, 1.0, step=0.01, key=f"{prefix}_topp", help=t(f"{prefix}_topp_help")
+        )
+    return stemp, top_k, top_p
+
+
 def section_picker(prefix: str, sections) -> str:
     """A page's sections as one full-width segmented control, keyed PREFIX_sec, labelled PREFIX_section
     (hidden) and PREFIX_sec_NAME. Returns the chosen section."""
@@ -144,32 +199,13 @@ def token_legend(tokens: list[str]) -> None:
         st.caption(t("legend_bytes"))
 
 
-def show_heatmap(
-    weights_2d,
-    query_tokens,
-    key_tokens,
-    mask=None,
-    title="",
-    key=None,
-    zmax=None,
-    height=None,
-    config=None,
-    writes: bool = False,
-    **plotly_kwargs,
-):
-    fig = attention_heatmap(
-        weights_2d,
-        query_tokens,
-        key_tokens,
-        mask=mask,
-        title=title,
-        zmax=zmax,
-        labels=heatmap_labels(writes),
-        height=height,
-    )
+def show_heatmap(weights_2d, query_tokens, key_tokens, key=None, config=None, writes: bool = False, **options):
+    """Draws attention_heatmap(weights_2d, query_tokens, key_tokens, **options) (mask, title, zmax,
+    height, ...) with this page's axis labels; writes: the rows are labelled "reads → writes"."""
+    fig = attention_heatmap(weights_2d, query_tokens, key_tokens, labels=heatmap_labels(writes), **options)
     from .layout import present_figure  # bigger labels on a projector
 
-    return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key, **plotly_kwargs)
+    return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
 
 
 def show_row_table(att, weights_2d, q: int, key: str, download: bool = True) -> None:
@@ -203,24 +239,15 @@ def show_table(
     else:
         st.markdown(t("table_caption_written", token=md(query_token), written=md(written)))
     df = weights_table(key_tokens, np.asarray(row), mask_row=mask_row)
-    shown = df.rename(
-        columns={
-            "position": t("col_position"),
-            "token": t("col_token"),
-            "weight": t("col_weight"),
-            "masked": t("col_masked"),
-        }
+    shown = translated(
+        df, {"position": "col_position", "token": "col_token", "weight": "col_weight", "masked": "col_masked"}
     )
     st.dataframe(
         shown,
         hide_index=True,
         key=key,
         width="stretch",
-        column_config={
-            t("col_weight"): st.column_config.ProgressColumn(
-                t("col_weight"), format="%.4f", min_value=0.0, max_value=1.0
-            )
-        },
+        column_config={t("col_weight"): bar_column(t("col_weight"), "%.4f")},
     )
     if download:
         # the file says which row it is: the query token read (and the token written)
@@ -234,3 +261,13 @@ def show_table(
             icon="⬇️",
         )
     return df
+
+
+def translated(df, columns: dict[str, str]):
+    """df with its columns named in the reader's language: columns maps a column to its string key."""
+    return df.rename(columns={c: t(k) for c, k in columns.items()})
+
+
+def bar_column(label: str, fmt: str = "%.2f"):
+    """A table column of numbers in 0..1 (weights, scores) drawn as bars."""
+    return st.column_config.ProgressColumn(label, format=fmt, min_value=0.0, max_value=1.0)
