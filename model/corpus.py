@@ -1174,10 +1174,21 @@ def known_words(text: str) -> list[str]:
 
 def close_words(word: str, n: int = 3) -> list[str]:
     """Known words spelled like ``word`` (an English typo: "mta" -> "mat"), for a suggestion."""
+    return list(_close_words(word.lower(), n))
+
+
+@functools.cache
+def _vocab_of(lang: str) -> tuple[str, ...]:
+    return tuple(sorted(ZH_VOCAB if lang == "zh" else (w for w in EN_VOCAB if w.isalpha())))
+
+
+# bounded: the words are the visitors'; a class repeats its typos, so most reruns hit (difflib over
+# the vocabulary was about a tenth of the home page's CPU per new out-of-language sentence)
+@functools.lru_cache(maxsize=2048)
+def _close_words(word: str, n: int) -> tuple[str, ...]:
     import difflib
 
-    vocab = sorted(ZH_VOCAB if language_of(word) == "zh" else (w for w in EN_VOCAB if w.isalpha()))
-    return difflib.get_close_matches(word.lower(), vocab, n=n, cutoff=0.6)
+    return tuple(difflib.get_close_matches(word, _vocab_of(language_of(word)), n=n, cutoff=0.6))
 
 
 @functools.cache
@@ -1196,6 +1207,11 @@ def _example_words(lang: str) -> tuple[tuple[str, frozenset[str]], ...]:
 def examples_like(text: str, n: int = 3) -> list[str]:
     """n single sentences of the grammar, in the text's language, sharing the most words with it
     (a reader who typed "Cat the sat mat on the" is offered "The cat sat on the mat"-like ones)."""
-    mine = set(known_words(text))
-    scored = [(-len(words & mine), len(s), i, s) for i, (s, words) in enumerate(_example_words(language_of(text)))]
-    return [s for *_, s in sorted(scored)[:n]]
+    mine = frozenset(known_words(text)) - {".", "。", "the"}  # the example's own words leave these out
+    return list(_examples_sharing(mine, language_of(text), n))
+
+
+@functools.lru_cache(maxsize=512)  # bounded: keyed by a visitor's words
+def _examples_sharing(mine: frozenset[str], lang: str, n: int) -> tuple[str, ...]:
+    scored = [(-len(words & mine), len(s), i, s) for i, (s, words) in enumerate(_example_words(lang))]
+    return tuple(s for *_, s in sorted(scored)[:n])
