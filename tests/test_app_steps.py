@@ -22,6 +22,7 @@ from test_walkthrough import cap_translation, first_input, recompute, recompute_
 import model
 from model.walkthrough import STEPS, walk
 from ui import cache
+from viz.heatmap import heatmap_weights
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/steps.py"
@@ -224,8 +225,7 @@ def test_architecture_page():
     tok = cache.runner("gpt", "auto").tokenizer
     n = len(tok.encode("狗咬人"))
     for chart, rows, cols, causal in zip(charts, (n, n + 1, n), (n, n + 1, n), (False, True, False)):
-        z = json.loads(chart.proto.spec)["data"][0]["z"]  # 1 where the query may look, null where masked
-        allowed = np.array([[v is not None for v in row] for row in z])
+        allowed = ~np.isnan(heatmap_weights(json.loads(chart.proto.spec)))  # masked cells have no value
         assert allowed.shape == (rows, cols)
         assert np.array_equal(allowed, np.tril(np.ones((rows, cols), bool)) if causal else np.ones((rows, cols), bool))
     zh = open_alone("pages/architecture.py", model="gpt", lang="zh")

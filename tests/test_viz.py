@@ -69,15 +69,18 @@ def test_heatmap_z_equals_weights_and_masked_cells_are_nan():
     assert fig.layout.xaxis.ticktext[0] == "The" and fig.layout.xaxis.ticktext[-1] == "the"
 
 
-def test_heatmap_with_a_mask_that_is_not_a_suffix_uses_nan():
+def test_heatmap_with_a_mask_that_is_not_a_suffix_leaves_those_cells_empty():
     w, _ = attention((4, 4), causal=False)
     mask = np.ones((4, 4), bool)
-    mask[:, 0] = False  # left padding
+    mask[:, 0] = False  # left padding (or gpt-local's window)
     w[:, 0] = 0
-    fig = attention_heatmap(w, list("abcd"), list("abcd"), mask=mask)
+    fig = attention_heatmap(w, list("abcd"), list("abcd"), mask=mask, labels={"masked": "已遮蔽"})
     z = decode_z(fig)
     assert np.isnan(z[:, 0]).all()
     np.testing.assert_array_equal(z[:, 1:], w[:, 1:])
+    # no value at all (not NaN), so the hover says "masked", not "NaN"
+    assert [row[0] for row in fig.data[0].z] == [None] * 4
+    assert fig.data[0].hoverongaps and fig.data[0].hovertemplatefallback == "已遮蔽"
 
 
 def test_heatmap_without_mask_and_zmax():
@@ -124,6 +127,41 @@ def test_heatmap_sizes(n, causal):
         # unmasked: float32 as base64 (~1.4 MB); causal: the 131k allowed values as text (~1.7 MB)
         assert len(text) < 2_000_000, len(text)
         assert ('"bdata"' in text) == (not causal)
+
+
+def test_one_heatmap_function_with_options():
+    from viz.heatmap import heatmap
+
+    # signed numbers, zero-centred on the cells shown (the masked -1e9 is out of the range)
+    v = np.array([[0.5, -1e9], [-2.0, 1.0]])
+    mask = np.array([[True, False], [True, True]])
+    fig = heatmap(v, ["a", "b"], ["x", "y"], mask=mask, zero_centred=True, masked_text="−∞", annotate=True)
+    heat = fig.data[0]
+    assert (heat.zmin, heat.zmax) == (-2.0, 2.0)
+    assert heat.texttemplatefallback == "−∞" and heat.hovertemplatefallback == "−∞"
+    assert fig.layout.plot_bgcolor == "#b4b4b4" and len(fig.layout.images) == 1  # masked: hatched grey
+    # the range from the data, numbered axes, no annotations by default
+    fig = heatmap([[1.0, 3.0]], zmin=None, zmax=None, labels={"x": "<d>", "value": "v"})
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (1.0, 3.0) and fig.data[0].x is None
+    assert fig.layout.xaxis.title.text == "&lt;d&gt;" and not fig.data[0].texttemplate
+    # names used as they are; positions on the ticks; per-cell hover text escaped
+    fig = heatmap([[0.1, 0.2]], ["Layer 1"], ["Head 1", "Head 2"], positions="none")
+    assert list(fig.data[0].x) == ["Head 1", "Head 2"] and list(fig.layout.xaxis.ticktext) == ["Head 1", "Head 2"]
+    fig = heatmap([[1, 0]], ["a"], ["a", "b"], positions="ticks", hover_text=[["<ok>", "no"]], hover="%{customdata}")
+    assert list(fig.layout.xaxis.ticktext) == ["a (0)", "b (1)"] and fig.data[0].customdata[0][0] == "&lt;ok&gt;"
+    # panels side by side: one range each (no colour bar) or one shared range (one colour bar)
+    stack = np.stack([np.eye(3), 2 * np.eye(3)])
+    fig = heatmap(
+        stack, zmin=[0, 0], zmax=[1, 2], panel_titles=["A\nfirst", "<B>"], mask=np.tril(np.ones((3, 3), bool))
+    )
+    assert [(t.zmin, t.zmax) for t in fig.data] == [(0, 1), (0, 2)] and not any(t.showscale for t in fig.data)
+    assert [a.text for a in fig.layout.annotations] == ["A<br>first", "&lt;B&gt;"]
+    assert len(fig.layout.images) == 2  # each panel's masked cells hatched
+    fig = heatmap(stack, ["a", "b", "c"], ["a", "b", "c"], zmax=2, panel_titles=["A", "B"])
+    assert [t.showscale for t in fig.data] == [False, True]
+    assert fig.layout.yaxis.showticklabels and not fig.layout.yaxis2.showticklabels
+    with pytest.raises(ValueError):
+        heatmap(stack)  # three dimensions need panel titles
 
 
 # ---- model view

@@ -84,12 +84,13 @@ def hatch_png_uri(size: int = 400, period: int = 10) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def add_hatch(fig) -> None:
-    """Lays the hatch (hatch_png_uri) behind the plot area of a plotly figure, so its masked cells show hatched."""
+def add_hatch(fig, xaxis: str = "x", yaxis: str = "y") -> None:
+    """Lays the hatch (hatch_png_uri) behind the plot area (of the axes xaxis, yaxis: "x2", "y2" for a
+    second panel) of a plotly figure, so its masked cells show hatched."""
     fig.add_layout_image(
         source=hatch_png_uri(),
-        xref="x domain",
-        yref="y domain",
+        xref=f"{xaxis} domain",
+        yref=f"{yaxis} domain",
         x=0,
         y=1,
         sizex=1,

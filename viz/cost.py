@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED
-from viz.heatmap import categories, esc
+from viz.heatmap import categories, esc, heatmap
 
 COMPUTED = COLORSCALE[-3][1]
+SIGNED = plotly.colors.diverging.RdBu_r  # ColorBrewer RdBu, 11 steps: blue below 0, white at 0, red above
 LINE = dict(dash="dot", color="#888888")
 
 
@@ -60,30 +62,24 @@ def scaling_curves(series: dict, labels: dict, y: str = "seconds") -> go.Figure:
 
 
 def mask_figure(mask, tokens, labels: dict, height=None) -> go.Figure:
-    """A sparsity pattern on the sentence's tokens: computed pairs blue, skipped pairs grey."""
+    """A sparsity pattern on the sentence's tokens (heatmap(), z 1 or 0): computed pairs blue,
+    skipped pairs grey; the axes number the tokens, since the patterns are about positions."""
     mask = np.asarray(mask, bool)
-    cats = categories(tokens)
-    text = np.where(mask, labels["computed"], labels["skipped"])
-    fig = go.Figure(
-        go.Heatmap(
-            z=mask.astype(float).tolist(),
-            x=cats,
-            y=cats,
-            zmin=0,
-            zmax=1,
-            showscale=False,
-            colorscale=[[0, MASKED], [1, COMPUTED]],
-            xgap=1,
-            ygap=1,
-            customdata=text,
-            hovertemplate=esc(labels["y"]) + " %{y}<br>" + esc(labels["x"]) + " %{x}<br>%{customdata}<extra></extra>",
-        )
-    )
     n = len(tokens)
-    fig.update_yaxes(autorange="reversed", title=esc(labels["y"]), tickfont=dict(size=10 if n > 30 else 12))
-    fig.update_xaxes(title=esc(labels["x"]), tickangle=-45, tickfont=dict(size=10 if n > 30 else 12))
-    fig.update_layout(height=height or min(220 + 18 * n, 620), margin=dict(l=10, r=10, t=10, b=10))
-    return fig
+    return heatmap(
+        mask,
+        tokens,
+        tokens,
+        labels=labels,
+        scale=[[0, MASKED], [1, COMPUTED]],
+        colorbar=False,
+        gaps=1,
+        positions="ticks",
+        hover=esc(labels["y"]) + " %{y}<br>" + esc(labels["x"]) + " %{x}<br>%{customdata}",
+        hover_text=np.where(mask, labels["computed"], labels["skipped"]),
+        tick_angle=-45,
+        height=height or min(220 + 18 * n, 620),
+    )
 
 
 def sweep_panels(d_ks, panels: dict, names: tuple, labels: dict) -> go.Figure:
@@ -162,61 +158,37 @@ def search_bars(tokens, scores, weights, labels: dict, chosen: int | None = None
 
 
 def heads_grid(weights, tokens, labels: dict, mask=None) -> go.Figure:
-    """Every head of one layer side by side (heads, T, T), one colour scale."""
+    """Every head of one layer side by side (heads, T, T): heatmap()'s panels, one colour scale."""
     weights = np.asarray(weights, dtype=np.float64)
-    H = weights.shape[0]
-    cats = categories(tokens)
-    fig = make_subplots(
-        rows=1, cols=H, subplot_titles=[esc(labels["head"].format(h=h + 1)) for h in range(H)], horizontal_spacing=0.02
+    return heatmap(
+        weights,
+        tokens,
+        tokens,
+        mask=mask,
+        hover="%{y} → %{x}: %{z:.3f}",
+        height=330,
+        panel_titles=[labels["head"].format(h=h + 1) for h in range(weights.shape[0])],
     )
-    for h in range(H):
-        z = weights[h] if mask is None else np.where(mask, weights[h], np.nan)
-        fig.add_trace(
-            go.Heatmap(
-                z=z,
-                x=cats,
-                y=cats,
-                zmin=0,
-                zmax=1,
-                colorscale=COLORSCALE,
-                showscale=h == H - 1,
-                hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>",
-            ),
-            row=1,
-            col=h + 1,
-        )
-        fig.update_yaxes(autorange="reversed", showticklabels=h == 0, row=1, col=h + 1)
-        fig.update_xaxes(showticklabels=False, row=1, col=h + 1)
-    fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor=MASKED)
-    return fig
 
 
 def matrix_figure(
     values, row_labels, col_title: str, row_title: str, height=None, highlight_row=None, boundaries=()
 ) -> go.Figure:
-    """A real-valued matrix (a K or V cache, head outputs) on a diverging scale; optional lines between
-    column groups (heads) and a marked row (the newest)."""
-    values = np.asarray(values, dtype=np.float64)
-    lim = float(np.abs(values).max()) or 1.0
-    cats = categories(row_labels)
-    fig = go.Figure(
-        go.Heatmap(
-            z=values,
-            y=cats,
-            zmin=-lim,
-            zmax=lim,
-            colorscale="RdBu",
-            reversescale=True,
-            hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>",
-        )
+    """A real-valued matrix (a K or V cache, head outputs; heatmap()) on a diverging scale centred at 0;
+    optional lines between column groups (heads) and a marked row (the newest)."""
+    fig = heatmap(
+        values,
+        row_labels,
+        labels={"x": col_title, "y": row_title},
+        scale=SIGNED,
+        zero_centred=True,
+        hover="%{y}, %{x}: %{z:.3f}",
+        height=height or min(160 + 16 * len(row_labels), 560),
     )
     for b in boundaries:
         fig.add_vline(x=b - 0.5, line=dict(color="#333333", width=1))
     if highlight_row is not None:
         fig.add_hrect(y0=highlight_row - 0.5, y1=highlight_row + 0.5, line=dict(color=HIGHLIGHT, width=2))
-    fig.update_yaxes(autorange="reversed", title=esc(row_title))
-    fig.update_xaxes(title=esc(col_title))
-    fig.update_layout(height=height or min(160 + 16 * len(row_labels), 560), margin=dict(l=10, r=10, t=10, b=10))
     return fig
 
 
@@ -234,22 +206,15 @@ def per_token_cost(t, a, b, names: tuple, labels: dict, log_y: bool = True) -> g
 
 
 def sink_heatmap(shares, labels: dict) -> go.Figure:
-    """(layers, heads): the share of each row's attention that goes to the first token."""
+    """(layers, heads): the share of each row's attention that goes to the first token (heatmap())."""
     shares = np.asarray(shares, dtype=np.float64)
     L, H = shares.shape
-    fig = go.Figure(
-        go.Heatmap(
-            z=shares,
-            x=[labels["head"].format(h=h + 1) for h in range(H)],
-            y=[labels["layer"].format(layer=la + 1) for la in range(L)],
-            zmin=0,
-            zmax=1,
-            colorscale=COLORSCALE,
-            text=np.round(shares, 2),
-            texttemplate="%{text}",
-            hovertemplate="%{y} %{x}: %{z:.3f}<extra></extra>",
-        )
+    return heatmap(
+        shares,
+        [labels["layer"].format(layer=la + 1) for la in range(L)],
+        [labels["head"].format(h=h + 1) for h in range(H)],
+        positions="none",
+        annotate=True,
+        hover="%{y} %{x}: %{z:.3f}",
+        height=90 + 45 * L,
     )
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(height=90 + 45 * L, margin=dict(l=10, r=10, t=10, b=10))
-    return fig

@@ -26,29 +26,21 @@ DIVERGING = [
 OFF = "#d62728"
 
 
-def difference_heatmap(
-    diff,
-    query_tokens,
-    key_tokens,
-    mask=None,
-    title: str = "",
-    labels: dict | None = None,
-    zmax: float = 1.0,
-    height: int | None = None,
-) -> go.Figure:
-    """B - A of two (Q, K) attention matrices on one diverging scale from -zmax to +zmax (masked cells
-    drawn as masked, as in every heatmap)."""
-    fig = attention_heatmap(diff, query_tokens, key_tokens, mask=mask, title=title, labels=labels, height=height)
-    fig.update_traces(
+def difference_heatmap(diff, query_tokens, key_tokens, zmax: float = 1.0, **options) -> go.Figure:
+    """B - A of two (Q, K) attention matrices: attention_heatmap on one diverging scale from -zmax to
+    +zmax, signed numbers (masked cells drawn as masked, as in every heatmap). options: those of
+    attention_heatmap (mask, title, labels, height, ...)."""
+    return attention_heatmap(
+        diff,
+        query_tokens,
+        key_tokens,
         zmin=-float(zmax),
         zmax=float(zmax),
-        colorscale=DIVERGING,
-        zmid=0.0,
-        hovertemplate="%{y} → %{x}: %{z:+.4f}<extra></extra>",
+        scale=DIVERGING,
+        hover="%{y} → %{x}: %{z:+.4f}",
+        cell_format="+.2f",
+        **options,
     )
-    if fig.data[0].texttemplate:
-        fig.update_traces(texttemplate="%{z:+.2f}")
-    return fig
 
 
 def marked_model_view(

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz.colors import HEAD_COLORS
-from viz.heatmap import esc
+from viz.heatmap import esc, heatmap
 
 # a diverging scale: an encoding's values (and similarities) are signed, unlike attention weights
 DIVERGING = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
@@ -66,29 +65,21 @@ def matrix(
     zmax=None,
     colorscale=DIVERGING,
     height: int = 420,
-    x=None,
-    y=None,
-    hover: str = "%{z:.3f}",
 ) -> go.Figure:
-    """Any real matrix as a heatmap (row 0 at the top); by default on signed_scale (white = 0,
-    the range from the data)."""
+    """Any real matrix as a heatmap (heatmap(), row 0 at the top, rows and columns numbered); by
+    default on signed_scale (white = 0, the range from the data)."""
     v = np.asarray(values, dtype=np.float64)
     if zmin is None or zmax is None:
         colorscale, zmin, zmax = signed_scale(v)
-    fig = go.Figure(
-        go.Heatmap(
-            z=v,
-            x=x,
-            y=y,
-            zmin=zmin,
-            zmax=zmax,
-            colorscale=colorscale,
-            colorbar=dict(title=dict(text=esc(value_title)), thickness=14),
-            hovertemplate=f"{esc(y_title)} %{{y}}, {esc(x_title)} %{{x}}: {hover}<extra></extra>",
-        )
+    return heatmap(
+        v,
+        labels={"x": x_title, "y": y_title, "value": value_title},
+        scale=colorscale,
+        zmin=zmin,
+        zmax=zmax,
+        hover=f"{esc(y_title)} %{{y}}, {esc(x_title)} %{{x}}: %{{z:.3f}}",
+        height=height,
     )
-    fig.update_yaxes(autorange="reversed")
-    return _layout(fig, x_title, y_title, height)
 
 
 def pe_heatmap(table, labels: dict | None = None, height: int = 420) -> go.Figure:
@@ -192,36 +183,27 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
 
 
 def alibi_grid(bias, slopes, mask=None, labels: dict | None = None, height: int = 300) -> go.Figure:
-    """Each head's ALiBi bias matrix (heads, n, n) side by side; cells the causal mask hides
-    (mask False) are left blank. The bias is never positive: red, white at 0, each head on its own
-    range from 0 to its most negative value (on one shared range the shallow heads are all white),
-    which its title gives."""
+    """Each head's ALiBi bias matrix (heads, n, n) side by side (heatmap()'s panels); cells the causal
+    mask hides (mask False) drawn as masked. The bias is never positive: red, white at 0, each head
+    on its own range from 0 to its most negative value (on one shared range the shallow heads are
+    all white), which its title gives."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     b = np.asarray(bias, dtype=np.float64)
-    h = b.shape[0]
-    if mask is not None:
-        b = np.where(np.asarray(mask, bool), b, np.nan)
-    lows = [float(np.nanmin(b[i])) if np.isfinite(b[i]).any() else -1.0 for i in range(h)]
-    titles = [esc(labels["head"].format(h=i + 1, m=float(m))) + f"<br>0 … {lows[i]:.3g}" for i, m in enumerate(slopes)]
-    fig = make_subplots(rows=1, cols=h, subplot_titles=titles, horizontal_spacing=0.03)
-    for i in range(h):
-        fig.add_trace(
-            go.Heatmap(
-                z=b[i],
-                zmin=min(lows[i], -1e-9),
-                zmax=0.0,
-                colorscale=NEGATIVE,
-                showscale=False,
-                hoverongaps=False,  # ranges differ: titles say each
-                colorbar=dict(title=dict(text=esc(labels["bias"])), thickness=12),
-                hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>",
-            ),
-            row=1,
-            col=i + 1,
-        )
-        fig.update_yaxes(autorange="reversed", row=1, col=i + 1, showticklabels=i == 0)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white")
-    return fig
+    shown = b if mask is None else np.where(np.asarray(mask, bool), b, np.nan)
+    lows = [float(np.nanmin(x)) if np.isfinite(x).any() else -1.0 for x in shown]
+    titles = [labels["head"].format(h=i + 1, m=float(m)) + f"\n0 … {lows[i]:.3g}" for i, m in enumerate(slopes)]
+    return heatmap(
+        b,
+        mask=mask,
+        labels={"value": labels["bias"]},
+        scale=NEGATIVE,
+        zmin=[min(lo, -1e-9) for lo in lows],
+        zmax=0.0,
+        colorbar=False,
+        hover="%{y} → %{x}: %{z:.3f}",
+        height=height,
+        panel_titles=titles,
+    )
 
 
 def loss_by_bucket(

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED, add_hatch
-from viz.heatmap import categories, esc, tick_step
+from viz.colors import HEAD_COLORS, HIGHLIGHT
+from viz.heatmap import categories, esc, heatmap
 
 # signed numbers (embeddings, Q, scores): blue below 0, white at 0, red above
 DIVERGING = [[0.0, "#2166ac"], [0.25, "#92c5de"], [0.5, "#f7f7f7"], [0.75, "#f4a582"], [1.0, "#b2182b"]]
@@ -27,111 +27,36 @@ DEFAULT_LABELS = {
 }
 
 
-def _axis(cats, shown, title):
-    step = tick_step(len(cats))
-    return dict(
-        type="category",
-        title=dict(text=esc(title)) if title else None,
-        tickmode="array",
-        tickvals=cats[::step],
-        ticktext=shown[::step],
-        automargin=True,
-        showgrid=False,
-        zeroline=False,
-        tickfont=dict(size=12 if len(cats) <= 40 else 9),
-    )
-
-
-def _with_gaps(values: np.ndarray, mask: np.ndarray) -> list[list]:
-    """z as nested lists with None where mask is False: plotly draws no cell there (the hatched
-    background shows) and its hover gives the fallback text; a NaN in a numeric array would be
-    drawn the same but hover as "NaN". Numbers in float32's shortest form."""
-    return [[float(np.float32(x)) if ok else None for x, ok in zip(row, keep)] for row, keep in zip(values, mask)]
-
-
 def matrix_heatmap(
     values,
     row_tokens,
     columns=None,
     title: str = "",
     labels: dict | None = None,
-    mask=None,
-    masked_text: str | None = None,
-    show_values: bool | None = None,
     head_bands: int | None = None,
     chosen_head: int | None = None,
-    symmetric: bool = True,
-    colorscale=None,
-    zmin=None,
-    zmax=None,
-    height: int | None = None,
-    digits: int = 4,
+    **options,
 ) -> go.Figure:
-    """A (rows, cols) matrix of numbers. Rows are tokens; columns are tokens (``columns`` a list of
-    strings) or dimensions (``columns`` None: 0, 1, ...). Colour: signed values on a diverging scale
-    centred at 0 (``symmetric``), else ``colorscale`` from zmin to zmax. ``mask`` (bool, True =
-    shown) leaves cells out (hatched grey, hover ``masked_text``) and out of the colour range.
-    ``head_bands`` h splits the columns into h equal bands (the heads), ``chosen_head`` framed."""
+    """heatmap() for a (rows, cols) matrix of signed numbers (embeddings, Q, scores): rows are tokens;
+    columns are tokens (``columns`` a list of strings) or dimensions (``columns`` None: 0, 1, ...);
+    a diverging scale centred at 0. ``head_bands`` h splits the columns into h equal bands (the
+    heads), ``chosen_head`` framed. options: heatmap()'s (mask, masked_text, height, ...)."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
-    v = np.asarray(values, dtype=np.float64)
-    if v.ndim != 2:
-        raise ValueError(f"a matrix is 2-D, got shape {v.shape}")
-    n_rows, n_cols = v.shape
-    if len(row_tokens) != n_rows:
-        raise ValueError(f"{len(row_tokens)} row labels for {n_rows} rows")
-    ycat = categories(row_tokens)
-    if columns is None:
-        xcat = [str(j) for j in range(n_cols)]
-        xshown = xcat
-    else:
-        if len(columns) != n_cols:
-            raise ValueError(f"{len(columns)} column labels for {n_cols} columns")
-        xcat, xshown = categories(columns), [esc(c) for c in columns]
-    shown_mask = None if mask is None else np.asarray(mask, bool)
-    if shown_mask is not None and shown_mask.shape != v.shape:
-        raise ValueError(f"mask {shown_mask.shape} does not match values {v.shape}")
-    visible = v if shown_mask is None or not shown_mask.any() else v[shown_mask]
-    if symmetric:
-        m = float(np.max(np.abs(visible))) if visible.size else 1.0
-        m = m if np.isfinite(m) and m > 0 else 1.0
-        zmin, zmax, scale = -m, m, DIVERGING
-    else:
-        scale = colorscale or COLORSCALE
-        zmin = float(np.min(visible)) if zmin is None else zmin
-        zmax = float(np.max(visible)) if zmax is None else zmax
-    masked_any = shown_mask is not None and not shown_mask.all()
-    z = _with_gaps(v, shown_mask) if masked_any else v.astype(np.float32)
-    if show_values is None:
-        show_values = n_rows <= 12 and n_cols <= 12
-    fmt = f"%{{z:.{digits}f}}"
-    heat = go.Heatmap(
-        z=z,
-        x=xcat,
-        y=ycat,
-        zmin=zmin,
-        zmax=zmax,
-        colorscale=scale,
-        colorbar=dict(title=dict(text=esc(labels["value"])), thickness=12),
-        hoverongaps=True,
-        hovertemplate=f"%{{y}} · %{{x}}: {fmt}<extra></extra>",
-        hovertemplatefallback=esc(masked_text or labels["masked"]),
+    n_rows = len(row_tokens)
+    options.setdefault("height", int(np.clip(140 + 24 * n_rows, 260, 760)))
+    fig = heatmap(
+        values,
+        row_tokens,
+        columns,
+        title=title,
+        labels=labels,
+        scale=DIVERGING,
+        zero_centred=True,
+        annotate=None,
+        hover="%{y} · %{x}: %{z:.4f}",
+        **options,
     )
-    if show_values:
-        heat.update(texttemplate="%{z:.2f}", texttemplatefallback=esc(masked_text or ""))
-    fig = go.Figure(heat)
-    fig.update_layout(
-        title=dict(text=esc(title)) if title else None,
-        xaxis=_axis(xcat, xshown, labels["x"]),
-        yaxis={**_axis(ycat, [esc(t) for t in row_tokens], labels["y"]), "autorange": "reversed"},
-        height=height or int(np.clip(140 + 24 * n_rows, 260, 760)),
-        margin=dict(l=10, r=10, t=44 if title else 16, b=10),
-        plot_bgcolor=MASKED if masked_any else "white",
-        hoverlabel=dict(namelength=-1),
-    )
-    if columns is not None and n_cols > 12:
-        fig.update_xaxes(tickangle=-60)
-    if masked_any:
-        add_hatch(fig)
+    n_cols = np.shape(values)[1]
     if head_bands and n_cols % head_bands == 0:
         width = n_cols // head_bands
         for h in range(1, head_bands):
@@ -145,6 +70,7 @@ def matrix_heatmap(
                 y1=n_rows - 0.5,
                 line=dict(color=HIGHLIGHT, width=3),
             )
+        xcat = list(range(n_cols)) if columns is None else categories(columns)
         fig.update_xaxes(
             tickmode="array",
             tickvals=[xcat[h * width + width // 2] for h in range(head_bands)],
@@ -259,40 +185,20 @@ def shapes_figure(
 def mask_figure(
     mask, query_tokens, key_tokens, title: str = "", labels: dict | None = None, height: int | None = None
 ) -> go.Figure:
-    """A mask as a matrix: blue "may look" cells, hatched grey "masked" ones; rows are queries."""
+    """A mask as a matrix (heatmap()): blue "may look" cells, hatched grey "masked" ones; rows are queries."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     m = np.asarray(mask, bool)
-    q, k = len(query_tokens), len(key_tokens)
-    if m.shape != (q, k):
-        raise ValueError(f"mask {m.shape} does not match {q} query and {k} key tokens")
-    xcat, ycat = categories(key_tokens), categories(query_tokens)
-    z = _with_gaps(np.ones(m.shape), m)
-    heat = go.Heatmap(
-        z=z,
-        x=xcat,
-        y=ycat,
-        zmin=0,
-        zmax=1,
-        colorscale=[[0, ALLOWED], [1, ALLOWED]],
-        showscale=False,
-        xgap=1,
-        ygap=1,
-        hoverongaps=True,
-        hovertemplate=f"%{{y}} → %{{x}}: {esc(labels['allowed'])}<extra></extra>",
-        hovertemplatefallback=esc(labels["masked"]),
+    return heatmap(
+        np.ones(m.shape),
+        query_tokens,
+        key_tokens,
+        mask=m,
+        title=title,
+        labels=labels,
+        scale=[[0, ALLOWED], [1, ALLOWED]],
+        colorbar=False,
+        gaps=1,
+        hover=f"%{{y}} → %{{x}}: {esc(labels['allowed'])}",
+        tick_angle=-60 if len(key_tokens) > 10 else None,
+        height=height or int(np.clip(120 + 24 * max(len(query_tokens), 1), 240, 640)),
     )
-    fig = go.Figure(heat)
-    n = max(q, 1)
-    fig.update_layout(
-        title=dict(text=esc(title)) if title else None,
-        xaxis=_axis(xcat, [esc(t) for t in key_tokens], labels["x"]),
-        yaxis={**_axis(ycat, [esc(t) for t in query_tokens], labels["y"]), "autorange": "reversed"},
-        height=height or int(np.clip(120 + 24 * n, 240, 640)),
-        margin=dict(l=10, r=10, t=44 if title else 16, b=10),
-        plot_bgcolor=MASKED,
-    )
-    if k > 10:
-        fig.update_xaxes(tickangle=-60)
-    if not m.all():
-        add_hatch(fig)
-    return fig
