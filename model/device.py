@@ -8,6 +8,8 @@ import os
 
 import torch
 
+from .errors import Notice
+
 CHOICES = ("auto", "cpu", "cuda", "mps")
 
 
@@ -20,14 +22,16 @@ def available() -> list[str]:
     return found
 
 
-def pick(requested: str | None = None) -> tuple[torch.device, str | None]:
+def pick(requested: str | None = None) -> tuple[torch.device, Notice | None]:
     """Returns (device, notice or None)."""
     want = (requested or os.environ.get("ATTN_DEVICE") or "auto").lower()
     if want not in CHOICES:
-        return torch.device("cpu"), f"unknown device {want!r}; using the CPU"
+        return torch.device("cpu"), Notice("device_unknown", f"unknown device {want!r}; using the CPU", device=want)
     have = available()
     if want == "auto":
         return torch.device("cuda" if "cuda" in have else "mps" if "mps" in have else "cpu"), None
     if want not in have:
-        return torch.device("cpu"), f"{want.upper()} is not available on this machine; using the CPU"
+        return torch.device("cpu"), Notice(
+            "device_fallback", f"{want.upper()} is not available on this machine; using the CPU", device=want.upper()
+        )
     return torch.device(want), None

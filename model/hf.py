@@ -52,7 +52,7 @@ import torch
 
 from . import device as devices
 from .config import AttentionSettings
-from .errors import InputError
+from .errors import InputError, Notice
 from .runner import SamplesText, TracesText, clean_text, settings_from
 from .trace import KINDS, Attention, Trace
 
@@ -285,17 +285,19 @@ def check_name(spec: str) -> str:
     """The part after hf:, tidied; InputError when it cannot be a folder or hub id."""
     spec = (spec or "").strip()
     if not spec:
-        raise InputError("model", "hf: needs a Hugging Face hub id or a local folder, e.g. hf:openai-community/gpt2")
+        raise InputError(
+            "hf_no_name", "hf: needs a Hugging Face hub id or a local folder, e.g. hf:openai-community/gpt2"
+        )
     if len(spec) > 300 or any(unicodedata.category(c) == "Cc" for c in spec):
-        raise InputError("model", "that is not a Hugging Face hub id or a folder name")
+        raise InputError("hf_bad_name", "that is not a Hugging Face hub id or a folder name")
     return spec
 
 
 def _require_transformers():
     if mode() == "0":
-        raise InputError("model", "Hugging Face models are turned off on this server (ATTN_HF=0)")
+        raise InputError("hf_off", "Hugging Face models are turned off on this server (ATTN_HF=0)")
     if not installed():
-        raise InputError("model", f"Hugging Face models need the transformers package: {INSTALL}")
+        raise InputError("hf_no_transformers", f"Hugging Face models need the transformers package: {INSTALL}")
     import transformers
     from transformers import AttentionInterface
     from transformers.masking_utils import ALL_MASK_ATTENTION_FUNCTIONS, AttentionMaskInterface
@@ -658,14 +660,16 @@ def max_parameters() -> int:
 
 
 def _sizes(cfg) -> dict[str, list]:
-    """The config's sizes by kind, as written (config.json of any family)."""
+    """The config's sizes by kind, as written (config.json of any family), each field once: an alias
+    (GPT-2's num_hidden_layers for n_layer) is read under the name it stands for."""
+    aliases = getattr(cfg, "attribute_map", None) or {}
 
     def values(*names):
         out = []
         for n in names:
-            v = getattr(cfg, n, None)
-            if v is not None:
-                out.append((n, v))
+            v, field = getattr(cfg, n, None), aliases.get(n, n)
+            if v is not None and field not in [f for f, _ in out]:
+                out.append((field, v))
         return out
 
     return {
@@ -696,13 +700,21 @@ def estimate_parameters(cfg) -> int:
         for field, v in found:
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= SIZE_LIMITS[kind]:
                 raise InputError(
-                    "model",
+                    "hf_config_size",
                     f"config.json: {field} = {str(v)[:20]} must be a whole number from 1 to {SIZE_LIMITS[kind]:,}",
+                    field=field,
+                    value=str(v)[:20],
+                    most=f"{SIZE_LIMITS[kind]:,}",
                 )
     first = {k: (v[0][1] if v else 0) for k, v in sizes.items()}
     d, heads = first["width"], first["heads"]
     if d and heads and getattr(cfg, "model_type", "") != "t5" and not getattr(cfg, "head_dim", None) and d % heads:
-        raise InputError("model", f"config.json: the hidden size {d} does not split into {heads} heads")
+        raise InputError(
+            "hf_heads_split",
+            f"config.json: the hidden size {d} does not split into {heads} heads",
+            width=d,
+            heads=heads,
+        )
     layers = sum(v for _, v in sizes["layers"][:2]) or 1
     f = first["ffn"] or 4 * d
     cross = 2 if getattr(cfg, "is_encoder_decoder", False) else 1
@@ -768,7 +780,7 @@ def load(spec: str, device: str | None = None, shown: str | None = None, max_par
     try:
         return _load(spec, name, device, max_parameters() if max_params is None else max_params)
     except (OSError, RuntimeError) as e:  # a folder that cannot be read, ~nosuchuser, ...
-        raise InputError("model", f"{name}: cannot be read ({_short(e)})") from None
+        raise InputError("hf_unreadable", f"{name}: cannot be read ({_short(e)})") from None
 
 
 def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
@@ -782,40 +794,44 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
         local = True
     if not local:
         if spec.startswith(("/", ".", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", spec) or path.exists():
-            raise InputError("model", f"{name}: there is no model folder {spec}")
+            raise InputError("hf_no_folder", f"{name}: there is no model folder {spec}")
         if not _HUB_ID.match(spec):
             raise InputError(
-                "model", f"{name}: not a local folder, nor a Hugging Face hub id such as openai-community/gpt2"
+                "hf_not_id", f"{name}: not a local folder, nor a Hugging Face hub id such as openai-community/gpt2"
             )
         if mode() == "local":
             raise InputError(
-                "model", f"{name}: this server loads Hugging Face models from local folders only (ATTN_HF=local)"
+                "hf_local_only",
+                f"{name}: this server loads Hugging Face models from local folders only (ATTN_HF=local)",
             )
     source = str(path) if local else spec
     offline = not local and _offline()
     unreachable = not local and not offline and not _hub_reachable()
     common = dict(trust_remote_code=False, local_files_only=offline or unreachable)  # then: the cache only
 
-    def unavailable(what: str, e: Exception) -> InputError:
+    def unavailable(in_folder: InputError, e: Exception) -> InputError:
+        """What a local folder lacks (in_folder), or why the hub could not give a hub id."""
         if local:
-            return InputError("model", f"{name}: the folder has no usable {what} ({_short(e)})")
-        why = (
-            "this machine is offline (HF_HUB_OFFLINE) and it is not in the local cache"
-            if offline
-            else "the Hugging Face hub cannot be reached (no internet?) and it is not in the local cache"
-            if unreachable
-            else "no such model on the Hugging Face hub, or it is private"
-        )
-        return InputError("model", f"cannot get {name}: {why} ({_short(e)})")
+            return in_folder
+        cannot, cause = f"cannot get {name}: ", f" ({_short(e)})"
+        if offline:
+            why = "this machine is offline (HF_HUB_OFFLINE) and it is not in the local cache"
+            return InputError("hf_offline", cannot + why + cause)
+        if unreachable:
+            why = "the Hugging Face hub cannot be reached (no internet?) and it is not in the local cache"
+            return InputError("hf_unreachable", cannot + why + cause)
+        return InputError("hf_not_on_hub", cannot + "no such model on the Hugging Face hub, or it is private" + cause)
 
     try:
         cfg = AutoConfig.from_pretrained(source, **common)
     except Exception as e:  # OSError, ValueError, requests' and hub's own errors
         if "trust_remote_code" in str(e):
             raise InputError(
-                "model", f"{name} needs its own code from the hub (trust_remote_code), which this app never runs"
+                "hf_remote_code",
+                f"{name} needs its own code from the hub (trust_remote_code), which this app never runs",
             ) from None
-        raise unavailable("config.json", e) from None
+        lacks = InputError("hf_no_config", f"{name}: the folder has no usable config.json ({_short(e)})")
+        raise unavailable(lacks, e) from None
 
     family = _family(cfg)
     archs = getattr(cfg, "architectures", None) or []
@@ -831,10 +847,12 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     dev, dev_notice = devices.pick(device)
 
     def too_many(n: int):
+        millions, most = f"{n / 1e6:,.0f}", f"{max_params / 1e6:,.0f}"
         return InputError(
-            "model",
-            f"{name} has {n / 1e6:,.0f}M parameters; this server allows at most "
-            f"{max_params / 1e6:,.0f}M (ATTN_HF_MAX_PARAMS)",
+            "hf_too_many",
+            f"{name} has {millions}M parameters; this server allows at most {most}M (ATTN_HF_MAX_PARAMS)",
+            n=millions,
+            most=most,
         )
 
     estimate = estimate_parameters(cfg)  # from the config alone: nothing built yet
@@ -843,26 +861,33 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     try:
         n_params = count_parameters(auto_cls, cfg)
     except Exception as e:
-        raise InputError("model", f"{name}: transformers cannot build this architecture ({_short(e)})") from None
+        raise InputError(
+            "hf_cannot_build", f"{name}: transformers cannot build this architecture ({_short(e)})"
+        ) from None
     need = n_params * 4  # float32
     free = _free_memory(dev)
     if n_params > max_params:
         raise too_many(n_params)
     if free is not None and need * 1.25 > free:
+        sizes = dict(
+            n=f"{n_params / 1e6:,.0f}", need=f"{need / 2**30:.1f}", device=dev.type.upper(), free=f"{free / 2**30:.1f}"
+        )
         raise InputError(
-            "model",
-            f"{name} is too large for this machine: {n_params / 1e6:,.0f}M parameters need "
-            f"{need / 2**30:.1f} GiB in float32, and {dev.type.upper()} has {free / 2**30:.1f} "
-            "GiB free",
+            "hf_too_large",
+            "{name} is too large for this machine: {n}M parameters need {need} GiB in float32, and {device} has "
+            "{free} GiB free".format(name=name, **sizes),
+            **sizes,
         )
     if local and not any((path / f).is_file() for f in TOKENIZER_FILES):
         raise InputError(
-            "model", f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)"
+            "hf_no_tokenizer_files",
+            f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)",
         )
     try:
         tok = AutoTokenizer.from_pretrained(source, **common)
     except Exception as e:
-        raise unavailable("tokenizer", e) from None
+        lacks = InputError("hf_no_tokenizer", f"{name}: the folder has no usable tokenizer ({_short(e)})")
+        raise unavailable(lacks, e) from None
     try:
         module, info = auto_cls.from_pretrained(
             source,
@@ -876,10 +901,11 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     except Exception as e:
         if "safetensors" in str(e).lower() or "model.safetensors" in str(e):
             raise InputError(
-                "model",
+                "hf_no_safetensors",
                 f"{name} has no safetensors weights; this app never loads pickle (.bin) weights, which can run code",
             ) from None
-        raise unavailable("weights", e) from None
+        lacks = InputError("hf_no_weights", f"{name}: the folder has no usable weights ({_short(e)})")
+        raise unavailable(lacks, e) from None
     module.set_attn_implementation(IMPL)
     module = module.to(dev).eval()
 
@@ -887,14 +913,23 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     model_vocab = getattr(cfg, "vocab_size", None)
     if isinstance(model_vocab, int) and len(tok) < model_vocab // 2:
         notices.append(
-            f"{name}: its tokenizer knows {len(tok)} tokens and the model {model_vocab}: most words "
-            "will be unknown; the folder's tokenizer files may be missing or wrong"
+            Notice(
+                "hf_vocab_mismatch",
+                f"{name}: its tokenizer knows {len(tok)} tokens and the model {model_vocab}: most words "
+                "will be unknown; the folder's tokenizer files may be missing or wrong",
+                tokens=len(tok),
+                vocab=model_vocab,
+            )
         )
     missing = [k for k in info.get("missing_keys", []) if k]
     if missing:
         notices.append(
-            f"{len(missing)} weights of {name} were not in its files and are random "
-            f"({', '.join(sorted(missing)[:3])}{', …' if len(missing) > 3 else ''})"
+            Notice(
+                "hf_missing_weights",
+                f"{len(missing)} weights of {name} were not in its files and are random "
+                f"({', '.join(sorted(missing)[:3])}{', …' if len(missing) > 3 else ''})",
+                n=len(missing),
+            )
         )
     return HFRunner(name, module, HFTokenizer(tok), dev, family, n_params, notices)
 
@@ -914,10 +949,15 @@ class HFRunner(TracesText, SamplesText):
         heads = _first(cfg, "num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", default=0)
         dec_heads = _first(cfg, "decoder_attention_heads", default=heads)
         if kind == "translator" and (enc_layers != dec_layers or heads != dec_heads):
+            sizes = dict(enc_layers=enc_layers, enc_heads=heads, dec_layers=dec_layers, dec_heads=dec_heads)
+            sizes.update(layers=min(enc_layers, dec_layers), heads=min(heads, dec_heads))
             self.notices.append(
-                f"the encoder has {enc_layers} layers x {heads} heads and the decoder "
-                f"{dec_layers} x {dec_heads}: the pages offer the first "
-                f"{min(enc_layers, dec_layers)} x {min(heads, dec_heads)}"
+                Notice(
+                    "hf_stacks_differ",
+                    "the encoder has {enc_layers} layers x {enc_heads} heads and the decoder {dec_layers} x "
+                    "{dec_heads}: the pages offer the first {layers} x {heads}".format(**sizes),
+                    **sizes,
+                )
             )
         limit = _first(cfg, "max_position_embeddings", "n_positions", "max_seq_len", default=None)
         tok_limit = getattr(tokenizer.tok, "model_max_length", None)
@@ -977,12 +1017,11 @@ class HFRunner(TracesText, SamplesText):
 
     def run(self, fn, notices=None):
         """run(fn) calls fn(module, device) with our modules' convention (module(ids, settings) ->
-        (logits, weights)), which a Hugging Face model does not have: InputError("model")."""
+        (logits, weights)), which a Hugging Face model does not have: InputError("hf_no_run")."""
         raise InputError(
-            "model",
+            "hf_no_run",
             f"{self.name} is a Hugging Face model: it runs through trace, trace_ids, "
             "next_token_logits and generate only",
-            model=self.name,
         )
 
     # -- running ---------------------------------------------------------------------------------
@@ -1001,13 +1040,19 @@ class HFRunner(TracesText, SamplesText):
             _CALL.reset(token)
         if settings.temperature != 1.0 and call.calls == 0:
             notices.append(
-                f"{self.name}: this model's attention does not go through the function the explorer "
-                "wraps, so the attention temperature had no effect"
+                Notice(
+                    "hf_temperature_unused",
+                    f"{self.name}: this model's attention does not go through the function the explorer "
+                    "wraps, so the attention temperature had no effect",
+                )
             )
         if not settings.use_position and call.position_hits == 0:
             notices.append(
-                f"{self.name}: dropping the positional information is not supported for this model "
-                "family; positions were kept"
+                Notice(
+                    "hf_positions_kept",
+                    f"{self.name}: dropping the positional information is not supported for this model "
+                    "family; positions were kept",
+                )
             )
 
     def _tensor(self, ids):
@@ -1023,8 +1068,13 @@ class HFRunner(TracesText, SamplesText):
             enc = tok(text, add_special_tokens=True, truncation=True, max_length=room)
             ids = list(enc["input_ids"])
             notices.append(
-                f"the text was cut to its first {room} tokens (the explorer reads at most "
-                f"{self.config.max_seq_len} with this model)"
+                Notice(
+                    "cut_tokens",
+                    f"the text was cut to its first {room} tokens (the explorer reads at most "
+                    f"{self.config.max_seq_len} with this model)",
+                    n=room,
+                    max=self.config.max_seq_len,
+                )
             )
             text = self.tokenizer.decode(ids)
         words = None
@@ -1098,7 +1148,13 @@ class HFRunner(TracesText, SamplesText):
             return self._trace_seq2seq(text, s, record)
         text, ids, words, notices = self._encode(text, self.config.max_seq_len)
         if direction is not None:
-            notices.append(f"{self.name} is not a translator: the direction {direction!r} was ignored")
+            notices.append(
+                Notice(
+                    "hf_direction_ignored",
+                    f"{self.name} is not a translator: the direction {direction!r} was ignored",
+                    direction=direction,
+                )
+            )
         with self._call(s, notices):
             out = self.hf_model(
                 input_ids=self._tensor(ids), attention_mask=torch.ones_like(self._tensor(ids)), output_attentions=True
@@ -1119,7 +1175,7 @@ class HFRunner(TracesText, SamplesText):
     def trace_ids(self, ids, **settings) -> Trace:
         """A trace of a given id sequence (a generation's output, an induction probe)."""
         if self.kind == "translator":
-            raise InputError("model", f"{self.name} is an encoder-decoder model: trace a text instead")
+            raise InputError("hf_trace_ids", f"{self.name} is an encoder-decoder model: trace a text instead")
         s = settings_from(**settings)
         ids = [int(i) for i in ids][: self.config.max_seq_len]
         notices: list[str] = []
@@ -1162,7 +1218,7 @@ class HFRunner(TracesText, SamplesText):
     # generate(): SamplesText (model/runner.py), the same sampling as GPTRunner
     def _can_generate(self) -> None:
         if self.kind != "gpt":
-            raise InputError("model", f"{self.name} is not a decoder-only model; generate needs one (e.g. GPT-2)")
+            raise InputError("hf_generate", f"{self.name} is not a decoder-only model; generate needs one (e.g. GPT-2)")
 
     def _generation_prompt(self, prompt):
         return (*self.prompt_ids(prompt, self.config.max_seq_len - 1), self.tokenizer.tok.eos_token_id)
@@ -1170,7 +1226,7 @@ class HFRunner(TracesText, SamplesText):
     def nll(self, texts) -> np.ndarray:
         """-log p(text) in nats of a decoder's tokens after its start token, each text on its own."""
         if self.kind != "gpt":
-            raise InputError("model", f"{self.name} is not a decoder-only model; nll needs one (e.g. GPT-2)")
+            raise InputError("hf_nll", f"{self.name} is not a decoder-only model; nll needs one (e.g. GPT-2)")
         out = []
         for t in texts:
             ids = self._start_ids() + self.tokenizer.encode(t)
@@ -1209,7 +1265,7 @@ class HFRunner(TracesText, SamplesText):
     def translate(self, texts, direction=None, **settings) -> list[str]:
         """Greedy output for each text (a Hugging Face translator, T5 with its task prefix, ...)."""
         if self.kind != "translator":
-            raise InputError("model", f"{self.name} is not an encoder-decoder model")
+            raise InputError("hf_translate", f"{self.name} is not an encoder-decoder model")
         s = settings_from(**settings)
         out = []
         for t in texts:

@@ -16,7 +16,7 @@ from safetensors.torch import load_file, save_file
 from . import device as devices
 from . import snapshots
 from .config import ModelConfig
-from .errors import InputError, ModelFileError
+from .errors import InputError, ModelFileError, Notice
 from .gpt import GPT
 from .runner import GPTRunner, TranslatorRunner
 from .tokenizer import PAD, REBUILD_COMMAND, Tokenizer
@@ -62,7 +62,7 @@ def build(config: ModelConfig) -> torch.nn.Module:
 
 def check_name(name: str) -> str:
     if name not in PRESETS:
-        raise InputError("model", f"unknown model {name!r}; choose one of: {', '.join(NAMES)}")
+        raise InputError("unknown_model", f"unknown model {name!r}; choose one of: {', '.join(NAMES)}", name=name)
     return name
 
 
@@ -163,7 +163,13 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     elif not random_weights:
         raise ModelFileError(weights_path, f"python -m model train {name}")
     else:
-        notices.append(f"{name} has no trained weights yet: random weights (seed 0), so its attention means nothing")
+        notices.append(
+            Notice(
+                "random_weights",
+                f"{name} has no trained weights yet: random weights (seed 0), so its attention means nothing",
+                name=name,
+            )
+        )
     module = module.to(dev).eval()
     runner = TranslatorRunner if config.arch == "transformer" else GPTRunner
     return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained, notices=notices)
@@ -178,7 +184,12 @@ def split_snapshot(name: str) -> tuple[str, int | None]:
         return name, None
     base, _, step = name.partition("@")
     if not (step.isascii() and step.isdigit() and len(step) <= 9):
-        raise InputError("model", f"bad snapshot step {step[:20]!r}: write NAME@STEP, e.g. {base[:20]}@0")
+        raise InputError(
+            "snapshot_step",
+            f"bad snapshot step {step[:20]!r}: write NAME@STEP, e.g. {base[:20]}@0",
+            step=step[:20],
+            name=base[:20],
+        )
     return base, int(step)
 
 
@@ -202,9 +213,23 @@ def _snapshot_state(name: str, step: int, directory) -> dict | None:
     """The float32 state of snapshot `step`, or None when it is the shipped weights."""
     d = Path(directory) if directory else weights_dir()
     steps = snapshots.steps_of(name, d)
+    if not steps:
+        raise InputError(
+            "no_snapshots",
+            f"{name} has no snapshot at step {step}; snapshots: none (python -m model train {name} --snapshots 10)",
+            name=name,
+        )
     if step not in steps:
-        listed = ", ".join(map(str, steps)) or f"none (python -m model train {name} --snapshots 10)"
-        raise InputError("model", f"{name} has no snapshot at step {step}; snapshots: {listed}")
+        listed = ", ".join(map(str, steps))
+        raise InputError(
+            "no_snapshot",
+            f"{name} has no snapshot at step {step}; snapshots: {listed}",
+            name=name,
+            step=step,
+            count=len(steps),
+            first=steps[0],
+            last=steps[-1],
+        )
     try:
         return snapshots.load_state(name, step, d)
     except Exception as e:  # safetensors raises its own error types for truncated files

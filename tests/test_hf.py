@@ -1,8 +1,8 @@
 """The Hugging Face adapter (model/hf.py), offline.
 
-Tiny random GPT-2, LLaMA, BERT and T5 models (2 layers, built here from configs, with tokenizers
-trained here: byte-level BPE, WordPiece, SentencePiece unigram) are saved to a temporary folder
-and loaded through model.load("hf:FOLDER"); their traces must equal transformers' own
+Tiny random GPT-2, LLaMA, BERT and T5 models (2 layers, built from configs by tests/conftest.py's
+`tiny` fixture, with tokenizers trained there: byte-level BPE, WordPiece, SentencePiece unigram) are
+saved to a temporary folder and loaded through model.load("hf:FOLDER"); their traces must equal transformers' own
 output_attentions from a separately loaded eager model. Then attention temperature (layer 0 at T
 is softmax(log w / T) of layer 0 at 1, because its input does not change), dropping positions
 (attention becomes permutation-equivariant), generation, the scores the temperature page reads,
@@ -34,14 +34,6 @@ from model.errors import InputError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 TEXT = "The cat sat on the mat."
-CORPUS = [
-    "The cat sat on the mat.",
-    "The dog bit the man.",
-    "A bird sings in the morning light.",
-    "猫坐在垫子上。",
-    "Emoji 😀 and café are fine.",
-    "the mat sat on the cat",
-] * 20
 ATOL = 1e-6
 
 
@@ -51,104 +43,6 @@ def offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("ATTN_HF", "1")
     monkeypatch.delenv("ATTN_HF_MAX_PARAMS", raising=False)
-
-
-def _byte_bpe():
-    from tokenizers import ByteLevelBPETokenizer
-
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(CORPUS, vocab_size=400, min_frequency=1, special_tokens=["<|endoftext|>"])
-    return transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
-    )
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """{"gpt2" | "llama" | "bert" | "t5": folder}: 2-layer random models with their tokenizers."""
-    from tokenizers import BertWordPieceTokenizer, SentencePieceUnigramTokenizer
-    from tokenizers.processors import TemplateProcessing
-
-    root = tmp_path_factory.mktemp("hf_tiny")
-    torch.manual_seed(0)
-    folders = {}
-
-    def save(name, tok, module):
-        folders[name] = str(root / name)
-        tok.save_pretrained(folders[name])
-        module.eval().save_pretrained(folders[name])
-
-    tok = _byte_bpe()
-    save(
-        "gpt2",
-        tok,
-        transformers.GPT2LMHeadModel(
-            transformers.GPT2Config(
-                n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0
-            )
-        ),
-    )
-    save(
-        "llama",
-        tok,
-        transformers.LlamaForCausalLM(
-            transformers.LlamaConfig(
-                num_hidden_layers=2,
-                num_attention_heads=4,
-                num_key_value_heads=2,
-                hidden_size=32,
-                intermediate_size=64,
-                vocab_size=len(tok),
-                max_position_embeddings=64,
-                bos_token_id=0,
-                eos_token_id=0,
-                pad_token_id=0,
-            )
-        ),
-    )
-    wp = BertWordPieceTokenizer(lowercase=True)
-    wp.train_from_iterator(CORPUS, vocab_size=300, min_frequency=1)
-    tok = transformers.BertTokenizerFast(tokenizer_object=wp._tokenizer)
-    save(
-        "bert",
-        tok,
-        transformers.BertForMaskedLM(
-            transformers.BertConfig(
-                num_hidden_layers=2,
-                num_attention_heads=2,
-                hidden_size=32,
-                intermediate_size=64,
-                vocab_size=len(tok),
-                max_position_embeddings=64,
-            )
-        ),
-    )
-    sp = SentencePieceUnigramTokenizer()
-    sp.train_from_iterator(CORPUS, vocab_size=200, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>")
-    sp._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    # model_max_length: T5 has no position limit of its own; a short one keeps the random model's
-    # endless greedy output (no </s>) short
-    tok = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>", unk_token="<unk>", model_max_length=24
-    )
-    save(
-        "t5",
-        tok,
-        transformers.T5ForConditionalGeneration(
-            transformers.T5Config(
-                num_layers=2,
-                num_heads=2,
-                d_model=32,
-                d_kv=16,
-                d_ff=64,
-                vocab_size=len(tok),
-                decoder_start_token_id=0,
-                pad_token_id=0,
-                eos_token_id=1,
-            )
-        ),
-    )
-    return folders
 
 
 @pytest.fixture(scope="module")
