@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED
+from viz.curves import lines
 from viz.heatmap import categories, esc, heatmap
 
 COMPUTED = COLORSCALE[-3][1]
@@ -43,18 +44,7 @@ def guide_lines(fig, ns, anchor_n, anchor_y, names=("n²", "n")):
 
 def scaling_curves(series: dict, labels: dict, y: str = "seconds") -> go.Figure:
     """series: name -> (ns, values). Log-log, with n² and n guide lines through the first series' last point."""
-    fig = go.Figure()
-    for i, (name, (ns, values)) in enumerate(series.items()):
-        fig.add_trace(
-            go.Scatter(
-                x=ns,
-                y=values,
-                mode="lines+markers",
-                name=esc(name),
-                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                hovertemplate="n = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
-            )
-        )
+    fig = go.Figure(lines([(name, ns, values) for name, (ns, values) in series.items()], "n = %{x}: %{y:.4g}"))
     first = next(iter(series.values()))
     all_ns = sorted({n for ns, _ in series.values() for n in ns})
     guide_lines(fig, all_ns, first[0][-1], first[1][-1], (labels["n2"], labels["n1"]))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import COLORSCALE, MASKED
+from viz.colors import COLORSCALE, HEAD_COLORS, MASKED
 from viz.heatmap import esc
 
 DEFAULT_LABELS = {
@@ -20,6 +20,28 @@ DEFAULT_LABELS = {
     "probability": "Probability",
 }
 BAR_COLOUR = COLORSCALE[-3][1]
+
+
+def lines(series, hover: str, colours=HEAD_COLORS, name_in_hover: bool = True, **trace) -> list[go.Scatter]:
+    """One "lines+markers" trace per (name, x, y) of series: the name (escaped) in the legend (an
+    unnamed line has no entry) and, with name_in_hover, in the hover's box beside ``hover`` (the
+    template of the values); colours: one per line in turn (None: plotly's own). ``trace``: more
+    settings for every line."""
+    out = []
+    for i, (name, x, y) in enumerate(series):
+        out.append(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines+markers",
+                name=esc(name),
+                showlegend=bool(name),
+                line=None if colours is None else dict(color=colours[i % len(colours)]),
+                hovertemplate=f"{hover}<extra>{esc(name) if name_in_hover else ''}</extra>",
+                **trace,
+            )
+        )
+    return out
 
 
 def entropy_vs_temperature(
@@ -46,18 +68,8 @@ def entropy_vs_temperature(
     if ent.shape[-1] != len(temps):
         raise ValueError(f"{ent.shape[-1]} entropies for {len(temps)} temperatures")
     names = list(names) if names is not None else [""] * len(ent)
-    fig = go.Figure()
-    for curve, name in zip(ent, names):
-        fig.add_trace(
-            go.Scatter(
-                x=temps,
-                y=curve,
-                mode="lines+markers",
-                name=esc(name),
-                showlegend=bool(name),
-                hovertemplate="T = %{x:.3g}: %{y:.4f}<extra></extra>",
-            )
-        )
+    series = [(name, temps, curve) for name, curve in zip(names, ent)]
+    fig = go.Figure(lines(series, "T = %{x:.3g}: %{y:.4f}", colours=None, name_in_hover=False))
     limit = math.log(n_keys) if n_keys > 0 else 0.0
     fig.add_hline(
         y=limit,

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.colors import HEAD_COLORS, HIGHLIGHT
+from viz.curves import lines
 from viz.heatmap import esc
 
 FORMED = 0.5  # a head "has" a role once its score stays at or above this to the end of training
@@ -115,20 +116,9 @@ def metric_curves(
     """Lines of per-snapshot values ({name: values}, e.g. held-out loss) against the snapshots,
     with a dotted marker at snapshot index ``chosen``. A None value is a gap."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
-    fig = go.Figure()
-    for i, (name, values) in enumerate(series.items()):
-        y = [np.nan if v is None else float(v) for v in values]
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(len(steps))),
-                y=y,
-                mode="lines+markers",
-                name=esc(name),
-                customdata=list(steps),
-                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>",
-            )
-        )
+    x = list(range(len(steps)))
+    series = [(name, x, [np.nan if v is None else float(v) for v in values]) for name, values in series.items()]
+    fig = go.Figure(lines(series, "%{y:.3f}", customdata=list(steps)))
     return _axis(fig, steps, chosen, labels["step"], y_title or labels["value"], height)
 
 
