@@ -158,19 +158,19 @@ def choice(options) -> Callable[[str], str]:
 
 
 def integer(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
-        v = int(raw)
-        if not lo <= v <= hi:
-            raise ValueError(raw)
-        return v
-
-    return parse
+    return _within(int, lo, hi)
 
 
 def number(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        v = float(raw)
-        if not math.isfinite(v) or not lo <= v <= hi:
+    return _within(float, lo, hi)
+
+
+def _within(cast, lo, hi) -> Callable[[str], Any]:
+    """cast(raw), which must lie in lo..hi (and, a float, be finite: NaN and inf are invalid)."""
+
+    def parse(raw: str):
+        v = cast(raw)
+        if (isinstance(v, float) and not math.isfinite(v)) or not lo <= v <= hi:
             raise ValueError(raw)
         return v
 
