@@ -4,6 +4,10 @@ roles, with every view setting in the URL."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import numpy as np
 import streamlit as st
 
@@ -13,9 +17,18 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, page_header, present_figure
-from ui.rows import pill_labels, row_labels, rows_caption, written
+from ui.rows import row_labels, rows_caption, written
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_table
+from ui.widgets import (
+    PLOTLY_CONFIG,
+    download,
+    heatmap_labels,
+    image_format_picker,
+    kind_picker,
+    row_picker,
+    show_table,
+    translated,
+)
 from viz.analysis import head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words, rollout, word_groups
 from viz.head_view import head_view
 from viz.heatmap import attention_heatmap
@@ -138,15 +151,7 @@ state.fit("att_head", ["mean", *range(n_heads)], head_label)
 # on a projector the controls go without their labels (the options say what they are) and the
 # explanation, so that the first screen at 1280 x 800 reaches the chart
 shown = "collapsed" if ctx.presentation else "visible"
-kind = st.radio(
-    t("att_kind"),
-    kinds,
-    format_func=lambda k: t(f"kind_{k}"),
-    key="att_kind",
-    horizontal=True,
-    disabled=len(kinds) == 1,
-    label_visibility=shown,
-)
+kind = kind_picker(kinds, "att_kind", label_visibility=shown)
 if not ctx.presentation:
     st.caption(t(f"att_explain_{kind}"))
 c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
@@ -213,15 +218,7 @@ line_labels = (
 
 with tab_head:
     if tab_head.open:
-        pills = pill_labels(q_labels)  # unique: a repeated word's second row can be chosen
-        q = st.pills(
-            t("att_query"),
-            list(range(len(q_tokens))),
-            format_func=lambda i: pills[i],
-            key="att_q",
-            selection_mode="single",
-            required=True,
-        )
+        q = row_picker(t("att_query"), q_labels, "att_q")
         # on a projector the chart comes first and its explanations after it
         if writes and not ctx.presentation:
             st.caption(rows_caption(att))
@@ -309,15 +306,15 @@ with tab_agg:
         roles["head"] += 1
         roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
         score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
-        roles = roles[["layer", "head", "role", "score", *score_cols]]
-        roles = roles.rename(
-            columns={
-                "layer": t("att_col_layer"),
-                "head": t("att_col_head"),
-                "role": t("att_col_role"),
-                "score": t("att_col_score"),
-                **{c: t(f"att_role_{c}") for c in score_cols},
-            }
+        roles = translated(
+            roles[["layer", "head", "role", "score", *score_cols]],
+            {
+                "layer": "att_col_layer",
+                "head": "att_col_head",
+                "role": "att_col_role",
+                "score": "att_col_score",
+                **{c: f"att_role_{c}" for c in score_cols},
+            },
         )
         bars = {
             t(f"att_role_{c}"): st.column_config.ProgressColumn(
@@ -337,44 +334,28 @@ with tab_agg:
 with tab_export:
     if tab_export.open:
         st.markdown(t("att_export_intro"))
-        st.radio(
-            t("att_image_format"),
-            ["png", "svg"],
-            format_func=str.upper,
-            key="att_img",
-            horizontal=True,
-            help=t("att_image_format_help"),
-        )
+        image_format_picker("att_img")
         with st.container(horizontal=True):
-            st.download_button(
+            download(
                 t("att_download_json"),
                 tr.dumps,
-                file_name=f"attention_{ctx.model}.json",
-                mime="application/json",
-                on_click="ignore",
-                icon="⬇️",
+                f"attention_{ctx.model}.json",
                 key="att_json",
                 help=t("att_download_json_help"),
             )
             if vl_convert is not None:
                 lines = lines or head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
-                st.download_button(
+                download(
                     t("att_download_svg"),
                     lambda: vl_convert.vegalite_to_svg(lines),
-                    file_name="attention_head_view.svg",
-                    mime="image/svg+xml",
-                    on_click="ignore",
-                    icon="⬇️",
-                    key="att_svg",
+                    "attention_head_view.svg",
+                    "att_svg",
                 )
-                st.download_button(
+                download(
                     t("att_download_png"),
                     lambda: vl_convert.vegalite_to_png(lines, scale=2),
-                    file_name="attention_head_view.png",
-                    mime="image/png",
-                    on_click="ignore",
-                    icon="⬇️",
-                    key="att_png",
+                    "attention_head_view.png",
+                    "att_png",
                 )
         if vl_convert is None:
             st.caption(t("att_no_svg"))

@@ -3,6 +3,10 @@ blockwise softmax, why Q, K, V and several heads. Numbers come from model/cost.p
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 import json
 
@@ -18,7 +22,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap
+from ui.widgets import PLOTLY_CONFIG, download, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
 from viz.table import to_csv
 
@@ -259,22 +263,10 @@ def section_n2() -> None:
             for r in rs
         ]
         c1, c2 = st.columns(2)
-        c1.download_button(
-            t("cost_download_csv"),
-            to_csv(pd.DataFrame(flat)),
-            file_name="attention_cost.csv",
-            mime="text/csv",
-            icon="⬇️",
-            key="cost_dl_csv",
-        )
-        c2.download_button(
-            t("cost_download_bench"),
-            json.dumps(b, indent=1),
-            file_name="cost_results.json",
-            mime="application/json",
-            icon="⬇️",
-            key="cost_dl_json",
-        )
+        with c1:
+            download(t("cost_download_csv"), to_csv(pd.DataFrame(flat)), "attention_cost.csv", "cost_dl_csv")
+        with c2:
+            download(t("cost_download_bench"), json.dumps(b, indent=1), "cost_results.json", "cost_dl_json")
 
     st.subheader(t("cost_live_title"))
     st.caption(t("cost_live_help"))
@@ -476,9 +468,7 @@ def section_scale() -> None:
             limit=sw["dead"],
         )
     )
-    st.download_button(
-        t("cost_download_csv"), to_csv(rows), file_name="sqrt_dk.csv", mime="text/csv", icon="⬇️", key="cost_dl_sweep"
-    )
+    download(t("cost_download_csv"), to_csv(rows), "sqrt_dk.csv", "cost_dl_sweep")
 
     st.subheader(t("cost_heads_title", model=md(model_name)))
     heads = pd.DataFrame(heads_table(model_ctx.model, model_ctx.device, ctx.text))

@@ -3,6 +3,10 @@ the drawn one orange) and what the newest token attends to in every layer and he
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 
 import numpy as np
@@ -15,7 +19,7 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, show_input_error, show_model_notices
+from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
 
@@ -78,20 +82,13 @@ if runner is not None and not runner.can_continue_text:  # a decoder-only model 
 if runner is None:
     copy_link()
     st.stop()
-vocab = runner.tokenizer.vocab_size
-state.fit("gen_topk", range(vocab + 1), lambda k: f"topk {k}")
 
 # -- settings ----------------------------------------------------------------------------------
 prompt = st.text_input(t("gen_prompt"), key="gen_prompt", help=t("gen_prompt_help"))
 c1, c2, c3, c4, c5 = st.columns(5)
 with c1:
     n_max = st.slider(t("gen_max_new"), 1, MAX_NEW, key="gen_n")
-with c2:
-    stemp = st.slider(t("gen_stemp"), 0.0, STEMP_MAX, step=0.05, key="gen_stemp", help=t("gen_stemp_help"))
-with c3:
-    top_k = st.number_input(t("gen_topk"), 0, vocab, step=1, key="gen_topk", help=t("gen_topk_help"))
-with c4:
-    top_p = st.slider(t("gen_topp"), 0.01, 1.0, step=0.01, key="gen_topp", help=t("gen_topp_help"))
+stemp, top_k, top_p = sampling_knobs("gen", runner.tokenizer.vocab_size, STEMP_MAX, (c2, c3, c4))
 with c5:
     seed = st.number_input(t("gen_seed"), 0, SEED_MAX, step=1, key="gen_seed", help=t("gen_seed_help"))
 
@@ -112,26 +109,12 @@ if finished:
     done = n_steps
 
 b1, b2, b3, _ = st.columns([1, 1.4, 1.2, 4])
-b1.button(
-    t("gen_step"),
-    key="gen_step",
-    icon="➡️",
-    help=t("gen_step_help"),
-    type="primary",
-    on_click=advance,
-    args=(run_key, None),
-    disabled=finished,
-)
-b2.button(
-    t("gen_run"),
-    key="gen_run",
-    icon="⏩",
-    help=t("gen_run_help"),
-    on_click=advance,
-    args=(run_key, n_max),
-    disabled=finished,
-)
-b3.button(t("gen_reset"), key="gen_reset", icon="↩️", on_click=advance, args=(run_key, 0), disabled=done == 0)
+with b1:
+    action_button("gen_step", "➡️", advance, (run_key, None), type="primary", disabled=finished)
+with b2:
+    action_button("gen_run", "⏩", advance, (run_key, n_max), disabled=finished)
+with b3:
+    action_button("gen_reset", "↩️", advance, (run_key, 0), explain=False, disabled=done == 0)
 
 show_model_notices(gen.notices)
 

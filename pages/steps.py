@@ -5,6 +5,10 @@ model computed (model/walkthrough.py), and the lines of model/ that computed the
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import math
 
 import numpy as np
@@ -20,7 +24,15 @@ from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.rows import ARROW
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_input_error, show_model_notices, show_table, token_picker
+from ui.widgets import (
+    PLOTLY_CONFIG,
+    heatmap_labels,
+    number_picker,
+    show_input_error,
+    show_model_notices,
+    show_table,
+    token_picker,
+)
 from viz.heatmap import attention_heatmap
 from viz.steps import matrix_heatmap, shapes_figure
 
@@ -118,19 +130,9 @@ with c_kind:
         kind = kinds[0]
         st.markdown(f"**{t('steps_kind')}:** {t(f'kind_{kind}')}")
 with c_layer:
-    layer = st.selectbox(
-        t("steps_layer"),
-        list(range(cfg.num_layers)),
-        key="steps_layer",
-        format_func=lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers),
-    )
+    layer = number_picker("steps_layer", cfg.num_layers, "steps_layer", "steps_layer_n")
 with c_head:
-    head = st.selectbox(
-        t("steps_head"),
-        list(range(cfg.num_heads)),
-        key="steps_head",
-        format_func=lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads),
-    )
+    head = number_picker("steps_head", cfg.num_heads, "steps_head", "steps_head_n")
 
 # -- previous / next --------------------------------------------------------------------------
 step = int(st.session_state["steps_step"])
@@ -333,15 +335,21 @@ def step_qkv() -> None:
         show_code("qkv", w)
 
 
+def score_step(explain: str, symbol: str, values, name: str, code: str) -> None:
+    """A step whose result is one query x key matrix (S, S'): what it does, the matrix's shape, the
+    matrix and its numbers (keyed steps_NAME, steps_df_NAME), beside the code of step `code`."""
+    with left:
+        st.markdown(explain)
+        st.markdown(shape(symbol, values))
+        matrix(values, qt, f"steps_{name}", columns=kt)
+        numbers(values, qt, kt, key=f"steps_df_{name}")
+    with right:
+        show_code(code, w)
+
+
 def step_scores() -> None:
     formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
-    with left:
-        st.markdown(t("steps_scores_explain", d_k=w.d_k))
-        st.markdown(shape("S", w.scores))
-        matrix(w.scores, qt, "steps_scores", columns=kt)
-        numbers(w.scores, qt, kt, key="steps_df_scores")
-    with right:
-        show_code("scores", w)
+    score_step(t("steps_scores_explain", d_k=w.d_k), "S", w.scores, "scores", "scores")
 
 
 def step_scale() -> None:
@@ -349,21 +357,14 @@ def step_scale() -> None:
         r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
         % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k))
     )
-    with left:
-        st.markdown(
-            t(
-                "steps_scale_explain",
-                d_k=w.d_k,
-                s=f"{math.sqrt(w.d_k):.3f}",
-                before=f"{np.std(w.scores):.3f}",
-                after=f"{np.std(w.scaled):.3f}",
-            )
-        )
-        st.markdown(shape("S'", w.scaled))
-        matrix(w.scaled, qt, "steps_scaled", columns=kt)
-        numbers(w.scaled, qt, kt, key="steps_df_scaled")
-    with right:
-        show_code("scale", w)
+    explain = t(
+        "steps_scale_explain",
+        d_k=w.d_k,
+        s=f"{math.sqrt(w.d_k):.3f}",
+        before=f"{np.std(w.scores):.3f}",
+        after=f"{np.std(w.scaled):.3f}",
+    )
+    score_step(explain, "S'", w.scaled, "scaled", "scale")
 
 
 def step_mask() -> None:

@@ -4,6 +4,10 @@ the sampling temperature with top-k and top-p."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 import math
 
@@ -19,9 +23,9 @@ from ui import cache, state
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header
-from ui.rows import pill_labels, row_labels
+from ui.rows import row_labels
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, show_heatmap, show_input_error, show_row_table
+from ui.widgets import PLOTLY_CONFIG, row_picker, sampling_knobs, show_heatmap, show_input_error, show_row_table
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices
 
@@ -185,15 +189,7 @@ q_tokens = att1.query_tokens
 if st.session_state.get("temp_q") is None:
     st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
 state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
-pills = pill_labels(row_labels(att1))  # unique: a repeated word's second row can be chosen
-q = st.pills(
-    t("temp_query"),
-    list(range(len(q_tokens))),
-    format_func=lambda i: pills[i],
-    key="temp_q",
-    selection_mode="single",
-    required=True,
-)
+q = row_picker(t("temp_query"), row_labels(att1), "temp_q")
 st.subheader(t("temp_table_title"))
 left, right = st.columns(2, gap="large")
 with left:
@@ -296,15 +292,7 @@ if runner.kind != "gpt":  # a translator or an encoder does not continue text: o
     gpt_ctx = dataclasses.replace(ctx, model="gpt")
 gpt = gpt_ctx.runner()
 if gpt is not None:
-    vocab = gpt.tokenizer.vocab_size
-    state.fit("temp_topk", range(vocab + 1), lambda k: f"topk {k}")
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        stemp = st.slider(t("temp_stemp"), 0.0, STEMP_MAX, step=0.05, key="temp_stemp", help=t("temp_stemp_help"))
-    with c2:
-        top_k = st.number_input(t("temp_topk"), 0, vocab, step=1, key="temp_topk", help=t("temp_topk_help"))
-    with c3:
-        top_p = st.slider(t("temp_topp"), 0.01, 1.0, step=0.01, key="temp_topp", help=t("temp_topp_help"))
+    stemp, top_k, top_p = sampling_knobs("temp", gpt.tokenizer.vocab_size, STEMP_MAX, st.columns(3))
     logits = gpt_logits(gpt_ctx.model, gpt_ctx.device, base.input_text)
     final, kept, before = ex.sampling_view(
         logits, float(stemp), int(top_k) or None, None if top_p >= 1.0 else float(top_p)

@@ -88,14 +88,7 @@ def kind_layer_head(
     Returns (kind, layer, head)."""
     c_kind, c_layer, c_head = st.columns(list(widths), vertical_alignment="bottom")
     with c_kind:
-        kind = st.radio(
-            t(kind_label),
-            kinds,
-            format_func=lambda k: t(f"kind_{k}"),
-            key=f"{prefix}_kind",
-            horizontal=True,
-            disabled=len(kinds) == 1,
-        )
+        kind = kind_picker(kinds, f"{prefix}_kind", kind_label)
     with c_layer:
         layer = layer_picker(n_layers, f"{prefix}_layer")
     with c_head:
@@ -103,11 +96,31 @@ def kind_layer_head(
     return kind, layer, head
 
 
-def layer_picker(n_layers: int, key: str, **kwargs) -> int:
-    """The layer selectbox ("Layer 1", "第 1 层", ...), 0-based; kwargs go to st.selectbox (index, ...)."""
-    return st.selectbox(
-        t("att_layer"), list(range(n_layers)), format_func=lambda i: t("att_layer_n", n=i + 1), key=key, **kwargs
+def kind_picker(kinds: list[str], key: str, label_key: str = "att_kind", **kwargs) -> str:
+    """The attention kinds (encoder, decoder, cross) as a horizontal radio, greyed out when the
+    model has one; kwargs go to st.radio (label_visibility, ...)."""
+    return st.radio(
+        t(label_key),
+        kinds,
+        format_func=lambda k: t(f"kind_{k}"),
+        key=key,
+        horizontal=True,
+        disabled=len(kinds) == 1,
+        **kwargs,
     )
+
+
+def number_picker(label_key: str, n: int, key: str, item_key: str, **kwargs) -> int:
+    """A selectbox of 0 .. n-1, each shown 1-based by the string item_key (given n and total):
+    "Layer 2", "Head 3 of 4". kwargs go to st.selectbox (index, ...)."""
+    return st.selectbox(
+        t(label_key), list(range(n)), format_func=lambda i: t(item_key, n=i + 1, total=n), key=key, **kwargs
+    )
+
+
+def layer_picker(n_layers: int, key: str, **kwargs) -> int:
+    """The layer selectbox ("Layer 1", "第 1 层", ...), 0-based."""
+    return number_picker("att_layer", n_layers, key, "att_layer_n", **kwargs)
 
 
 def head_picker(n_heads: int, key: str, mean: bool = False, **kwargs) -> int | str:
@@ -169,7 +182,9 @@ def sampling_knobs(prefix: str, vocab: int, stemp_max: float, columns) -> tuple[
             t(f"{prefix}_stemp"), 0.0, stemp_max, step=0.05, key=f"{prefix}_stemp", help=t(f"{prefix}_stemp_help")
         )
     with c_k:
-        top_k = st.number_input(t(f"{prefix}_topk"), 0, vocab, step=1, key=f"{prefix}_topk", help=t(f"{prefix}_topk_help"))
+        top_k = st.number_input(
+            t(f"{prefix}_topk"), 0, vocab, step=1, key=f"{prefix}_topk", help=t(f"{prefix}_topk_help")
+        )
     with c_p:
         top_p = st.slider(
             t(f"{prefix}_topp"), 0.01, 1.0, step=0.01, key=f"{prefix}_topp", help=t(f"{prefix}_topp_help")
