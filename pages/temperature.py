@@ -4,10 +4,6 @@ the sampling temperature with top-k and top-p."""
 
 from __future__ import annotations
 
-from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
-
-# isort: split
-
 import dataclasses
 import math
 
