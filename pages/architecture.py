@@ -5,6 +5,10 @@ and the tutorial's table of modern models."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import pandas as pd
 import streamlit as st
 

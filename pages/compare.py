@@ -3,6 +3,10 @@ models, two temperatures, with and without positions, or the trained model again
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import json
 
 import numpy as np

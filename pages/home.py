@@ -1,5 +1,9 @@
 """Home: the sentence's tokens, one heatmap, the tutorial's table, and the way into the rest."""
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import streamlit as st
 
 from ui import state

@@ -3,6 +3,10 @@ writes beside the untouched run; the importance of every head drawn over the mod
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import json
 
 import numpy as np

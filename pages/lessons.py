@@ -3,6 +3,10 @@ question and answer from the models; this page lays a step out)."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import streamlit as st
 
 from model.lessons import LESSONS, Bars, Heat, score

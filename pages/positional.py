@@ -4,6 +4,10 @@ encoding, and the three GPTs on texts longer than they were trained on."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 
 import numpy as np

@@ -5,6 +5,10 @@ with the step where a head forms named from the numbers."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import copy
 import dataclasses
 import json
