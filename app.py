@@ -3,28 +3,14 @@
 The entry: the shared sidebar (model, sentence, language, device), then the chosen page.
 """
 
-import sys
-
 import streamlit as st
-
-from ui.i18n import LANGS, TABLE, lang_from_locale, t
 
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
 
-# The first run in a fresh process imports torch, the models and the charts (3-8 s on a busy
-# 2-core machine): show the app's title and a loading message in the reader's language at once,
-# not a blank page. Later runs (the module is imported) skip this.
-loading = None
-if getattr(sys.modules.get("ui.context"), "sidebar", None) is None:
-    lang = st.query_params.get("lang") or lang_from_locale(getattr(st.context, "locale", None))
-    lang = lang if lang in LANGS else "en"
-    loading = st.empty()
-    with loading.container():
-        st.title(TABLE["app_title"][lang])
-        st.info(TABLE["loading_app"][lang], icon="⏳")
-
-from ui import classroom, state  # noqa: E402  (after the loading message: these imports are the slow part)
+# ui.boot first (on a fresh server: the title and a loading message), then the slow imports
+from ui import boot, classroom, state  # noqa: E402
 from ui.context import end_run, sidebar  # noqa: E402
+from ui.i18n import t  # noqa: E402
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
 ctx = sidebar()
@@ -58,5 +44,4 @@ try:
 finally:  # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav)
     end_run()  # a page file run without app.py (see ui.context.current) finds no Context
-if loading is not None:
-    loading.empty()
+    boot.done()

@@ -61,7 +61,7 @@ def show_reveal(step, item, n: int) -> None:
             st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_heat_{step.id}_{n}")
         if item.row is not None:
             with right:
-                show_row_table(item, item.weights, item.row, key=f"les_table_{step.id}_{n}", download=False)
+                show_row_table(item, item.weights, item.row, key=f"les_table_{step.id}_{n}", with_csv=False)
     elif isinstance(item, Bars):
         title = t(item.title, **_params(item.title_params)) if item.title else ""
         hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None

@@ -4,6 +4,10 @@ the sampling temperature with top-k and top-p."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 import math
 
@@ -190,11 +194,11 @@ st.subheader(t("temp_table_title"))
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**" + t("temp_at_one") + "**")
-    show_row_table(att1, w1, q, key="temp_table_1", download=False)
+    show_row_table(att1, w1, q, key="temp_table_1", with_csv=False)
 with right:
     st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
     qT = min(q, len(attT.query_tokens) - 1)
-    show_row_table(attT, wT, qT, key="temp_table_t", download=False)
+    show_row_table(attT, wT, qT, key="temp_table_t", with_csv=False)
 
 # -- entropy against temperature -----------------------------------------------------------------
 st.subheader(t("temp_entropy_title"))

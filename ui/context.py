@@ -17,7 +17,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, state, timeline
+from . import boot, cache, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .safe import md, short
 from .widgets import show_input_error, show_model_notices
@@ -201,5 +201,6 @@ def current() -> Context:
     ctx = getattr(_APP_RUN, "ctx", None)
     if ctx is None:
         st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))], position="hidden")
+        boot.forget()  # the rerun draws the page through app.py, without this run's loading box
         st.rerun()
     return ctx

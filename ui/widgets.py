@@ -223,7 +223,7 @@ def show_heatmap(weights_2d, query_tokens, key_tokens, key=None, config=None, wr
     return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
 
 
-def show_row_table(att, weights_2d, q: int, key: str, download: bool = True) -> None:
+def show_row_table(att, weights_2d, q: int, key: str, with_csv: bool = True) -> None:
     """show_table for query row q of an attention (or a lesson's Heat): its keys, the row of
     weights_2d (queries, keys), the row's mask and the token it writes."""
     written = getattr(att, "query_written", None)
@@ -233,7 +233,7 @@ def show_row_table(att, weights_2d, q: int, key: str, download: bool = True) -> 
         att.query_tokens[q],
         None if att.mask is None else att.mask[q],
         key=key,
-        download=download,
+        with_csv=with_csv,
         written=(written or [None] * len(att.query_tokens))[q],
     )
 
@@ -244,7 +244,7 @@ def show_table(
     query_token: str,
     mask_row=None,
     key: str | None = None,
-    download: bool = True,
+    with_csv: bool = True,
     written: str | None = None,
 ):
     """The tutorial's table: every key token with its weight, sortable, with bars. written: the
@@ -264,17 +264,12 @@ def show_table(
         width="stretch",
         column_config={t("col_weight"): bar_column(t("col_weight"), "%.4f")},
     )
-    if download:
+    if with_csv:
         # the file says which row it is: the query token read (and the token written)
         rows = {"query": query_token, **({} if written is None else {"writes": written})}
-        st.download_button(
-            t("download_csv"),
-            to_csv(df.assign(**rows)),
-            file_name="attention_table.csv",
-            mime="text/csv",
-            key=None if key is None else f"{key}_csv",
-            icon="⬇️",
-        )
+        # made when the reader clicks, not on every rerun (a fifth of the table's cost per new sentence)
+        table = df.assign(**rows)
+        download(t("download_csv"), lambda: to_csv(table), "attention_table.csv", None if key is None else f"{key}_csv")
     return df
 
 
