@@ -4,6 +4,10 @@ roles, with every view setting in the URL."""
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import numpy as np
 import streamlit as st
 

@@ -3,6 +3,10 @@ blockwise softmax, why Q, K, V and several heads. Numbers come from model/cost.p
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 import json
 

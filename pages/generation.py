@@ -3,6 +3,10 @@ the drawn one orange) and what the newest token attends to in every layer and he
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import dataclasses
 
 import numpy as np

@@ -5,6 +5,10 @@ model computed (model/walkthrough.py), and the lines of model/ that computed the
 
 from __future__ import annotations
 
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
 import math
 
 import numpy as np
