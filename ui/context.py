@@ -19,6 +19,7 @@ from model.errors import InputError, ModelFileError
 
 from . import boot, cache, state, timeline
 from .i18n import LANGS, lang_from_locale, t
+from .messages import notice_text
 from .safe import md, short
 from .widgets import show_input_error, show_model_notices
 
@@ -154,7 +155,7 @@ def sidebar() -> Context:
             key="_force_cpu",
             on_change=lambda: st.session_state.update(device="cpu" if st.session_state["_force_cpu"] else "auto"),
         )
-        st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {md(note)}" if note else ""))
+        st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {notice_text(note)}" if note else ""))
         st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
 
     text = st.session_state[TEXT_KEY]
