@@ -1,4 +1,5 @@
-"""The pieces every Transformer layer shares: the feed-forward network and the position plumbing."""
+"""The pieces every Transformer layer shares: the feed-forward network, the position plumbing, the
+stack of layers and the masks."""
 
 import torch
 import torch.nn as nn
@@ -48,6 +49,21 @@ class Position(nn.Module):
         if self.scheme == "alibi":
             return {"bias": alibi_bias(self.num_heads, seq_q, seq_k, device)}
         return {}
+
+
+def run_stack(layers, x, mask, kind, settings, extras, record=None):
+    """x through a stack of N identical self-attention layers, one after the other (the encoder, or
+    a GPT's blocks: "由 N 个相同的层堆叠而成"). Layer i runs at settings' temperature and head
+    switches for (kind, i). Returns (x, weights (N, B, h, T, T)); with record, each layer's
+    record is appended to record[kind]."""
+    all_weights = []
+    for i, layer in enumerate(layers):
+        rec = {} if record is not None else None
+        x, w = layer(x, mask, settings.temperature_at(i), extras, rec, settings.head_op(kind, i))
+        all_weights.append(w)
+        if record is not None:
+            record.setdefault(kind, []).append(rec)
+    return x, torch.stack(all_weights)
 
 
 def causal_mask(seq_len, device=None):

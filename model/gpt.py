@@ -14,7 +14,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
-from .blocks import FeedForward, Position, causal_mask, sliding_window_mask
+from .blocks import FeedForward, Position, causal_mask, run_stack, sliding_window_mask
 from .config import AttentionSettings, ModelConfig
 
 DEFAULT = AttentionSettings()
@@ -76,14 +76,8 @@ class GPT(nn.Module):
         if record is not None:
             record.update(decoder_ids=ids, decoder_input=x)
         extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
-        all_weights = []
-        for i, block in enumerate(self.blocks):
-            rec = {} if record is not None else None
-            x, w = block(x, mask, settings.temperature_at(i), extras, rec, settings.head_op("decoder", i))
-            all_weights.append(w)
-            if record is not None:
-                record.setdefault("decoder", []).append(rec)
-        return self.lm_head(self.norm(x)), {"decoder": torch.stack(all_weights)}
+        x, weights = run_stack(self.blocks, x, mask, "decoder", settings, extras, record)
+        return self.lm_head(self.norm(x)), {"decoder": weights}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 
 from .attention import MultiHeadAttention
-from .blocks import FeedForward, Position, causal_mask, padding_mask
+from .blocks import FeedForward, Position, causal_mask, padding_mask, run_stack
 from .config import AttentionSettings, ModelConfig
 
 DEFAULT = AttentionSettings()
@@ -103,14 +103,8 @@ class Transformer(nn.Module):
         if record is not None:
             record.update(encoder_ids=src, encoder_input=x)
         extras = self.position.attention_extras(src.size(1), src.size(1), src.device, settings.use_position)
-        all_weights = []
-        for i, layer in enumerate(self.encoder_layers):
-            rec = {} if record is not None else None
-            x, w = layer(x, src_mask, settings.temperature_at(i), extras, rec, settings.head_op("encoder", i))
-            all_weights.append(w)
-            if record is not None:
-                record.setdefault("encoder", []).append(rec)
-        return x, src_mask, torch.stack(all_weights)
+        x, weights = run_stack(self.encoder_layers, x, src_mask, "encoder", settings, extras, record)
+        return x, src_mask, weights
 
     def decode(self, tgt, memory, src_mask, settings=DEFAULT, record=None):
         """tgt (B, T) -> (logits (B, T, vocab), self weights (N,B,h,T,T), cross weights (N,B,h,T,S))."""
