@@ -125,8 +125,8 @@ else:
     labels = (t("cmp_trained"), t("cmp_untrained"))
 
 try:
-    tra = ui_iv.trace(a["name"], ctx.device, a["text"], temperature=a["temperature"], use_position=a["use_position"])
-    trb = ui_iv.trace(b["name"], ctx.device, b["text"], temperature=b["temperature"], use_position=b["use_position"])
+    tra = ui_iv.trace(ui_iv.Run(a["name"], ctx.device, a["text"]), a["temperature"], a["use_position"])
+    trb = ui_iv.trace(ui_iv.Run(b["name"], ctx.device, b["text"]), b["temperature"], b["use_position"])
 except InputError as err:
     show_input_error(err)
     copy_link()

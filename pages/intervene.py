@@ -22,7 +22,16 @@ from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
-from ui.widgets import heatmap_labels, show_input_error
+from ui.widgets import (
+    action_button,
+    download,
+    head_picker,
+    heatmap_labels,
+    image_format_picker,
+    kind_picker,
+    layer_picker,
+    show_input_error,
+)
 from viz.generation import compare_bars
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
 from viz.table import to_csv
@@ -73,9 +82,7 @@ if edit_linked and st.session_state.get("iv_edit"):  # a link's edit opens on it
     st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
 if st.session_state.get("iv_kind") not in kinds:
     st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
-kind = st.radio(
-    t("att_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="iv_kind", horizontal=True, disabled=len(kinds) == 1
-)
+kind = kind_picker(kinds, "iv_kind")
 att0 = base.attention[kind]
 L, H = att0.num_layers, att0.num_heads
 all_names = [head_name(*h) for h in ui_iv.intervene.all_heads(runner)]
@@ -117,24 +124,15 @@ if mode == "ablate":
         st.session_state["iv_focus"] = off[-1] if off and off[-1] in kind_names else kind_names[-1]
     sinks = [head_name(kind, la, h) for la, h in sink_heads(att0.weights, att0.mask)]
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.button(
-            t("iv_sink"),
-            icon="🕳️",
-            key="iv_sink_btn",
-            help=t("iv_sink_help"),
-            on_click=set_off,
-            args=(sinks,),
-            disabled=not sinks,
-        )
+        action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn", disabled=not sinks)
         st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
-        st.button(
-            t("iv_only"),
-            icon="🎯",
+        action_button(
+            "iv_only",
+            "🎯",
+            lambda: set_off([n for n in kind_names if n != st.session_state["iv_focus"]]),
             key="iv_only_btn",
-            help=t("iv_only_help"),
-            on_click=lambda: set_off([n for n in kind_names if n != st.session_state["iv_focus"]]),
         )
-        st.button(t("iv_clear"), icon="↩️", key="iv_clear_btn", on_click=set_off, args=([],), disabled=not off)
+        action_button("iv_clear", "↩️", set_off, ([],), key="iv_clear_btn", explain=False, disabled=not off)
     if not sinks:
         st.caption(t("iv_no_sink", kind=t(f"kind_{kind}")))
 else:
@@ -154,21 +152,9 @@ else:
     k_labels = rows.unique(list(att_e.key_tokens))
     c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
     with c1:
-        e_layer = st.selectbox(
-            t("att_layer"),
-            list(range(L)),
-            index=min(e_layer, L - 1),
-            format_func=lambda i: t("att_layer_n", n=i + 1),
-            key="iv_e_layer",
-        )
+        e_layer = layer_picker(L, "iv_e_layer", index=min(e_layer, L - 1))
     with c2:
-        e_head = st.selectbox(
-            t("att_head"),
-            list(range(H)),
-            index=min(e_head, H - 1),
-            format_func=lambda i: t("att_head_n", n=i + 1),
-            key="iv_e_head",
-        )
+        e_head = head_picker(H, "iv_e_head", index=min(e_head, H - 1))
     q = min(e[1], len(q_labels) - 1)
     with c3:
         q = st.selectbox(
@@ -211,13 +197,14 @@ else:
 # -- the intervened run ------------------------------------------------------------------------------
 off_t = tuple(off) if mode == "ablate" else ()
 try:
-    tr = ui_iv.trace(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
+    run = ui_iv.Run(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
+    tr = ui_iv.trace(run)
     target = out0 = out1 = None
     if runner.kind == "translator":
-        target = tuple(ui_iv.outputs(ctx.model, ctx.device, ctx.text)["ids"])
+        target = tuple(ui_iv.outputs(run.untouched())["ids"])
     if runner.kind != "encoder":  # an encoder (a Hugging Face BERT) writes nothing: attention change only
-        out0 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, target=target)
-        out1 = ui_iv.outputs(ctx.model, ctx.device, ctx.text, off_t, how, edit_api, target=target)
+        out0 = ui_iv.outputs(run.untouched(), target)
+        out1 = ui_iv.outputs(run, target)
 except InputError as err:
     show_input_error(err)
     copy_link()
@@ -369,29 +356,14 @@ if imp is not None:
     )
 
 with st.expander(t("iv_export"), icon="⬇️"):
-    st.radio(
-        t("att_image_format"),
-        ["png", "svg"],
-        format_func=str.upper,
-        key="iv_img",
-        horizontal=True,
-        help=t("att_image_format_help"),
-    )
+    image_format_picker("iv_img")
     payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
     if imp is not None:
         payload["importance"] = imp.to_json()
     with st.container(horizontal=True):
-        st.download_button(
-            t("iv_download_json"),
-            json.dumps(payload, ensure_ascii=False),
-            file_name="intervene.json",
-            mime="application/json",
-            on_click="ignore",
-            icon="⬇️",
-            key="iv_json",
-        )
+        download(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), "intervene.json", "iv_json")
         if touched:
-            st.download_button(
+            download(
                 t("iv_download_csv"),
                 to_csv(
                     difference_table(
@@ -403,21 +375,15 @@ with st.expander(t("iv_export"), icon="⬇️"):
                         mask,
                     )
                 ),
-                file_name="attention_difference.csv",
-                mime="text/csv",
-                on_click="ignore",
-                icon="⬇️",
-                key="iv_csv",
+                "attention_difference.csv",
+                "iv_csv",
             )
         if imp is not None:
-            st.download_button(
+            download(
                 t("iv_download_importance"),
                 to_csv(pd.DataFrame(imp.to_json()["heads"])),
-                file_name="head_importance.csv",
-                mime="text/csv",
-                on_click="ignore",
-                icon="⬇️",
-                key="iv_imp_csv",
+                "head_importance.csv",
+                "iv_imp_csv",
             )
 
 e = st.session_state.get("iv_edit") if mode == "edit" else None

@@ -6,6 +6,8 @@ widgets' state; the cached functions take them as tuples of such strings, so the
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import streamlit as st
 
@@ -72,21 +74,33 @@ def edit_of(edit: tuple | None, base_trace) -> tuple | None:
     return kind, layer, head, q, tuple(float(x) for x in row)
 
 
+class Run(NamedTuple):
+    """One run of a model on a text, with heads switched off (off, how: model.attention.ABLATIONS)
+    and / or one row edited (edit_of's tuple); off and edit empty: the untouched run. The cached
+    functions below take it whole, so it hashes: heads as "kind:layer:head" strings."""
+
+    name: str
+    device: str
+    text: str
+    off: tuple = ()
+    how: str = "zero"
+    edit: tuple | None = None
+
+    def untouched(self) -> Run:
+        return self._replace(off=(), edit=None)
+
+
 @st.cache_data(show_spinner=False, max_entries=200)
-def trace(
-    name: str,
-    device: str,
-    text: str,
-    off: tuple = (),
-    how: str = "zero",
-    edit: tuple | None = None,
-    temperature: float = 1.0,
-    use_position: bool = True,
-):
-    """The trace with heads switched off / a row edited (the untouched one when off and edit are empty)."""
-    m = cache.runner(name, device)
+def trace(run: Run, temperature: float = 1.0, use_position: bool = True):
+    """The run's trace (heads switched off, a row edited, or neither)."""
+    m = cache.runner(run.name, run.device)
     return m.trace(
-        text, temperature=temperature, use_position=use_position, ablate=list(off) or None, how=how, edit=edit
+        run.text,
+        temperature=temperature,
+        use_position=use_position,
+        ablate=list(run.off) or None,
+        how=run.how,
+        edit=run.edit,
     )
 
 
@@ -96,24 +110,16 @@ def importance(name: str, device: str, text: str, how: str = "zero"):
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def outputs(
-    name: str,
-    device: str,
-    text: str,
-    off: tuple = (),
-    how: str = "zero",
-    edit: tuple | None = None,
-    target: tuple | None = None,
-) -> dict:
+def outputs(run: Run, target: tuple | None = None) -> dict:
     """What the run writes and its next-token probabilities: a translator teacher-forced on `target`
     (the untouched translation, so both runs' steps line up), a GPT's greedy continuation and its
     distribution after the text."""
-    m = cache.runner(name, device)
-    iv = intervene.build(m, list(off) or None, how, edit)
+    m = cache.runner(run.name, run.device)
+    iv = intervene.build(m, list(run.off) or None, run.how, run.edit)
     if m.kind == "translator":
-        probs, ids = intervene.step_probs(m, text, iv, target=list(target) if target else None)
+        probs, ids = intervene.step_probs(m, run.text, iv, target=list(target) if target else None)
         return {"probs": probs.astype(np.float32), "ids": list(ids), "labels": m.tokenizer.labels(list(ids))}
-    ids, written, first = intervene.continuation(m, text, iv)
+    ids, written, first = intervene.continuation(m, run.text, iv)
     return {"probs": first[None].astype(np.float32), "ids": list(ids), "continuation": written}
 
 
