@@ -54,6 +54,17 @@ def link(model: str, kind: str, label_key: str) -> None:
     st.page_link("pages/steps.py", label=t(label_key), icon="🧮", query_params=params)
 
 
+def one_sequence(name: str, mask, tokens, mask_kind: str, model: str, kind: str) -> None:
+    """A model that reads one sequence (BERT, GPT): what it is, its mask over the tokens, what that
+    means, and a link to the step page on our model that attends the same way (model, kind)."""
+    p = name.lower()  # its strings: arch_bert_kind, arch_bert_text, arch_bert_link; GPT's likewise
+    st.subheader(name)
+    st.markdown(t(f"arch_{p}_kind"))
+    draw(mask, tokens, tokens, f"arch_mask_{p}", t(f"arch_mask_{mask_kind}"))
+    st.markdown(t(f"arch_{p}_text"))
+    link(model, kind, f"arch_{p}_link")
+
+
 ctx = current()
 page_header("page_architecture", "arch_intro")
 
@@ -97,17 +108,9 @@ m_t5 = masks_of(src_ids, tgt_ids)
 # -- side by side -----------------------------------------------------------------------------
 cols = st.columns(3, gap="medium")
 with cols[0]:
-    st.subheader("BERT")
-    st.markdown(t("arch_bert_kind"))
-    draw(m_bert, src_tokens, src_tokens, "arch_mask_bert", t("arch_mask_bidirectional"))
-    st.markdown(t("arch_bert_text"))
-    link("translator", "encoder", "arch_bert_link")
+    one_sequence("BERT", m_bert, src_tokens, "bidirectional", "translator", "encoder")
 with cols[1]:
-    st.subheader("GPT")
-    st.markdown(t("arch_gpt_kind"))
-    draw(m_gpt, gpt_tokens, gpt_tokens, "arch_mask_gpt", t("arch_mask_causal"))
-    st.markdown(t("arch_gpt_text"))
-    link("gpt", "decoder", "arch_gpt_link")
+    one_sequence("GPT", m_gpt, gpt_tokens, "causal", "gpt", "decoder")
 with cols[2]:
     st.subheader(t("arch_t5_title"))
     st.markdown(t("arch_t5_kind"))
