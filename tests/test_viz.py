@@ -310,3 +310,28 @@ def test_head_view_for_a_projector_draws_tokens_and_legend_at_16_px_or_more():
     assert projector["config"]["legend"]["labelFontSize"] >= 16
     default = head_view(w, tokens, tokens).to_dict()
     assert text_sizes(default) == [13, 13] and "legend" not in default["config"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"mask": np.tril(np.ones((14, 14), bool)), "labels": {"masked": "masked"}, "title": "L1 <b>H2</b>"},
+        {"annotate": True, "zmin": None, "zmax": None, "gaps": 1},
+        {"zero_centred": True, "hover_text": np.full((14, 14), "<i>x</i>"), "positions": "ticks"},
+        {"mask": np.random.default_rng(1).random((14, 14)) > 0.3, "masked_text": "×"},
+    ],
+)
+def test_heatmap_built_without_validation_is_what_plotly_validates(options):
+    """viz.colors.figure skips plotly's property checks for speed: plotly's own validated build of
+    the same figure (go.Figure(fig.to_dict())) accepts every property and sends the same JSON."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from viz.heatmap import heatmap
+
+    w = np.random.default_rng(0).random((14, 14))
+    tokens = ["the", "cat", "the", "<script>", "猫"] + [f"t{i}" for i in range(9)]
+    fig = heatmap(w, tokens, tokens, **options)
+    checked = go.Figure(fig.to_dict())  # raises on any invalid property or value
+    assert json.loads(pio.to_json(checked, validate=False)) == json.loads(pio.to_json(fig, validate=False))

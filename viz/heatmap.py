@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.colors import COLORSCALE, MASKED, add_hatch
+from viz.colors import COLORSCALE, MASKED, add_hatch, figure, hatch_image
 
 
 def esc(text) -> str:
@@ -181,11 +181,9 @@ def heatmap(
     traces = []
     for i, (p, lo, hi) in enumerate(zip(panels, lows, highs)):
         lo, hi = _range(p, mask, lo, hi, zero_centred)
-        z = _z_values(p.astype(np.float32), mask) if masked_any else p.astype(np.float32)
-        heat = go.Heatmap(
-            z=z,
-            x=xcat,
-            y=ycat,
+        heat = dict(
+            type="heatmap",
+            z=_z_values(p.astype(np.float32), mask) if masked_any else p.astype(np.float32),
             zmin=lo,
             zmax=hi,
             colorscale=scale,
@@ -196,6 +194,7 @@ def heatmap(
             hoverongaps=fallback is not None,
             hovertemplate=hover + "<extra></extra>",
         )
+        heat.update({k: v for k, v in (("x", xcat), ("y", ycat)) if v is not None})
         if fallback is not None:
             heat.update(hovertemplatefallback=esc(fallback))
         if hover_text is not None:
@@ -211,29 +210,30 @@ def heatmap(
         tick_angle = -60
     if tick_angle is not None:
         xaxis["tickangle"] = tick_angle
-    if panel_titles is None:
-        fig = go.Figure(traces)
-        fig.update_layout(xaxis=xaxis, yaxis=yaxis)
-        top = 50 if title else 20
-    else:
-        fig = make_subplots(
-            rows=1,
-            cols=len(panels),
-            subplot_titles=[esc(t).replace("\n", "<br>") for t in panel_titles],
-            horizontal_spacing=0.03,
-        )
-        for i, heat in enumerate(traces):
-            fig.add_trace(heat, row=1, col=i + 1)
-            fig.update_xaxes(xaxis, showticklabels=cols is None, row=1, col=i + 1)
-            fig.update_yaxes(yaxis, showticklabels=i == 0, row=1, col=i + 1)
-        top = 20 + 20 * max(1 + str(t).count("\n") for t in panel_titles) + (30 if title else 0)
-    fig.update_layout(
-        title=dict(text=esc(title)) if title else None,
+    layout = dict(
         height=fig_height,
-        margin=dict(l=10, r=10, t=top, b=10),
         plot_bgcolor=MASKED if masked_any else "white",
         hoverlabel=dict(namelength=-1),
     )
+    if title:
+        layout["title"] = dict(text=esc(title))
+    if panel_titles is None:
+        layout.update(xaxis=xaxis, yaxis=yaxis, margin=dict(l=10, r=10, t=50 if title else 20, b=10))
+        if masked_any:
+            layout["images"] = [hatch_image()]
+        return figure(traces, layout)
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        subplot_titles=[esc(t).replace("\n", "<br>") for t in panel_titles],
+        horizontal_spacing=0.03,
+    )
+    for i, heat in enumerate(traces):
+        fig.add_trace(go.Heatmap(heat), row=1, col=i + 1)
+        fig.update_xaxes(xaxis, showticklabels=cols is None, row=1, col=i + 1)
+        fig.update_yaxes(yaxis, showticklabels=i == 0, row=1, col=i + 1)
+    top = 20 + 20 * max(1 + str(t).count("\n") for t in panel_titles) + (30 if title else 0)
+    fig.update_layout(margin=dict(l=10, r=10, t=top, b=10), **layout)
     if masked_any:
         for i in range(len(panels)):
             add_hatch(fig, "x" if i == 0 else f"x{i + 1}", "y" if i == 0 else f"y{i + 1}")
