@@ -25,6 +25,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .text import CJK, has_cjk
+
 __all__ = [
     "Pair",
     "LEXICON",
@@ -1013,8 +1015,9 @@ def gpt_logprob(text: str, lang: str) -> float | None:
 # --------------------------------------------------------------------------------------------
 
 
-_CJK = r"\u2e80-\u2fff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
-_TOKEN = re.compile(rf"([{_CJK}]+)|((?:(?![{_CJK}])[^\W_])+(?:'(?:(?![{_CJK}])[^\W_])+)*)|(\S)")
+# a word of user text: a run of CJK characters (model/text.py), a word of letters or digits in any
+# other script (with an apostrophe: "don't"), or any other visible character
+_TOKEN = re.compile(rf"([{CJK}]+)|((?:(?![{CJK}])[^\W_])+(?:'(?:(?![{CJK}])[^\W_])+)*)|(\S)")
 _ZH_MAX = max(len(w) for w in ZH_VOCAB)
 
 
@@ -1031,22 +1034,15 @@ def unknown_words(text: str) -> list[str]:
 
     for m in _TOKEN.finditer(text or ""):
         cjk, word, other = m.groups()
-        if cjk:
-            i, run = 0, ""
-            while i < len(cjk):
-                for k in range(min(_ZH_MAX, len(cjk) - i), 0, -1):
-                    if cjk[i : i + k] in ZH_VOCAB:
-                        break
-                else:
-                    k = 0
-                if k:
+        if cjk:  # the characters between corpus words, as one unknown word per gap
+            run = ""
+            for piece in segment_zh(cjk):
+                if piece in ZH_VOCAB:
                     if run:
                         add(run)
-                        run = ""
-                    i += k
+                    run = ""
                 else:
-                    run += cjk[i]
-                    i += 1
+                    run += piece
             if run:
                 add(run)
         elif word:
@@ -1066,8 +1062,9 @@ def unknown_words(text: str) -> list[str]:
 
 
 def language_of(text: str) -> str:
-    """ "zh" if the text has a Chinese character, else "en" (the translator's own rule)."""
-    return "zh" if re.search(f"[{_CJK}]", text or "") else "en"
+    """ "zh" if the text has a CJK character (model/text.py: Han or kana), else "en"; the
+    translator's direction follows it (runner.TranslatorRunner.direction)."""
+    return "zh" if has_cjk(text) else "en"
 
 
 def normalise(text: str, lang: str) -> str:

@@ -10,7 +10,6 @@ numpy on the CPU.
 from __future__ import annotations
 
 import copy
-import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 from .trace import KINDS, Attention, Trace
 
 MAX_CHARS = 2000  # longer text is cut before tokenizing: no sentence a class types is longer
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def clean_text(text) -> tuple[str, list[str]]:
@@ -397,7 +395,7 @@ class TranslatorRunner(ModelRunner):
 
     @staticmethod
     def direction(text: str) -> str:
-        return "zh-en" if _CJK.search(text) else "en-zh"
+        return "zh-en" if corpus.language_of(text) == "zh" else "en-zh"  # CJK text: model/text.py
 
     def _start(self, direction):
         if direction not in ("en-zh", "zh-en"):

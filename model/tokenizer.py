@@ -20,6 +20,8 @@ from pathlib import Path
 
 import sentencepiece as spm
 
+from .text import is_cjk
+
 __all__ = [
     "PAD",
     "UNK",
@@ -46,18 +48,6 @@ TRAIN_PAIRS = 40_000  # corpus pairs (both languages) the shipped tokenizer is t
 _SPACE = "\u2581"  # ▁, SentencePiece's word-start marker
 _BYTE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 _DELIM = "\ue000"  # training-only: pieces never cross it (private use, not in corpus)
-
-
-def _is_cjk(ch: str) -> bool:
-    o = ord(ch)
-    return (
-        0x2E80 <= o <= 0x9FFF
-        or 0xAC00 <= o <= 0xD7AF
-        or 0xF900 <= o <= 0xFAFF
-        or 0xFE30 <= o <= 0xFE4F
-        or 0xFF00 <= o <= 0xFFEF
-        or 0x20000 <= o <= 0x3FFFF
-    )
 
 
 def _visible(ch: str) -> str:
@@ -172,7 +162,7 @@ class Tokenizer:
                 new = True
             elif cjk and blank:
                 new = False  # "▁" then 猫: one word, not an empty one
-            elif cjk or (prev != "" and _is_cjk(prev)):
+            elif cjk or (prev != "" and is_cjk(prev)):
                 new = True
             out.append((label, text, new))
             blank = text.isspace() if new else blank and text.isspace()
@@ -193,9 +183,7 @@ class Tokenizer:
             if b is None:
                 piece = self._pieces[i]
                 text = piece.replace(_SPACE, " ")
-                push(
-                    text.strip() or "\u2423", text, after_special or piece.startswith(_SPACE), _is_cjk(text[:1] or " ")
-                )
+                push(text.strip() or "\u2423", text, after_special or piece.startswith(_SPACE), is_cjk(text[:1] or " "))
                 k += 1
                 continue
             # a run of byte pieces: group them into UTF-8 characters
@@ -226,7 +214,7 @@ class Tokenizer:
             for m in range(len(group)):
                 label = shown if len(group) == 1 else f"{shown} {m + 1}/{len(group)}"
                 if m == 0:
-                    push(label, ch, after_special, _is_cjk(ch))
+                    push(label, ch, after_special, is_cjk(ch))
                 else:
                     out.append((label, "", False))
             k += len(group)
@@ -276,9 +264,9 @@ def _pretokenize(text: str, zh_words: frozenset[str], maxlen: int) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if _is_cjk(ch):
+        if is_cjk(ch):
             j = i
-            while j < len(text) and _is_cjk(text[j]):
+            while j < len(text) and is_cjk(text[j]):
                 j += 1
             out.extend(_DELIM + w + _DELIM for w in segment_zh(text[i:j], zh_words, maxlen))
             i = j
