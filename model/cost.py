@@ -632,10 +632,6 @@ def sink_share(weights: np.ndarray) -> np.ndarray:
     return w[..., 1:, 0].mean(-1)
 
 
-def softmax_np(x, axis=-1):
-    return F.softmax(torch.as_tensor(np.asarray(x, dtype=np.float64)), axis).numpy()
-
-
 # -- on the user's sentence, with a shipped model (numpy out, for the page's caches) ----------------
 def self_attention_record(runner, text: str) -> dict:
     """One recorded forward of text: the self-attention layers' tensors (the GPT's masked

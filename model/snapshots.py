@@ -13,7 +13,6 @@ measured largest change is written in the index beside each file.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
@@ -180,10 +179,6 @@ def load_state(name: str, step: int, weights_dir: Path) -> dict[str, torch.Tenso
     if entry["file"] is None:
         return None
     return decode_state(load_file(str(directory(name, weights_dir) / entry["file"])))
-
-
-def is_finite_metric(x) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
 
 
 def repack(name: str, weights_dir: Path, log=print) -> dict:

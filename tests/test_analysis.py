@@ -12,7 +12,6 @@ from viz.analysis import (
     merge_words,
     normalised_entropy,
     rollout,
-    top_keys,
 )
 
 
@@ -193,10 +192,3 @@ def test_merge_words_batched_with_mask_and_special_tokens():
     keys_only, _ = merge_words(w, None, words)
     assert keys_only.shape == (2, 3, 6, 4)
     np.testing.assert_allclose(keys_only.sum(-1), 1.0, atol=1e-5)
-
-
-def test_top_keys():
-    row = np.array([0.1, 0.5, 0.0, 0.4])
-    assert top_keys(row, ["The", "cat", "sat", "mat"], k=2) == [(1, "cat", 0.5), (3, "mat", 0.4)]
-    got = top_keys(row, list("abcd"), k=9, mask_row=np.array([True, True, False, True]))
-    assert [g[0] for g in got] == [1, 3, 0]

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from viz.curves import bar_chart, entropy_vs_temperature
-from viz.head_view import head_view, head_view_data
+from viz.curves import entropy_vs_temperature
+from viz.generation import next_token_bars
+from viz.head_view import head_view, head_view_data, head_view_spec
 from viz.heatmap import attention_heatmap, heatmap_weights
-from viz.model_view import model_view, model_view_png, pool
+from viz.model_view import model_view, pool
 from viz.table import to_csv, weights_table
 
 EVIL = "<img src=x onerror=alert(1)>"
@@ -41,6 +42,12 @@ def figure_strings(fig):
 
     walk(json.loads(fig.to_json()))
     return out
+
+
+def model_view_image(weights, mask=None, **kw) -> Image.Image:
+    """The PNG a model view figure embeds (its first trace's data URI)."""
+    fig = model_view(weights, mask=mask, **kw)
+    return Image.open(io.BytesIO(base64.b64decode(fig.data[0].source.split(",", 1)[1])))
 
 
 def decode_z(fig):
@@ -181,12 +188,9 @@ def test_model_view_tiles_customdata_and_png():
     assert list(fig.layout.yaxis.ticktext) == ["层 1", "层 2"]
     assert len(fig.layout.shapes) == 1  # the highlight
 
-    png = model_view_png(w, mask=mask)
-    img = Image.open(io.BytesIO(png))
+    img = model_view_image(w, mask=mask, selected=(1, 2))
     # 10 tokens are upscaled x4 to 40 px tiles, gaps of 2 px
     assert img.size == (3 * 40 + 4 * 2, 2 * 40 + 3 * 2)
-    inline = Image.open(io.BytesIO(base64.b64decode(fig.data[0].source.split(",", 1)[1])))
-    assert inline.size == img.size
 
 
 def test_model_view_colours_and_mask():
@@ -194,7 +198,7 @@ def test_model_view_colours_and_mask():
     w = np.zeros((1, 1, t, t), np.float32)
     w[0, 0, :, 0] = 1.0
     mask = np.tril(np.ones((t, t), bool))
-    rgb = np.asarray(Image.open(io.BytesIO(model_view_png(w, mask=mask))).convert("RGB"))
+    rgb = np.asarray(model_view_image(w, mask=mask).convert("RGB"))
     gap = 4
     tile = rgb[gap : gap + t, gap : gap + t]
     assert tuple(tile[10, 0]) == (8, 48, 107)  # weight 1: top of the colour scale
@@ -215,7 +219,7 @@ def test_model_view_scales_to_6x12x512():
     w, mask = attention((6, 12, 512, 512), sharpness=8)
     fig = model_view(w, mask=mask, selected=(0, 0))
     assert len(fig.to_json()) < 1_000_000
-    img = Image.open(io.BytesIO(model_view_png(w, mask=mask)))
+    img = Image.open(io.BytesIO(base64.b64decode(fig.data[0].source.split(",", 1)[1])))
     assert img.size == (12 * 64 + 13 * 4, 6 * 64 + 7 * 4)
 
 
@@ -248,6 +252,35 @@ def test_head_view_selections_and_threshold():
         assert r["query_token"] == tokens[r["query"]]
     tips = spec["layer"][0]["encoding"]["tooltip"]
     assert all(tip["type"] in ("nominal", "quantitative") for tip in tips)
+
+
+@pytest.mark.parametrize(
+    "n, options",
+    [
+        (6, {}),
+        (16, {"font_px": 18}),
+        (16, {"height": 300, "labels": {"head": "头"}}),
+        (40, {"threshold": 0.05, "top_k": 3}),
+        (10, {"heads": [1, 3]}),
+    ],
+)
+def test_head_view_spec_is_altairs_own_build(n, options):
+    """head_view_spec reuses one Vega-Lite skeleton per shape and puts the sentence in as named
+    datasets: the same spec as Altair's build of head_view (checked against its schema), data included."""
+
+    def resolved(spec):
+        spec = {k: v for k, v in spec.items() if k != "$schema"}
+        datasets = spec.pop("datasets")
+        spec["layer"] = [{**layer, "data": datasets[layer["data"]["name"]]} for layer in spec["layer"]]
+        return spec
+
+    w, _ = attention((4, n, n), sharpness=4)
+    tokens = [f"t{i % 7}" for i in range(n - 2)] + ["<b>", "猫"]
+    assert resolved(head_view_spec(w, tokens, tokens, **options)) == resolved(
+        head_view(w, tokens, tokens, **options).to_dict()
+    )
+    twice = head_view_spec(w[:, ::-1], tokens, tokens, **options)  # the cached skeleton takes no data from the first
+    assert resolved(twice) == resolved(head_view(w[:, ::-1], tokens, tokens, **options).to_dict())
 
 
 def test_head_view_data_caps_lines_for_long_inputs():
@@ -291,8 +324,9 @@ def test_curves():
     temps = np.array([0.1, 1.0, 10.0])
     fig = entropy_vs_temperature(temps, [0.1, 1.0, 2.0], n_keys=8)
     assert fig.layout.shapes[0].y0 == pytest.approx(np.log(8))
-    fig = bar_chart(["the", "the", EVIL], [0.5, 0.3, 0.2], greyed_mask=[False, False, True])
-    assert len(fig.data[0].x) == 3
+    fig = next_token_bars(["the", "the", EVIL], [0.5, 0.3, 0.2], cut=[False, False, True])
+    assert len(fig.data[0].x) == 3  # two equal labels stay two bars
+    assert fig.data[0].marker.color[2] == "#b4b4b4"  # cut off: grey
     strings = figure_strings(fig)
     assert EVIL not in strings and "&lt;img src=x onerror=alert(1)&gt;" in strings
 

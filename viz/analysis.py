@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-ROLES = ("previous", "current", "first", "broad")
-
 
 def mean_of_heads(w: np.ndarray) -> np.ndarray:
     """(L, H, Q, K) -> (L, Q, K): the average head, still a distribution per row."""
@@ -197,13 +195,3 @@ def merge_words(weights: np.ndarray, query_words=None, key_words=None, mask: np.
     if mask is not None:
         merged_mask = (qin.T @ np.asarray(mask, dtype=np.float64) @ kin) > 0
     return merged, merged_mask
-
-
-def top_keys(row: np.ndarray, key_tokens, k: int = 5, mask_row: np.ndarray | None = None):
-    """The k keys with the largest weight in one query's row: [(position, token, weight), ...]."""
-    row = np.asarray(row, dtype=np.float64)
-    order = np.argsort(-row, kind="stable")
-    if mask_row is not None:
-        allowed = np.asarray(mask_row, bool)
-        order = order[allowed[order]]
-    return [(int(i), key_tokens[i], float(row[i])) for i in order[:k]]

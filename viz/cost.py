@@ -13,7 +13,6 @@ from viz.heatmap import categories, esc, heatmap
 
 COMPUTED = COLORSCALE[-3][1]
 SIGNED = plotly.colors.diverging.RdBu_r  # ColorBrewer RdBu, 11 steps: blue below 0, white at 0, red above
-LINE = dict(dash="dot", color="#888888")
 
 
 def _loglog(fig, x_title, y_title, height=380):

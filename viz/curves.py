@@ -1,4 +1,4 @@
-"""Small line and bar charts for the tutorial pages (temperature, next-token probabilities)."""
+"""Small line charts for the tutorial pages (temperature, cost, timeline): lines() and the entropy curve."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import COLORSCALE, HEAD_COLORS, MASKED
+from viz.colors import HEAD_COLORS
 from viz.heatmap import esc
 
 DEFAULT_LABELS = {
@@ -16,10 +16,7 @@ DEFAULT_LABELS = {
     "uniform": "uniform: ln {n} = {value:.3f}",
     "uniform_mean": "uniform, mean over rows: {value:.3f}",
     "now": "T now",
-    "token": "Token",
-    "probability": "Probability",
 }
-BAR_COLOUR = COLORSCALE[-3][1]
 
 
 def lines(series, hover: str, colours=HEAD_COLORS, name_in_hover: bool = True, **trace) -> list[go.Scatter]:
@@ -113,30 +110,4 @@ def entropy_vs_temperature(
         )
     if any(names):
         fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02))
-    return fig
-
-
-def bar_chart(tokens, probs, greyed_mask=None, labels: dict | None = None) -> go.Figure:
-    """Next-token probabilities as bars; tokens where greyed_mask is True (cut off by top-k /
-    top-p) are grey. Positions are the x coordinates, so two equal labels stay two bars."""
-    labels = {**DEFAULT_LABELS, **(labels or {})}
-    probs = np.asarray(probs, dtype=np.float64)
-    grey = np.zeros(len(probs), bool) if greyed_mask is None else np.asarray(greyed_mask, bool)
-    shown = [esc(t) for t in tokens]
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(len(probs)),
-            y=probs,
-            customdata=shown,
-            marker_color=[MASKED if g else BAR_COLOUR for g in grey],
-            hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        xaxis=dict(tickmode="array", tickvals=list(range(len(probs))), ticktext=shown, title=esc(labels["token"])),
-        yaxis=dict(title=esc(labels["probability"]), range=[0, max(1e-9, probs.max(initial=0)) * 1.1]),
-        height=340,
-        margin=dict(l=10, r=10, t=20, b=10),
-        bargap=0.2,
-    )
     return fig

@@ -125,13 +125,6 @@ def _png(indices: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def model_view_png(weights: np.ndarray, mask: np.ndarray | None = None, **view_kw) -> bytes:
-    """The model view as PNG bytes (a palette PNG: small, exact colours). view_kw: model_view_array's
-    tile, zmax, reduce, selected."""
-    img, _ = model_view_array(weights, mask, **view_kw)
-    return _png(img)
-
-
 def model_view(
     weights: np.ndarray,
     mask: np.ndarray | None = None,
