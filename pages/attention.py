@@ -30,7 +30,7 @@ from ui.widgets import (
     translated,
 )
 from viz.analysis import head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words, rollout, word_groups
-from viz.head_view import head_view
+from viz.head_view import head_view_spec
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
 
@@ -53,12 +53,12 @@ def induction(name: str, device: str, period: int = INDUCTION_PERIOD) -> np.ndar
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def head_view_spec(
+def lines_spec(
     layer_weights: np.ndarray, q_tokens: tuple, k_tokens: tuple, labels: tuple, presenting: bool = False
 ) -> dict:
-    """The head view's Vega-Lite spec: building and validating the Altair chart takes ~1 s, so a
-    rerun that keeps the layer (another head or query) reuses it."""
-    chart = head_view(
+    """The head view's Vega-Lite spec; a rerun that keeps the layer (another head or query) reuses it."""
+    rows = max(len(q_tokens), len(k_tokens))
+    return head_view_spec(
         layer_weights,
         list(q_tokens),
         list(k_tokens),
@@ -66,11 +66,9 @@ def head_view_spec(
         top_k=HEAD_VIEW_TOP_K,
         labels=dict(labels),
         font_px=PRESENT_MIN_FONT + 2 if presenting else 13,  # a projector's labels: 16 px and more
+        # a short sentence's 18 px rows would crowd its lines together
+        height=int(rows * min(40, 600 / rows)) if rows < HEAD_VIEW_SHORT else None,
     )
-    rows = max(len(q_tokens), len(k_tokens))
-    if rows < HEAD_VIEW_SHORT:  # the chart's 18 px rows crowd the lines of a short sentence together
-        chart = chart.properties(height=int(rows * min(40, 600 / rows)))
-    return chart.to_dict()
 
 
 def plotly_config(image_format: str, filename: str) -> dict:
@@ -278,7 +276,7 @@ with tab_lines:
         st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
         if len(k_tokens) > HEAD_VIEW_TOP_K:
             st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-        lines = head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
+        lines = lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
         st.vega_lite_chart(lines, key="att_head_view", width=620)
 
 with tab_agg:
@@ -344,7 +342,7 @@ with tab_export:
                 help=t("att_download_json_help"),
             )
             if vl_convert is not None:
-                lines = lines or head_view_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
+                lines = lines or lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
                 download(
                     t("att_download_svg"),
                     lambda: vl_convert.vegalite_to_svg(lines),

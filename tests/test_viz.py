@@ -8,7 +8,7 @@ from PIL import Image
 
 from viz.curves import entropy_vs_temperature
 from viz.generation import next_token_bars
-from viz.head_view import head_view, head_view_data
+from viz.head_view import head_view, head_view_data, head_view_spec
 from viz.heatmap import attention_heatmap, heatmap_weights
 from viz.model_view import model_view, pool
 from viz.table import to_csv, weights_table
@@ -252,6 +252,35 @@ def test_head_view_selections_and_threshold():
         assert r["query_token"] == tokens[r["query"]]
     tips = spec["layer"][0]["encoding"]["tooltip"]
     assert all(tip["type"] in ("nominal", "quantitative") for tip in tips)
+
+
+@pytest.mark.parametrize(
+    "n, options",
+    [
+        (6, {}),
+        (16, {"font_px": 18}),
+        (16, {"height": 300, "labels": {"head": "头"}}),
+        (40, {"threshold": 0.05, "top_k": 3}),
+        (10, {"heads": [1, 3]}),
+    ],
+)
+def test_head_view_spec_is_altairs_own_build(n, options):
+    """head_view_spec reuses one Vega-Lite skeleton per shape and puts the sentence in as named
+    datasets: the same spec as Altair's build of head_view (checked against its schema), data included."""
+
+    def resolved(spec):
+        spec = {k: v for k, v in spec.items() if k != "$schema"}
+        datasets = spec.pop("datasets")
+        spec["layer"] = [{**layer, "data": datasets[layer["data"]["name"]]} for layer in spec["layer"]]
+        return spec
+
+    w, _ = attention((4, n, n), sharpness=4)
+    tokens = [f"t{i % 7}" for i in range(n - 2)] + ["<b>", "猫"]
+    assert resolved(head_view_spec(w, tokens, tokens, **options)) == resolved(
+        head_view(w, tokens, tokens, **options).to_dict()
+    )
+    twice = head_view_spec(w[:, ::-1], tokens, tokens, **options)  # the cached skeleton takes no data from the first
+    assert resolved(twice) == resolved(head_view(w[:, ::-1], tokens, tokens, **options).to_dict())
 
 
 def test_head_view_data_caps_lines_for_long_inputs():

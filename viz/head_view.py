@@ -6,6 +6,9 @@ only it (shift-click for more); point at a token to see only its lines.
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -69,22 +72,77 @@ def head_view(
     labels: dict | None = None,
     width: int = 520,
     font_px: int = 13,
+    height: int | None = None,
     **lines_kw,
 ) -> alt.LayerChart:
     """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)). lines_kw:
-    head_view_data's threshold, top_k, max_lines and heads (which lines to draw).
+    head_view_data's threshold, top_k, max_lines and heads (which lines to draw). height: default
+    from the rows (ROW_PX each, denser for long inputs).
 
     Selections (params): "heads" (legend-bound, field head), "hover_query" / "hover_key" (on
     pointerover of a left / right token). Lines below ``threshold`` are not in the data at all.
     """
+    lines, queries, keys, shape = _data(
+        layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw
+    )
+    return _chart(lines, queries, keys, *shape)
+
+
+def head_view_spec(
+    layer_weights: np.ndarray,
+    query_tokens,
+    key_tokens,
+    *,
+    labels: dict | None = None,
+    width: int = 520,
+    font_px: int = 13,
+    height: int | None = None,
+    **lines_kw,
+) -> dict:
+    """head_view(...).to_dict(), fast: the chart's Vega-Lite skeleton (marks, scales, selections,
+    legend) depends only on the heads, the number of rows, the labels and the sizes, so it is built
+    by Altair once per shape and the sentence's lines and tokens are put in as named datasets.
+    (Altair's build and schema check took 70-110 ms per new sentence; this takes a few.)"""
+    lines, queries, keys, shape = _data(
+        layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw
+    )
+    spec = copy.deepcopy(_skeleton(*shape))
+    spec["datasets"] = {name: df.to_dict("records") for name, df in zip(DATASETS, (lines, queries, keys))}
+    return spec
+
+
+DATASETS = ("hv_lines_data", "hv_query_data", "hv_key_data")
+
+
+def _data(layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw):
+    """The three tables the chart draws (lines, left tokens, right tokens) and what its shape
+    depends on: (head ids, rows, labels, width, height, font px)."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     lines = head_view_data(layer_weights, query_tokens, key_tokens, **lines_kw)
     heads = lines_kw.get("heads")
     n_heads = np.asarray(layer_weights).shape[0]
-    head_ids = [h + 1 for h in (range(n_heads) if heads is None else heads)]
+    head_ids = tuple(h + 1 for h in (range(n_heads) if heads is None else heads))
     n_rows = max(len(query_tokens), len(key_tokens), 1)
+    queries = pd.DataFrame(
+        {"query": np.arange(len(query_tokens), dtype=np.int64), "token": [str(t) for t in query_tokens], "x": 0.0}
+    )
+    keys = pd.DataFrame(
+        {"key": np.arange(len(key_tokens), dtype=np.int64), "token": [str(t) for t in key_tokens], "x": 1.0}
+    )
+    return lines, queries, keys, (head_ids, n_rows, tuple(labels.items()), width, height, font_px)
+
+
+@functools.lru_cache(maxsize=64)
+def _skeleton(head_ids, n_rows, labels, width, height, font_px) -> dict:
+    return _chart(
+        *(alt.NamedData(name) for name in DATASETS), head_ids, n_rows, labels, width, height, font_px
+    ).to_dict()
+
+
+def _chart(lines, queries, keys, head_ids, n_rows, labels, width, height, font_px) -> alt.LayerChart:
+    labels = dict(labels)
     row_px = float(np.clip(3000 / n_rows, 10, ROW_PX))  # long inputs: denser rows, smaller text
-    height = int(row_px * n_rows)
+    height = height or int(row_px * n_rows)
     y_scale = alt.Scale(domain=[-0.5, n_rows - 0.5], reverse=True, nice=False, zero=False)
     # lines run from x=0 to x=1; the room either side holds the token text (inside the scale's
     # domain rather than in padding, because Streamlit sizes the whole chart with autosize "fit")
@@ -106,19 +164,12 @@ def head_view(
         name="hover_key", fields=["key"], empty=True, on="@hv_key_marks:pointerover", clear="@hv_key_marks:pointerout"
     )
 
-    queries = pd.DataFrame(
-        {"query": np.arange(len(query_tokens), dtype=np.int64), "token": [str(t) for t in query_tokens], "x": 0.0}
-    )
-    keys = pd.DataFrame(
-        {"key": np.arange(len(key_tokens), dtype=np.int64), "token": [str(t) for t in key_tokens], "x": 1.0}
-    )
-
     no_axis = alt.Axis(labels=False, ticks=False, domain=False, grid=False, title=None)
     colour = alt.Color(
         "head:N",
         title=labels["head"],
         legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=4, symbolOpacity=1),
-        scale=alt.Scale(domain=head_ids, range=[HEAD_COLORS[(h - 1) % len(HEAD_COLORS)] for h in head_ids]),
+        scale=alt.Scale(domain=list(head_ids), range=[HEAD_COLORS[(h - 1) % len(HEAD_COLORS)] for h in head_ids]),
     )
     shown = pick_heads & hover_q & hover_k
     rules = (
