@@ -2,7 +2,7 @@
 
 Every step of the translator's three attentions and of a GPT is walked with the Next button; the
 numbers each step shows are compared with a recomputation from the model's weights (the helpers
-of tests/test_walkthrough.py, which never use our model code). Then bad links (layer, head, step,
+in tests/conftest.py, which never use our model code). Then bad links (layer, head, step,
 kind and query out of range or not numbers), a one-token sentence, a sentence past the maximum
 length, presentation mode, and the copy-link box.
 """
@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 from apptest import ok, open_alone, open_page
 from streamlit.testing.v1 import AppTest
-from test_walkthrough import cap_translation, first_input, recompute, recompute_post, untrained
 
-import model
 from model.walkthrough import STEPS, walk
+from tests.conftest import first_input, recompute, recompute_post
 from ui import cache
 from viz.heatmap import heatmap_weights
 
@@ -30,12 +29,7 @@ TIMEOUT = 90
 TEXT = "The cat sat on the mat"
 
 
-@pytest.fixture(autouse=True)
-def weights(monkeypatch):
-    """Random weights only where trained ones are absent (and then a capped translation)."""
-    if any(untrained(n) for n in model.NAMES):
-        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
-        cap_translation(monkeypatch)
+pytestmark = pytest.mark.usefixtures("random_where_untrained")  # tests/conftest.py
 
 
 def step_of(at: AppTest) -> int:

@@ -18,9 +18,7 @@ from pathlib import Path
 
 import pytest
 from apptest import open_alone, pages_of_app
-from test_walkthrough import cap_translation, untrained
 
-import model
 import ui.i18n as i18n
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,11 +50,7 @@ def test_pages_list_names_translated_titles():
         assert key in i18n.TABLE, f"{file}: title key {key} is not in the table"
 
 
-@pytest.fixture(autouse=True)
-def weights(monkeypatch):
-    if any(untrained(n) for n in model.NAMES):
-        monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
-        cap_translation(monkeypatch)
+pytestmark = pytest.mark.usefixtures("random_where_untrained")  # tests/conftest.py
 
 
 @pytest.mark.parametrize("lang", list(i18n.LANGS))

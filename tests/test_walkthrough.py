@@ -10,21 +10,19 @@ keep this file fast.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import model
-from model import registry, transformer
 from model.errors import InputError
 from model.tokenizer import BOS
 from model.walkthrough import STEPS, Recording, code_for, record, walk
+from tests.conftest import cap_translation, first_input, layer_norm, recompute, recompute_post, untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The cat sat on the mat"
-MAX_DECODE = 8
 CASES = [
     ("translator", "encoder"),
     ("translator", "decoder"),
@@ -35,10 +33,6 @@ CASES = [
 ]
 
 
-def untrained(name: str) -> bool:
-    return not registry.paths(name)[0].exists()
-
-
 @pytest.fixture(scope="module")
 def runners():
     """name -> Runner on the CPU (trained weights, or random ones where none exist yet)."""
@@ -46,16 +40,6 @@ def runners():
         if any(untrained(n) for n in model.NAMES):
             cap_translation(mp)
         yield {n: model.load(n, device="cpu", random_weights=untrained(n)) for n in model.NAMES}
-
-
-def cap_translation(mp, limit: int = MAX_DECODE) -> None:
-    """Random weights never write </s>: cap the greedy translation's length (tests only)."""
-    original = transformer.Transformer.greedy_decode
-
-    def capped(self, src, start_ids, eos_id, max_len, settings=transformer.DEFAULT):
-        return original(self, src, start_ids, eos_id, min(max_len, limit), settings)
-
-    mp.setattr(transformer.Transformer, "greedy_decode", capped)
 
 
 @pytest.fixture(scope="module")
@@ -68,143 +52,6 @@ def recordings(runners):
         return cache[name, text]
 
     return get
-
-
-# -- an independent recomputation ---------------------------------------------------------------
-def P(t) -> np.ndarray:
-    """A parameter as float64 numpy."""
-    return t.detach().cpu().double().numpy()
-
-
-def layer_norm(x, ln):
-    mu = x.mean(-1, keepdims=True)
-    var = x.var(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + ln.eps) * P(ln.weight) + P(ln.bias)
-
-
-def softmax(s):
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def sinusoid(T, d):
-    pos = np.arange(T)[:, None]
-    i = np.arange(0, d, 2)[None, :]
-    pe = np.zeros((T, d))
-    pe[:, 0::2] = np.sin(pos / 10000 ** (i / d))
-    pe[:, 1::2] = np.cos(pos / 10000 ** (i / d))
-    return pe
-
-
-def rotate(x, base=10000.0):
-    """RoPE from its definition: pair (x_2i, x_2i+1) at position m turned by m * base^(-2i/d)."""
-    T, d = x.shape
-    theta = np.arange(T)[:, None] * base ** (-np.arange(0, d, 2) / d)[None, :]
-    c, s = np.cos(theta), np.sin(theta)
-    out = np.empty_like(x)
-    out[:, 0::2] = x[:, 0::2] * c - x[:, 1::2] * s
-    out[:, 1::2] = x[:, 0::2] * s + x[:, 1::2] * c
-    return out
-
-
-def mha_module(m, kind, layer):
-    if m.config.arch == "gpt":
-        return m.blocks[layer].attn
-    if kind == "encoder":
-        return m.encoder_layers[layer].self_attn
-    return m.decoder_layers[layer].cross_attn if kind == "cross" else m.decoder_layers[layer].self_attn
-
-
-def first_input(runner, ids):
-    """X^(0) from the ids: embedding (x sqrt(d_model) for the translator) + position."""
-    m, c = runner.module, runner.config
-    x = P(m.embedding.weight)[ids]
-    if c.arch == "transformer":
-        x = x * math.sqrt(c.d_model)
-    if c.positional == "sinusoidal":
-        x = x + sinusoid(len(ids), c.d_model)
-    elif c.positional == "learned":
-        x = x + P(m.position.table.embedding.weight)[: len(ids)]
-    return x
-
-
-def recompute(runner, w):
-    """Every step of w recomputed from the model's weights, from w's X (its inputs), in float64."""
-    m, c = runner.module, runner.config
-    mha = mha_module(m, w.kind, w.layer)
-    h, d_k = c.num_heads, c.d_model // c.num_heads
-    X, M = w.X.astype(np.float64), w.X_kv.astype(np.float64)
-    out = {
-        "Q_full": X @ P(mha.W_q.weight).T + P(mha.W_q.bias),
-        "K_full": M @ P(mha.W_k.weight).T + P(mha.W_k.bias),
-        "V_full": M @ P(mha.W_v.weight).T + P(mha.W_v.bias),
-    }
-    T, S = X.shape[0], M.shape[0]
-    causal = w.kind == "decoder"
-    heads = []
-    for head in range(h):
-        sl = slice(head * d_k, (head + 1) * d_k)
-        q, k, v = out["Q_full"][:, sl], out["K_full"][:, sl], out["V_full"][:, sl]
-        if c.positional == "rope" and w.kind != "cross":
-            q, k = rotate(q), rotate(k)
-        scores = q @ k.T
-        scaled = scores / math.sqrt(d_k)
-        biased = scaled.copy()
-        if c.positional == "alibi" and w.kind != "cross":
-            slope = 2.0 ** (-8.0 * (head + 1) / h)
-            biased = biased - slope * np.abs(np.arange(T)[:, None] - np.arange(S)[None, :])
-        mask = np.tril(np.ones((T, S), bool)) if causal else np.ones((T, S), bool)
-        masked = np.where(mask, biased, -1e9)
-        weights = np.where(mask, softmax(masked), 0.0)
-        head_out = weights @ v
-        heads.append(head_out)
-        if head == w.head:
-            out.update(
-                q=q,
-                k=k,
-                v=v,
-                scores=scores,
-                scaled=scaled,
-                masked=masked,
-                mask=mask,
-                weights=weights,
-                head_output=head_out,
-            )
-            if c.positional == "alibi" and w.kind != "cross":
-                out["bias"] = biased - scaled
-    out["concat"] = np.concatenate(heads, axis=-1)
-    out["output"] = out["concat"] @ P(mha.W_o.weight).T + P(mha.W_o.bias)
-    return out
-
-
-def ffn(f, x):
-    return np.maximum(x @ P(f.linear1.weight).T + P(f.linear1.bias), 0) @ P(f.linear2.weight).T + P(f.linear2.bias)
-
-
-def recompute_post(runner, w, a):
-    """Step 10 from the layer input x and the attention output a."""
-    m = runner.module
-    x = w.layer_input.astype(np.float64)
-    if runner.config.arch == "gpt":
-        b = m.blocks[w.layer]
-        hh = x + a
-        return {
-            "residual": hh,
-            "norm_ffn_in": layer_norm(hh, b.norm2),
-            "ffn": ffn(b.ffn, layer_norm(hh, b.norm2)),
-            "out": hh + ffn(b.ffn, layer_norm(hh, b.norm2)),
-        }
-    if w.kind == "encoder":
-        L = m.encoder_layers[w.layer]
-        h1 = layer_norm(x + a, L.norm1)
-        return {"residual": x + a, "norm1": h1, "ffn": ffn(L.ffn, h1), "out": layer_norm(h1 + ffn(L.ffn, h1), L.norm2)}
-    L = m.decoder_layers[w.layer]
-    if w.kind == "cross":
-        h = w.X.astype(np.float64)
-        h2 = layer_norm(h + a, L.norm2)
-        return {"residual": h + a, "norm2": h2, "ffn": ffn(L.ffn, h2), "out": layer_norm(h2 + ffn(L.ffn, h2), L.norm3)}
-    h1 = layer_norm(x + a, L.norm1)
-    return {"residual": x + a, "norm1": h1}  # the cross sub-layer is checked by the "cross" case
 
 
 def close(a, b, what, atol=2e-4, rtol=1e-4):
