@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 from bench.views import WATCH  # noqa: E402  (a MutationObserver: did a rerun start?)
 from tests.browser.helpers import (  # noqa: E402
     SCREENSHOTS,
+    SCROLL_TO_MODEL_VIEW,
+    TILE_XY,
     VIEWPORT,
     AppServer,
     exceptions,
@@ -40,7 +42,6 @@ from tests.browser.helpers import (  # noqa: E402
     launch,
     settle,
 )
-from tests.browser.test_pages import SCROLL_TO_MODEL_VIEW, TILE_XY  # noqa: E402
 
 SENTENCE = "The little girl saw three red apples on the table in the kitchen"  # 15 tokens (translator)
 TARGET_S = 0.3

@@ -102,8 +102,7 @@ def browser_speed(lines):
 
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.helpers import VIEWPORT, AppServer, goto, launch, settle, wait_for_run_start
-    from tests.browser.test_intervene import FIRST_TILE_XY
+    from tests.browser.helpers import VIEWPORT, AppServer, goto, launch, settle, tile_xy, wait_for_run_start
 
     tiles = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 2), (1, 3), (1, 1)]
     with AppServer(log=ROOT / "screenshots" / "bench-intervene.log") as srv, sync_playwright() as pw:
@@ -119,7 +118,7 @@ def browser_speed(lines):
                 settle(page)
             times = []
             for tile in tiles:
-                xy = page.evaluate(FIRST_TILE_XY, list(tile))
+                xy = tile_xy(page, *tile)
                 t0 = time.perf_counter()
                 page.mouse.click(xy["x"], xy["y"])
                 wait_for_run_start(page, 5)

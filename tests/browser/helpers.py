@@ -306,3 +306,30 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+# -- the model view: one image of every head, with an invisible marker per tile (customdata [layer, head]) --
+_MODEL_VIEW = """Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))"""
+SCROLL_TO_MODEL_VIEW = f"""() => {_MODEL_VIEW}?.scrollIntoView({{block: 'center'}})"""
+# where tile [layer, head] is on screen, and the view's numbers of layers, heads and shapes (a chosen
+# tile is outlined by a shape); null when no model view is drawn
+TILE_XY = f"""([layer, head]) => {{
+    const gd = {_MODEL_VIEW};
+    if (!gd) return null;
+    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
+    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
+    const r = gd.getBoundingClientRect();
+    return {{x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i]),
+            layers: new Set(markers.customdata.map(c => Number(c[0]))).size,
+            heads: new Set(markers.customdata.map(c => Number(c[1]))).size,
+            shapes: (fl.shapes || []).length}};
+}}"""
+
+
+def tile_xy(page, layer: int, head: int) -> dict | None:
+    """The model view scrolled to the middle of the window, then TILE_XY of tile (layer, head)
+    (0-based): {x, y, layers, heads, shapes}, or None when the page draws no model view."""
+    page.evaluate(SCROLL_TO_MODEL_VIEW)
+    return page.evaluate(TILE_XY, [layer, head])

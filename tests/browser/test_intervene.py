@@ -9,20 +9,9 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import model
 
-from .helpers import exceptions, goto, plot_summaries, screenshot, settle, wait_for_run_start
+from .helpers import exceptions, goto, plot_summaries, screenshot, settle, tile_xy, wait_for_run_start
 
 TEXT = "The cat sat on the mat"
-
-FIRST_TILE_XY = """([layer, head]) => {
-    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
-    gd.scrollIntoView({block: 'center'});
-    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
-    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
-    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
-    const r = gd.getBoundingClientRect();
-    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i])};
-}"""
 
 
 def main_text(page) -> str:
@@ -37,7 +26,7 @@ def test_clicking_the_alignment_head_off_breaks_the_translation(app_server, new_
     untouched, broken = m.trace(TEXT).output_text, m.trace(TEXT, ablate=[("cross", 1, 1)]).output_text
     assert f"Untouched: {untouched}" in main_text(page)
     screenshot(page, "intervene-en")
-    xy = page.evaluate(FIRST_TILE_XY, [1, 1])
+    xy = tile_xy(page, 1, 1)
     page.mouse.click(xy["x"], xy["y"])
     assert wait_for_run_start(page, 5), "clicking a model-view tile did not rerun the page"
     settle(page)

@@ -29,6 +29,7 @@ from .helpers import (
     settle,
     sidebar_text,
     submit_text,
+    tile_xy,
     wait_for_run_start,
 )
 
@@ -204,25 +205,6 @@ def test_switching_the_language_to_chinese_and_back(home):
 
 
 # -- attention explorer --------------------------------------------------------------------------
-TILE_XY = """([layer, head]) => {
-    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'));
-    if (!gd) return null;
-    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
-    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
-    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
-    const r = gd.getBoundingClientRect();
-    return {x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i]),
-            layers: new Set(markers.customdata.map(c => Number(c[0]))).size,
-            heads: new Set(markers.customdata.map(c => Number(c[1]))).size,
-            shapes: (fl.shapes || []).length};
-}"""
-
-
-SCROLL_TO_MODEL_VIEW = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))?.scrollIntoView({block: 'center'})"""
-
-
 def test_attention_model_view_click_selects_that_layer_and_head(home, pages):
     url = next(p for p in pages if p.endswith("/attention"))
     page = home
@@ -232,18 +214,16 @@ def test_attention_model_view_click_selects_that_layer_and_head(home, pages):
     assert not exceptions(page), exceptions(page)
     screenshot(page, "attention-en")
     click_and_settle(page.get_by_role("tab", name=re.compile("Model view")), page)
-    page.evaluate(SCROLL_TO_MODEL_VIEW)
-    before = page.evaluate(TILE_XY, [0, 0])
+    before = tile_xy(page, 0, 0)
     assert before and before["layers"] >= 1 and before["heads"] >= 2, before
     target = [0, 1]
-    page.evaluate(SCROLL_TO_MODEL_VIEW)
-    xy = page.evaluate(TILE_XY, target)
+    xy = tile_xy(page, *target)
     page.mouse.click(xy["x"], xy["y"])
     assert wait_for_run_start(page, 5), "clicking a model-view tile did not rerun the page"
     settle(page)
     assert query(page).get("layer") == "1" and query(page).get("head") == "2", page.url
     assert "Layer 1 · Head 2" in page.locator("[data-testid='stMain']").inner_text()
-    after = page.evaluate(TILE_XY, target)
+    after = tile_xy(page, *target)
     assert after and after["shapes"] >= 1, "the selected tile is not highlighted"
     assert not exceptions(page)
     screenshot(page, "attention-model-view-clicked")
