@@ -369,3 +369,15 @@ def test_heatmap_built_without_validation_is_what_plotly_validates(options):
     fig = heatmap(w, tokens, tokens, **options)
     checked = go.Figure(fig.to_dict())  # raises on any invalid property or value
     assert json.loads(pio.to_json(checked, validate=False)) == json.loads(pio.to_json(fig, validate=False))
+
+
+def test_model_view_built_without_validation_is_what_plotly_validates():
+    """The model view is built from dicts too (viz.colors.figure): plotly's validated build accepts it."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    w, _ = attention((3, 4, 10, 10), sharpness=4)
+    fig = model_view(w, np.tril(np.ones((10, 10), bool)), selected=(1, 2), title="<b>t</b>")
+    checked = go.Figure(fig.to_dict())
+    assert json.loads(pio.to_json(checked, validate=False)) == json.loads(pio.to_json(fig, validate=False))
+    assert checked.layout.shapes[0].line.color and list(checked.data[1].customdata[6]) == [1, 2]

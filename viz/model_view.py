@@ -12,7 +12,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import BACKGROUND, HIGHLIGHT, MASKED, hex_to_rgb, lut, png_data_uri
+from viz.colors import BACKGROUND, HIGHLIGHT, MASKED, figure, hex_to_rgb, lut, png_data_uri
 from viz.heatmap import esc
 
 LEVELS = 240  # palette: 0..239 the colour scale, then masked, background, highlight
@@ -121,7 +121,7 @@ def _png(indices: np.ndarray) -> bytes:
     im = Image.frombytes("P", (indices.shape[1], indices.shape[0]), indices.tobytes())
     im.putpalette(_palette())
     buf = io.BytesIO()
-    im.save(buf, format="PNG", optimize=True)
+    im.save(buf, format="PNG")  # optimize=True: 7% smaller at 128 tokens but 10x slower (317 vs 29 ms)
     return buf.getvalue()
 
 
@@ -163,39 +163,23 @@ def model_view(
 
     # pixels of one tile on screen, if the figure is about width_px wide
     px = min(width_px / width_img, 1.6) * min(th, tw)
-    fig = go.Figure(
-        [
-            go.Image(source=png_data_uri(_png(img)), hoverinfo="skip", name=""),
-            go.Scatter(
-                x=xs,
-                y=ys,
-                customdata=custom,
-                text=text,
-                mode="markers",
-                name="",
-                hovertemplate="%{text}<extra></extra>",
-                showlegend=False,
-                marker=dict(size=max(8, min(60, 0.9 * px)), symbol="square", color="rgba(0,0,0,0)", line=dict(width=0)),
-                selected=dict(marker=dict(opacity=1)),
-                unselected=dict(marker=dict(opacity=1)),
-            ),
-        ]
+    image = dict(type="image", source=png_data_uri(_png(img)), hoverinfo="skip", name="")
+    tiles = dict(
+        type="scatter",
+        x=xs,
+        y=ys,
+        customdata=custom,
+        text=text,
+        mode="markers",
+        name="",
+        hovertemplate="%{text}<extra></extra>",
+        showlegend=False,
+        marker=dict(size=max(8, min(60, 0.9 * px)), symbol="square", color="rgba(0,0,0,0)", line=dict(width=0)),
+        selected=dict(marker=dict(opacity=1)),
+        unselected=dict(marker=dict(opacity=1)),
     )
-    if selected is not None:
-        layer, head = selected
-        x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
-        fig.add_shape(
-            type="rect",
-            x0=x0 - gap / 2 - 0.5,
-            x1=x1 + gap / 2 - 0.5,
-            y0=y0 - gap / 2 - 0.5,
-            y1=y1 + gap / 2 - 0.5,
-            line=dict(color=HIGHLIGHT, width=3),
-            fillcolor="rgba(0,0,0,0)",
-        )
     height = int(np.clip(height_img * min(width_px / width_img, 1.6) + 80, 200, 1100))
-    fig.update_layout(
-        title=dict(text=esc(title)) if title else None,
+    layout = dict(
         height=height,
         margin=dict(l=10, r=10, t=40 if title else 10, b=10),
         hovermode="closest",
@@ -224,4 +208,21 @@ def model_view(
             scaleanchor="x",
         ),
     )
+    if title:
+        layout["title"] = dict(text=esc(title))
+    if selected is not None:
+        layer, head = selected
+        x0, y0, x1, y1 = tile_box(layer, head, th, tw, gap)
+        layout["shapes"] = [
+            dict(
+                type="rect",
+                x0=x0 - gap / 2 - 0.5,
+                x1=x1 + gap / 2 - 0.5,
+                y0=y0 - gap / 2 - 0.5,
+                y1=y1 + gap / 2 - 0.5,
+                line=dict(color=HIGHLIGHT, width=3),
+                fillcolor="rgba(0,0,0,0)",
+            )
+        ]
+    fig = figure([image, tiles], layout)
     return fig
