@@ -23,8 +23,9 @@ FILE_NAMES = {"app", "home", "attention", "temperature", "positional", "generati
 
 
 async def _first_run(server: AppServer, query: str, hidden: int = -1) -> tuple[list[tuple[str, str]], list[str]]:
-    """(kind, text) of every element the run sends, in order, and every page name of the
-    navigation messages (those whose position is not ``hidden``: the menus the frontend draws)."""
+    """(kind, text) of every element the run sends (with the reruns it asks for, st.rerun), in order,
+    and every page name of the navigation messages (those whose position is not ``hidden``: the
+    menus the frontend draws)."""
     import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -48,8 +49,8 @@ async def _first_run(server: AppServer, query: str, hidden: int = -1) -> tuple[l
                     elements.append((which, getattr(el, which).body))
                 elif which == "exception":
                     elements.append((which, el.exception.message))
-            elif kind == "script_finished":
-                return elements, menu
+            elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return elements, menu  # (a run that reran itself, st.rerun, goes on in the next one)
 
 
 def _run(coro):
