@@ -177,12 +177,24 @@ def apptest_setup():
     - One ScriptCache for the module: AppTest makes a new one on every run, so it re-parses
       app.py and the page (and rewrites their AST for magic) each time, most of a run's time.
       The files do not change while the tests run.
-    - The app as a server runs it once st.navigation has been called: AppTest forgets that on
-      every run, and because a folder named pages/ sits beside app.py, Streamlit's older
-      multipage mode then sends each rerun straight to the page file, around app.py (and
-      ui.context.current() then leaves that mode and reruns, which AppTest undoes on its next
-      run, so the sidebar's widgets would lose their values between runs). A server leaves the
-      mode once for good; AppTest resets it on every run, so this stays.
+    - Every run as a server runs it once st.navigation has been called (PagesManager's
+      pages/-folder mode off). A server is in that mode only until the first st.navigation call
+      in its process; AppTest.run() puts it back before every run (streamlit/testing/v1/app_test.py
+      sets PagesManager.uses_pages_directory = None, "to ensure st.navigation works correctly
+      regardless of prior test state", and the new PagesManager sets it again because pages/
+      exists). In that mode Streamlit runs its own navigation over the folder: app.py runs as
+      that navigation's main page, and the page a test switched to (same url path) runs alone,
+      until ui.context.current() reruns it through app.py. A widget's id includes the script hash
+      of the page it is drawn in, and app.py-as-folder-page and app.py-as-entry have different
+      ones, so from one AppTest run to the next the sidebar's widgets are new widgets and lose
+      their values. Measured without this patch (2026-11-30): after open_page's switch_page the
+      sentence is "" and the attention page draws no chart (tests/test_app_attention.py's first
+      case fails on KeyError 'att_kind'); with open_alone a widget change runs the page file
+      alone, without the sidebar (test_app_steps.py's presentation test). No public Streamlit
+      call can stop AppTest's reset, so this stays. (A server shows the same loss once: in the
+      first session of a fresh process that opens "/", the first click reset the sentence and
+      the model, measured in Chromium; leaving the mode on a session's first run, before any
+      widget, fixes that, but not AppTest, which re-enters the mode on every run.)
     """
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
