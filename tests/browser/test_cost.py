@@ -26,8 +26,9 @@ def test_cost_page_from_a_link_draws_the_masks_and_keeps_the_link(app_server, ne
     main = page.locator("[data-testid='stMain']")
     assert main.locator("h1").first.inner_text().strip() == "The cost of attention"
     # five masks (full, window, dilated, global, block) on the 7 tokens of "<s> The cat sat on the mat"
+    # (plotly's full data: z arrives as a base64 float32 array, which the page decodes)
     masks = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .map(gd => gd.data && gd.data[0]).filter(t => t && t.type === 'heatmap' && t.zmax === 1 && t.zmin === 0
+        .map(gd => gd._fullData && gd._fullData[0]).filter(t => t && t.type === 'heatmap' && t.zmax === 1 && t.zmin === 0
              && t.x && t.x.length === 7 && !t.showscale)
         .map(t => Array.from(t.z).map(r => Array.from(r)))
         .filter(z => z.length === 7 && z.every(r => r.every(v => v === 0 || v === 1)))""")  # masks only
