@@ -6,6 +6,15 @@ import pytest
 
 WEIGHTS = Path(__file__).resolve().parent.parent / "model" / "weights"
 MAX_DECODE = 8  # cap_translation's length for an untrained translator (it never writes </s>)
+# every model with each attention kind it has (tests that walk them all)
+MODEL_KINDS = [
+    ("translator", "encoder"),
+    ("translator", "decoder"),
+    ("translator", "cross"),
+    ("gpt", "decoder"),
+    ("gpt-rope", "decoder"),
+    ("gpt-alibi", "decoder"),
+]
 
 
 def trained(name: str) -> bool:
@@ -29,6 +38,22 @@ def cap_translation(mp, limit: int = MAX_DECODE) -> None:
         return original(self, src, start_ids, eos_id, min(max_len, limit), settings)
 
     mp.setattr(transformer.Transformer, "greedy_decode", capped)
+
+
+@pytest.fixture
+def page_language(monkeypatch):
+    """set(lang) for an AppTest of a page in that language: AppTest formats widget options in the
+    test's own thread, where t() sees no session, so its fallback language must be the page's too,
+    or the sidebar's translated options would not match. Returns ui.i18n.MISSING, emptied: it then
+    collects every string key the page asked for with no text in that language."""
+    from ui import i18n
+
+    def set_lang(lang: str) -> set:
+        monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)
+        i18n.MISSING.clear()
+        return i18n.MISSING
+
+    return set_lang
 
 
 @pytest.fixture

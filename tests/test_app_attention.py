@@ -16,6 +16,7 @@ from apptest import notices
 from streamlit.testing.v1 import AppTest
 
 import model
+from tests.conftest import MODEL_KINDS
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.i18n import TABLE
@@ -55,17 +56,7 @@ def expected_row(att, layer, head, q):
     return (w.mean(axis=0) if head == "mean" else w[head])[q]
 
 
-CASES = [
-    ("translator", "encoder"),
-    ("translator", "decoder"),
-    ("translator", "cross"),
-    ("gpt", "decoder"),
-    ("gpt-rope", "decoder"),
-    ("gpt-alibi", "decoder"),
-]
-
-
-@pytest.mark.parametrize("model_name,kind", CASES)
+@pytest.mark.parametrize("model_name,kind", MODEL_KINDS)
 def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     at = open_page(model_name, kind=kind)
     shown_kind, layer, head, q = view(at)
@@ -164,16 +155,12 @@ def test_a_kind_the_model_lacks_and_a_head_out_of_range_say_so():
     assert view(at)[0] == "decoder" and view(at)[2] == model.PRESETS["gpt"].num_heads - 1
 
 
-def test_chinese_interface_and_empty_text(monkeypatch):
-    from ui import i18n
-
-    # AppTest formats widget options in the test's own thread, where t() sees no session: make
-    # its fallback language Chinese too, or the sidebar's translated options would not match
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
+def test_chinese_interface_and_empty_text(page_language):
+    missing = page_language("zh")
     at = open_page("gpt", lang="zh")
     assert at.radio(key="att_kind").label == "注意力类型"
-    assert not [k for k in i18n.MISSING if k.startswith("att_")]
+    assert not [k for k in missing if k.startswith("att_")]
     assert at.selectbox(key="att_head").value == "mean"
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "en")
+    page_language("en")
     at = open_page("gpt", text="")
     assert at.info and not at.dataframe  # the hint, and nothing else to show

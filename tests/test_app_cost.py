@@ -31,15 +31,10 @@ def shown(at) -> str:
 
 
 @pytest.mark.parametrize("sec,lang", [("n2", "en"), ("sparse", "zh"), ("scale", "en"), ("flash", "zh"), ("qkv", "en")])
-def test_every_section_opens_from_a_link_in_both_languages(sec, lang, monkeypatch):
-    from ui import i18n
-
-    # AppTest formats widget options in the test's thread, where t() sees no session: its fallback
-    # language must be the page's, or the sidebar's translated options would not match
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)
-    i18n.MISSING.clear()
+def test_every_section_opens_from_a_link_in_both_languages(sec, lang, page_language):
+    missing = page_language(lang)
     at = open_page(PAGE, "gpt", sec=sec, lang=lang)
-    assert not [k for k in i18n.MISSING if k.startswith(("cost_", "kv_"))]
+    assert not [k for k in missing if k.startswith(("cost_", "kv_"))]
     assert not at.exception
     assert qp(at, "sec", "n2") == sec
     assert at.title[0].value == ("注意力的代价" if lang == "zh" else "The cost of attention")

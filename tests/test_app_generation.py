@@ -133,14 +133,8 @@ def test_link_to_the_attention_page_carries_the_text_and_model():
     assert query["model"] == ["gpt-alibi"] and query["text"] == [text]
 
 
-def test_chinese_interface_has_every_string(monkeypatch):
-    from ui import i18n
-    from ui.i18n import MISSING
-
-    # AppTest formats widget options in the test's own thread, where t() sees no session: its
-    # fallback language must be Chinese too, or the sidebar's translated options would not match
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
-    MISSING.clear()
+def test_chinese_interface_has_every_string(page_language):
+    missing = page_language("zh")
     at = open_page("gpt", lang="zh", done=2)
     assert at.title[0].value == "GPT 生成"
-    assert not [k for k in MISSING if k.startswith("gen_")]
+    assert not [k for k in missing if k.startswith("gen_")]

@@ -118,15 +118,9 @@ def test_bad_links_are_clamped_with_a_notice(params, expect):
     assert at.session_state[key] == value
 
 
-def test_chinese_interface_has_every_string(monkeypatch):
-    from ui import i18n
-    from ui.i18n import MISSING
-
-    # AppTest formats widget options in the test's own thread, where t() sees no session: its
-    # fallback language must be Chinese too, or the sidebar's translated options would not match
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
-    MISSING.clear()
+def test_chinese_interface_has_every_string(page_language):
+    missing = page_language("zh")
     for sec in ("sin", "rel", "rope"):
         at = open_page(lang="zh", sec=sec)
         assert at.title[0].value == "位置编码"
-    assert not [k for k in MISSING if k.startswith("pos_")]
+    assert not [k for k in missing if k.startswith("pos_")]

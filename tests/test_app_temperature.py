@@ -141,14 +141,8 @@ def test_sampling_with_the_translator_uses_the_gpt_and_says_so():
     chart(at, "temp_sampling")
 
 
-def test_chinese_interface_has_every_string(monkeypatch):
-    from ui import i18n
-    from ui.i18n import MISSING
-
-    # AppTest formats widget options in the test's own thread, where t() sees no session: its
-    # fallback language must be Chinese too, or the sidebar's translated options would not match
-    monkeypatch.setattr(i18n, "DEFAULT_LANG", "zh")
-    MISSING.clear()
+def test_chinese_interface_has_every_string(page_language):
+    missing = page_language("zh")
     at = open_page("gpt", lang="zh", temp=3)
     assert at.title[0].value == "温度"
-    assert not [k for k in MISSING if k.startswith("temp_")]
+    assert not [k for k in missing if k.startswith("temp_")]

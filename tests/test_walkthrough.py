@@ -19,18 +19,18 @@ import model
 from model.errors import InputError
 from model.tokenizer import BOS
 from model.walkthrough import STEPS, Recording, code_for, record, walk
-from tests.conftest import cap_translation, first_input, layer_norm, recompute, recompute_post, untrained
+from tests.conftest import (
+    MODEL_KINDS,
+    cap_translation,
+    first_input,
+    layer_norm,
+    recompute,
+    recompute_post,
+    untrained,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The cat sat on the mat"
-CASES = [
-    ("translator", "encoder"),
-    ("translator", "decoder"),
-    ("translator", "cross"),
-    ("gpt", "decoder"),
-    ("gpt-rope", "decoder"),
-    ("gpt-alibi", "decoder"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def close(a, b, what, atol=2e-4, rtol=1e-4):
 
 
 # -- tests ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name,kind", CASES)
+@pytest.mark.parametrize("name,kind", MODEL_KINDS)
 def test_every_step_equals_a_recomputation_from_the_weights(runners, recordings, name, kind):
     runner = runners[name]
     c = runner.config
@@ -137,7 +137,7 @@ def test_the_mask_is_the_tutorials(runners, recordings):
         assert w.query_position is None  # position enters inside attention
 
 
-@pytest.mark.parametrize("name,kind", CASES)
+@pytest.mark.parametrize("name,kind", MODEL_KINDS)
 def test_code_is_read_from_the_model_files(name, kind, runners):
     c = runners[name].config
     code = code_for(c.arch, c.positional, kind)

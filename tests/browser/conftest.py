@@ -33,15 +33,21 @@ def app_env() -> dict:
     return {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
 
 
-@pytest.fixture(scope="session")
-def app_server():
-    server = AppServer(env=app_env(), log=SCREENSHOTS / "streamlit-browser-tests.log")
+def served(log_name: str):
+    """For a fixture to `yield from`: an app server started with app_env() (its log in
+    screenshots/LOG_NAME), stopped afterwards; one that does not start fails the test with why."""
+    server = AppServer(env=app_env(), log=SCREENSHOTS / log_name)
     try:
         server.start()
     except RuntimeError as e:
         pytest.fail(f"the app did not start: {e}", pytrace=False)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_server():
+    yield from served("streamlit-browser-tests.log")
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ import pytest
 
 from ui.i18n import TABLE
 
-from .conftest import app_env
-from .helpers import SCREENSHOTS, AppServer
+from .conftest import served
+from .helpers import AppServer
 
 pytestmark = pytest.mark.browser
 
@@ -62,13 +62,7 @@ def _run(coro):
 
 @pytest.fixture
 def fresh_server():
-    server = AppServer(env=app_env(), log=SCREENSHOTS / "streamlit-first-visit.log")
-    try:
-        server.start()
-    except RuntimeError as e:
-        pytest.fail(f"the app did not start: {e}", pytrace=False)
-    yield server
-    server.stop()
+    yield from served("streamlit-first-visit.log")
 
 
 def test_first_visit_shows_title_and_loading_message_in_the_readers_language(fresh_server):
