@@ -64,48 +64,24 @@ def head_view_data(
     )
 
 
-def head_view(
-    layer_weights: np.ndarray,
-    query_tokens,
-    key_tokens,
-    *,
-    labels: dict | None = None,
-    width: int = 520,
-    font_px: int = 13,
-    height: int | None = None,
-    **lines_kw,
-) -> alt.LayerChart:
-    """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)). lines_kw:
-    head_view_data's threshold, top_k, max_lines and heads (which lines to draw). height: default
-    from the rows (ROW_PX each, denser for long inputs).
+def head_view(layer_weights: np.ndarray, query_tokens, key_tokens, **options) -> alt.LayerChart:
+    """An Altair chart of one layer's heads (layer_weights: (heads, queries, keys)). options: labels,
+    width (520 px), font_px (13), height (default from the rows: ROW_PX each, denser for long
+    inputs) and head_view_data's threshold, top_k, max_lines and heads (which lines to draw).
 
     Selections (params): "heads" (legend-bound, field head), "hover_query" / "hover_key" (on
     pointerover of a left / right token). Lines below ``threshold`` are not in the data at all.
     """
-    lines, queries, keys, shape = _data(
-        layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw
-    )
+    lines, queries, keys, shape = _data(layer_weights, query_tokens, key_tokens, **options)
     return _chart(lines, queries, keys, *shape)
 
 
-def head_view_spec(
-    layer_weights: np.ndarray,
-    query_tokens,
-    key_tokens,
-    *,
-    labels: dict | None = None,
-    width: int = 520,
-    font_px: int = 13,
-    height: int | None = None,
-    **lines_kw,
-) -> dict:
-    """head_view(...).to_dict(), fast: the chart's Vega-Lite skeleton (marks, scales, selections,
+def head_view_spec(layer_weights: np.ndarray, query_tokens, key_tokens, **options) -> dict:
+    """head_view(...).to_dict() (the same options), fast: the chart's Vega-Lite skeleton (marks, scales, selections,
     legend) depends only on the heads, the number of rows, the labels and the sizes, so it is built
     by Altair once per shape and the sentence's lines and tokens are put in as named datasets.
     (Altair's build and schema check took 70-110 ms per new sentence; this takes a few.)"""
-    lines, queries, keys, shape = _data(
-        layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw
-    )
+    lines, queries, keys, shape = _data(layer_weights, query_tokens, key_tokens, **options)
     spec = copy.deepcopy(_skeleton(*shape))
     spec["datasets"] = {name: df.to_dict("records") for name, df in zip(DATASETS, (lines, queries, keys))}
     return spec
@@ -114,7 +90,7 @@ def head_view_spec(
 DATASETS = ("hv_lines_data", "hv_query_data", "hv_key_data")
 
 
-def _data(layer_weights, query_tokens, key_tokens, labels, width, font_px, height, lines_kw):
+def _data(layer_weights, query_tokens, key_tokens, labels=None, width=520, font_px=13, height=None, **lines_kw):
     """The three tables the chart draws (lines, left tokens, right tokens) and what its shape
     depends on: (head ids, rows, labels, width, height, font px)."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
