@@ -94,9 +94,12 @@ WATCH = """() => {
   window.__sawRun = false;
   if (!window.__watching) {
     window.__watching = true;
-    new MutationObserver(() => {
-      if (app.getAttribute('data-test-script-state') === 'running') window.__sawRun = true;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    // a fast (partial) rerun can go running -> notRunning before the callback runs: the records'
+    // old values still show it
+    new MutationObserver((records) => {
+      if (app.getAttribute('data-test-script-state') === 'running'
+          || records.some(r => r.oldValue === 'running')) window.__sawRun = true;
+    }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
   }
 }"""
 

@@ -14,7 +14,7 @@ import streamlit as st
 from model import KINDS
 from model import experiments as ex
 from ui import cache, state
-from ui.context import current
+from ui.context import current, partial
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, page_header, present_figure
 from ui.rows import row_labels, rows_caption, written
@@ -37,6 +37,7 @@ from viz.model_view import model_view
 INDUCTION_PERIOD = 10
 HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
 MODEL_VIEW_TILE = 64
+SMALL_COPY_MAX = 128  # the model view tab repeats the selected head's heatmap up to this length
 TABS = ("head", "model", "lines", "agg", "export")
 
 try:  # optional: Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)
@@ -137,234 +138,242 @@ if temperature != 1.0:
 if tr.output_text:
     st.markdown(t("att_translation", text=md(tr.output_text)))
 
-# -- controls --------------------------------------------------------------------------------
-kinds = tr.kinds()
-state.fit("att_kind", kinds, lambda k: t(f"kind_{k}"))
-n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
-if st.session_state.get("att_layer") is None:
-    st.session_state["att_layer"] = n_layers - 1
-state.fit("att_layer", range(n_layers), layer_label)
-state.fit("att_head", ["mean", *range(n_heads)], head_label)
 
-# on a projector the controls go without their labels (the options say what they are) and the
-# explanation, so that the first screen at 1280 x 800 reaches the chart
-shown = "collapsed" if ctx.presentation else "visible"
-kind = kind_picker(kinds, "att_kind", label_visibility=shown)
-if not ctx.presentation:
-    st.caption(t(f"att_explain_{kind}"))
-c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
-with c_layer:
-    layer = st.selectbox(
-        t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer", label_visibility=shown
+@partial
+def explorer(tr, runner, temperature: float) -> None:
+    """Everything below the sentence: a change of kind, layer, head, query, tab or tile reruns
+    only this (ui.context.partial), not the sidebar and the model."""
+    # -- controls --------------------------------------------------------------------------------
+    kinds = tr.kinds()
+    state.fit("att_kind", kinds, lambda k: t(f"kind_{k}"))
+    n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
+    if st.session_state.get("att_layer") is None:
+        st.session_state["att_layer"] = n_layers - 1
+    state.fit("att_layer", range(n_layers), layer_label)
+    state.fit("att_head", ["mean", *range(n_heads)], head_label)
+
+    # on a projector the controls go without their labels (the options say what they are) and the
+    # explanation, so that the first screen at 1280 x 800 reaches the chart
+    shown = "collapsed" if ctx.presentation else "visible"
+    kind = kind_picker(kinds, "att_kind", label_visibility=shown)
+    if not ctx.presentation:
+        st.caption(t(f"att_explain_{kind}"))
+    c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+    with c_layer:
+        layer = st.selectbox(
+            t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer", label_visibility=shown
+        )
+    with c_head:
+        head = st.selectbox(
+            t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head", label_visibility=shown
+        )
+    with c_words:
+        words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
+
+    att = tr.attention[kind]
+    weights, mask = att.weights, att.mask
+    q_tokens, k_tokens = att.query_tokens, att.key_tokens
+    st.session_state["_att_groups"] = word_groups(att.query_words).tolist() if att.query_words else None
+    if words:
+        weights, mask = merge_words(weights, att.query_words, att.key_words, mask)
+        q_tokens = att.query_word_labels or merge_tokens(q_tokens, att.query_words)
+        k_tokens = att.key_word_labels or merge_tokens(k_tokens, att.key_words)
+    # decoder and cross rows: "reads → writes"; q_tokens stay what each row reads (the table's heading)
+    q_labels, q_written = row_labels(att, words), written(att, words)
+    writes = q_written is not None
+
+    if st.session_state.get("att_q") is None:
+        st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)
+    q = state.fit("att_q", range(len(q_tokens)), lambda i: f"{t('att_what_q')} {i}")
+    st.session_state["_att_q_last"] = q
+
+    layer_w = weights[layer]  # (heads, Q, K)
+    w2d = mean_of_heads(weights)[layer] if head == "mean" else layer_w[head]
+    image_format = st.session_state.get("att_img", "png")
+    title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer), head=head_label(head))
+
+    def heatmap(w, key, filename):
+        fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
+        st.plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
+        return fig
+
+    # on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
+    # and one table, not five tabs' charts (tab.open says which one the reader is looking at)
+    # the open tab is in the link ("tab"), by a name that does not change with the language
+    # the tab the reader opened (its label, in this language) wins, unless a new link named another
+    # tab since the last run or the language changed (the old label is no longer one of these)
+    tab_labels = [t(f"att_tab_{name}") for name in TABS]
+    tab_id = st.session_state.get("att_tab_id", "head")
+    if st.session_state.get("att_tab") in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
+        st.session_state["att_tab_id"] = TABS[tab_labels.index(st.session_state["att_tab"])]
+    else:
+        st.session_state["att_tab"] = tab_labels[TABS.index(tab_id)]
+    st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
+    tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
+    lines = None
+    line_labels = (
+        ("head", t("att_head")),
+        ("query", t("axis_query_writes" if writes else "axis_query")),
+        ("key", t("axis_key")),
+        ("weight", t("weight")),
     )
-with c_head:
-    head = st.selectbox(
-        t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head", label_visibility=shown
-    )
-with c_words:
-    words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
 
-att = tr.attention[kind]
-weights, mask = att.weights, att.mask
-q_tokens, k_tokens = att.query_tokens, att.key_tokens
-st.session_state["_att_groups"] = word_groups(att.query_words).tolist() if att.query_words else None
-if words:
-    weights, mask = merge_words(weights, att.query_words, att.key_words, mask)
-    q_tokens = att.query_word_labels or merge_tokens(q_tokens, att.query_words)
-    k_tokens = att.key_word_labels or merge_tokens(k_tokens, att.key_words)
-# decoder and cross rows: "reads → writes"; q_tokens stay what each row reads (the table's heading)
-q_labels, q_written = row_labels(att, words), written(att, words)
-writes = q_written is not None
-
-if st.session_state.get("att_q") is None:
-    st.session_state["att_q"] = st.session_state.get("_att_q_last", 1)
-q = state.fit("att_q", range(len(q_tokens)), lambda i: f"{t('att_what_q')} {i}")
-st.session_state["_att_q_last"] = q
-
-layer_w = weights[layer]  # (heads, Q, K)
-w2d = mean_of_heads(weights)[layer] if head == "mean" else layer_w[head]
-image_format = st.session_state.get("att_img", "png")
-title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer), head=head_label(head))
-
-
-def heatmap(w, key, filename):
-    fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
-    st.plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
-    return fig
-
-
-# on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
-# and one table, not five tabs' charts (tab.open says which one the reader is looking at)
-# the open tab is in the link ("tab"), by a name that does not change with the language
-# the tab the reader opened (its label, in this language) wins, unless a new link named another
-# tab since the last run or the language changed (the old label is no longer one of these)
-tab_labels = [t(f"att_tab_{name}") for name in TABS]
-tab_id = st.session_state.get("att_tab_id", "head")
-if st.session_state.get("att_tab") in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
-    st.session_state["att_tab_id"] = TABS[tab_labels.index(st.session_state["att_tab"])]
-else:
-    st.session_state["att_tab"] = tab_labels[TABS.index(tab_id)]
-st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
-tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
-lines = None
-line_labels = (
-    ("head", t("att_head")),
-    ("query", t("axis_query_writes" if writes else "axis_query")),
-    ("key", t("axis_key")),
-    ("weight", t("weight")),
-)
-
-with tab_head:
-    if tab_head.open:
-        q = row_picker(t("att_query"), q_labels, "att_q")
-        # on a projector the chart comes first and its explanations after it
-        if writes and not ctx.presentation:
-            st.caption(rows_caption(att))
-        left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
-        with left:
-            st.markdown(f"**{title}**")
-            if not ctx.presentation:
-                st.caption(t("att_heatmap_help"))
-            heatmap(w2d, "att_heatmap", "attention_heatmap")
-            if ctx.presentation:
-                st.caption((rows_caption(att) + " " if writes else "") + t("att_heatmap_help"))
-        with right:
-            show_table(
-                k_tokens,
-                w2d[q],
-                q_tokens[q],
-                None if mask is None else mask[q],
-                key="att_table",
-                written=q_written[q] if writes else None,
-            )
-
-SMALL_COPY_MAX = 128
-with tab_model:
-    if tab_model.open:
-        st.caption(t("att_model_view_help"))
-        if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
-            st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            fig = model_view(
-                weights,
-                mask,
-                selected=None if head == "mean" else (layer, head),
-                labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
-                tile=MODEL_VIEW_TILE,
-            )
-            mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
-            st.plotly_chart(
-                fig,
-                config=plotly_config(image_format, "attention_model_view"),
-                key=mv_key,
-                on_select=lambda: pick_tile(mv_key),
-                selection_mode="points",
-            )
-        with right:
-            st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
-            if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
-                small = attention_heatmap(w2d, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
-                small.update_layout(height=360)
-                st.plotly_chart(small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small")
-            else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
-                st.caption(t("att_selected_in_first_tab"))
-
-with tab_lines:
-    if tab_lines.open:
-        st.caption(t("att_head_view_help"))
-        st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
-        if len(k_tokens) > HEAD_VIEW_TOP_K:
-            st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-        lines = lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
-        st.vega_lite_chart(lines, key="att_head_view", width=620)
-
-with tab_agg:
-    if tab_agg.open:
-        st.subheader(t("att_rollout"))
-        if kind == "cross":
-            st.info(t("att_rollout_none"), icon="ℹ️")
-        else:
-            st.caption(t("att_rollout_help"))
-            r = rollout(att.weights)
-            if words:
-                r, _ = merge_words(r, att.query_words, att.key_words)
-            left, _ = st.columns([3, 2])
+    with tab_head:
+        if tab_head.open:
+            q = row_picker(t("att_query"), q_labels, "att_q")
+            # on a projector the chart comes first and its explanations after it
+            if writes and not ctx.presentation:
+                st.caption(rows_caption(att))
+            left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
             with left:
-                heatmap(r, "att_rollout", "attention_rollout")
-
-        st.subheader(t("att_roles"))
-        st.markdown(t("att_roles_help"))
-        ind = None
-        if runner.can_continue_text:
-            st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
-            ind = induction(ctx.model, ctx.device)
-        roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross")
-        roles["layer"] += 1
-        roles["head"] += 1
-        roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
-        score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
-        roles = translated(
-            roles[["layer", "head", "role", "score", *score_cols]],
-            {
-                "layer": "att_col_layer",
-                "head": "att_col_head",
-                "role": "att_col_role",
-                "score": "att_col_score",
-                **{c: f"att_role_{c}" for c in score_cols},
-            },
-        )
-        bars = {
-            t(f"att_role_{c}"): st.column_config.ProgressColumn(
-                t(f"att_role_{c}"), format="%.2f", min_value=0.0, max_value=1.0
-            )
-            for c in score_cols
-        }
-        st.dataframe(
-            roles,
-            hide_index=True,
-            width="stretch",
-            height="content",
-            key="att_roles",
-            column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")},
-        )
-
-with tab_export:
-    if tab_export.open:
-        st.markdown(t("att_export_intro"))
-        image_format_picker("att_img")
-        with st.container(horizontal=True):
-            download(
-                t("att_download_json"),
-                tr.dumps,
-                f"attention_{ctx.model}.json",
-                key="att_json",
-                help=t("att_download_json_help"),
-            )
-            if vl_convert is not None:
-                lines = lines or lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
-                download(
-                    t("att_download_svg"),
-                    lambda: vl_convert.vegalite_to_svg(lines),
-                    "attention_head_view.svg",
-                    "att_svg",
+                st.markdown(f"**{title}**")
+                if not ctx.presentation:
+                    st.caption(t("att_heatmap_help"))
+                heatmap(w2d, "att_heatmap", "attention_heatmap")
+                if ctx.presentation:
+                    st.caption((rows_caption(att) + " " if writes else "") + t("att_heatmap_help"))
+            with right:
+                show_table(
+                    k_tokens,
+                    w2d[q],
+                    q_tokens[q],
+                    None if mask is None else mask[q],
+                    key="att_table",
+                    written=q_written[q] if writes else None,
                 )
-                download(
-                    t("att_download_png"),
-                    lambda: vl_convert.vegalite_to_png(lines, scale=2),
-                    "attention_head_view.png",
-                    "att_png",
-                )
-        if vl_convert is None:
-            st.caption(t("att_no_svg"))
 
-state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
-state.set_url(
-    kind=kind if len(kinds) > 1 else None,
-    layer=layer + 1,
-    head="mean" if head == "mean" else head + 1,
-    q=q,
-    words=True if words else None,
-    temp=None if temperature == 1.0 else temperature,
-)
-copy_link()
+    with tab_model:
+        if tab_model.open:
+            st.caption(t("att_model_view_help"))
+            if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
+                st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
+            left, right = st.columns([3, 2], gap="large")
+            with left:
+                fig = model_view(
+                    weights,
+                    mask,
+                    selected=None if head == "mean" else (layer, head),
+                    labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
+                    tile=MODEL_VIEW_TILE,
+                )
+                mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
+                st.plotly_chart(
+                    fig,
+                    config=plotly_config(image_format, "attention_model_view"),
+                    key=mv_key,
+                    on_select=lambda: pick_tile(mv_key),
+                    selection_mode="points",
+                )
+            with right:
+                st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
+                if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
+                    small = attention_heatmap(
+                        w2d, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes), height=360
+                    )
+                    st.plotly_chart(
+                        small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small"
+                    )
+                else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
+                    st.caption(t("att_selected_in_first_tab"))
+
+    with tab_lines:
+        if tab_lines.open:
+            st.caption(t("att_head_view_help"))
+            st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
+            if len(k_tokens) > HEAD_VIEW_TOP_K:
+                st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
+            lines = lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
+            st.vega_lite_chart(lines, key="att_head_view", width=620)
+
+    with tab_agg:
+        if tab_agg.open:
+            st.subheader(t("att_rollout"))
+            if kind == "cross":
+                st.info(t("att_rollout_none"), icon="ℹ️")
+            else:
+                st.caption(t("att_rollout_help"))
+                r = rollout(att.weights)
+                if words:
+                    r, _ = merge_words(r, att.query_words, att.key_words)
+                left, _ = st.columns([3, 2])
+                with left:
+                    heatmap(r, "att_rollout", "attention_rollout")
+
+            st.subheader(t("att_roles"))
+            st.markdown(t("att_roles_help"))
+            ind = None
+            if runner.can_continue_text:
+                st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
+                ind = induction(ctx.model, ctx.device)
+            roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross")
+            roles["layer"] += 1
+            roles["head"] += 1
+            roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
+            score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
+            roles = translated(
+                roles[["layer", "head", "role", "score", *score_cols]],
+                {
+                    "layer": "att_col_layer",
+                    "head": "att_col_head",
+                    "role": "att_col_role",
+                    "score": "att_col_score",
+                    **{c: f"att_role_{c}" for c in score_cols},
+                },
+            )
+            bars = {
+                t(f"att_role_{c}"): st.column_config.ProgressColumn(
+                    t(f"att_role_{c}"), format="%.2f", min_value=0.0, max_value=1.0
+                )
+                for c in score_cols
+            }
+            st.dataframe(
+                roles,
+                hide_index=True,
+                width="stretch",
+                height="content",
+                key="att_roles",
+                column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")},
+            )
+
+    with tab_export:
+        if tab_export.open:
+            st.markdown(t("att_export_intro"))
+            image_format_picker("att_img")
+            with st.container(horizontal=True):
+                download(
+                    t("att_download_json"),
+                    tr.dumps,
+                    f"attention_{ctx.model}.json",
+                    key="att_json",
+                    help=t("att_download_json_help"),
+                )
+                if vl_convert is not None:
+                    lines = lines or lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
+                    download(
+                        t("att_download_svg"),
+                        lambda: vl_convert.vegalite_to_svg(lines),
+                        "attention_head_view.svg",
+                        "att_svg",
+                    )
+                    download(
+                        t("att_download_png"),
+                        lambda: vl_convert.vegalite_to_png(lines, scale=2),
+                        "attention_head_view.png",
+                        "att_png",
+                    )
+            if vl_convert is None:
+                st.caption(t("att_no_svg"))
+
+    state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
+    state.set_url(
+        kind=kind if len(kinds) > 1 else None,
+        layer=layer + 1,
+        head="mean" if head == "mean" else head + 1,
+        q=q,
+        words=True if words else None,
+        temp=None if temperature == 1.0 else temperature,
+    )
+    copy_link()
+
+
+explorer(tr, runner, temperature)

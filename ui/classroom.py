@@ -213,6 +213,19 @@ def publish(page) -> None:
         _close()
 
 
+def publish_again() -> None:
+    """After a partial rerun (ui.context.partial: app.py's own publish does not run), the
+    teacher's changed view on the page last published."""
+    last = st.session_state.get("_room_published")
+    if is_teacher() and last:
+        publish(_Page(last["page"]))
+
+
+class _Page:  # what publish() reads of a page: its url_path
+    def __init__(self, url_path: str):
+        self.url_path = url_path
+
+
 def link_params() -> dict:
     """The room parameters the address bar keeps (so a reload stays in the room)."""
     if not code():

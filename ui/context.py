@@ -6,6 +6,7 @@ same settings, so no page re-declares them.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import boot, cache, state, timeline
+from . import boot, cache, classroom, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -199,9 +200,27 @@ def current() -> Context:
     request through app.py's st.navigation, so a shared link always gets the whole app with its
     sidebar. Only public Streamlit calls; .streamlit/config.toml hides the folder's own menu.
     """
-    ctx = getattr(_APP_RUN, "ctx", None)
+    # a partial rerun (st.fragment, see partial) runs without app.py: the session's last settings
+    ctx = getattr(_APP_RUN, "ctx", None) or st.session_state.get("_ctx")
     if ctx is None:
         st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))], position="hidden")
         boot.forget()  # the rerun draws the page through app.py, without this run's loading box
         st.rerun()
     return ctx
+
+
+def partial(fn):
+    """A page's interactive part as a Streamlit fragment: a widget inside it (a layer, a head, a
+    slider, Next) reruns only fn, not app.py, the sidebar and the rest of the page, so the reader
+    sees it redrawn in a fraction of the time. fn gets what it needs as arguments (they are kept
+    from the last full run); current() still answers inside it, and a teacher's room still follows
+    (app.py publishes after a full run only)."""
+
+    @st.fragment
+    @functools.wraps(fn)
+    def part(*args, **kwargs):
+        fn(*args, **kwargs)
+        if getattr(_APP_RUN, "ctx", None) is None:  # a partial rerun
+            classroom.publish_again()
+
+    return part
