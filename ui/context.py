@@ -132,6 +132,19 @@ def _hf_picker() -> None:
 
 
 def sidebar() -> Context:
+    global _FOLDER_MODE_LEFT
+    if not _FOLDER_MODE_LEFT:
+        # the first run in this process: leave the pages/-folder mode before any widget exists
+        # (see current()). In that mode app.py runs under another page id, so the sidebar's widgets
+        # would be new widgets on the next run and the first visitor's first click lost its
+        # sentence and model.
+        _FOLDER_MODE_LEFT = True
+        st.navigation(
+            [st.Page(str(p), url_path=p.stem, default=p.stem == "home") for p in sorted(_PAGES_DIR.glob("*.py"))],
+            position="hidden",
+        )
+        boot.forget()
+        st.rerun()
     state.begin_run()
     if "lang" not in st.session_state and not st.query_params.get("lang"):
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
@@ -182,6 +195,7 @@ def sidebar() -> Context:
 # The Context of the app.py run now going on in this thread: set by sidebar(), cleared by
 # end_run() when app.py is done, so a page file that runs without app.py finds none.
 _APP_RUN = threading.local()
+_FOLDER_MODE_LEFT = False  # st.navigation has been called in this process (sidebar, current)
 _PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 
 
@@ -203,6 +217,8 @@ def current() -> Context:
     # a partial rerun (st.fragment, see partial) runs without app.py: the session's last settings
     ctx = getattr(_APP_RUN, "ctx", None) or st.session_state.get("_ctx")
     if ctx is None:
+        global _FOLDER_MODE_LEFT
+        _FOLDER_MODE_LEFT = True
         st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))], position="hidden")
         boot.forget()  # the rerun draws the page through app.py, without this run's loading box
         st.rerun()
