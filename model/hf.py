@@ -822,16 +822,17 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
             return InputError("hf_unreachable", cannot + why + cause)
         return InputError("hf_not_on_hub", cannot + "no such model on the Hugging Face hub, or it is private" + cause)
 
+    def failed(e: Exception, lacks: InputError, refusal: tuple[str, InputError] | None = None) -> InputError:
+        """Why a load failed: the refusal its message names (refusal: a word in it, and the error to
+        raise), else what the folder lacks (lacks) or why the hub could not give it."""
+        return refusal[1] if refusal and refusal[0] in str(e).lower() else unavailable(lacks, e)
+
     try:
         cfg = AutoConfig.from_pretrained(source, **common)
     except Exception as e:  # OSError, ValueError, requests' and hub's own errors
-        if "trust_remote_code" in str(e):
-            raise InputError(
-                "hf_remote_code",
-                f"{name} needs its own code from the hub (trust_remote_code), which this app never runs",
-            ) from None
+        remote = f"{name} needs its own code from the hub (trust_remote_code), which this app never runs"
         lacks = InputError("hf_no_config", f"{name}: the folder has no usable config.json ({_short(e)})")
-        raise unavailable(lacks, e) from None
+        raise failed(e, lacks, ("trust_remote_code", InputError("hf_remote_code", remote))) from None
 
     family = _family(cfg)
     archs = getattr(cfg, "architectures", None) or []
@@ -886,8 +887,9 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     try:
         tok = AutoTokenizer.from_pretrained(source, **common)
     except Exception as e:
-        lacks = InputError("hf_no_tokenizer", f"{name}: the folder has no usable tokenizer ({_short(e)})")
-        raise unavailable(lacks, e) from None
+        raise failed(
+            e, InputError("hf_no_tokenizer", f"{name}: the folder has no usable tokenizer ({_short(e)})")
+        ) from None
     try:
         module, info = auto_cls.from_pretrained(
             source,
@@ -899,13 +901,9 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
             **common,
         )
     except Exception as e:
-        if "safetensors" in str(e).lower() or "model.safetensors" in str(e):
-            raise InputError(
-                "hf_no_safetensors",
-                f"{name} has no safetensors weights; this app never loads pickle (.bin) weights, which can run code",
-            ) from None
+        pickle = f"{name} has no safetensors weights; this app never loads pickle (.bin) weights, which can run code"
         lacks = InputError("hf_no_weights", f"{name}: the folder has no usable weights ({_short(e)})")
-        raise unavailable(lacks, e) from None
+        raise failed(e, lacks, ("safetensors", InputError("hf_no_safetensors", pickle))) from None
     module.set_attn_implementation(IMPL)
     module = module.to(dev).eval()
 
