@@ -9,7 +9,8 @@ a MutationObserver on the app's script state) and the page is idle again with ev
 drawn (no stale element, no skeleton, no plotly chart without its figure). Target <= 0.3 s each.
 
   temperature slider   temperature page: one step of the T slider (arrow key on its thumb)
-  layer / head         attention page: the layer select box, then the head select box
+  layer / head         attention page: an option of the layer select box, then of the head select box
+                       (the list is opened untimed: the reader's choice is the option's click)
   tab switch           attention page: heatmap tab -> model-view tab (and back, untimed)
   tile click           attention page, model view: a click on another layer x head tile
   step Next            step-by-step page: the Next button
@@ -29,7 +30,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.views import WATCH  # noqa: E402  (a MutationObserver: did a rerun start?)
+from bench.views import IDLE, Runs  # noqa: E402  (a run finished: Streamlit's own message)
 from tests.browser.helpers import (  # noqa: E402
     SCREENSHOTS,
     SCROLL_TO_MODEL_VIEW,
@@ -46,11 +47,8 @@ from tests.browser.helpers import (  # noqa: E402
 SENTENCE = "The little girl saw three red apples on the table in the kitchen"  # 15 tokens (translator)
 TARGET_S = 0.3
 
-DONE = """() => {
-  if (!window.__sawRun) return false;
-  const app = document.querySelector("[data-testid='stApp']");
-  if (app.getAttribute('data-test-script-state') === 'running') return false;
-  if (document.querySelector("[data-stale='true'], [data-testid='stStatusWidget']")) return false;
+# idle and every visible chart drawn (no skeleton, no plotly chart without its figure)
+DRAWN = """() => {
   const visible = e => e.offsetWidth || e.offsetHeight;
   if (Array.from(document.querySelectorAll("[data-testid='stSkeleton']")).some(visible)) return false;
   return !Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']")).filter(visible)
@@ -58,18 +56,30 @@ DONE = """() => {
 }"""
 
 
-def timed(page, action, timeout=60) -> float:
-    page.evaluate(WATCH)
+def timed(page, runs, action, timeout=60) -> float:
+    since = runs.finished
     t0 = time.perf_counter()
     action()
-    page.wait_for_function(DONE, polling="raf", timeout=timeout * 1000)
+    runs.wait(page, since, timeout)
+    page.wait_for_function(IDLE, polling="raf", timeout=timeout * 1000)
+    page.wait_for_function(DRAWN, polling="raf", timeout=timeout * 1000)
     return time.perf_counter() - t0
+
+
+def open_list(page, label: str):
+    """Open the select box labelled label (untimed: the reader's choice is the option's click)."""
+    page.locator("[data-testid='stMain']").get_by_role("combobox", name=label, exact=True).click()
+    page.get_by_role("option").first.wait_for()
+
+
+def choose(page, option: str):
+    page.get_by_role("option", name=option, exact=True).click()
 
 
 def pick(page, label: str, option: str):
     """Choose option in the select box labelled label."""
-    page.locator("[data-testid='stMain']").get_by_role("combobox", name=label, exact=True).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    open_list(page, label)
+    choose(page, option)
 
 
 def _open(page, base, path):
@@ -83,13 +93,18 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
     server = AppServer(env=env, args=list(server_args), log=SCREENSHOTS / "bench-interactions.log").start()
     times: dict[str, list[float]] = {}
 
-    def measure(name, action, reps=reps):
-        action(0)  # warm-up: caches filled, charts' code loaded
-        settle(page)
-        out = times.setdefault(name, [])
-        for i in range(1, reps + 1):
-            out.append(timed(page, lambda: action(i)))
+    def measure(name, action, reps=reps, prepare=None):
+        """prepare(i), untimed, then action(i), timed: a select box is opened, then its option clicked."""
+        for i in range(reps + 1):  # the first is a warm-up: caches filled, charts' code loaded
+            if prepare:
+                prepare(i)
+            if i == 0:
+                action(0)
+                settle(page)
+                continue
+            times.setdefault(name, []).append(timed(page, runs, lambda: action(i)))
             settle(page, quiet_polls=2)
+        out = times[name]
         if exceptions(page):
             raise RuntimeError(f"{name}: {exceptions(page)[0][:300]}")
         log(f"  {name}: " + ", ".join(f"{s:.2f}" for s in out) + " s")
@@ -100,6 +115,7 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
         with sync_playwright() as pw:
             browser = launch(pw)
             page = browser.new_context(viewport=VIEWPORT).new_page()
+            runs = Runs(page)
             _open(page, server.url, "")  # the teacher's first visit: models loaded, imports done
 
             _open(page, server.url, "temperature")
@@ -112,15 +128,23 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
             measure("temperature slider move", slide)
 
             _open(page, server.url, "attention")
-            measure("layer change", lambda i: pick(page, "Layer", "Layer 1" if i % 2 == 0 else "Layer 2"))
-            measure("head change", lambda i: pick(page, "Head", "Head 2" if i % 2 == 0 else "Head 3"))
+            measure(
+                "layer change",
+                lambda i: choose(page, "Layer 1" if i % 2 == 0 else "Layer 2"),
+                prepare=lambda i: open_list(page, "Layer"),
+            )
+            measure(
+                "head change",
+                lambda i: choose(page, "Head 2" if i % 2 == 0 else "Head 3"),
+                prepare=lambda i: open_list(page, "Head"),
+            )
 
             # heatmap tab -> model-view tab, timed; the switch back is untimed
             out = times.setdefault("tab switch", [])
             for i in range(reps + 1):  # the first is the warm-up
                 page.get_by_role("tab", name=re.compile("Heatmap")).click()
                 settle(page, quiet_polls=2)
-                s = timed(page, lambda: page.get_by_role("tab", name=re.compile("Model view")).click())
+                s = timed(page, runs, lambda: page.get_by_role("tab", name=re.compile("Model view")).click())
                 settle(page, quiet_polls=2)
                 out.extend([s] if i else [])
             log("  tab switch: " + ", ".join(f"{s:.2f}" for s in out) + " s")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 from tests.browser.helpers import (
     ROOT,
     SCREENSHOTS,
@@ -89,25 +91,43 @@ VIEWS = (
     ("head view", "Head view", HEAD_VIEW_DRAWN),
 )
 
-WATCH = """() => {
+IDLE = """() => {
   const app = document.querySelector("[data-testid='stApp']");
-  window.__sawRun = false;
-  if (!window.__watching) {
-    window.__watching = true;
-    // a fast (partial) rerun can go running -> notRunning before the callback runs: the records'
-    // old values still show it
-    new MutationObserver((records) => {
-      if (app.getAttribute('data-test-script-state') === 'running'
-          || records.some(r => r.oldValue === 'running')) window.__sawRun = true;
-    }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state']});
-  }
-}"""
-
-RERUN_DONE = """() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  return window.__sawRun && app.getAttribute('data-test-script-state') === 'notRunning'
+  return app.getAttribute('data-test-script-state') !== 'running'
       && !document.querySelector("[data-stale='true'], [data-testid='stStatusWidget']");
 }"""
+
+
+class Runs:
+    """Streamlit's script_finished messages on the page's websocket: one per run or fragment run.
+
+    The page's script-state attribute is not enough to see a rerun: React can draw a fast
+    (partial) rerun's "running" and "notRunning" in one frame, and the attribute never changes."""
+
+    DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+
+    def __init__(self, page):
+        self.finished = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload):
+        if not isinstance(payload, (bytes, bytearray)):
+            return
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:  # not one of Streamlit's messages
+            return
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished in self.DONE:
+            self.finished += 1
+
+    def wait(self, page, since: int, timeout: float) -> None:
+        """Until a run has finished after `since` runs (Playwright delivers the frames while it waits)."""
+        deadline = time.perf_counter() + timeout
+        while self.finished <= since:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"no run finished within {timeout:.0f} s")
+            page.wait_for_timeout(5)
 
 
 def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
@@ -133,7 +153,7 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
             # phase 2: a fresh session, timed; each view's tab is opened, then sentences submitted
             ctx = browser.new_context(viewport=VIEWPORT)
             page = ctx.new_page()
-            counter = Bytes(page, ctx)
+            counter, runs = Bytes(page, ctx), Runs(page)
             goto(page, server.url)
             used = {n: iter(sentences[n]) for n in sizes}
             for view, tab, drawn_js in VIEWS:
@@ -142,13 +162,13 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
                 for r in range(reps):
                     for n in sizes:
                         text = next(used[n])
-                        page.evaluate(WATCH)
-                        before = counter.total()
+                        before, done = counter.total(), runs.finished
                         t0 = _submit(page, text)
                         if drawn_js is None:
                             page.wait_for_function(DRAWN, arg=text.split()[0], polling="raf", timeout=timeout * 1000)
                         else:
-                            page.wait_for_function(RERUN_DONE, polling="raf", timeout=timeout * 1000)
+                            runs.wait(page, done, timeout)
+                            page.wait_for_function(IDLE, polling="raf", timeout=timeout * 1000)
                             page.wait_for_function(drawn_js, polling="raf", timeout=timeout * 1000)
                         drawn = time.perf_counter() - t0
                         settle(page, timeout, quiet_polls=2)
