@@ -9,7 +9,7 @@ st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍"
 
 # ui.boot first (on a fresh server: the title and a loading message), then the slow imports
 from ui import boot, classroom, state  # noqa: E402
-from ui.context import end_run, sidebar  # noqa: E402
+from ui.context import RUN_SLOTS, end_run, sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
@@ -40,7 +40,8 @@ st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: o
 nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
-    nav.run()
+    with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/context.py)
+        nav.run()
 finally:  # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav)
     end_run()  # a page file run without app.py (see ui.context.current) finds no Context

@@ -7,6 +7,7 @@ same settings, so no page re-declares them.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,6 +198,13 @@ def sidebar() -> Context:
 _APP_RUN = threading.local()
 _FOLDER_MODE_LEFT = False  # st.navigation has been called in this process (sidebar, current)
 _PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+
+
+# At most this many sessions' full runs compute at once; the others wait on the lock, asleep.
+# Every run is CPU-bound, and each of torch's many small operations hands the interpreter lock
+# over: with 60 sessions' threads contending for it the server served 9 sentences a second where 4
+# sessions got 15 (bench/load.py). Partial reruns (fragments) are light and do not wait.
+RUN_SLOTS = threading.BoundedSemaphore(int(os.environ.get("ATTN_RUN_SLOTS", "2")))
 
 
 def end_run() -> None:
