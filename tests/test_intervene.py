@@ -219,84 +219,12 @@ def test_cli_ablate_and_importance():
 
 
 # -- Hugging Face: the same ablation through the registered attention function -------------------------
-@pytest.fixture(scope="module")
-def tiny_hf(tmp_path_factory):
-    transformers = pytest.importorskip("transformers")
-    from tokenizers import ByteLevelBPETokenizer
-
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(
-        ["The cat sat on the mat.", "The dog bit the man."] * 20,
-        vocab_size=300,
-        min_frequency=1,
-        special_tokens=["<|endoftext|>"],
-    )
-    tok = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
-    )
-    torch.manual_seed(0)
-    root = tmp_path_factory.mktemp("hf_ablate")
-    models = {
-        "gpt2": transformers.GPT2LMHeadModel(
-            transformers.GPT2Config(
-                n_layer=2, n_head=2, n_embd=32, vocab_size=len(tok), n_positions=64, bos_token_id=0, eos_token_id=0
-            )
-        ),
-        "llama": transformers.LlamaForCausalLM(
-            transformers.LlamaConfig(
-                num_hidden_layers=2,
-                num_attention_heads=4,
-                num_key_value_heads=2,
-                hidden_size=32,
-                intermediate_size=64,
-                vocab_size=len(tok),
-                max_position_embeddings=64,
-                bos_token_id=0,
-                eos_token_id=0,
-                pad_token_id=0,
-            )
-        ),
-    }
-    for name, module in models.items():
-        tok.save_pretrained(root / name)
-        module.eval().save_pretrained(root / name)
-    from tokenizers import SentencePieceUnigramTokenizer
-    from tokenizers.processors import TemplateProcessing
-
-    sp = SentencePieceUnigramTokenizer()
-    sp.train_from_iterator(
-        ["The cat sat on the mat.", "The dog bit the man."] * 20,
-        vocab_size=60,
-        special_tokens=["<pad>", "</s>", "<unk>"],
-        unk_token="<unk>",
-    )
-    sp._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    tok = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=sp._tokenizer, eos_token="</s>", pad_token="<pad>", unk_token="<unk>", model_max_length=32
-    )
-    tok.save_pretrained(root / "t5")
-    transformers.T5ForConditionalGeneration(
-        transformers.T5Config(
-            num_layers=2,
-            num_heads=2,
-            d_model=32,
-            d_kv=16,
-            d_ff=64,
-            vocab_size=len(tok),
-            decoder_start_token_id=0,
-            pad_token_id=0,
-            eos_token_id=1,
-        )
-    ).eval().save_pretrained(root / "t5")
-    return root
-
-
-def test_hf_t5_cross_attention_ablation_reaches_only_the_cross_attention(tiny_hf, monkeypatch):
+def test_hf_t5_cross_attention_ablation_reaches_only_the_cross_attention(tiny, monkeypatch):
     """T5's EncDecAttention is "cross": switched off, it equals the model with that head's columns of
     its output map zeroed (greedy output and all three kinds of weights)."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("ATTN_HF", "1")
-    m = model.load(f"hf:{tiny_hf / 't5'}", device="cpu")
+    m = model.load(f"hf:{tiny['t5']}", device="cpu")
     tr = m.trace(TR_TEXT, ablate=[("cross", 0, 1)])
     ref = copy.deepcopy(m.hf_model)
     with torch.no_grad():
@@ -330,10 +258,10 @@ def test_hf_t5_cross_attention_ablation_reaches_only_the_cross_attention(tiny_hf
 
 
 @pytest.mark.parametrize("name", ["gpt2", "llama"])
-def test_hf_zero_ablation_equals_the_head_cut_out_of_the_output_projection(tiny_hf, name, monkeypatch):
+def test_hf_zero_ablation_equals_the_head_cut_out_of_the_output_projection(tiny, name, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("ATTN_HF", "1")
-    m = model.load(f"hf:{tiny_hf / name}", device="cpu")
+    m = model.load(f"hf:{tiny[name]}", device="cpu")
     tr = m.trace(TR_TEXT, ablate=[("decoder", 0, 1)])
     assert tr.intervention["ablate"] == ["decoder:1:2"]
     ref_model = copy.deepcopy(m.hf_model)
