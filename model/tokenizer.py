@@ -40,6 +40,7 @@ __all__ = [
 
 PAD, UNK, BOS, EOS, TO_EN, TO_ZH = 0, 1, 2, 3, 4, 5
 SPECIALS: dict[int, str] = {PAD: "<pad>", UNK: "<unk>", BOS: "<s>", EOS: "</s>", TO_EN: "<2en>", TO_ZH: "<2zh>"}
+_SP_ROLES = {"pad": PAD, "unk": UNK, "bos": BOS, "eos": EOS}  # SentencePiece's names for them
 DEFAULT_PATH = Path(__file__).resolve().parent / "weights" / "tokenizer.model"
 REBUILD_COMMAND = "python -m model train tokenizer"
 VOCAB_SIZE = 1400  # smallest round size at which every corpus word is one piece
@@ -306,14 +307,8 @@ def train(texts, out_path: str | os.PathLike, vocab_size: int = VOCAB_SIZE) -> N
         add_dummy_prefix=False,
         remove_extra_whitespaces=True,
         split_digits=True,
-        pad_id=PAD,
-        unk_id=UNK,
-        bos_id=BOS,
-        eos_id=EOS,
-        pad_piece=SPECIALS[PAD],
-        unk_piece=SPECIALS[UNK],
-        bos_piece=SPECIALS[BOS],
-        eos_piece=SPECIALS[EOS],
+        # SentencePiece's own four specials at the ids and with the pieces SPECIALS fixes
+        **{f"{role}_{field}": v for role, i in _SP_ROLES.items() for field, v in (("id", i), ("piece", SPECIALS[i]))},
         control_symbols=[SPECIALS[TO_EN], SPECIALS[TO_ZH]],
         input_sentence_size=0,
         shuffle_input_sentence=False,

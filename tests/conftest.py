@@ -310,38 +310,28 @@ def recompute(runner, w):
         "V_full": M @ P(mha.W_v.weight).T + P(mha.W_v.bias),
     }
     T, S = X.shape[0], M.shape[0]
-    causal = w.kind == "decoder"
-    heads = []
-    for head in range(h):
-        sl = slice(head * d_k, (head + 1) * d_k)
-        q, k, v = out["Q_full"][:, sl], out["K_full"][:, sl], out["V_full"][:, sl]
-        if c.positional == "rope" and w.kind != "cross":
-            q, k = rotate(q), rotate(k)
-        scores = q @ k.T
-        scaled = scores / math.sqrt(d_k)
-        biased = scaled.copy()
-        if c.positional == "alibi" and w.kind != "cross":
-            slope = 2.0 ** (-8.0 * (head + 1) / h)
-            biased = biased - slope * np.abs(np.arange(T)[:, None] - np.arange(S)[None, :])
-        mask = np.tril(np.ones((T, S), bool)) if causal else np.ones((T, S), bool)
-        masked = np.where(mask, biased, -1e9)
-        weights = np.where(mask, softmax(masked), 0.0)
-        head_out = weights @ v
-        heads.append(head_out)
-        if head == w.head:
-            out.update(
-                q=q,
-                k=k,
-                v=v,
-                scores=scores,
-                scaled=scaled,
-                masked=masked,
-                mask=mask,
-                weights=weights,
-                head_output=head_out,
-            )
-            if c.positional == "alibi" and w.kind != "cross":
-                out["bias"] = biased - scaled
+
+    def per_head(full, n):  # (n, h*d_k) -> (h, n, d_k)
+        return full.reshape(n, h, d_k).transpose(1, 0, 2)
+
+    q, k, v = per_head(out["Q_full"], T), per_head(out["K_full"], S), per_head(out["V_full"], S)
+    relative = w.kind != "cross"  # RoPE and ALiBi act within a sequence, not across
+    if c.positional == "rope" and relative:
+        q, k = np.stack([rotate(x) for x in q]), np.stack([rotate(x) for x in k])
+    scores = q @ k.transpose(0, 2, 1)  # (h, T, S)
+    scaled = scores / math.sqrt(d_k)
+    biased = scaled.copy()
+    if c.positional == "alibi" and relative:
+        slopes = 2.0 ** (-8.0 * (np.arange(h) + 1) / h)
+        biased = biased - slopes[:, None, None] * np.abs(np.arange(T)[:, None] - np.arange(S)[None, :])
+        out["bias"] = (biased - scaled)[w.head]
+    mask = np.tril(np.ones((T, S), bool)) if w.kind == "decoder" else np.ones((T, S), bool)
+    masked = np.where(mask, biased, -1e9)
+    weights = np.where(mask, softmax(masked), 0.0)
+    head_out = weights @ v  # (h, T, d_k)
+    named = {"q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "masked": masked, "weights": weights}
+    out.update({name: a[w.head] for name, a in named.items()}, mask=mask, head_output=head_out[w.head])
+    heads = list(head_out)
     out["concat"] = np.concatenate(heads, axis=-1)
     out["output"] = out["concat"] @ P(mha.W_o.weight).T + P(mha.W_o.bias)
     return out
