@@ -131,6 +131,20 @@ def test_a_teacher_and_three_students(replicas, new_page):
             assert s.locator(f"{SIDEBAR} [data-testid='stSelectbox'] input").first.input_value() == label
     assert all(sentence(s) == "狗咬人" for s in [teacher, *students])
 
+    # the attention page: a layer change reruns only its fragment (ui.context.partial), which
+    # publishes the teacher's view itself; the students' layer follows
+    teacher.locator("[data-testid='stSidebarNav'] a[href*='attention']").click()
+    teacher.wait_for_function("() => location.pathname.endsWith('/attention')")
+    settle(teacher)
+    waits = wait_until(students, lambda p: urlparse(p.url).path.endswith("/attention"), 30)
+    assert max(waits) <= FOLLOW_S, waits
+    teacher.locator("[data-testid='stMain']").get_by_role("combobox", name="Layer", exact=True).click()
+    click_and_settle(teacher.get_by_role("option", name="Layer 1", exact=True), teacher)
+    assert query(teacher)["layer"] == "1"
+    waits = wait_until(students, lambda p: query(p).get("layer") == "1", 30)
+    print(f"students followed a layer change in a fragment after {', '.join(f'{w:.2f}' for w in waits)} s")
+    assert max(waits) <= FOLLOW_S, waits
+
     # the teacher opens the lessons page: the students land on it
     teacher.locator("[data-testid='stSidebarNav'] a[href*='lessons']").click()
     teacher.wait_for_function("() => location.pathname.endsWith('/lessons')")
