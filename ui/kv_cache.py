@@ -101,7 +101,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
         matrix_figure(
             s[which][layer],
             rows,
-            t("cost_qkv_dims"),
+            t("kv_dims", h=cfg.num_heads, dk=dk),  # the cache row is d_model wide: every head's K (or V)
             t("cost_qkv_rows"),
             highlight_row=len(rows) - 1,
             boundaries=[dk * h for h in range(1, cfg.num_heads)],
