@@ -43,6 +43,6 @@ try:
     with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/context.py)
         nav.run()
 finally:  # also when the page stopped early (st.stop): the class sees where it stopped
-    classroom.publish(nav)
+    classroom.publish(nav.url_path)
     end_run()  # a page file run without app.py (see ui.context.current) finds no Context
     boot.done()

@@ -196,14 +196,15 @@ def _apply(room, pages) -> None:
     st.switch_page(target, query_params=params)
 
 
-def publish(page) -> None:
-    """The teacher's view into the room (after the page wrote its settings into the URL)."""
-    if not is_teacher() or page is None:
+def publish(url_path: str | None) -> None:
+    """The teacher's view of the page at url_path ("" is the home page) into the room, after the
+    page wrote its settings into the URL."""
+    if not is_teacher() or url_path is None:
         return
     link = getattr(state, "link_params", None)  # the keys this run's page knows, when ui/state has it
     params = link() if link else st.query_params.to_dict()
     params = {k: v for k, v in params.items() if k not in PRIVATE_PARAMS}
-    view = {"page": page.url_path, "params": params}  # url_path "" is the home page
+    view = {"page": url_path, "params": params}
     if st.session_state.get("_room_published") == view:
         return
     try:
@@ -217,13 +218,8 @@ def publish_again() -> None:
     """After a partial rerun (ui.context.partial: app.py's own publish does not run), the
     teacher's changed view on the page last published."""
     last = st.session_state.get("_room_published")
-    if is_teacher() and last:
-        publish(_Page(last["page"]))
-
-
-class _Page:  # what publish() reads of a page: its url_path
-    def __init__(self, url_path: str):
-        self.url_path = url_path
+    if last:
+        publish(last["page"])
 
 
 def link_params() -> dict:

@@ -133,19 +133,11 @@ def _hf_picker() -> None:
 
 
 def sidebar() -> Context:
-    global _FOLDER_MODE_LEFT
     if not _FOLDER_MODE_LEFT:
-        # the first run in this process: leave the pages/-folder mode before any widget exists
-        # (see current()). In that mode app.py runs under another page id, so the sidebar's widgets
-        # would be new widgets on the next run and the first visitor's first click lost its
-        # sentence and model.
-        _FOLDER_MODE_LEFT = True
-        st.navigation(
-            [st.Page(str(p), url_path=p.stem, default=p.stem == "home") for p in sorted(_PAGES_DIR.glob("*.py"))],
-            position="hidden",
-        )
-        boot.forget()
-        st.rerun()
+        # the first run in this process leaves the pages/-folder mode before any widget exists: in
+        # that mode app.py runs under another page id, so the sidebar's widgets would be new
+        # widgets on the next run and the first visitor's first click lost its sentence and model
+        _leave_folder_mode()
     state.begin_run()
     if "lang" not in st.session_state and not st.query_params.get("lang"):
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
@@ -225,12 +217,19 @@ def current() -> Context:
     # a partial rerun (st.fragment, see partial) runs without app.py: the session's last settings
     ctx = getattr(_APP_RUN, "ctx", None) or st.session_state.get("_ctx")
     if ctx is None:
-        global _FOLDER_MODE_LEFT
-        _FOLDER_MODE_LEFT = True
-        st.navigation([st.Page(str(p), url_path=p.stem) for p in sorted(_PAGES_DIR.glob("*.py"))], position="hidden")
-        boot.forget()  # the rerun draws the page through app.py, without this run's loading box
-        st.rerun()
+        _leave_folder_mode()
     return ctx
+
+
+def _leave_folder_mode() -> None:
+    """A hidden st.navigation over the pages (public Streamlit; the server leaves the pages/-folder
+    mode for good), then a rerun, which goes through app.py without this run's loading box."""
+    global _FOLDER_MODE_LEFT
+    _FOLDER_MODE_LEFT = True
+    pages = [st.Page(str(p), url_path=p.stem, default=p.stem == "home") for p in sorted(_PAGES_DIR.glob("*.py"))]
+    st.navigation(pages, position="hidden")
+    boot.forget()
+    st.rerun()
 
 
 def partial(fn):
