@@ -467,6 +467,8 @@ def search_example(attn_record: dict, head: int, query: int) -> dict:
         scores = scores + bias[head, query].double()
     mask = attn_record.get("mask")
     if mask is not None:
+        # a padding mask is (B, 1, 1, S): one row for every query, so broadcast before picking one
+        mask = mask.expand(*mask.shape[:-2], q.size(0), k.size(0))
         allowed = mask.reshape(-1, *mask.shape[-2:])[0][query].bool()
         scores = scores.masked_fill(~allowed, float("-inf"))
     weights = torch.softmax(scores / float(attn_record.get("temperature", 1.0)), -1)

@@ -311,3 +311,20 @@ def test_nll_by_length_splits_evaluates_items(random_runner):
     two = [t for t in items if t.count(".") + t.count("。") >= 2]
     assert r["n_two"] == len(two) and r["n_one"] == 20 - len(two)
     assert r["two"] == pytest.approx(float(np.mean([m.nll([t])[0] for t in two])), rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["translator", "gpt", "gpt-local"])
+def test_search_example_every_query_matches_the_recorded_head_output(name):
+    """The Q/K/V search on the model's own vectors, for every query of every head of layer 1:
+    softmax(q·k/√d_k) over the keys the mask allows, times V, is the head's recorded output (the
+    translator's encoder mask is a padding mask, one row for all queries: every query but the
+    first used to fail)."""
+    runner = model.load(name)
+    text = "The cat sat on the mat"
+    n_heads = runner.config.num_heads
+    n = len(cost.self_attention_record(runner, text)["tokens"])
+    for head in range(n_heads):
+        for q in range(n):
+            r = cost.search_on(runner, text, 0, head, q)
+            assert np.isclose(r["weights"].sum(), 1.0)
+            np.testing.assert_allclose(r["output"], r["recorded_output"], atol=1e-5)

@@ -20,6 +20,7 @@ _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
 _WRITTEN = "_url_written"  # name -> the last values this session wrote into the address bar
 _LINKED = "_url_linked"  # key -> the value the link gave it (until fit() has looked at it)
+_KEY_OF = "_url_key_of"  # link name -> the session key it fills
 _KEYS = "_url_keys"  # the link keys this run read or wrote: the only ones a copied link keeps
 TEXT_MAX = 500  # longest text the app writes into a link
 TEXT_READ_MAX = 2000  # longest text it reads from one (model/runner.py's MAX_CHARS)
@@ -64,6 +65,7 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
     and return it. parse raises ValueError for a bad value."""
     key = key or name
     _known(name)
+    st.session_state.setdefault(_KEY_OF, {})[name] = key  # which widget a link name fills (tests/explore.py)
     raw = st.query_params.get(name)
     seen = st.session_state.setdefault(_SEEN, {})
     # a widget moved quickly (a slider stepped with the arrow keys) can send its rerun with an
