@@ -101,6 +101,7 @@ st.radio(
 lesson = st.session_state["les_lesson"]
 with st.spinner():
     steps = lessons.steps(lesson, ctx.device)
+lessons.fit_answers(lesson, steps)
 n = len(steps)
 index = min(max(st.session_state["les_step"] - 1, 0), n - 1)
 st.session_state["les_step"] = index + 1
@@ -165,5 +166,6 @@ if index == n - 1 and answered == n:
 elif answered:
     st.caption(t("lesson_score_partial", answered=answered, n=n, right=right))
 
+st.toggle(t("lesson_share_answers"), key="les_share", help=t("lesson_share_answers_help"))
 lessons.write_url(lesson, index, n)
 copy_link()

@@ -356,6 +356,9 @@ def explore(page: str, model: str, lang: str, *, singles: bool = True, walks: in
     """Open page from its default link, then every action one at a time (from the default view,
     reopened by its link), then `walks` seeded random sequences; every problem found."""
     _quiet()
+    # AppTest formats the sidebar's options in this thread, where t() sees no session: its
+    # fallback language must be the page's (as tests/conftest.page_language does)
+    i18n.DEFAULT_LANG = lang
     found: list[Found] = []
     i18n.MISSING.clear()
     base = open_link(page, {"model": model, "lang": lang})

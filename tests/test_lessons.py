@@ -177,6 +177,8 @@ def test_page_predict_then_reveal_then_next_and_the_link_keeps_step_and_answers(
     wrong = (steps[0].answer + 1) % len(steps[0].options)
     pills(at).set_value(wrong).run()
     assert at.error and "the model says **6**" in at.error[0].value
+    assert "answers" not in at.query_params  # a copied link reveals nothing unless shared
+    at.toggle(key="les_share").set_value(True).run()
     assert at.query_params["answers"] == str(wrong)
     at.button(key="les_next").click().run()
     assert at.query_params["step"] == "2"

@@ -1,0 +1,67 @@
+"""The lessons page's state as a class uses it: lesson after lesson, a copied link, a link edited
+by hand. A lesson's answers belong to that lesson; a link carries answers only when its sender
+chose to share them; answers that do not fit a lesson are left out, never a crash."""
+
+import pytest
+
+from model.lessons import LESSONS
+from tests import apptest
+
+PAGE = "pages/lessons.py"
+
+
+def pills(at):
+    return at.button_group(key=f"les_pick_{at.session_state['les_lesson']}_{at.session_state['les_step'] - 1}")
+
+
+def revealed(at) -> bool:
+    return bool(at.success) or any(e.icon == "❌" for e in at.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_lesson_after_the_first_opens_unanswered(lang, page_language):
+    page_language(lang)
+    at = apptest.open_page(PAGE, "translator", 180, lang=lang)
+    pills(at).set_value(0).run()  # answer step 1 of lesson 1
+    assert revealed(at)
+    for lesson in LESSONS[1:]:
+        at.radio(key="les_lesson").set_value(lesson).run()
+        apptest.ok(at)
+        assert at.session_state["les_step"] == 1
+        assert not revealed(at), f"{lesson} opened with lesson 1's answer revealed"
+        assert not pills(at).disabled
+        assert "answers" not in at.query_params
+    at.radio(key="les_lesson").set_value(LESSONS[0]).run()
+    assert revealed(at), "lesson 1 keeps its own answer"
+
+
+def test_a_copied_link_carries_no_answers_unless_shared():
+    at = apptest.open_page(PAGE, "translator", 180)
+    pills(at).set_value(0).run()
+    link = dict(lesson=at.query_params["lesson"], step=at.query_params["step"])
+    assert "answers" not in at.query_params
+    other = apptest.open_page(PAGE, "translator", 180, **link)
+    assert not revealed(other), "the student who opens the link predicts for themselves"
+    at.toggle(key="les_share").set_value(True).run()
+    shared = apptest.open_page(PAGE, "translator", 180, answers=at.query_params["answers"], **link)
+    assert revealed(shared)
+
+
+@pytest.mark.parametrize("answers", ["9", "z", "99999999999999", "0-0-0-0-0-0-0-0-0-0-0-0-0-0", "-", "é", "0\u200b"])
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_answers_that_do_not_fit_the_lesson_never_crash(lesson, answers):
+    at = apptest.open_page(PAGE, "translator", 180, lesson=lesson, answers=answers)
+    apptest.ok(at)
+    assert not [e for e in at.error if e.icon != "❌"]
+    # and the session goes on: every step can be reached and answered
+    at.button(key="les_next").click().run()
+    apptest.ok(at)
+
+
+def test_a_linked_answer_for_one_lesson_stays_in_it():
+    first, second = LESSONS[0], LESSONS[1]
+    at = apptest.open_page(PAGE, "translator", 180, lesson=first, answers="0")
+    assert revealed(at)
+    at.radio(key="les_lesson").set_value(second).run()
+    apptest.ok(at)
+    assert not revealed(at)
