@@ -242,11 +242,17 @@ class TracesText:
         ablate=None,
         how="zero",
         edit=None,
+        target=None,
     ) -> Trace:
-        """ablate / how / edit: heads switched off and rows edited (model/intervene.py)."""
+        """ablate / how / edit: heads switched off and rows edited (model/intervene.py).
+        target: a translator reads this text as its output instead of its own greedy one (teacher
+        forcing), so two runs' decoder rows read the same tokens; other runners refuse it."""
         iv = intervene.build(self, ablate, how, edit)
         s = settings_from(temperature, temperature_layer, use_position, iv)
-        text, output, attention, notices = self._trace(text, direction, s, record)
+        if target is not None and self.kind != "translator":
+            raise InputError("model", f"{self.name} cannot read a forced translation", model=self.name)
+        forced = {} if target is None else {"target": target}
+        text, output, attention, notices = self._trace(text, direction, s, record, **forced)
         intervene.check_edits(iv, attention)
         return Trace(self.name, text, output, attention, self.notices + notices, intervention=iv and iv.to_json())
 
@@ -424,14 +430,18 @@ class TranslatorRunner(ModelRunner):
             body = body[: body.index(EOS)]
         return self.tokenizer.decode([i for i in body if i != PAD])
 
-    def _trace(self, text, direction, s: AttentionSettings, record):
+    def _trace(self, text, direction, s: AttentionSettings, record, target: str | None = None):
         text, src_ids, notices = self.ids(text)
         start = self._start(direction or self.direction(text))
+        forced = None if target is None else [start] + self.tokenizer.encode(target)[: self.config.max_seq_len - 2]
 
         def fn(m, dev):
             src = self._tensor(src_ids, dev)
-            out = m.greedy_decode(src, torch.tensor([start], device=dev), EOS, self.config.max_seq_len, s)
-            tgt_ids = out[0].tolist()
+            if forced is not None:
+                tgt_ids = forced + [EOS]
+            else:
+                out = m.greedy_decode(src, torch.tensor([start], device=dev), EOS, self.config.max_seq_len, s)
+                tgt_ids = out[0].tolist()
             # the decoder's queries are what it reads: the start token and every token it wrote
             # (the final </s> is written but never read)
             if EOS in tgt_ids[1:]:

@@ -18,9 +18,11 @@ from model.intervene import align
 from model.registry import read_config
 from ui import intervene as ui_iv
 from ui import rows, state
+from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
 from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
+from ui.messages import notice_text
 from ui.safe import md
 from ui.widgets import download, heatmap_labels, image_format_picker, kind_layer_head, show_input_error
 from viz.analysis import mean_of_heads
@@ -29,41 +31,14 @@ from viz.intervene import difference_heatmap, difference_table, marked_model_vie
 from viz.table import to_csv
 
 WHAT = ("sentences", "models", "temperatures", "positions", "trained")
-PAIRS = {
-    "狗咬人": "人咬狗",
-    "人咬狗": "狗咬人",
-    "The dog bit the man": "The man bit the dog",
-    "The man bit the dog": "The dog bit the man",
-}
 TILE = 40
-TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
-
-
-def untrained_of(name: str) -> str | None:
-    """ "NAME@0" when the run kept its step-0 snapshot (the training-timeline snapshots), else None."""
-    try:
-        from ui import timeline
-    except ImportError:
-        return None
-    base = timeline.base_name(name)
-    try:
-        return f"{base}@0" if any(s["step"] == 0 for s in timeline.snapshots(base)) else None
-    except (InputError, OSError, ValueError):
-        return None
-
-
-def one_of_temps(raw: str) -> float:
-    v = float(raw)
-    if v not in TEMPS:
-        raise ValueError(raw)
-    return v
 
 
 ctx = current()
 state.url_param("cmp", "sentences", state.choice(WHAT), key="cmp_what")
 state.url_param(
     "text2",
-    PAIRS.get(ctx.text) or ("The man bit the dog" if ctx.text.isascii() else "人咬狗"),
+    second_sentence(ctx.text),
     state.text,
     key="cmp_text2",
 )
@@ -81,14 +56,18 @@ if runner is None or ctx.trace() is None:
     st.stop()
 
 untrained = untrained_of(ctx.model)
-options = [w for w in WHAT if w != "trained" or untrained]
+same_kind = [n for n in model.NAMES if n != ctx.model and read_config(n)[0].arch == runner.config.arch]
+# a comparison this model cannot make is not offered (a dead end would leave the pickers below
+# unrendered, and Streamlit then forgets their values)
+options = [w for w in WHAT if (w != "trained" or untrained) and (w != "models" or same_kind)]
 if st.session_state.get("cmp_what") not in options:
     st.session_state["cmp_what"] = "sentences"
 what = st.segmented_control(
     t("cmp_what"), options, format_func=lambda w: t(f"cmp_what_{w}"), key="cmp_what", required=True
 )
+if not same_kind:
+    st.caption("ⓘ " + t("cmp_no_other_model", model=md(ctx.model)))
 
-same_kind = [n for n in model.NAMES if n != ctx.model and read_config(n)[0].arch == runner.config.arch]
 a = dict(name=ctx.model, text=ctx.text, temperature=1.0, use_position=True)
 b = dict(a)
 labels = (ctx.model, ctx.model)
@@ -100,10 +79,6 @@ if what == "sentences":
         b["text"] = st.text_input(t("cmp_text_b"), key="cmp_text2")
     labels = (ctx.text, b["text"])
 elif what == "models":
-    if not same_kind:
-        st.info(t("cmp_no_other_model", model=md(ctx.model)), icon="ℹ️")
-        copy_link()
-        st.stop()
     if st.session_state.get("cmp_model2") not in same_kind:
         st.session_state["cmp_model2"] = same_kind[0]
     b["name"] = st.selectbox(
@@ -126,12 +101,21 @@ else:
 
 try:
     tra = ui_iv.trace(ui_iv.Run(a["name"], ctx.device, a["text"]), a["temperature"], a["use_position"])
-    trb = ui_iv.trace(ui_iv.Run(b["name"], ctx.device, b["text"]), b["temperature"], b["use_position"])
+    # the untrained model reads the trained one's translation (teacher forcing): its own greedy
+    # output is noise (byte pieces, up to the longest output), so B - A would compare unrelated rows
+    forced = tra.output_text if what == "trained" and runner.kind == "translator" else None
+    trb = ui_iv.trace(ui_iv.Run(b["name"], ctx.device, b["text"]), b["temperature"], b["use_position"], forced)
 except InputError as err:
     show_input_error(err)
     copy_link()
     st.stop()
 
+if what == "sentences":  # sentence A's notices are shown with the page's header; B's here
+    for note in trb.notices:
+        if getattr(note, "code", None) in ("outside_language", "unseen_words"):
+            st.warning(t("cmp_b_note", note=notice_text(note)), icon="⚠️")
+if forced is not None:
+    st.caption(t("cmp_forced"))
 if tra.output_text or trb.output_text:
     c1, c2 = st.columns(2)
     c1.markdown(t("cmp_output", run=md(labels[0]), text=md(tra.output_text)))

@@ -91,8 +91,9 @@ class Run(NamedTuple):
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def trace(run: Run, temperature: float = 1.0, use_position: bool = True):
-    """The run's trace (heads switched off, a row edited, or neither)."""
+def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target: str | None = None):
+    """The run's trace (heads switched off, a row edited, or neither); target: a translator reads
+    this translation instead of writing its own (model.runner: teacher forcing)."""
     m = cache.runner(run.name, run.device)
     return m.trace(
         run.text,
@@ -101,6 +102,7 @@ def trace(run: Run, temperature: float = 1.0, use_position: bool = True):
         ablate=list(run.off) or None,
         how=run.how,
         edit=run.edit,
+        target=target,
     )
 
 

@@ -1,0 +1,51 @@
+"""The compare page's choices: sentence B's default, the temperatures offered, the untrained start."""
+
+from __future__ import annotations
+
+from model import corpus
+from model.errors import InputError
+
+PAIRS = {  # every pair inside the language the models learned (tests/test_compare.py)
+    "狗咬人": "人咬狗",
+    "人咬狗": "狗咬人",
+    "The dog bites the man": "The man bites the dog",
+    "The man bites the dog": "The dog bites the man",
+}
+SWAPS = {"cat": "dog", "dog": "cat", "猫": "狗", "狗": "猫"}
+
+
+def second_sentence(text: str) -> str:
+    """Sentence B's default: the pair of text, else text with one noun swapped (cat <-> dog), so
+    the two runs read the same positions and B - A compares like with like; both inside the
+    language the models learned, or B falls back to a pair that is."""
+    if text in PAIRS:
+        return PAIRS[text]
+    for old, new in SWAPS.items():
+        if old in text:
+            b = text.replace(old, new, 1)
+            if corpus.in_language(b, prefix=False):
+                return b
+    return "The man bites the dog" if text.isascii() else "人咬狗"
+
+
+TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
+
+
+def untrained_of(name: str) -> str | None:
+    """ "NAME@0" when the run kept its step-0 snapshot (the training-timeline snapshots), else None."""
+    try:
+        from ui import timeline
+    except ImportError:
+        return None
+    base = timeline.base_name(name)
+    try:
+        return f"{base}@0" if any(s["step"] == 0 for s in timeline.snapshots(base)) else None
+    except (InputError, OSError, ValueError):
+        return None
+
+
+def one_of_temps(raw: str) -> float:
+    v = float(raw)
+    if v not in TEMPS:
+        raise ValueError(raw)
+    return v
