@@ -49,11 +49,59 @@ ERROR_ICONS_MEANT = {"❌"}  # lessons: "your prediction was wrong"
 
 # words that are the same in a Chinese text (names, formulas, code)
 _NAMES = {
-    "gpt", "rope", "alibi", "local", "bert", "bertviz", "t5", "llama", "softmax", "layernorm",
-    "flashattention", "transformer", "transformers", "hugging", "face", "minilm", "kv", "csv",
-    "json", "png", "svg", "qr", "id", "cpu", "cuda", "gpu", "mps", "ffn", "mlp", "relu", "gelu",
-    "pe", "sin", "cos", "exp", "log", "max", "min", "argmax", "top", "the", "nats", "ms", "mb",
-    "streamingllm", "sink", "online", "translator", "attention", "is", "all", "you", "need",
+    "gpt",
+    "rope",
+    "alibi",
+    "local",
+    "bert",
+    "bertviz",
+    "t5",
+    "llama",
+    "softmax",
+    "layernorm",
+    "flashattention",
+    "transformer",
+    "transformers",
+    "hugging",
+    "face",
+    "minilm",
+    "kv",
+    "csv",
+    "json",
+    "png",
+    "svg",
+    "qr",
+    "id",
+    "cpu",
+    "cuda",
+    "gpu",
+    "mps",
+    "ffn",
+    "mlp",
+    "relu",
+    "gelu",
+    "pe",
+    "sin",
+    "cos",
+    "exp",
+    "log",
+    "max",
+    "min",
+    "argmax",
+    "top",
+    "the",
+    "nats",
+    "ms",
+    "mb",
+    "streamingllm",
+    "sink",
+    "online",
+    "translator",
+    "attention",
+    "is",
+    "all",
+    "you",
+    "need",
 }
 _WORD = re.compile(r"[A-Za-z][a-z]{1,}")
 _RUN = re.compile(r"(?:\b[A-Za-z][a-z]+\b[ ,]+){3,}\b[A-Za-z][a-z]+\b")
@@ -218,7 +266,9 @@ def _data_words(at: AppTest) -> set[str]:
     """Words that are data in any language: the sentence typed, the model's name, the tokens."""
     text = str(at.session_state["text"]) if "text" in at.session_state else ""
     words = {w.lower() for w in _WORD.findall(text)}
-    words |= {w.lower() for w in _WORD.findall(str(at.session_state["model"]))} if "model" in at.session_state else set()
+    words |= (
+        {w.lower() for w in _WORD.findall(str(at.session_state["model"]))} if "model" in at.session_state else set()
+    )
     return words
 
 
@@ -244,7 +294,9 @@ def _count_axes(at: AppTest) -> list[str]:
                 continue
             if values.max() < 2 and values.max() != 0:  # a one-hot row of weights, not counts
                 continue
-            axis_name = ("x" if horizontal else "y") + "axis" + str(trace.get("xaxis" if horizontal else "yaxis", "")[1:])
+            axis_name = (
+                ("x" if horizontal else "y") + "axis" + str(trace.get("xaxis" if horizontal else "yaxis", "")[1:])
+            )
             axis = layout.get(axis_name, {})
             integer_ticks = axis.get("tickformat") in ("d", ",d") and (
                 float(axis.get("dtick", 0.5)).is_integer() or axis.get("tickvals") is not None
@@ -351,8 +403,18 @@ def _quiet() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def explore(page: str, model: str, lang: str, *, singles: bool = True, walks: int = 1, walk_len: int = 6,
-            seed: int = 0, relink: bool = True, limit: int | None = None) -> list[Found]:
+def explore(
+    page: str,
+    model: str,
+    lang: str,
+    *,
+    singles: bool = True,
+    walks: int = 1,
+    walk_len: int = 6,
+    seed: int = 0,
+    relink: bool = True,
+    limit: int | None = None,
+) -> list[Found]:
     """Open page from its default link, then every action one at a time (from the default view,
     reopened by its link), then `walks` seeded random sequences; every problem found."""
     _quiet()
