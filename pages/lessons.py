@@ -83,7 +83,7 @@ def show_class_answers(step) -> None:
     fig = bars(
         [option_label(step, i) for i in range(len(step.options))],
         values,
-        value_format=".0f",
+        counts=True,
         highlight=step.answer if lessons.answers(lesson).get(index) is not None else None,
         height=260,
     )

@@ -272,37 +272,42 @@ def _data_words(at: AppTest) -> set[str]:
     return words
 
 
-def _count_axes(at: AppTest) -> list[str]:
+def count_axis_problems(fig: dict, name: str = "chart") -> list[str]:
     """Axes that show counts (integer-valued bars) without integer ticks: plotly would pick SI
     prefixes on an empty range ("0.2n") and half-counts (0.5, 1.5) on a small one."""
+    bad = []
+    layout = fig.get("layout", {})
+    for trace in fig.get("data", []):
+        if trace.get("type") != "bar":
+            continue
+        horizontal = trace.get("orientation") == "h"
+        values = trace.get("x" if horizontal else "y")
+        values = apptest.array(values) if values is not None else None
+        if values is None or values.size == 0 or values.dtype.kind not in "fiu":
+            continue
+        if not all(float(v).is_integer() and v >= 0 for v in values.ravel()):
+            continue
+        if values.max() < 2 and values.max() != 0:  # a one-hot row of weights, not counts
+            continue
+        axis_ref = trace.get("xaxis" if horizontal else "yaxis", "")[1:]
+        axis_name = ("x" if horizontal else "y") + "axis" + str(axis_ref)
+        axis = layout.get(axis_name, {})
+        integer_ticks = axis.get("tickformat") in ("d", ",d") and (
+            float(axis.get("dtick", 0.5)).is_integer() or axis.get("tickvals") is not None
+        )
+        if not integer_ticks:
+            bad.append(f"{name}: {axis_name} shows counts without whole-number ticks")
+    return bad
+
+
+def _count_axes(at: AppTest) -> list[str]:
     bad = []
     for chart in at.get("plotly_chart"):
         try:
             fig = json.loads(chart.proto.spec)
         except (AttributeError, ValueError):
             continue
-        layout = fig.get("layout", {})
-        for trace in fig.get("data", []):
-            if trace.get("type") != "bar":
-                continue
-            horizontal = trace.get("orientation") == "h"
-            values = trace.get("x" if horizontal else "y")
-            values = apptest.array(values) if values is not None else None
-            if values is None or values.size == 0:
-                continue
-            if not all(float(v).is_integer() and v >= 0 for v in values.ravel()):
-                continue
-            if values.max() < 2 and values.max() != 0:  # a one-hot row of weights, not counts
-                continue
-            axis_name = (
-                ("x" if horizontal else "y") + "axis" + str(trace.get("xaxis" if horizontal else "yaxis", "")[1:])
-            )
-            axis = layout.get(axis_name, {})
-            integer_ticks = axis.get("tickformat") in ("d", ",d") and (
-                float(axis.get("dtick", 0.5)).is_integer() or axis.get("tickvals") is not None
-            )
-            if not integer_ticks:
-                bad.append(f"{chart.proto.id or 'chart'}: {axis_name} counts without integer ticks ({axis})")
+        bad += count_axis_problems(fig, chart.proto.id or "chart")
     return bad
 
 

@@ -65,3 +65,22 @@ def test_a_linked_answer_for_one_lesson_stays_in_it():
     at.radio(key="les_lesson").set_value(second).run()
     apptest.ok(at)
     assert not revealed(at)
+
+
+@pytest.mark.parametrize("counts", [[0, 0, 0], [1, 0, 0], [2, 1, 0], [0, 7, 30]])
+def test_the_class_answer_chart_has_whole_number_ticks(counts):
+    """The teacher's chart of how the class answered: 0 answers gave "0.2n ... 1n" (plotly's SI
+    prefixes on an empty range), a few answers ticks 0.5 and 1.5."""
+    import plotly.io as pio
+
+    from tests.explore import count_axis_problems
+    from viz.lessons import bars
+
+    fig = bars(["A", "B", "C"], counts, counts=True)
+    spec = pio.to_json(fig, validate=False)
+    import json
+
+    assert not count_axis_problems(json.loads(spec))
+    assert fig.layout.yaxis.range[1] >= 1
+    # and the rule finds the chart as it was drawn before (value_format=".0f", no counts flag)
+    assert count_axis_problems(json.loads(pio.to_json(bars(["A", "B", "C"], [0, 0, 0], value_format=".0f"))))

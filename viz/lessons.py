@@ -21,8 +21,11 @@ def bars(
     value_format: str = ".2f",
     font_size: int = 14,
     axis_title: str = "",
+    counts: bool = False,
 ) -> go.Figure:
-    """One bar per label, its value written on it; the bar at ``highlight`` in the accent colour."""
+    """One bar per label, its value written on it; the bar at ``highlight`` in the accent colour.
+    counts: the values are counts (how many students chose each option): whole-number ticks from
+    0 to at least 1, never plotly's SI prefixes on an empty range ("0.2n") or half counts (0.5)."""
     v = np.asarray(values, dtype=np.float64)
     if len(v) != len(labels):
         raise ValueError(f"{len(v)} values for {len(labels)} labels")
@@ -53,6 +56,10 @@ def bars(
     )
     lo = min(0.0, float(v.min()) * 1.15) if len(v) else 0.0
     hi = max(float(v.max()) * 1.15, 1e-9) if len(v) else 1.0
+    if counts:
+        lo, hi = 0.0, max(float(v.max()) * 1.15, 1.0) if len(v) else 1.0
+        fig.update_yaxes(tickformat="d", tick0=0, dtick=max(1, int(np.ceil(hi / 5))))
+        fig.update_traces(text=[f"{int(x)}" for x in v], hovertemplate="%{x}: %{y:d}<extra></extra>")
     fig.update_yaxes(
         range=[lo, hi],
         gridcolor="#ddd",
