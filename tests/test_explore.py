@@ -81,3 +81,24 @@ def test_seeded_random_sequences(page):
         lang = LANGS[(k + PAGES.index(page)) % 2]
         found += explore.explore(page, name, lang, singles=False, walks=3 if FULL else 1, walk_len=6, seed=k)
     assert not found, _report(found)
+
+
+def test_every_page_opens_from_a_link_carrying_every_key_any_page_writes():
+    """The keys come from what the pages write into the link after every control was moved once
+    (explore's first action per control), so a key added to a page is carried the day it is added."""
+    union: dict[str, str] = {}
+    for page in PAGES:
+        at = explore.open_link(page, {"model": "gpt", "lang": "en"})
+        for action in explore.actions(at)[:: max(1, len(explore.actions(at)) // 6)]:
+            explore.do(at, action)
+            for k, v in explore.link_of(at).items():
+                union.setdefault(k, v)
+    assert {"model", "lang", "text"} <= set(union), union
+    assert len(union) >= 20, sorted(union)
+    found = []
+    for name in ("translator", "gpt-local"):
+        for page in PAGES:
+            link = {**union, "model": name}
+            at = explore.open_link(page, link)
+            found += [explore.Found(page, name, "en", (), p) for p in explore.problems(at, "en")]
+    assert not found, _report(found)
