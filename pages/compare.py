@@ -19,7 +19,7 @@ from model.registry import read_config
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
-from ui.context import current
+from ui.context import current, model_label
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.messages import notice_text
@@ -81,10 +81,8 @@ if what == "sentences":
 elif what == "models":
     if st.session_state.get("cmp_model2") not in same_kind:
         st.session_state["cmp_model2"] = same_kind[0]
-    b["name"] = st.selectbox(
-        t("cmp_model_b"), same_kind, key="cmp_model2", format_func=lambda n: t(f"model_{n.replace('-', '_')}")
-    )
-    labels = (t(f"model_{ctx.model.replace('-', '_')}"), t(f"model_{b['name'].replace('-', '_')}"))
+    b["name"] = st.selectbox(t("cmp_model_b"), same_kind, key="cmp_model2", format_func=model_label)
+    labels = (model_label(ctx.model), model_label(b["name"]))
 elif what == "temperatures":
     c1, c2 = st.columns(2)
     with c1:

@@ -18,7 +18,7 @@ from model import cost
 from model.evaluate import evaluate
 from model.registry import PRESETS, paths
 from ui import cache, state
-from ui.context import current
+from ui.context import current, model_label
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.safe import md
@@ -166,7 +166,7 @@ if sec in ("sparse", "scale", "flash", "qkv"):
         copy_link()
         st.stop()
     cfg = runner.config
-    model_name = t(f"model_{model_ctx.model.replace('-', '_')}")
+    model_name = model_label(model_ctx.model)
 
 
 # -- 1. O(n²) measured ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from model import experiments as ex
 from model.errors import InputError
 from model.registry import PRESETS
 from ui import cache, state
-from ui.context import current
+from ui.context import current, model_label
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.safe import md, short
@@ -40,10 +40,6 @@ ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
 
 def int_list(raw: str) -> list[int]:
     return [int(x) for x in raw.split(",") if x.strip()]
-
-
-def model_label(name: str) -> str:
-    return t(f"model_{name.replace('-', '_')}")
 
 
 def runner_of(name: str):

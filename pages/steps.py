@@ -19,7 +19,7 @@ from model import KINDS
 from model.errors import InputError, ModelFileError
 from model.walkthrough import STEPS, record, walk
 from ui import cache, state
-from ui.context import current
+from ui.context import current, model_label
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
 from ui.rows import ARROW
@@ -203,7 +203,7 @@ q_rows = list(qt) if wr is None else [f"{a}{ARROW}{b}" for a, b in zip(qt, wr)]
 st.caption(
     t(
         "steps_where",
-        model=t(f"model_{w.model.replace('-', '_')}"),
+        model=model_label(w.model),
         kind=t(f"kind_{kind}"),
         layer=layer + 1,
         layers=w.num_layers,

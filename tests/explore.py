@@ -17,6 +17,7 @@ tests/test_explore.py runs it on every page, every shipped model and both langua
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -250,14 +251,28 @@ def shown_text(at: AppTest) -> list[str]:
     return [str(s) for s in out if s]
 
 
+@functools.cache
+def _vocabulary() -> frozenset[str]:
+    """The tokenizer's pieces of letters: what a model can write. A run of them is what a model
+    wrote (an untrained translator's 'qui basket vis monkeys'), data, not the app's own English."""
+    import sentencepiece as spm
+
+    from model.registry import weights_dir
+
+    sp = spm.SentencePieceProcessor(model_file=str(weights_dir() / "tokenizer.model"))
+    pieces = (sp.id_to_piece(i) for i in range(sp.get_piece_size()))
+    return frozenset(w.lower() for w in (p.lstrip("\u2581") for p in pieces) if w.isascii() and w.isalpha())
+
+
 def _english_sentences(texts: list[str], data_words: set[str]) -> list[str]:
     found = []
+    vocab = _vocabulary()
     for text in texts:
         clean = re.sub(r"`[^`]*`|\$[^$]*\$|https?://\S+|\*\*|<[^>]+>|\([^)]*\)", " ", text)
         for m in _RUN.finditer(clean):
             words = [w.lower() for w in _WORD.findall(m.group(0))]
             own = [w for w in words if w not in data_words and w not in _NAMES]
-            if len(own) >= 3:
+            if len(own) >= 3 and not all(w in vocab for w in own):
                 found.append(m.group(0).strip())
     return found
 
@@ -398,6 +413,21 @@ class Found:
         return f"{self.page} [{self.model}, {self.lang}] {steps}: {self.problem}"
 
 
+def _round_robin(todo: list[Action], rng: random.Random) -> list[Action]:
+    """The actions reordered: one of each control (in a seeded order), then a second of each, ..."""
+    by_key: dict[str, list[Action]] = {}
+    for a in todo:
+        by_key.setdefault(a.key, []).append(a)
+    for group in by_key.values():
+        rng.shuffle(group)
+    out = []
+    while any(by_key.values()):
+        for group in by_key.values():
+            if group:
+                out.append(group.pop())
+    return out
+
+
 def _quiet() -> None:
     """A page's exception is found by problems(); Streamlit's own traceback print is noise here."""
     import logging
@@ -441,16 +471,18 @@ def explore(
         return found
     link = link_of(base)
     todo = actions(base)
-    if limit is not None and len(todo) > limit:
-        todo = random.Random(seed).sample(todo, limit)
+    if limit is not None:  # every control once before any control twice, then stop at limit
+        todo = _round_robin(todo, random.Random(seed))
     if singles:
         # every action, one at a time; a control that appears only after an action (a section's
         # own controls) joins the list, reached again from the link of the view that showed it
         at = base
         queue = [(a, link) for a in todo]
         known = {a.key for a in todo}
-        while queue:
+        done = 0
+        while queue and (limit is None or done < limit):
             action, where = queue.pop(0)
+            done += 1
             if not do(at, action):
                 at = open_link(page, where)
                 if not do(at, action):
@@ -463,6 +495,8 @@ def explore(
             new = [a for a in actions(at) if a.key not in known]
             known |= {a.key for a in new}
             queue += [(a, here) for a in new]
+            if limit is not None:  # a section's own controls come before second options elsewhere
+                queue.sort(key=lambda item: item[0].key in {a.key for a in new} and 0 or 1)
             if relink:
                 check(open_link(page, here), (action, Action("reopen", "link")))
     rng = random.Random(seed)

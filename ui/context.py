@@ -46,7 +46,7 @@ class Context:
                 return cache.runner(self.model, self.device)
             # the first load in this process (a Hugging Face model: seconds); st.spinner shows its
             # message only if the load takes longer than 0.5 s
-            with st.spinner(t("loading_model", name=_model_label(self.model))):
+            with st.spinner(t("loading_model", name=model_label(self.model))):
                 runner = cache.runner(self.model, self.device)
             _LOADED.add((self.model, self.device))
             return runner
@@ -73,9 +73,11 @@ class Context:
         return tr
 
 
-def _model_label(name: str) -> str:
+def model_label(name: str) -> str:
+    """A model's name as the reader sees it, for every name a link can hold: a shipped model, a
+    training snapshot ("translator@0"), a Hugging Face model. Every page labels models with it."""
     if "@" in name and not hf_models.is_hf(name):  # a training snapshot: "translator (untrained, step 0)"
-        return timeline.snapshot_label(name, _model_label)
+        return timeline.snapshot_label(name, model_label)
     if hf_models.is_hf(name):
         return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX) :], 40)
     return t(f"model_{name.replace('-', '_')}")
@@ -118,7 +120,7 @@ def _hf_picker() -> None:
     if hf_models.available():
         options += ([current] if hf_models.is_hf(current) and current != hf_models.PREFIX else []) + [hf_models.PREFIX]
     st.selectbox(
-        t("model"), options, format_func=_model_label, key="model", help=t("model_help"), on_change=_model_picked
+        t("model"), options, format_func=model_label, key="model", help=t("model_help"), on_change=_model_picked
     )
     if hf_models.is_hf(current):
         name = current[len(hf_models.PREFIX) :]
