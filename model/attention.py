@@ -8,10 +8,11 @@ Additions to the tutorial's code, needed to *show* attention and to compare posi
 - the weights are returned, never kept on the module: one model object is shared by every
   session of the app at once, so state on the module would be a race;
 - an optional additive score bias (ALiBi's distance penalty) and a rotation of q and k (RoPE);
-- ``record``: the scores softmax is given, for the step-by-step page;
-- weights at masked cells are set to exactly 0 after softmax, so a chart can tell them apart.
-A third, for the intervene page: a HeadOp passed down like the temperature switches heads off or
-replaces one query's weights, per call and per batch row (the importance grid batches ablations).
+- ``record``: q, k, v, the scores softmax is given, the weights, each head's output and their
+  concatenation, for the step-by-step page (into a dict the caller owns);
+- weights at masked cells are set to exactly 0 after softmax, so a chart can tell them apart;
+- for the intervene page, a HeadOp passed down like the temperature switches heads off or
+  replaces one query's weights, per call and per batch row (the importance grid batches ablations).
 """
 
 import math
@@ -69,7 +70,11 @@ class HeadOp:
 
     ablate: bool (B or 1, heads), True = switch that head off in that batch row:
       "zero"    the head's output (its weighted sum of values) is 0;
-      "mean"    its output is replaced by its mean over the sentence's (query) positions;
+      "mean"    its output at position t is replaced by `means[:, t]`: that head's mean output at
+                position t over a reference set of held-out sentences (model/intervene.py,
+                reference_means), so nothing the sentence holds after t reaches t (the usual "mean
+                ablation" of the interpretability literature). Without means (a Hugging Face model)
+                the mean of its own outputs at positions 0..t, which no later token changes either;
       "uniform" its weights are replaced by the uniform distribution over the keys the mask lets it see.
     edits: ((head, query, weights (seq_k,)), ...): that query row's weights are replaced by the given
       distribution (every batch row), and the output is the weighted sum of the values with them.
@@ -78,6 +83,19 @@ class HeadOp:
     ablate: torch.Tensor | None = None
     how: str = "zero"
     edits: tuple = ()
+    means: torch.Tensor | None = None  # (heads, positions, d_v): the reference mean output per position
+
+    def mean_output(self, output):
+        """What a "mean"-ablated head outputs, (B, h, Tq, d_v) like output: the reference mean at
+        each position (the last reference position's beyond them), else the running mean over 0..t."""
+        T = output.size(-2)
+        if self.means is None:
+            count = torch.arange(1, T + 1, device=output.device, dtype=output.dtype).view(-1, 1)
+            return output.cumsum(-2) / count
+        ref = self.means.to(device=output.device, dtype=output.dtype)
+        if ref.size(1) < T:
+            ref = torch.cat([ref, ref[:, -1:].expand(-1, T - ref.size(1), -1)], dim=1)
+        return ref[:, :T].unsqueeze(0).expand_as(output)
 
     def apply(self, output, weights, v, mask=None):
         """output (B, h, Tq, d_v), weights (B, h, Tq, Tk), v (B, h, Tk, d_v) -> (output, weights)."""
@@ -100,7 +118,7 @@ class HeadOp:
         if sel is not None and self.how == "zero":
             output = torch.where(sel, torch.zeros_like(output), output)
         elif sel is not None and self.how == "mean":
-            output = torch.where(sel, output.mean(-2, keepdim=True).expand_as(output), output)
+            output = torch.where(sel, self.mean_output(output), output)
         return output, new_w
 
 

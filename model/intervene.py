@@ -23,6 +23,72 @@ from .attention import ABLATIONS, HeadOp
 from .errors import InputError
 from .tokenizer import EOS, PAD
 
+# -- "mean" ablation: each head's mean output per position over reference sentences -------------------
+REFERENCE_PAIRS, REFERENCE_SEED = 32, 2027  # held-out pairs (a translator reads each both ways)
+_REFERENCE: dict = {}  # id(runner) -> (runner, means); the runner is kept so its id is not reused
+
+
+def reference_means(runner, n: int = REFERENCE_PAIRS, seed: int = REFERENCE_SEED) -> dict:
+    """{(kind, layer): (heads, positions, d_v) float32}: every head's output at each position, averaged
+    over n held-out sentences (corpus.heldout_pairs(n, seed); a translator reads each pair in both
+    directions, teacher-forced on the reference; a GPT reads 2n held-out items). A "mean"-ablated
+    head outputs this at position t instead of the mean over its own sentence, which mixed the later
+    positions' outputs into every earlier one (the future leaked into masked and cross-attention).
+    Positions no reference sentence reaches take the last position that one reaches. Computed once per
+    runner (one batched forward)."""
+    hit = _REFERENCE.get(id(runner))
+    if hit is not None and hit[0] is runner and hit[2] == (n, seed):
+        return hit[1]
+    from . import corpus
+    from .tokenizer import TO_EN, TO_ZH
+
+    tok = runner.tokenizer
+    if runner.kind == "translator":
+        pairs = corpus.heldout_pairs(n, seed)
+        srcs = [tok.encode(p.en) for p in pairs] + [tok.encode(p.zh) for p in pairs]
+        tgts = [[TO_ZH] + tok.encode(p.zh) for p in pairs] + [[TO_EN] + tok.encode(p.en) for p in pairs]
+        seqs = {"encoder": srcs, "decoder": tgts, "cross": tgts}
+    else:
+        items = corpus.gpt_items(2 * n, seed, "heldout")
+        seqs = {"decoder": [runner.prompt_ids(text)[1] for _, text in items]}
+    cap = runner.config.max_seq_len
+    seqs = {k: [ids[:cap] for ids in v] for k, v in seqs.items()}
+
+    def padded(rows, dev):
+        width = max(map(len, rows))
+        return torch.tensor([r + [PAD] * (width - len(r)) for r in rows], device=dev)
+
+    def fn(m, dev):
+        record: dict = {}
+        if runner.kind == "translator":
+            m(padded(seqs["encoder"], dev), padded(seqs["decoder"], dev), record=record)
+        else:
+            m(padded(seqs["decoder"], dev), record=record)
+        return record
+
+    record = runner.run(fn)
+    means = {}
+    for kind, rows in seqs.items():
+        lengths = torch.tensor([len(r) for r in rows])
+        width = int(lengths.max())
+        valid = (torch.arange(width).view(1, -1) < lengths.view(-1, 1)).float()  # (B, T): not padding
+        stack = "encoder" if kind == "encoder" else "decoder"
+        part = "cross_attn" if kind == "cross" else "self_attn"
+        for layer, rec in enumerate(record[stack]):
+            out = rec[part]["head_outputs"].float().cpu()  # (B, H, T, d_v)
+            total = (out * valid.view(valid.size(0), 1, -1, 1)).sum(0)
+            means[(kind, layer)] = total / valid.sum(0).view(1, -1, 1)  # every position has >= 1 row
+    _REFERENCE[id(runner)] = (runner, means, (n, seed))
+    return means
+
+
+def _means_for(runner, how: str):
+    """The reference means when a head is mean-ablated on one of our models, else None (a Hugging
+    Face model's heads then fall back to the running mean over positions 0..t, see HeadOp)."""
+    if how != "mean" or not getattr(runner, "has_tutorial_code", False) or runner.kind not in ("translator", "gpt"):
+        return None
+    return reference_means(runner)
+
 
 # -- naming heads ------------------------------------------------------------------------------------
 def head_name(kind: str, layer: int, head: int) -> str:
@@ -74,9 +140,10 @@ class Edit:
 
 class Intervention:
     """Heads switched off (one set for every batch row, or `batch`: a different set per row) and
-    rows edited. at(kind, layer) gives that layer's HeadOp, or None where nothing changes."""
+    rows edited. at(kind, layer) gives that layer's HeadOp, or None where nothing changes.
+    means: {(kind, layer): (heads, positions, d_v)} reference outputs for how="mean" (reference_means)."""
 
-    def __init__(self, num_heads: int, ablate=(), how: str = "zero", edits=(), batch=None):
+    def __init__(self, num_heads: int, ablate=(), how: str = "zero", edits=(), batch=None, means=None):
         self.num_heads, self.how = num_heads, how
         self.ablate = tuple((str(k), int(la), int(h)) for k, la, h in ablate)
         self.edits = tuple(edits)
@@ -88,7 +155,12 @@ class Intervention:
         for e in self.edits:
             rows.setdefault((e.kind, e.layer), []).append((e.head, e.query, e.weights))
         self._ops = {
-            key: HeadOp(ablate=masks.get(key), how=how, edits=tuple(rows.get(key, ())))
+            key: HeadOp(
+                ablate=masks.get(key),
+                how=how,
+                edits=tuple(rows.get(key, ())),
+                means=(means or {}).get(key) if how == "mean" else None,
+            )
             for key in set(masks) | set(rows)
         }
 
@@ -156,7 +228,7 @@ def build(runner, ablate=None, how: str = "zero", edit=None) -> Intervention | N
         edits.append(Edit(e.kind, e.layer, e.head, e.query, tuple((w / w.sum()).tolist())))
     if not heads and not edits:
         return None
-    return Intervention(c.num_heads, heads, how, edits)
+    return Intervention(c.num_heads, heads, how, edits, means=_means_for(runner, how if heads else "zero"))
 
 
 def check_edits(intervention, attention: dict) -> None:
@@ -208,7 +280,7 @@ def _batch(runner, heads, how):
     for i, (kind, layer, head) in enumerate(heads):
         m = masks.setdefault((kind, layer), torch.zeros(len(heads) + 1, H, dtype=torch.bool))
         m[i + 1, head] = True
-    return Intervention(H, how=how, batch=masks)
+    return Intervention(H, how=how, batch=masks, means=_means_for(runner, how))
 
 
 def _settings(intervention, **settings):
@@ -454,6 +526,7 @@ def exact_match(runner, n: int = 200, seed: int = 1234, ablate=None, how: str = 
 
 
 __all__ = [
+    "reference_means",
     "Edit",
     "Intervention",
     "Importance",

@@ -6,6 +6,19 @@ another temperature), never written down by hand, so the lessons stay right when
 retrained. A step carries its question, its options, the index of the right one and what to show
 after the prediction; the page (pages/lessons.py) lays it out and translates its text keys.
 
+The margin rule: a step asks only when the model's answer is clear, so students are graded on what
+the model does, not on noise. Each step carries its margin (how far the right option is ahead of the
+runner-up, in the unit of its rule) and the rule's threshold (MARGINS):
+  weight  attention weights: right weight - runner-up >= 0.10 (or |weight - the number asked about|);
+  prob    next-token probabilities: the same, >= 0.10 absolute;
+  sketch  the runner-up sketch's L1 distance to the model's row - the right sketch's >= 0.10;
+  change  "does the output change": log p(token written) - log p(its rival) >= 1 nat where the
+          answer is decided (change_margin);
+  exact   a structural fact (a count, the causal mask, outputs that are equal by symmetry): no margin.
+Where a step's first choice of row, head or sentence fails, its builder tries the next one by a
+stated rule; build() drops a step that still fails (passes()), so a retrained model skips a
+question rather than grading on a coin toss.
+
     from model import load
     from model.lessons import build
     steps = build("attention", load)       # load: model name -> runner (ui passes its cache)
@@ -20,7 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import experiments
+from . import experiments, intervene
+from .tokenizer import EOS
 
 LESSONS = ("attention", "positions", "decoder")
 CAT_TEXT = "The cat sat on the mat"
@@ -29,6 +43,12 @@ DOG_BITES, MAN_BITES = "狗咬人", "人咬狗"
 SHARP_T = 0.2  # the temperature the sketch questions ask about
 SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
 TUTORIAL_CAT_SELF = 0.35  # the tutorial's table: cat reads itself with 0.35
+MARGINS = {"weight": 0.10, "prob": 0.10, "sketch": 0.10, "change": 1.0, "exact": 0.0}
+# next-word prompts whose next word the grammar (model/corpus.py) decides, with that word: every
+# English noun phrase starts with "the"; a story's second sentence ends with "."
+DECIDED_PROMPTS = (("The cat sat on", "the"), ("The cat sat on the mat. It was happy", "."))
+# a prompt where the grammar leaves the next word open: 12 nouns fit "on the", 1/12 each
+OPEN_PROMPT = "The cat sat on the"
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,7 @@ class Heat:
     row: int | None = None
     title: str = ""  # a translation key
     title_params: dict = field(default_factory=dict)
+    query_written: list[str] | None = None  # decoder / cross rows: the token each row writes
 
 
 @dataclass(frozen=True)
@@ -76,15 +97,56 @@ class Step:
     sketches: list[np.ndarray] | None = None
     sketch_labels: list[str] | None = None
     reveal: list = field(default_factory=list)  # Heat / Bars, in order
+    rule: str = "exact"  # which margin rule grades this step (MARGINS)
+    margin: float = math.inf  # how far the right option is ahead of the runner-up, in the rule's unit
 
     @property
     def answer_label(self) -> str:
         return self.options[self.answer]
 
 
-def head_heat(weights, query_tokens, key_tokens, kind: str, layer: int, head: int, row: int, mask=None) -> Heat:
+def passes(step: Step) -> bool:
+    """Whether the step's right option is ahead of the runner-up by its rule's margin."""
+    return bool(step.margin >= MARGINS[step.rule])
+
+
+def gap(values, right: int) -> float:
+    """values[right] minus the largest of the others (the margin of a "word" question)."""
+    v = np.asarray(values, dtype=np.float64)
+    others = np.delete(v, right)
+    return float(v[right] - others.max()) if len(others) else math.inf
+
+
+def nearest_gap(value: float, options: list[float]) -> float:
+    """How much nearer value is to its nearest option than to the next nearest."""
+    d = np.sort([abs(value - o) for o in options])
+    return float(d[1] - d[0]) if len(d) > 1 else math.inf
+
+
+def change_margin(probs: np.ndarray, base_ids: list[int]) -> float:
+    """The margin of "does switching the head off change the translation", in nats. probs (T, vocab):
+    the next-token probabilities with the head off, teacher-forced on the untouched translation
+    base_ids (start token first; the last row predicts </s>). Greedy decoding with the head off
+    follows base_ids until the first step whose most likely token is another one: there the output
+    changes, and the margin is log p(that token) - log p(the untouched token). Where no step
+    changes, it is the smallest log p(untouched token) - log p(runner-up): how far the model with
+    the head off is from writing something else."""
+    logp = np.log(np.clip(np.asarray(probs, dtype=np.float64), 1e-30, None))
+    gold = list(base_ids[1:]) + [EOS]
+    for t, want in enumerate(gold[: len(logp)]):
+        best = int(logp[t].argmax())
+        if best != want:
+            return float(logp[t, best] - logp[t, want])
+    top2 = np.sort(logp[: len(gold)], axis=-1)[:, -2:]
+    return float((top2[:, 1] - top2[:, 0]).min())
+
+
+def head_heat(
+    weights, query_tokens, key_tokens, kind: str, layer: int, head: int, row: int, mask=None, written=None
+) -> Heat:
     """One head's (queries, keys) weights to reveal, titled "<kind> layer L, head H" (layer and head
-    0-based here, shown from 1), with the row asked about marked."""
+    0-based here, shown from 1), with the row asked about marked; written: what each row writes
+    (decoder, cross), so the page labels rows "reads → writes" as every other page does."""
     return Heat(
         weights,
         query_tokens,
@@ -93,6 +155,7 @@ def head_heat(weights, query_tokens, key_tokens, kind: str, layer: int, head: in
         row=row,
         title="lesson_title_head",
         title_params={"kind": kind, "layer": int(layer) + 1, "head": int(head) + 1},
+        query_written=None if written is None else list(written),
     )
 
 
@@ -114,6 +177,13 @@ def nearest(value: float, options: list[float]) -> int:
 
 def closest_sketch(real: np.ndarray, sketches: list[np.ndarray]) -> int:
     return int(np.argmin([np.abs(np.asarray(s) - real).sum() for s in sketches]))
+
+
+def sketch_margin(real: np.ndarray, sketches: list[np.ndarray]) -> float:
+    """L1 distance of the runner-up sketch to the real row minus that of the closest one: 0 when two
+    sketches are the same picture (a one-hot row stays one-hot at any temperature)."""
+    d = np.sort([np.abs(np.asarray(s) - real).sum() for s in sketches])
+    return float(d[1] - d[0])
 
 
 def written_tokens(att) -> list[str]:
@@ -144,7 +214,11 @@ def cross_word_step(step_id: str, key: str, cross, layer: int, head: int, row: i
             "top": cross.key_tokens[top],
             "weight": f"{cw[layer, head, row, top]:.2f}",
         },
-        reveal=[head_heat(cw[layer, head], [f"→ {t}" for t in written], cross.key_tokens, "cross", layer, head, row)],
+        reveal=[
+            head_heat(cw[layer, head], cross.query_tokens, cross.key_tokens, "cross", layer, head, row, written=written)
+        ],
+        rule="weight",
+        margin=gap(cw[layer, head, row], top),
     )
 
 
@@ -163,6 +237,8 @@ def sharpen_step(step_id: str, key: str, word: str, layer: int, head: int, befor
         sketches=sketches,
         sketch_labels=list(keys),
         reveal=[Bars(list(keys), real, "lesson_title_row_temp", where)],
+        rule="sketch",
+        margin=sketch_margin(real, sketches),
     )
 
 
@@ -183,6 +259,41 @@ def can_ablate(runner) -> bool:
 
 
 # -- lesson 1: attention and Q/K/V on "The cat sat on the mat" (translator encoder) -------------------
+
+
+def heads_agree_step(w0: np.ndarray, toks: list[str], prefer: int) -> Step:
+    """ "Do all heads of layer 1 give <word> the same top word?" on a row where every head's top word
+    is clear (ahead of its runner-up by the weight margin). Rows where the heads disagree come
+    first (that is what multi-head attention is for), `prefer` first among equals; where no row has
+    clearly disagreeing heads, a row where they clearly agree, with a reveal that says so."""
+    n_heads = w0.shape[0]
+
+    def tops_and_margin(r):
+        tops = [int(w0[h, r].argmax()) for h in range(n_heads)]
+        return tops, min(gap(w0[h, r], tops[h]) for h in range(n_heads))
+
+    order = [prefer] + [r for r in range(len(toks)) if r != prefer]
+    clear = [(r, *tops_and_margin(r)) for r in order]
+    clear = [c for c in clear if c[2] >= MARGINS["weight"]] or [(prefer, *tops_and_margin(prefer))]
+    row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
+    agree = len(set(tops)) == 1
+    opts, ans = yesno(agree)
+    return Step(
+        "attention.6",
+        "att_heads_same" if agree else "att_heads_agree",
+        "yesno",
+        opts,
+        ans,
+        params={
+            "word": toks[row],
+            "layer": 1,
+            "n": n_heads,
+            "tops": ", ".join(f"{h + 1}: {toks[k]}" for h, k in enumerate(tops)),
+        },
+        reveal=[head_heat(w0[h], toks, toks, "encoder", 0, h, row) for h in range(n_heads)],
+        rule="weight",
+        margin=margin,
+    )
 
 
 def attention_lesson(load) -> list[Step]:
@@ -221,6 +332,8 @@ def attention_lesson(load) -> list[Step]:
             params={"word": toks[cat], "total": f"{total:.4f}", "n": len(toks)},
             option_params=[{}, {}, {"n": len(toks)}],
             reveal=[Bars(toks, mean_last[cat], "lesson_title_row", {"word": toks[cat], "layer": last + 1})],
+            rule="weight",
+            margin=nearest_gap(total, sums),
         )
     )
 
@@ -243,10 +356,23 @@ def attention_lesson(load) -> list[Step]:
                     title_params={"kind": "encoder", "layer": last + 1},
                 )
             ],
+            rule="weight",
+            margin=gap(mean_last[cat], top),
         )
     )
 
-    self_w = float(mean_last[cat, cat])
+    # "cat" on itself against the tutorial's 0.35: in the last layer, else the first earlier layer
+    # where the mean of the heads is at least WEIGHT margin away from 0.35 (a clear yes or no)
+    layer = next(
+        (
+            la
+            for la in range(last, -1, -1)
+            if abs(w[la].mean(axis=0)[cat, cat] - TUTORIAL_CAT_SELF) >= MARGINS["weight"]
+        ),
+        last,
+    )
+    mean_row = w[layer].mean(axis=0)[cat]
+    self_w = float(mean_row[cat])
     opts, ans = yesno(self_w > TUTORIAL_CAT_SELF)
     steps.append(
         Step(
@@ -255,8 +381,10 @@ def attention_lesson(load) -> list[Step]:
             "yesno",
             opts,
             ans,
-            params={"word": toks[cat], "tutorial": TUTORIAL_CAT_SELF, "weight": f"{self_w:.2f}", "layer": last + 1},
-            reveal=[Bars(toks, mean_last[cat], "lesson_title_row", {"word": toks[cat], "layer": last + 1})],
+            params={"word": toks[cat], "tutorial": TUTORIAL_CAT_SELF, "weight": f"{self_w:.2f}", "layer": layer + 1},
+            reveal=[Bars(toks, mean_row, "lesson_title_row", {"word": toks[cat], "layer": layer + 1})],
+            rule="weight",
+            margin=abs(self_w - TUTORIAL_CAT_SELF),
         )
     )
 
@@ -273,27 +401,11 @@ def attention_lesson(load) -> list[Step]:
             top,
             params={"word": toks[sat], "layer": 1, "head": head + 1, "top": toks[top], "weight": f"{row[top]:.2f}"},
             reveal=[head_heat(w[0, head], toks, toks, "encoder", 0, head, sat)],
+            rule="weight",
+            margin=gap(row, top),
         )
     )
-
-    tops = [int(w[0, h, sat].argmax()) for h in range(n_heads)]
-    opts, ans = yesno(len(set(tops)) == 1)
-    steps.append(
-        Step(
-            "attention.6",
-            "att_heads_agree",
-            "yesno",
-            opts,
-            ans,
-            params={
-                "word": toks[sat],
-                "layer": 1,
-                "n": n_heads,
-                "tops": ", ".join(f"{h + 1}: {toks[k]}" for h, k in enumerate(tops)),
-            },
-            reveal=[head_heat(w[0, h], toks, toks, "encoder", 0, h, sat) for h in range(n_heads)],
-        )
-    )
+    steps.append(heads_agree_step(w[0], toks, sat))
 
     # Q/K: the scores q.k / sqrt(d_k) of the last layer's most decided head for "mat"
     head = int(w[last, :, mat].max(axis=-1).argmax())
@@ -325,6 +437,8 @@ def attention_lesson(load) -> list[Step]:
                     {"word": toks[mat], "layer": last + 1, "head": head + 1},
                 ),
             ],
+            rule="weight",  # softmax keeps the order of the scores: the weights' gap is the margin
+            margin=gap(w[last, head, mat], top),
         )
     )
 
@@ -447,10 +561,17 @@ def positions_lesson(load) -> list[Step]:
                         title_params={"text": text},
                     )
                 ],
+                rule="weight",
+                margin=gap(weights[bite], top),
             )
         )
 
-    diff = abs(float(wa[bite_a, dog_a]) - float(wb[bite_b, dog_b]))
+    # with positions: the head (any layer) whose 咬 -> 狗 weight differs most between the sentences;
+    # the mean of layer 1's heads differs by less than the weight margin, so it would be a coin toss
+    da = ea.weights[:, :, bite_a, dog_a].astype(np.float64)
+    db = eb.weights[:, :, bite_b, dog_b].astype(np.float64)
+    layer, head = (int(x) for x in np.unravel_index(int(np.abs(da - db).argmax()), da.shape))
+    diff = abs(da[layer, head] - db[layer, head])
     opts, ans = yesno(diff >= SAME_WEIGHT)
     steps.append(
         Step(
@@ -459,7 +580,16 @@ def positions_lesson(load) -> list[Step]:
             "yesno",
             opts,
             ans,
-            params={"a": DOG_BITES, "b": MAN_BITES, "wa": f"{wa[bite_a, dog_a]:.3f}", "wb": f"{wb[bite_b, dog_b]:.3f}"},
+            params={
+                "a": DOG_BITES,
+                "b": MAN_BITES,
+                "layer": layer + 1,
+                "head": head + 1,
+                "wa": f"{da[layer, head]:.3f}",
+                "wb": f"{db[layer, head]:.3f}",
+            },
+            rule="weight",
+            margin=diff,
         )
     )
 
@@ -519,6 +649,7 @@ def decoder_lesson(load) -> list[Step]:
                     row=sat,
                     title="lesson_title_mean",
                     title_params={"kind": "decoder", "layer": 1},
+                    query_written=written_tokens(dec),
                 )
             ],
         )
@@ -542,6 +673,7 @@ def decoder_lesson(load) -> list[Step]:
     # the token just before it), and which token it reads most
     pt = g.trace(PRONOUN_TEXT).attention["decoder"]
     ptoks, pw = pt.key_tokens, pt.weights.astype(np.float64)
+    pwritten = written_tokens(pt)
     it = find(ptoks, "It", len(ptoks) - 4)
     far = pw[:, :, it].copy()
     far[..., [0, it, it - 1]] = 0
@@ -563,26 +695,55 @@ def decoder_lesson(load) -> list[Step]:
                 "top": ptoks[top],
                 "weight": f"{row[top]:.2f}",
             },
-            reveal=[head_heat(pw[layer, head], ptoks, ptoks, "decoder", layer, head, it, mask=pt.mask)],
+            reveal=[head_heat(pw[layer, head], ptoks, ptoks, "decoder", layer, head, it, pt.mask, pwritten)],
+            rule="weight",
+            margin=gap(row[: it + 1], top),
         )
     )
 
-    # the same row with every layer's scores divided by 0.2: the model's real row, against three sketches
-    real = g.trace(PRONOUN_TEXT, temperature=SHARP_T).attention["decoder"].weights[layer, head, it].astype(np.float64)
-    keys = ptoks[: it + 1]
-    sketches = [sharpen(row[: it + 1], t) for t in (1 / SHARP_T, SHARP_T, 1.0)]
-    # the row's causal mask leaves the weights after `it` at exactly 0: real[: it + 1] has real's maximum
+    # the same head with every layer's scores divided by 0.2: the model's real row, against three
+    # sketches. "It"'s row is already one-hot (1.00 stays 1.00, two sketches are the same picture),
+    # so the row asked about is the one of this head whose sketches are most clearly apart
+    real_all = g.trace(PRONOUN_TEXT, temperature=SHARP_T).attention["decoder"].weights[layer, head].astype(np.float64)
+
+    def sharpen_option(r):
+        sketches = [sharpen(pw[layer, head, r, : r + 1], t) for t in (1 / SHARP_T, SHARP_T, 1.0)]
+        # the row's causal mask leaves the weights after r at exactly 0: real[: r + 1] has real's maximum
+        return r, sketches, sketch_margin(real_all[r, : r + 1], sketches)
+
+    options = [sharpen_option(r) for r in range(1, len(ptoks))]  # row 0 sees one key: nothing to sharpen
+    r, sketches, _ = max(options, key=lambda o: o[2])
     steps.append(
-        sharpen_step("decoder.4", "dec_sharpen", ptoks[it], layer, head, row.max(), real[: it + 1], sketches, keys)
+        sharpen_step(
+            "decoder.4",
+            "dec_sharpen",
+            ptoks[r],
+            layer,
+            head,
+            pw[layer, head, r].max(),
+            real_all[r, : r + 1],
+            sketches,
+            ptoks[: r + 1],
+        )
     )
 
-    # generation: GPT's five likeliest next tokens after "The cat sat on the"
-    prompt = CAT_TEXT.rsplit(" ", 1)[0]
-    logits = experiments.gpt_next_token_logits(g, prompt).astype(np.float64)
-    probs = np.exp(logits - logits.max())
-    probs /= probs.sum()
-    top5 = [int(i) for i in np.argsort(-probs)[:5]]
-    labels = g.tokenizer.labels(top5)
+    # generation: a next word the grammar decides (every English noun phrase starts with "the"), among
+    # GPT's five likeliest tokens; the first prompt of DECIDED_PROMPTS where the model's top token is
+    # the grammar's word and beats its runner-up by the probability margin
+    def next_probs(prompt):
+        logits = experiments.gpt_next_token_logits(g, prompt).astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        return probs / probs.sum()
+
+    def decided(prompt_word):
+        probs = next_probs(prompt_word[0])
+        top5 = [int(i) for i in np.argsort(-probs)[:5]]
+        labels = g.tokenizer.labels(top5)
+        ok = labels[0].strip("▁ ") == prompt_word[1] and probs[top5[0]] - probs[top5[1]] >= MARGINS["prob"]
+        return ok, prompt_word[0], probs, top5, labels
+
+    tried = [decided(pw_) for pw_ in DECIDED_PROMPTS]
+    _, prompt, probs, top5, labels = next((x for x in tried if x[0]), tried[0])
     order = sorted(range(5), key=lambda i: labels[i])  # alphabetical: the answer's place tells nothing
     options = [labels[i] for i in order]
     steps.append(
@@ -594,10 +755,18 @@ def decoder_lesson(load) -> list[Step]:
             order.index(0),
             params={"prompt": prompt, "top": labels[0], "p": f"{probs[top5[0]]:.2f}"},
             reveal=[Bars(labels, probs[top5], "lesson_title_next", {"prompt": prompt})],
+            rule="prob",
+            margin=float(probs[top5[0]] - probs[top5[1]]),
         )
     )
 
-    opts, ans = yesno(probs[top5[0]] < 0.999)
+    # sampling where the grammar leaves the word open: 12 nouns fit "on the", so the greedy word is
+    # far from certain and sampling writes another one most of the time
+    probs = next_probs(OPEN_PROMPT)
+    top = int(probs.argmax())
+    top_label = g.tokenizer.labels([top])[0]
+    rest = 1 - float(probs[top])
+    opts, ans = yesno(rest >= MARGINS["prob"])
     steps.append(
         Step(
             "decoder.6",
@@ -605,7 +774,10 @@ def decoder_lesson(load) -> list[Step]:
             "yesno",
             opts,
             ans,
-            params={"top": labels[0], "p": f"{probs[top5[0]]:.3f}", "rest": f"{1 - probs[top5[0]]:.3f}"},
+            params={"prompt": OPEN_PROMPT, "top": top_label, "p": f"{probs[top]:.3f}", "rest": f"{rest:.3f}"},
+            rule="prob",
+            # yes: another token is sampled at least one time in ten; no: almost never (< 0.001)
+            margin=rest if ans == 0 else MARGINS["prob"] * (rest < 0.001),
         )
     )
 
@@ -636,26 +808,58 @@ def decoder_lesson(load) -> list[Step]:
     steps.append(cross_word_step("decoder.8", "dec_cross", cross, layer, head, row))
 
     if can_ablate(m):
-        for n, (kind, lyr, hd) in enumerate((("cross", layer, head), ("encoder", 0, 0))):
-            off = m.trace(CAT_TEXT, ablate=[(kind, lyr, hd)], how="zero")
-            opts, ans = yesno(off.output_text != tt.output_text)
-            steps.append(
-                Step(
-                    f"decoder.{9 + n}",
-                    "dec_ablate",
-                    "yesno",
-                    opts,
-                    ans,
-                    params={
-                        "kind": kind,
-                        "layer": lyr + 1,
-                        "head": hd + 1,
-                        "before": tt.output_text,
-                        "after": off.output_text,
-                    },
-                )
-            )
+        steps += ablate_steps(m, tt.output_text)
     return steps
+
+
+def ablate_steps(m, before: str) -> list[Step]:
+    """Steps 9-10: switch one head off (output 0). The heads are chosen by their measured importance
+    on the lesson's sentence (intervene.importance, -delta log p of the translation): step 9 the most
+    important head whose translation clearly changes, step 10 the least important head whose
+    translation clearly stays (change_margin >= 1 nat both times). A step without such a head is
+    left out."""
+    imp = intervene.importance(m, CAT_TEXT, how="zero")
+    _, base_ids = intervene.step_probs(m, CAT_TEXT)
+    ranked = [int(i) for i in np.argsort(-imp.score)]
+
+    def first(candidates, changed: bool):
+        for i in candidates:
+            if bool(imp.changed[i]) != changed:
+                continue
+            iv = intervene.build(m, [imp.heads[i]], "zero")
+            probs, _ = intervene.step_probs(m, CAT_TEXT, iv, target=base_ids)
+            margin = change_margin(probs, base_ids)
+            if margin >= MARGINS["change"]:
+                return i, margin
+        return None
+
+    out = []
+    for n, pick in enumerate((first(ranked, True), first(ranked[::-1], False))):
+        if pick is None:
+            continue
+        i, margin = pick
+        kind, lyr, hd = imp.heads[i]
+        opts, ans = yesno(bool(imp.changed[i]))
+        out.append(
+            Step(
+                f"decoder.{9 + n}",
+                "dec_ablate",
+                "yesno",
+                opts,
+                ans,
+                params={
+                    "kind": kind,
+                    "layer": lyr + 1,
+                    "head": hd + 1,
+                    "before": before,
+                    "after": imp.outputs[i],
+                    "loss": f"{imp.score[i]:.2f}",
+                },
+                rule="change",
+                margin=margin,
+            )
+        )
+    return out
 
 
 BUILDERS = {"attention": attention_lesson, "positions": positions_lesson, "decoder": decoder_lesson}
@@ -665,7 +869,8 @@ def build(lesson: str, load) -> list[Step]:
     """The steps of one lesson, computed from the models load(name) returns."""
     if lesson not in BUILDERS:
         raise ValueError(f"unknown lesson {lesson!r}; one of {', '.join(LESSONS)}")
-    return BUILDERS[lesson](load)
+    # the margin rule's last resort: a step whose answer is still a coin toss is not asked
+    return [s for s in BUILDERS[lesson](load) if passes(s)]
 
 
 # -- answers in a link: one character per step, "-" for not answered yet ------------------------------

@@ -50,11 +50,16 @@ def option_label(step, i: int) -> str:
 
 
 def show_reveal(step, item, n: int) -> None:
+    from ui.rows import ARROW  # here, not at the top: this function is the only part of the page it needs
+
     if isinstance(item, Heat):
         title = t(item.title, **_params(item.title_params)) if item.title else ""
-        fig = attention_heatmap(
-            item.weights, item.query_tokens, item.key_tokens, mask=item.mask, labels=heatmap_labels()
+        # decoder and cross rows read one token and write the next: "reads → writes", as on every page
+        writes = item.query_written is not None
+        q_labels = (
+            [f"{r}{ARROW}{w}" for r, w in zip(item.query_tokens, item.query_written)] if writes else item.query_tokens
         )
+        fig = attention_heatmap(item.weights, q_labels, item.key_tokens, mask=item.mask, labels=heatmap_labels(writes))
         left, right = st.columns([3, 2], gap="large")
         with left:
             st.markdown(f"**{title}**")

@@ -34,9 +34,10 @@ def translator():
 
 
 # -- an independent forward of our GPT in numpy (float64) ---------------------------------------------
-def numpy_gpt(module, ids, ablate=None, how="zero", edit=None):
+def numpy_gpt(module, ids, ablate=None, how="zero", edit=None, ref=None, keep=None):
     """(log-probs (T, vocab), attention weights (layers, heads, T, T)); ablate=(layer, head),
-    edit=(layer, head, query, row), both 0-based."""
+    edit=(layer, head, query, row), both 0-based; ref (positions, d_k): the ablated head's output per
+    position for how="mean"; keep: a dict that gets each layer's head outputs (H, T, d_k)."""
     P = {k: v.detach().double().numpy() for k, v in module.state_dict().items()}
     c = module.config
     H, d = c.num_heads, c.d_model
@@ -70,7 +71,9 @@ def numpy_gpt(module, ids, ablate=None, how="zero", edit=None):
         if ablate is not None and ablate[0] == i and how == "zero":
             o[ablate[1]] = 0.0
         if ablate is not None and ablate[0] == i and how == "mean":
-            o[ablate[1]] = o[ablate[1]].mean(0)
+            o[ablate[1]] = ref[:T]
+        if keep is not None:
+            keep[i] = o.copy()
         x = x + lin(o.transpose(1, 0, 2).reshape(T, d), p + "attn.W_o")
         x = x + lin(np.maximum(lin(ln(x, p + "norm2"), p + "ffn.linear1"), 0), p + "ffn.linear2")
         all_w.append(w)
@@ -84,13 +87,33 @@ def _gpt_logp(m, ids, iv):
     return intervene.gpt_scores(m, ids, iv, 1)[0].numpy()
 
 
+def numpy_reference(module, runner, layer, head):
+    """That head's mean output per position over the reference items (corpus.gpt_items(64, 2027,
+    "heldout")), each run alone through the numpy GPT: (positions, d_k)."""
+    from model import corpus
+
+    sums = np.zeros((runner.config.max_seq_len, module.config.d_model // module.config.num_heads))
+    counts = np.zeros(runner.config.max_seq_len)
+    for _, text in corpus.gpt_items(2 * intervene.REFERENCE_PAIRS, intervene.REFERENCE_SEED, "heldout"):
+        ids = runner.prompt_ids(text)[1]
+        keep: dict = {}
+        numpy_gpt(module, ids, keep=keep)
+        sums[: len(ids)] += keep[layer][head]
+        counts[: len(ids)] += 1
+    seen = counts > 0
+    return sums[seen] / counts[seen, None]
+
+
 @pytest.mark.parametrize("how", ["zero", "mean", "uniform"])
 def test_gpt_ablation_equals_a_numpy_forward_with_the_head_switched_off(gpt, how):
     layer, head = 1, 2
     base = gpt.trace(GPT_TEXT)
     tr = gpt.trace(GPT_TEXT, ablate=[("decoder", layer, head)], how=how)
     ids = gpt.prompt_ids(GPT_TEXT)[1]
-    logp, w = numpy_gpt(gpt.module, ids, (layer, head), how)
+    ref = numpy_reference(gpt.module, gpt, layer, head) if how == "mean" else None
+    if ref is not None:
+        assert len(ref) >= len(ids)  # the reference reaches every position of this text
+    logp, w = numpy_gpt(gpt.module, ids, (layer, head), how, ref=ref)
     got = tr.attention["decoder"].weights
     np.testing.assert_allclose(got, w, atol=1e-5)
     np.testing.assert_allclose(
@@ -297,3 +320,73 @@ def test_sink_heads_and_position_alignment():
     assert a.shape[-2:] == b.shape[-2:] == (4, 3) and cut
     np.testing.assert_array_equal(mask, causal[:4, :3])
     assert not intervene.align(w, w)[3]
+
+
+# -- "mean" ablation leaks no future ------------------------------------------------------------------
+def test_mean_ablation_leaves_earlier_positions_unchanged_when_a_later_token_changes(gpt, translator):
+    """With a head mean-ablated, a position's logits depend on nothing after it: two GPT texts that
+    differ only in their last token, and two teacher-forced translations that differ only in their
+    last target token, give bit-identical logits before it (the mean over the sentence's own
+    positions moved them by up to 0.012 in cross-attention), while the last position does change."""
+    from model.tokenizer import TO_ZH
+
+    a, b = (gpt.prompt_ids(t)[1] for t in ("The cat sat on the mat", "The cat sat on the bed"))
+    assert a[:-1] == b[:-1] and a[-1] != b[-1]
+    for layer, head in ((0, 0), (1, 2), (2, 3)):
+        iv = intervene.build(gpt, [("decoder", layer, head)], "mean")
+        la, lb = (intervene.gpt_scores(gpt, ids, iv, 1)[0].numpy() for ids in (a, b))
+        np.testing.assert_array_equal(la[:-1], lb[:-1])
+        assert np.abs(la[-1] - lb[-1]).max() > 1e-3
+
+    src = translator.ids(TR_TEXT)[1]
+    tgt_a = [TO_ZH] + translator.tokenizer.encode("猫坐在垫子上")
+    tgt_b = [TO_ZH] + translator.tokenizer.encode("猫坐在垫子下")
+    assert tgt_a[:-1] == tgt_b[:-1] and tgt_a[-1] != tgt_b[-1]
+    for head in (("cross", 0, 0), ("cross", 1, 3), ("decoder", 0, 1), ("encoder", 1, 0)):
+        s = intervene._settings(intervene.build(translator, [head], "mean"))
+
+        def logits(tgt, s=s):
+            return translator.run(lambda m, dev: m(torch.tensor([src]), torch.tensor([tgt]), s)[0][0].numpy())
+
+        la, lb = logits(tgt_a), logits(tgt_b)
+        np.testing.assert_array_equal(la[:-1], lb[:-1])
+        assert np.abs(la[-1] - lb[-1]).max() > 1e-3
+
+
+def test_reference_means_are_per_position_means_of_separate_runs(translator):
+    """reference_means (one padded batch) against each reference sentence run alone with record:
+    the mean at every position of the head outputs of the sentences that reach it."""
+    from model import corpus
+    from model.tokenizer import TO_EN, TO_ZH
+
+    means = intervene.reference_means(translator)
+    tok = translator.tokenizer
+    pairs = corpus.heldout_pairs(intervene.REFERENCE_PAIRS, intervene.REFERENCE_SEED)
+    runs = [(tok.encode(p.en), [TO_ZH] + tok.encode(p.zh)) for p in pairs]
+    runs += [(tok.encode(p.zh), [TO_EN] + tok.encode(p.en)) for p in pairs]
+    sums = {k: np.zeros(v.shape, dtype=np.float64) for k, v in means.items()}
+    counts = {k: np.zeros(v.shape[1]) for k, v in means.items()}
+    for src, tgt in runs:
+        rec: dict = {}
+        translator.run(
+            lambda m, dev, src=src, tgt=tgt, rec=rec: m(torch.tensor([src]), torch.tensor([tgt]), record=rec)
+        )
+        for (kind, layer), total in sums.items():
+            part = rec["encoder" if kind == "encoder" else "decoder"][layer]
+            out = part["cross_attn" if kind == "cross" else "self_attn"]["head_outputs"][0].double().numpy()
+            total[:, : out.shape[1]] += out
+            counts[(kind, layer)][: out.shape[1]] += 1
+    for key, got in means.items():
+        np.testing.assert_allclose(got.numpy(), sums[key] / counts[key][None, :, None], atol=1e-5)
+
+
+def test_mean_help_says_the_reference_is_held_out_sentences_at_the_same_position():
+    from ui.i18n import TABLE
+
+    for lang in ("en", "zh"):
+        text = " ".join(v[lang] for k, v in TABLE.items() if k.startswith("iv_how") and isinstance(v, dict))
+        assert (
+            ("held-out" in text and "same position" in text)
+            if lang == "en"
+            else ("留出" in text and "同一位置" in text)
+        )

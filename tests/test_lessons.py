@@ -74,7 +74,14 @@ def test_attention_answers_agree_with_an_independent_argmax(built, runners):
     assert np.isclose(w[0, head, 2].max(), w[0, :, 2].max())  # the most decided head of layer 1
     assert s.answer_label == toks[int(np.argmax(w[0, head, 2]))]
     s = by_id(steps, "attention.6")
-    assert s.answer_label == ("yes" if len({int(np.argmax(w[0, h, 2])) for h in range(enc.num_heads)}) == 1 else "no")
+    row = toks.index(s.params["word"])
+    tops = [int(np.argmax(w[0, h, row])) for h in range(enc.num_heads)]
+    assert s.answer_label == ("yes" if len(set(tops)) == 1 else "no")
+    # the reveal says each head can look for something else only where the heads do differ
+    assert (s.key == "att_heads_agree") == (len(set(tops)) > 1)
+    for h, top in enumerate(tops):  # and each head's top word is clear: ahead by >= 0.10
+        others = np.delete(w[0, h, row], top)
+        assert w[0, h, row, top] - others.max() >= 0.10
 
 
 def test_scores_question_recomputes_q_dot_k_and_the_temperature_row(built, runners):
@@ -139,7 +146,7 @@ def test_decoder_answers_mask_pronoun_next_token_and_ablation(built, runners):
     assert s.answer_label == pt.key_tokens[int(np.argmax(row))]
 
     s = by_id(steps, "decoder.5")
-    ids = [model.tokenizer.BOS] + g.tokenizer.encode("The cat sat on the")
+    ids = [model.tokenizer.BOS] + g.tokenizer.encode(s.params["prompt"])
     with torch.no_grad():
         logits = g.module(torch.tensor([ids]))[0][0, -1]
     top = int(torch.softmax(logits.float(), -1).argmax())
@@ -153,6 +160,132 @@ def test_decoder_answers_mask_pronoun_next_token_and_ablation(built, runners):
                 L.CAT_TEXT, ablate=[(s.params["kind"], s.params["layer"] - 1, s.params["head"] - 1)], how="zero"
             )
             assert s.answer_label == ("yes" if off.output_text != m.translate([L.CAT_TEXT])[0] else "no")
+
+
+# -- the margin rule: every step grades on a clear answer ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def raw(runners):
+    """Every lesson's steps before build() drops the ones that fail the margin: none may fail."""
+    return {name: L.BUILDERS[name](runners) for name in L.LESSONS}
+
+
+def test_every_step_of_every_lesson_passes_its_margin_on_the_shipped_models(raw, built):
+    failing = [(s.id, s.rule, round(s.margin, 4)) for steps in raw.values() for s in steps if not L.passes(s)]
+    assert not failing
+    assert {k: len(v) for k, v in built.items()} == {k: len(v) for k, v in raw.items()}
+    assert L.MARGINS == {"weight": 0.10, "prob": 0.10, "sketch": 0.10, "change": 1.0, "exact": 0.0}
+    ids = {s.id for steps in raw.values() for s in steps}
+    assert {"decoder.4", "decoder.5", "decoder.9", "decoder.10", "attention.6"} <= ids  # the rebuilt ones
+
+
+def test_word_questions_margin_recomputed_from_the_revealed_row(raw):
+    """For every "word" step with a heatmap or a bar row: numpy's top weight of that row is the
+    answer and beats the runner-up by at least 0.10 (independent of lessons.gap)."""
+    checked = 0
+    for steps in raw.values():
+        for s in steps:
+            if s.kind != "word" or s.rule != "weight":
+                continue
+            item = s.reveal[-1] if s.key == "att_scores" else s.reveal[0]
+            row = np.asarray(item.weights[item.row] if isinstance(item, L.Heat) else item.values, dtype=np.float64)
+            order = np.argsort(-row)
+            assert item.key_tokens[order[0]] if isinstance(item, L.Heat) else item.labels[order[0]] == s.answer_label
+            assert row[order[0]] - row[order[1]] >= 0.10, s.id
+            assert np.isclose(row[order[0]] - row[order[1]], s.margin, atol=1e-6), s.id
+            checked += 1
+    assert checked >= 7
+
+
+def test_sharpen_step_asks_about_a_row_that_is_not_one_hot(raw, runners):
+    """Decoder step 4: the row asked about changes when sharpened (its largest weight moves by more
+    than 0.1), the three sketches are distinct pictures, and the right one is the model's row at
+    T = 0.2 recomputed from a fresh trace."""
+    g = runners("gpt")
+    s = by_id(raw["decoder"], "decoder.4")
+    layer, head = s.params["layer"] - 1, s.params["head"] - 1
+    pt = g.trace(L.PRONOUN_TEXT).attention["decoder"]
+    sharp = g.trace(L.PRONOUN_TEXT, temperature=0.2).attention["decoder"]
+    r = len(s.sketch_labels) - 1
+    assert pt.key_tokens[r] == s.params["word"]
+    before, after = pt.weights[layer, head, r, : r + 1], sharp.weights[layer, head, r, : r + 1]
+    assert before.max() < 0.9 and after.max() - before.max() > 0.1
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert np.abs(s.sketches[i] - s.sketches[j]).sum() > 0.1
+    # sketch of T = 0.2: w^(1/0.2), normalised, from the T = 1 row
+    p5 = before.astype(np.float64) ** 5
+    np.testing.assert_allclose(s.sketches[1], p5 / p5.sum(), atol=1e-9)
+    dists = [np.abs(x - after).sum() for x in s.sketches]
+    assert s.answer == int(np.argmin(dists)) and sorted(dists)[1] - min(dists) >= 0.10
+
+
+def test_next_word_step_is_decided_by_the_grammar_and_the_model(raw, runners):
+    """Decoder step 5: in 3,000 sentences the grammar samples, the prompt's last word is always
+    followed by the answer; GPT's softmax (torch) puts it ahead of the runner-up by >= 0.10. Step 6
+    asks about sampling where the grammar leaves the word open: 1 - p(top) >= 0.10."""
+    import random
+
+    from model import corpus
+
+    g = runners("gpt")
+    s = by_id(raw["decoder"], "decoder.5")
+    prompt, word = s.params["prompt"], s.answer_label.strip("▁ ")
+    assert (prompt, word) in L.DECIDED_PROMPTS
+    if prompt == "The cat sat on":
+        rng, follow = random.Random(7), []
+        for _ in range(3000):
+            ws = corpus.sample(rng).en.replace(".", " .").split()
+            follow += [ws[i + 1] for i in range(len(ws) - 1) if ws[i] == "on"]
+        assert len(follow) > 100 and set(follow) == {"the"}
+
+    def probs(text):
+        ids = [model.tokenizer.BOS] + g.tokenizer.encode(text)
+        with torch.no_grad():
+            return torch.softmax(g.module(torch.tensor([ids]))[0][0, -1].float(), -1).numpy()
+
+    p = np.sort(probs(prompt))[::-1]
+    assert p[0] - p[1] >= 0.10
+    s6 = by_id(raw["decoder"], "decoder.6")
+    assert s6.params["prompt"] == L.OPEN_PROMPT and s6.answer_label == "yes"
+    assert 1 - probs(L.OPEN_PROMPT).max() >= 0.10
+
+
+def test_ablation_steps_use_heads_that_matter_and_do_not(raw, runners):
+    """Decoder steps 9-10: the translation really changes with step 9's head off and stays with step
+    10's (the translator's own greedy output); step 9's head is more important than step 10's."""
+    m = runners("translator")
+    before = m.translate([L.CAT_TEXT])[0]
+    s9, s10 = by_id(raw["decoder"], "decoder.9"), by_id(raw["decoder"], "decoder.10")
+    for s, changes in ((s9, True), (s10, False)):
+        off = m.trace(L.CAT_TEXT, ablate=[(s.params["kind"], s.params["layer"] - 1, s.params["head"] - 1)], how="zero")
+        assert (off.output_text != before) is changes and s.answer_label == ("yes" if changes else "no")
+        assert s.params["after"] == off.output_text
+    assert float(s9.params["loss"]) > 1.0 > abs(float(s10.params["loss"]))
+
+
+def test_change_margin_on_made_up_distributions():
+    """change_margin by hand: the head-off run teacher-forced on ids [start, 5, 7] (then </s>)."""
+    eos = model.tokenizer.EOS
+    p = np.full((3, 10), 1e-6)
+    p[0, 5], p[1, 7], p[2, eos] = 0.9, 0.6, 0.99
+    p[1, 3] = 0.3  # runner-up at step 1: log(0.6 / 0.3) = ln 2
+    assert np.isclose(L.change_margin(p, [1, 5, 7]), np.log(2), atol=1e-4)
+    p[1, 3] = 0.6 * np.e**2  # now token 3 wins step 1 by 2 nats: the output changes there
+    assert np.isclose(L.change_margin(p, [1, 5, 7]), 2.0, atol=1e-6)
+
+
+def test_lesson_heatmaps_of_writing_rows_carry_what_each_row_writes(raw, runners):
+    """Decoder and cross heatmaps in the lessons label rows "reads → writes" like other pages: each
+    Heat of a decoder/cross head carries the trace's own query_written."""
+    cross = runners("translator").trace(L.CAT_TEXT).attention["cross"]
+    s = by_id(raw["decoder"], "decoder.8")
+    assert s.reveal[0].query_tokens == cross.query_tokens
+    assert s.reveal[0].query_written == list(cross.query_written)
+    pt = runners("gpt").trace(L.PRONOUN_TEXT).attention["decoder"]
+    assert by_id(raw["decoder"], "decoder.3").reveal[0].query_written == list(pt.query_written)
+    assert all(h.query_written is None for h in by_id(raw["attention"], "attention.6").reveal)  # encoder
 
 
 def test_answers_in_a_link_round_trip_and_bad_ones_are_refused():
@@ -203,6 +336,22 @@ def test_page_score_at_the_end_in_chinese(built, monkeypatch):
     pills(at).set_value((steps[-1].answer + 1) % len(steps[-1].options)).run()
     assert any(f"{len(steps)} 题中答对 {len(steps) - 1} 题" in m.value for m in at.markdown)
     assert not [k for k in MISSING if k.startswith(("lesson", "room"))]
+
+
+def test_page_cross_heatmap_rows_read_reads_arrow_writes(built):
+    import html
+    import json
+
+    steps = built["decoder"]
+    s = by_id(steps, "decoder.8")
+    at = apptest.open_page(PAGE, "translator", 180, lesson="decoder", step=steps.index(s) + 1)
+    pills(at).set_value(s.answer).run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    heat = next(d for d in spec["data"] if d.get("type") == "heatmap")
+    want = [f"{r} → {w}" for r, w in zip(s.reveal[0].query_tokens, s.reveal[0].query_written)]
+    # the heatmap escapes its labels and numbers rows ("<2zh> → 猫 (0)") so repeated ones stay apart
+    shown = [html.unescape(str(y)) for y in heat["y"]]
+    assert len(shown) == len(want) and all(y.startswith(w) for y, w in zip(shown, want)), shown
 
 
 def test_page_word_question_shows_the_heatmap_row_as_the_tutorial_table(built):
