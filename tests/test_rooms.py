@@ -205,3 +205,116 @@ def test_codes_typed_by_students_and_the_setting_that_picks_the_store(tmp_path):
         R.rooms_from_setting("postgres://x")
     codes = {R.new_code() for _ in range(5000)}
     assert len(codes) == 5000
+
+
+# -- issue 26: rotating the teacher's secret, a cap on rooms, expiry by an index, a failing store --
+
+
+def test_rotating_the_teacher_secret_locks_out_the_old_one(make_store):
+    teacher_side, other_replica = make_store(), make_store()
+    code, old = teacher_side.create()
+    teacher_side.publish(code, old, {"page": "home", "params": {}})
+    new = teacher_side.rotate(code, old)
+    assert new != old and len(new) >= 20
+    assert other_replica.check(code, new) and not other_replica.check(code, old)
+    with pytest.raises(PermissionError):  # a copy of the old secret moves nobody
+        other_replica.publish(code, old, {"page": "lessons", "params": {}})
+    with pytest.raises(PermissionError):
+        other_replica.rotate(code, old)
+    assert other_replica.publish(code, new, {"page": "attention", "params": {}}) == 2
+    assert other_replica.get(code).state["page"] == "attention"
+
+
+def test_open_rooms_are_capped_in_total_and_per_process(make_store):
+    store = make_store()
+    store.max_rooms, store.max_rooms_process = 5, 3
+    opened = [store.create() for _ in range(3)]
+    with pytest.raises(R.RoomsFull):  # this process opened 3
+        store.create()
+    other = make_store()  # another replica on the same store
+    other.max_rooms, other.max_rooms_process = 5, 3
+    other.create(), other.create()
+    with pytest.raises(R.RoomsFull):  # 5 open in the store
+        other.create()
+    assert store.count() == 5
+    code, token = opened[0]
+    store.close(code, token)  # a closed room frees its place
+    assert store.count() == 4
+    store.create()
+    assert store.count() == 5
+
+
+def test_expired_rooms_free_their_place_in_the_cap(make_store):
+    store = make_store(ttl=1)
+    store.max_rooms = 2
+    store.create(), store.create()
+    with pytest.raises(R.RoomsFull):
+        store.create()
+    time.sleep(2.2)
+    assert store.count() == 0
+    store.create()
+
+
+def test_sqlite_expiry_reads_an_index_not_every_room(tmp_path):
+    store = R.SQLiteRooms(tmp_path / "rooms.sqlite3")
+    db = store._db()
+    for query in (
+        "DELETE FROM rooms WHERE expires < 1",
+        "SELECT COUNT(*) FROM rooms WHERE expires >= 1",
+        "DELETE FROM answers WHERE code IN (SELECT code FROM rooms WHERE expires < 1)",
+    ):
+        plan = " ".join(str(row[-1]) for row in db.execute("EXPLAIN QUERY PLAN " + query))
+        assert "rooms_expires" in plan and "SCAN rooms" not in plan, (query, plan)
+
+
+def test_opening_a_room_stays_fast_with_many_rooms_open(tmp_path):
+    store = R.SQLiteRooms(tmp_path / "rooms.sqlite3")
+    now = time.time()
+    db = store._db()
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO rooms VALUES (?, 'x', '{}', 0, ?)", ((f"R{i:07d}", now + 3600) for i in range(20_000)))
+    db.execute("COMMIT")
+    store.max_rooms = 100_000
+    start = time.perf_counter()
+    for _ in range(20):
+        store.create()
+    per_room = (time.perf_counter() - start) / 20
+    print(f"open a room with 20,000 open: {per_room * 1000:.1f} ms")
+    assert per_room < 0.05
+
+
+def test_a_full_disk_is_a_store_error(tmp_path):
+    store = R.SQLiteRooms(tmp_path / "rooms.sqlite3")
+    code, token = store.create()
+    pages = store._db().execute("PRAGMA page_count").fetchone()[0]
+    store._db().execute(f"PRAGMA max_page_count = {pages + 1}")  # what a full disk looks like to SQLite
+    big = {"page": "home", "params": {f"k{i}": "x" * 400 for i in range(40)}}
+    with pytest.raises(R.StoreError):
+        for _ in range(5):
+            store.publish(code, token, big)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "read-only folder", "folder is a file"])
+def test_a_damaged_store_is_a_store_error(tmp_path, damage):
+    path = tmp_path / "rooms.sqlite3"
+    if damage == "garbage":
+        path.write_bytes(b"this is not a database" * 100)
+    elif damage == "read-only folder":
+        if hasattr(__import__("os"), "geteuid") and __import__("os").geteuid() == 0:
+            pytest.skip("root writes into a read-only folder")
+        tmp_path.chmod(0o500)
+    else:
+        (tmp_path / "file").write_text("x")
+        path = tmp_path / "file" / "rooms.sqlite3"
+    try:
+        with pytest.raises(R.StoreError):
+            R.SQLiteRooms(path).create()
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_redis_down_is_a_store_error():
+    store = R.RedisRooms(f"redis://127.0.0.1:{free_port()}/0")
+    for call in (store.create, lambda: store.get("ABCDEFGH"), lambda: store.publish("ABCDEFGH", "t", {})):
+        with pytest.raises(R.StoreError):
+            call()

@@ -6,28 +6,54 @@ student served by another replica follows just as well. The teacher's session pu
 and link parameters after every run (only when they changed); a student's banner is a fragment
 that polls the store every POLL_S seconds and, on a new version, opens the teacher's view with
 the student's own language and lesson answers kept. A student can detach (the banner stops
-applying changes) and re-attach with one click. Only the session holding the teacher token
-(?teach=..., never in copied links) can change the room.
+applying changes) and re-attach with one click.
+
+The teacher's secret (the room's token) never appears in an address (issue 26): it lives in the
+teacher's session, and for a reload in a cookie (COOKIE, path /, SameSite=Strict, as long as a
+room lives), written by a two-line script in st.html (Streamlit has no API that sets a cookie;
+st.context.cookies reads the cookies the browser sent when the session started). The teacher's
+address bar shows the student link (?room=CODE). A ?teach= in a link is removed from the address
+and never accepted; a stale secret (rotated from another tab, or the room closed) is refused
+with a notice in the reader's language. The teacher can rotate the secret from the room panel.
+A store that fails (rooms.StoreError) or is full (rooms.RoomsFull) gives a notice; the page keeps
+working.
 """
 
 from __future__ import annotations
 
 import io
+import json
+import logging
 import secrets
+import time
 from urllib.parse import quote
 
 import streamlit as st
 
 from . import state
 from .i18n import t
-from .rooms import format_code, normalize_code, rooms_from_setting
+from .rooms import MAX_STATE, TTL, RoomsFull, StoreError, format_code, normalize_code, rooms_from_setting
+from .safe import echo
+
+_LOG = logging.getLogger(__name__)
+COOKIE = "attn_teach"  # "CODE.TOKEN": the teacher's secret for a reload of the teacher's tab
 
 POLL_S = 1.0
 # never sent to students: the teacher token, the projector's presentation mode, the teacher's own
 # lesson answers, the room code (the student has it), the teacher's language (each reader keeps theirs)
 PRIVATE_PARAMS = ("teach", "present", "answers", "room", "lang")
 # what a student keeps when the teacher's view is applied
-KEEP = ("_room_code", "_room_token", "_room_follow", "_room_version", "_room_student", "les_answers", "lang")
+KEEP = (
+    "_room_code",
+    "_room_token",
+    "_room_follow",
+    "_room_version",
+    "_room_student",
+    "_room_notice",
+    "les_answers",
+    "lang",
+)
+NOTICE_S = 60  # a room notice (a refused or stale secret) stays at the top of the page this long
 
 
 @st.cache_resource(show_spinner=False)
@@ -52,33 +78,138 @@ def student_id() -> str:
     return st.session_state.setdefault("_room_student", secrets.token_hex(8))
 
 
-def _join(room_code: str) -> bool:
-    if store().get(room_code) is None:
-        return False
-    st.session_state.update(_room_code=room_code, _room_follow=True, _room_version=-1)
+def _store_failed(e: Exception) -> str:
+    """The notice for a store that failed; the reason goes to the server's log only."""
+    _LOG.warning("room store failed: %r (cause %r)", e, e.__cause__)
+    return t("room_store_error")
+
+
+def _get(room_code: str):
+    """The room, or None when there is none or the store cannot be read (a notice says which)."""
+    try:
+        return store().get(room_code)
+    except StoreError as e:
+        st.session_state["_room_error"] = _store_failed(e)
+        return None
+
+
+def _tell(message: str) -> None:
+    """A notice at the top of the page for NOTICE_S seconds: it outlives the switch to the
+    teacher's view that a student's first poll makes (which clears the session's other notices)."""
+    st.session_state["_room_notice"] = (message, time.time())
+
+
+def _cookies() -> dict:
+    """The cookies the browser sent when this session started (read only)."""
+    try:
+        return st.context.cookies.to_dict()
+    except Exception:  # no browser (a bare script run)
+        return {}
+
+
+def _cookie_token(room_code: str) -> str | None:
+    """The teacher secret this browser keeps for room_code."""
+    raw = _cookies().get(COOKIE) or ""
+    cookie_code, _, token = raw.partition(".")
+    return token if cookie_code == room_code and token else None
+
+
+def _remember(room_code: str | None, token: str | None) -> None:
+    """Ask the next run to write (or, with None, to delete) this browser's teacher cookie."""
+    st.session_state["_room_cookie"] = f"{room_code}.{token}" if room_code and token else ""
+    st.session_state["_room_cookie_forgotten"] = not (room_code and token)
+
+
+def write_cookie() -> None:
+    """Write the teacher cookie asked for by _remember (a script in st.html, run once in the browser).
+    The value is the room code and a URL-safe token; json.dumps quotes it for the script."""
+    value = st.session_state.pop("_room_cookie", None)
+    if value is None:
+        return
+    age = 0 if not value else TTL
+    st.html(
+        "<script>document.cookie = "
+        + json.dumps(f"{COOKIE}={value}; path=/; max-age={age}; SameSite=Strict")
+        + " + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def _become_student(room_code: str, message: str | None = None) -> None:
     st.session_state.pop("_room_token", None)
+    st.session_state.pop("_room_published", None)
+    st.session_state.update(_room_code=room_code, _room_follow=True, _room_version=-1)
+    if message:
+        st.session_state["_room_error"] = message
+
+
+def _join(room_code: str) -> bool:
+    if _get(room_code) is None:
+        return False
+    _become_student(room_code)
     return True
 
 
 def from_link() -> None:
-    """?room=CODE joins that room (as its teacher when ?teach= holds its token). Call before the sidebar."""
+    """?room=CODE joins that room: as its teacher when this browser's cookie holds the room's
+    secret, else as a student. A ?teach= in the link is taken out of the address and refused.
+    Call before the sidebar."""
     raw, token = st.query_params.get("room"), st.query_params.get("teach")
-    if raw is None or st.session_state.get("_room_link") == (raw, token):
+    if token is not None:
+        del st.query_params["teach"]  # never left in an address, never accepted
+        _tell(t("room_secret_not_in_links"))
+    if raw is None or st.session_state.get("_room_link") == raw:
         return
-    st.session_state["_room_link"] = (raw, token)
+    st.session_state["_room_link"] = raw
     room_code = normalize_code(raw)
-    if room_code is None or store().get(room_code) is None:
-        state.notice(t("room_not_found", code=format_code(raw[:8])))
+    if room_code is not None and code() == room_code:
+        return  # already in it (as its teacher or a student)
+    room = _get(room_code) if room_code is not None else None
+    if room is None:
+        if "_room_error" not in st.session_state:
+            state.notice(t("room_not_found", code=echo(raw, 9)))
         return
-    if token and store().check(room_code, token):
-        st.session_state.update(_room_code=room_code, _room_token=token)
-    elif code() != room_code:
-        _join(room_code)
+    kept = _cookie_token(room_code)
+    try:
+        teacher = bool(kept) and store().check(room_code, kept)
+    except StoreError as e:
+        teacher, st.session_state["_room_error"] = False, _store_failed(e)
+    if teacher:
+        st.session_state.update(_room_code=room_code, _room_token=kept, _room_published=None)
+    else:
+        if kept:  # this browser's secret for the room no longer opens it
+            _remember(None, None)
+            _tell(t("room_secret_stale", code=format_code(room_code)))
+        _become_student(room_code)
 
 
 def _open() -> None:
-    room_code, token = store().create()
-    st.session_state.update(_room_code=room_code, _room_token=token, _room_published=None)
+    try:
+        room_code, token = store().create()
+    except RoomsFull:
+        st.session_state["_room_error"] = t("room_full")
+        return
+    except StoreError as e:
+        st.session_state["_room_error"] = _store_failed(e)
+        return
+    st.session_state.update(_room_code=room_code, _room_token=token, _room_published=None, _room_link=room_code)
+    _remember(room_code, token)
+
+
+def _rotate() -> None:
+    """A new teacher secret: every other tab, browser or copy holding the old one is locked out."""
+    try:
+        new = store().rotate(code(), st.session_state["_room_token"])
+    except (KeyError, PermissionError):
+        _tell(t("room_secret_stale", code=format_code(code())))
+        _become_student(code())
+        return
+    except StoreError as e:
+        st.session_state["_room_error"] = _store_failed(e)
+        return
+    st.session_state["_room_token"] = new
+    _remember(code(), new)
+    st.session_state["_room_info"] = t("room_secret_rotated")
 
 
 def _close() -> None:
@@ -87,6 +218,9 @@ def _close() -> None:
             store().close(code(), st.session_state["_room_token"])
         except (KeyError, PermissionError):
             pass
+        except StoreError as e:
+            st.session_state["_room_error"] = _store_failed(e)
+        _remember(None, None)
     for key in ("_room_code", "_room_token", "_room_published", "_room_link"):
         st.session_state.pop(key, None)
 
@@ -94,7 +228,8 @@ def _close() -> None:
 def _join_typed() -> None:
     typed = normalize_code(st.session_state.get("_room_typed", ""))
     if typed is None or not _join(typed):
-        st.session_state["_room_error"] = t("room_not_found", code=(st.session_state.get("_room_typed") or "")[:12])
+        if "_room_error" not in st.session_state:
+            st.session_state["_room_error"] = t("room_not_found", code=echo(st.session_state.get("_room_typed"), 12))
 
 
 def _detach() -> None:
@@ -121,11 +256,16 @@ def qr_png(text: str, scale: int = 8) -> bytes:
 
 
 def sidebar_panel() -> None:
-    """The sidebar's classroom section: open / close a room (teacher), join one (student)."""
-    with st.expander(t("room_section"), icon="🏫", expanded=bool(code())):
+    """The sidebar's classroom section: open / close a room and rotate its secret (teacher), join
+    one (student); the store's notices."""
+    write_cookie()
+    error = st.session_state.pop("_room_error", None)
+    info = st.session_state.pop("_room_info", None)
+    with st.expander(t("room_section"), icon="🏫", expanded=bool(code() or error or info)):
         if is_teacher():
             st.markdown(t("room_teacher_open", code=format_code(code())))
             st.image(qr_png(room_link(code())), width=160, caption=room_link(code()))
+            st.button(t("room_rotate"), on_click=_rotate, key="_room_rotate_btn", help=t("room_rotate_help"))
             st.button(t("room_close"), on_click=_close, key="_room_close_btn")
         elif code():
             st.markdown(t("room_student_in", code=format_code(code())))
@@ -136,14 +276,20 @@ def sidebar_panel() -> None:
                 t("room_code"), key="_room_typed", max_chars=12, placeholder="ABCD-EFGH", on_change=_join_typed
             )
             st.button(t("room_join"), on_click=_join_typed, key="_room_join_btn")
-            error = st.session_state.pop("_room_error", None)
-            if error:
-                st.warning(error, icon="⚠️")
+        if error:
+            st.warning(error, icon="⚠️")
+        if info:
+            st.success(info, icon="🔑")
 
 
 def banner(pages) -> None:
     """At the top of every page: the teacher's room code (and its QR code on demand); a student's
     follow / detach line, with the fragment that keeps the student on the teacher's view."""
+    note = st.session_state.get("_room_notice")
+    if note and time.time() - note[1] < NOTICE_S:
+        st.warning(note[0], icon="🔒")
+    elif note:
+        del st.session_state["_room_notice"]
     if is_teacher():
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(t("room_banner_teacher", code=format_code(code())))
@@ -151,7 +297,7 @@ def banner(pages) -> None:
                 st.image(qr_png(room_link(code()), scale=12), width=420)
                 st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
     elif following():
-        pending = store().get(code()) if st.session_state.pop("_room_pending", False) else None
+        pending = _get(code()) if st.session_state.pop("_room_pending", False) else None
         if pending is not None and "page" in pending.state:
             _apply(pending, pages)  # in the full run, not in the fragment: switch_page from here
         _follow(pages)
@@ -164,7 +310,12 @@ def banner(pages) -> None:
 
 @st.fragment(run_every=POLL_S)
 def _follow(pages) -> None:
-    room = store().get(code()) if code() else None
+    try:
+        room = store().get(code()) if code() else None
+    except StoreError as e:  # the store is down for a moment: say so, keep polling, keep the page
+        _store_failed(e)
+        st.warning(t("room_store_error"), icon="⚠️")
+        return
     if room is None:
         st.warning(t("room_ended"), icon="🏁")
         return
@@ -192,7 +343,7 @@ def _apply(room, pages) -> None:
         del st.session_state[key]
     st.session_state.update(kept)
     st.session_state["_room_version"] = room.version
-    st.session_state["_room_link"] = (room.code, None)
+    st.session_state["_room_link"] = room.code
     st.switch_page(target, query_params=params)
 
 
@@ -207,11 +358,38 @@ def publish(url_path: str | None) -> None:
     view = {"page": url_path, "params": params}
     if st.session_state.get("_room_published") == view:
         return
+    shared, dropped = _fit(view)
     try:
-        store().publish(code(), st.session_state["_room_token"], view)
+        store().publish(code(), st.session_state["_room_token"], shared)
         st.session_state["_room_published"] = view
-    except (KeyError, PermissionError):  # the room expired or was closed elsewhere
+        if dropped:
+            st.toast(t("room_state_trimmed", keys=echo(", ".join(dropped), 80)), icon="✂️")
+    except PermissionError:  # the secret was rotated from another tab or browser
+        room_code = code()
+        _remember(None, None)
+        _become_student(room_code)
+        _tell(t("room_secret_stale", code=format_code(room_code)))
+        st.toast(t("room_secret_stale", code=format_code(room_code)), icon="🔒")
+    except KeyError:  # the room expired or was closed elsewhere
         _close()
+        st.toast(t("room_ended"), icon="🏁")
+    except StoreError as e:  # a full disk, a broken store: the teacher's page keeps working
+        st.toast(_store_failed(e), icon="⚠️")
+
+
+def _size(view: dict) -> int:
+    return len(json.dumps(view, ensure_ascii=False, sort_keys=True).encode())
+
+
+def _fit(view: dict) -> tuple[dict, list[str]]:
+    """The view as the room can hold it (at most rooms.MAX_STATE bytes): the largest parameters
+    dropped until it fits (students then keep their own value of those), and their names."""
+    params, dropped = dict(view["params"]), []
+    while _size({**view, "params": params}) > MAX_STATE - 64 and params:
+        largest = max(params, key=lambda k: len(json.dumps(params[k], ensure_ascii=False).encode()) + len(k))
+        dropped.append(largest)
+        del params[largest]
+    return {**view, "params": params}, dropped
 
 
 def publish_again() -> None:
@@ -224,9 +402,7 @@ def publish_again() -> None:
 
 def link_params() -> dict:
     """The room parameters the address bar keeps (so a reload stays in the room)."""
-    if not code():
-        return {"room": None, "teach": None}
-    return {"room": code(), "teach": st.session_state.get("_room_token")}
+    return {"room": code() or None, "teach": None}  # the secret never goes into the address
 
 
 def record_answer(step_id: str, choice: int) -> None:
@@ -235,10 +411,16 @@ def record_answer(step_id: str, choice: int) -> None:
             store().answer(code(), step_id, student_id(), choice)
         except KeyError:
             pass
+        except StoreError as e:
+            st.toast(_store_failed(e), icon="⚠️")
 
 
 def answer_counts(step_id: str) -> dict[int, int] | None:
     """How the room's students answered this step ({choice: count}); None outside a teacher's room."""
     if not is_teacher():
         return None
-    return store().answers(code(), step_id)
+    try:
+        return store().answers(code(), step_id)
+    except StoreError as e:
+        _store_failed(e)
+        return {}

@@ -10,8 +10,13 @@ reads it from the store.
 
 A room has a short code to type or scan (8 characters from an alphabet without look-alikes,
 40 bits, drawn by `secrets`) and a separate teacher token (128 bits) that only the teacher's
-session holds; only the token can change what the room shows. Rooms expire TTL seconds after the
-teacher last changed them. No Streamlit here.
+session holds; only the token can change what the room shows, and the teacher can rotate it
+(rotate(): the old token stops working at once). Rooms expire TTL seconds after the teacher last
+changed them; expiry reads an index on the expiry time (SQLite: an index on rooms.expires; Redis:
+the sorted set rooms:expires), never every room. At most MAX_ROOMS rooms are open in a store and
+MAX_ROOMS_PROCESS opened by one process (create() raises RoomsFull). A store that fails (a
+corrupt, read-only or missing file, a full disk, Redis down) raises StoreError, one exception the
+page catches to show the teacher a notice and keep working. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
@@ -33,6 +39,39 @@ CODE_LENGTH = 8
 TTL = 4 * 3600  # a room lives 4 hours after the teacher's last change
 MAX_STATE = 20_000  # bytes of JSON a room may hold
 MAX_ANSWER = 64
+MAX_ROOMS = int(os.environ.get("ATTN_MAX_ROOMS", "2000"))  # open rooms in one store (every replica together)
+MAX_ROOMS_PROCESS = int(os.environ.get("ATTN_MAX_ROOMS_PROCESS", "500"))  # rooms one process opened and that are live
+
+
+class StoreError(RuntimeError):
+    """The room store cannot be read or written (file damaged, read-only or missing, disk full,
+    Redis unreachable). The original error is the __cause__ (for the server's log)."""
+
+
+class RoomsFull(RuntimeError):
+    """No room can be opened now: MAX_ROOMS are open in the store, or MAX_ROOMS_PROCESS from this process."""
+
+
+class StateTooLarge(ValueError):
+    """A room state whose JSON is over MAX_STATE bytes."""
+
+
+def _store_errors(method):
+    """The store's own errors (sqlite3.Error, OSError, redis's errors) as StoreError; KeyError,
+    PermissionError, RoomsFull and StateTooLarge pass unchanged."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (KeyError, PermissionError, RoomsFull, StateTooLarge):
+            raise
+        except Exception as e:  # sqlite3.Error, OSError, redis.RedisError, a damaged row's JSON ...
+            if isinstance(e, (sqlite3.Error, OSError, json.JSONDecodeError)) or type(e).__module__.startswith("redis"):
+                raise StoreError(str(e)) from e
+            raise
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -64,17 +103,46 @@ def _hash(token: str) -> str:
 def _state_json(state: dict) -> str:
     text = json.dumps(state, ensure_ascii=False, sort_keys=True)
     if len(text.encode()) > MAX_STATE:
-        raise ValueError(f"room state is larger than {MAX_STATE} bytes")
+        raise StateTooLarge(f"room state is larger than {MAX_STATE} bytes")
     return text
 
 
 class RoomStore:
     """create() -> (code, teacher token); get(code) -> Room | None; publish(code, token, state) ->
     version (PermissionError for a wrong token, KeyError for no such room); check(code, token) ->
-    bool; answer(code, step, student, choice); answers(code, step) -> {choice: count};
-    close(code, token)."""
+    bool; rotate(code, token) -> a new token (the old one stops working); answer(code, step,
+    student, choice); answers(code, step) -> {choice: count}; close(code, token); count() -> open
+    rooms. Every method raises StoreError when the store itself fails."""
 
     ttl: float = TTL
+    max_rooms: int = MAX_ROOMS
+    max_rooms_process: int = MAX_ROOMS_PROCESS
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("__init__", "create", "get", "publish", "rotate", "answer", "answers", "close", "_check", "count"):
+            if name in cls.__dict__:
+                setattr(cls, name, _store_errors(cls.__dict__[name]))
+
+    def _mine(self) -> dict[str, float]:
+        """code -> expiry of the rooms this object (this process) opened."""
+        mine = self.__dict__.setdefault("_opened", {})
+        now = time.time()
+        for code in [c for c, exp in mine.items() if exp < now]:
+            del mine[code]
+        return mine
+
+    def _room_allowed(self, open_now: int) -> None:
+        if open_now >= self.max_rooms or len(self._mine()) >= self.max_rooms_process:
+            raise RoomsFull(
+                f"{open_now} rooms are open (at most {self.max_rooms}; {self.max_rooms_process} per process)"
+            )
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def rotate(self, code: str, token: str) -> str:
+        raise NotImplementedError
 
     def create(self, state: dict | None = None) -> tuple[str, str]:
         raise NotImplementedError
@@ -120,6 +188,7 @@ class SQLiteRooms(RoomStore):
                 "CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
                 "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))"
             )
+            db.execute("CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires)")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -130,24 +199,42 @@ class SQLiteRooms(RoomStore):
         return db
 
     def _expire(self, db) -> None:
+        """Drop expired rooms: both statements find them through the rooms_expires index."""
         now = time.time()
         db.execute("DELETE FROM answers WHERE code IN (SELECT code FROM rooms WHERE expires < ?)", (now,))
         db.execute("DELETE FROM rooms WHERE expires < ?", (now,))
 
+    def count(self):
+        return self._db().execute("SELECT COUNT(*) FROM rooms WHERE expires >= ?", (time.time(),)).fetchone()[0]
+
     def create(self, state=None):
         token = secrets.token_urlsafe(16)
+        text = _state_json(state or {})
         db = self._db()
         self._expire(db)
+        self._room_allowed(self.count())
         while True:
             code = new_code()
+            expires = time.time() + self.ttl
             try:
-                db.execute(
-                    "INSERT INTO rooms VALUES (?, ?, ?, 0, ?)",
-                    (code, _hash(token), _state_json(state or {}), time.time() + self.ttl),
-                )
+                db.execute("INSERT INTO rooms VALUES (?, ?, ?, 0, ?)", (code, _hash(token), text, expires))
+                self._mine()[code] = expires
                 return code, token
             except sqlite3.IntegrityError:  # a live room has this code: draw again
                 continue
+
+    def rotate(self, code, token):
+        new = secrets.token_urlsafe(16)
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._check(code, token, db)
+            db.execute("UPDATE rooms SET token = ? WHERE code = ?", (_hash(new), code))
+            db.execute("COMMIT")
+            return new
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def get(self, code):
         row = (
@@ -209,28 +296,49 @@ class SQLiteRooms(RoomStore):
         self._check(code, token, db)
         db.execute("DELETE FROM answers WHERE code = ?", (code,))
         db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        self._mine().pop(code, None)
 
 
 class RedisRooms(RoomStore):
     """room:{code} a hash (token, state, version) and answers:{code}:{step} a hash student -> choice,
-    both expiring with the room."""
+    both expiring with the room; rooms:expires a sorted set code -> expiry time, the index that
+    counts open rooms (entries past their time are removed by score, not by a scan)."""
+
+    INDEX = "rooms:expires"
 
     def __init__(self, url: str, ttl: float = TTL):
         import redis  # only needed when ATTN_ROOMS names a Redis server
 
         self.r, self.ttl = redis.Redis.from_url(url, decode_responses=True), ttl
 
+    def count(self):
+        pipe = self.r.pipeline()
+        pipe.zremrangebyscore(self.INDEX, "-inf", time.time())
+        pipe.zcard(self.INDEX)
+        return int(pipe.execute()[1])
+
     def create(self, state=None):
         token = secrets.token_urlsafe(16)
+        text = _state_json(state or {})
+        self._room_allowed(self.count())
         while True:
             code = new_code()
             key = f"room:{code}"
             if self.r.hsetnx(key, "token", _hash(token)):
+                expires = time.time() + self.ttl
                 pipe = self.r.pipeline()
-                pipe.hset(key, mapping={"state": _state_json(state or {}), "version": 0})
+                pipe.hset(key, mapping={"state": text, "version": 0})
                 pipe.expire(key, int(self.ttl))
+                pipe.zadd(self.INDEX, {code: expires})
                 pipe.execute()
+                self._mine()[code] = expires
                 return code, token
+
+    def rotate(self, code, token):
+        self._check(code, token)
+        new = secrets.token_urlsafe(16)
+        self.r.hset(f"room:{code}", "token", _hash(new))
+        return new
 
     def get(self, code):
         key = f"room:{code}"
@@ -257,6 +365,7 @@ class RedisRooms(RoomStore):
         pipe.hset(key, "state", text)
         pipe.hincrby(key, "version", 1)
         pipe.expire(key, int(self.ttl))
+        pipe.zadd(self.INDEX, {code: time.time() + self.ttl})
         for step_key in self.r.scan_iter(f"answers:{code}:*"):
             pipe.expire(step_key, int(self.ttl))
         return int(pipe.execute()[1])
@@ -280,6 +389,8 @@ class RedisRooms(RoomStore):
         self._check(code, token)
         keys = [f"room:{code}", *self.r.scan_iter(f"answers:{code}:*")]
         self.r.delete(*keys)
+        self.r.zrem(self.INDEX, code)
+        self._mine().pop(code, None)
 
 
 DEFAULT_SQLITE = Path(tempfile.gettempdir()) / "attention-explorer-rooms.sqlite3"
