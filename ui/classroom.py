@@ -145,7 +145,7 @@ def banner(pages) -> None:
     """At the top of every page: the teacher's room code (and its QR code on demand); a student's
     follow / detach line, with the fragment that keeps the student on the teacher's view."""
     if is_teacher():
-        with st.container(horizontal=True, vertical_alignment="center"):
+        with st.container(horizontal=True, vertical_alignment="center", key="room_banner"):  # ui.layout: 56 px code
             st.markdown(t("room_banner_teacher", code=format_code(code())))
             with st.popover(t("room_show_qr"), icon="📱"):
                 st.image(qr_png(room_link(code()), scale=12), width=420)
