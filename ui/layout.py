@@ -40,6 +40,29 @@ h3 {font-size: 1.6rem !important;}
 """
 
 
+def _small_text_selectors() -> str:
+    """CSS selectors of plotly heatmap cell values drawn under 11 px: plotly shrinks a value to fit
+    its cell and writes the size inline (``font-size: 8px``), so 1-10.x px are matched literally."""
+    sizes = [f"{n}px" for n in range(1, 11)] + [f"{n}." for n in range(1, 11)]
+    return ", ".join(f'.js-plotly-plot .heatmap-label text[style*="font-size: {s}"]' for s in sizes)
+
+
+# Our own constant CSS for every page and mode: a cell value too small to read (under 11 px: a phone,
+# Compare's three heatmaps, a long sentence) is hidden; tapping or hovering the cell shows it. On a
+# phone (<= 480 px) the tabs wrap onto more lines instead of running off the screen.
+_EVERY_PAGE_CSS = (
+    "<style>"
+    + _small_text_selectors()
+    + " {display: none;}"
+    + " @media (max-width: 480px) {"
+    + " [data-testid='stTabs'] [role='tablist'] {flex-wrap: wrap; row-gap: 0.25rem;}"
+    + " [data-testid='stTabs'] [data-baseweb='tab-highlight'], [data-testid='stTabs'] [data-baseweb='tab-border']"
+    + " {display: none;}"
+    + " [data-testid='stTabs'] [role='tab'][aria-selected='true'] {border-bottom: 3px solid #0b3d91;}"
+    + "}</style>"
+)
+
+
 def page_header(title_key: str, intro_key: str | None = None) -> None:
     """The page's title, its notices and its introduction. In presentation mode: one compact row
     (title, the page switcher, the way out of presentation mode), the sentence and model, then the
@@ -50,6 +73,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
 
     ctx = current()
     _RUN.main, _RUN.first_taken = None, False
+    st.html(_EVERY_PAGE_CSS)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):

@@ -19,6 +19,24 @@ DEFAULT_LABELS = {
 }
 
 
+LEGEND_CHARS = 40  # a legend line's most characters: at 12-13 px about 250 px, inside a 390 px phone
+
+
+def legend_name(name: str, width: int = LEGEND_CHARS) -> str:
+    """A legend entry, escaped, broken onto lines of at most ``width`` characters (at spaces; a
+    word longer than that stays whole): plotly never wraps one entry, so a long name ran off a
+    phone's screen ("one attention matrix, d_model 768, 12 heads (BERT-base, GPT-2)")."""
+    out, line = [], ""
+    for word in str(name).split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    out.append(line)
+    return "<br>".join(esc(part) for part in out)
+
+
 def lines(series, hover: str, name_in_hover: bool = True, first: int = 0, **trace) -> list[go.Scatter]:
     """One "lines+markers" trace per (name, x, y) of series: the name (escaped) in the legend (an
     unnamed line has no entry) and, with name_in_hover, in the hover's box beside ``hover`` (the
@@ -32,7 +50,7 @@ def lines(series, hover: str, name_in_hover: bool = True, first: int = 0, **trac
                 x=x,
                 y=y,
                 mode="lines+markers",
-                name=esc(name),
+                name=legend_name(name),
                 showlegend=bool(name),
                 hovertemplate=f"{hover}<extra>{esc(name) if name_in_hover else ''}</extra>",
                 **{**line_trace_style(first + i), **trace},

@@ -366,10 +366,20 @@ MEASURE_JS = f"""() => {{
     }}
   }}
   const min = a => a.length ? a.reduce((m, t) => t.px < m.px ? t : m) : null;
-  const tabs = Array.from(main.querySelectorAll("[data-baseweb='tab']")).filter(shown).map(t => {{
+  const tabs = Array.from(main.querySelectorAll("[role='tab']")).filter(shown).map(t => {{
     const r = t.getBoundingClientRect(); return {{text: t.innerText.trim().slice(0, 30), left: r.left, right: r.right}}; }});
+  // legends drawn outside their chart (a horizontal legend wider than a phone runs off its edge)
+  const legends_out = [];
+  for (const c of charts) {{
+    const r = c.getBoundingClientRect();
+    for (const g of c.querySelectorAll('g.legend')) {{
+      const l = g.getBoundingClientRect();
+      if (l.width && (l.left < r.left - 1 || l.right > r.right + 1 || l.top < r.top - 1))
+        legends_out.push({{chart_right: Math.round(r.right), legend_right: Math.round(l.right), legend_left: Math.round(l.left)}});
+    }}
+  }}
   return {{
-    vw, vh,
+    vw, vh, legends_out,
     scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     charts: charts.length,
     first: charts.length ? box(charts[0]) : null,
