@@ -8,7 +8,7 @@ import streamlit as st
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
 
 # ui.boot first (on a fresh server: the title and a loading message), then the slow imports
-from ui import boot, classroom, state  # noqa: E402
+from ui import boot, classroom, layout, state  # noqa: E402
 from ui.context import RUN_SLOTS, end_run, sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
 
@@ -36,6 +36,7 @@ PAGES = [
 pages = [
     st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0)) for i, (f, path, key, icon) in enumerate(PAGES)
 ]
+layout.set_pages(pages)  # presentation mode's page switcher (the sidebar's navigation is hidden)
 st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: off for the pages/ folder's menu
 nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line

@@ -20,7 +20,7 @@ from model.tokenizer import BOS, TO_EN, TO_ZH, Tokenizer
 from ui import cache
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
 from viz.steps import mask_figure
@@ -106,7 +106,7 @@ m_gpt = masks_of(gpt_ids, gpt_ids)["causal"]
 m_t5 = masks_of(src_ids, tgt_ids)
 
 # -- side by side -----------------------------------------------------------------------------
-cols = st.columns(3, gap="medium")
+cols = main_area().columns(3, gap="medium")  # presentation mode: under the title
 with cols[0]:
     one_sequence("BERT", m_bert, src_tokens, "bidirectional", "translator", "encoder")
 with cols[1]:

@@ -16,7 +16,7 @@ from model import experiments as ex
 from ui import cache, state
 from ui.context import current, partial
 from ui.i18n import t
-from ui.layout import PRESENT_MIN_FONT, copy_link, page_header, present_figure
+from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, present_figure
 from ui.rows import row_labels, rows_caption, written
 from ui.safe import md
 from ui.widgets import (
@@ -225,7 +225,7 @@ def explorer(tr, runner, temperature: float) -> None:
             if writes and not ctx.presentation:
                 st.caption(rows_caption(att))
             left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
-            with left:
+            with left, main_area():  # presentation mode: under the title, before the controls
                 st.markdown(f"**{title}**")
                 if not ctx.presentation:
                     st.caption(t("att_heatmap_help"))

@@ -21,7 +21,7 @@ from ui import rows, state
 from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
 from ui.context import current, model_label
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure, wrapping_columns
 from ui.messages import notice_text
 from ui.safe import md
 from ui.widgets import download, heatmap_labels, image_format_picker, kind_layer_head, show_input_error
@@ -156,7 +156,8 @@ wa, wb = pick(att_a.weights), pick(att_b.weights)
 diff = pick(wb_all) - pick(wa_all)
 image_format = st.session_state.get("cmp_img", "png")
 hl = heatmap_labels(att_a.query_written is not None)
-c_a, c_b, c_d = st.columns(3, gap="medium")
+# presentation mode: under the title; a column under 400 px (a phone, a narrow window) wraps
+c_a, c_b, c_d = wrapping_columns(3, "cmp_heats", where=main_area(), gap="medium")
 for col, run, att, w, key in ((c_a, labels[0], att_a, wa, "cmp_heat_a"), (c_b, labels[1], att_b, wb, "cmp_heat_b")):
     with col:
         st.markdown(f"**{md(run)}**")

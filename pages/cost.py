@@ -20,7 +20,7 @@ from model.registry import PRESETS, paths
 from ui import cache, state
 from ui.context import current, model_label
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
@@ -187,7 +187,7 @@ def section_n2() -> None:
             )
         )
         rows = b["layers"]["rows"]
-        left, right = st.columns(2, gap="large")
+        left, right = main_area().columns(2, gap="large")  # presentation mode: under the title
         labels = {"x": t("cost_n_axis"), "n2": t("cost_guide_n2"), "n1": t("cost_guide_n1")}
         with left:
             st.markdown("**" + t("cost_time_title") + "**")

@@ -17,7 +17,7 @@ from model.tokenizer import EOS
 from ui import cache, kv_cache, state
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices
@@ -156,58 +156,59 @@ if n_steps:
     step = gen.steps[i - 1]
     read = gen.ids[: prompt_len + i - 1]  # what the model read before drawing step i
     context = tok.decode(read) or "<s>"
-    st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
-    left, right = st.columns([1, 1], gap="large")
-    with left:
-        st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
-        if stemp > 0:
-            before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
-            before /= before.sum()
-        else:
-            before = step.raw_probs.astype(np.float64)
-        idx = top_indices(before, N_BARS, step.token_id)
-        shown = np.where(step.kept[idx], step.probs[idx], before[idx])
-        chosen = int(np.flatnonzero(idx == step.token_id)[0])
-        fig = next_token_bars(
-            tok.labels(idx.tolist()),
-            shown,
-            cut=~step.kept[idx],
-            chosen=chosen,
-            labels={
-                "cut": t("gen_bars_cut"),
-                "kept": t("gen_bars_kept"),
-                "chosen": t("gen_bars_chosen"),
-                "token": t("gen_bars_token"),
-                "probability": t("gen_bars_probability"),
-            },
-        )
-        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_bars")
-        st.caption(
-            t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id]))
-        )
-    with right:
-        # this row is the step that wrote the drawn token: say both, as every attention page does
-        st.markdown(
-            "**"
-            + t(
-                "gen_attention_title_written",
-                token=md(labels[len(read) - 1]),
-                written=md(tok.labels([step.token_id])[0]),
+    with main_area():  # presentation mode: under the title, before the prompt and the knobs
+        st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
+        left, right = st.columns([1, 1], gap="large")
+        with left:
+            st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
+            if stemp > 0:
+                before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
+                before /= before.sum()
+            else:
+                before = step.raw_probs.astype(np.float64)
+            idx = top_indices(before, N_BARS, step.token_id)
+            shown = np.where(step.kept[idx], step.probs[idx], before[idx])
+            chosen = int(np.flatnonzero(idx == step.token_id)[0])
+            fig = next_token_bars(
+                tok.labels(idx.tolist()),
+                shown,
+                cut=~step.kept[idx],
+                chosen=chosen,
+                labels={
+                    "cut": t("gen_bars_cut"),
+                    "kept": t("gen_bars_kept"),
+                    "chosen": t("gen_bars_chosen"),
+                    "token": t("gen_bars_token"),
+                    "probability": t("gen_bars_probability"),
+                },
             )
-            + "**"
-        )
-        st.caption(t("gen_attention_help"))
-        a = step.attention  # (layers, heads, keys)
-        L, H, K = a.shape
-        rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
-        fig = attention_heatmap(
-            a.reshape(L * H, K),
-            rows,
-            labels[:K],
-            labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
-            height=min(120 + 30 * L * H, 700),
-        )
-        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="gen_attention")
+            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
+            st.caption(
+                t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id]))
+            )
+        with right:
+            # this row is the step that wrote the drawn token: say both, as every attention page does
+            st.markdown(
+                "**"
+                + t(
+                    "gen_attention_title_written",
+                    token=md(labels[len(read) - 1]),
+                    written=md(tok.labels([step.token_id])[0]),
+                )
+                + "**"
+            )
+            st.caption(t("gen_attention_help"))
+            a = step.attention  # (layers, heads, keys)
+            L, H, K = a.shape
+            rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
+            fig = attention_heatmap(
+                a.reshape(L * H, K),
+                rows,
+                labels[:K],
+                labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
+                height=min(120 + 30 * L * H, 700),
+            )
+            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_attention")
 
     st.page_link(
         "pages/attention.py",

@@ -9,7 +9,7 @@ import streamlit as st
 from ui import state
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels, rows_caption
 from ui.widgets import show_heatmap, show_table, token_picker
 from viz.analysis import mean_of_heads
@@ -33,7 +33,7 @@ if tr is not None:
     layer = att.num_layers - 1
     w = mean_of_heads(att.weights)[layer]
     left, right = st.columns([3, 2], gap="large")
-    with left:
+    with left, main_area():  # presentation mode: under the title, before the token picker
         st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
         show_heatmap(w, labels, att.key_tokens, mask=att.mask, key="home_heatmap", writes=att.query_written is not None)
         if rows_caption(att):

@@ -20,7 +20,7 @@ from ui import intervene as ui_iv
 from ui import rows, state
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.safe import md
 from ui.widgets import (
     action_button,
@@ -211,7 +211,7 @@ except InputError as err:
     st.stop()
 touched = bool(off_t) or edit_api is not None
 
-left, right = st.columns([3, 2], gap="large")
+left, right = main_area().columns([3, 2], gap="large")  # presentation mode: under the title
 with left:
     st.markdown("**" + t("iv_model_view", kind=t(f"kind_{kind}")) + "**")
     imp = None

@@ -20,7 +20,7 @@ from model.registry import PRESETS
 from ui import cache, state
 from ui.context import current, model_label
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, main_area, page_header
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap, show_input_error, show_model_notices
 from viz import positional as vp
@@ -119,20 +119,21 @@ if sec == "sin":
     st.markdown(t("pos_formula_intro"))
     st.latex(r"PE_{(pos,\,2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
     st.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)")
-    st.subheader(t("pos_heatmap_title", n=n, d=d))
-    st.caption(t("pos_heatmap_help"))
-    st.plotly_chart(
-        vp.pe_heatmap(
-            pe,
-            labels={
-                "position": t("pos_axis_position"),
-                "dimension": t("pos_axis_dimension"),
-                "value": t("pos_axis_value"),
-            },
-        ),
-        config=PLOTLY_CONFIG,
-        key="pos_heatmap",
-    )
+    with main_area():  # presentation mode: under the title, before the formula
+        st.subheader(t("pos_heatmap_title", n=n, d=d))
+        st.caption(t("pos_heatmap_help"))
+        st.plotly_chart(
+            vp.pe_heatmap(
+                pe,
+                labels={
+                    "position": t("pos_axis_position"),
+                    "dimension": t("pos_axis_dimension"),
+                    "value": t("pos_axis_value"),
+                },
+            ),
+            config=PLOTLY_CONFIG,
+            key="pos_heatmap",
+        )
     asked = st.session_state.get("pos_dims") or list(DIMS)
     dims = sorted({x for x in asked if 0 <= x < d})[:MAX_DIMS] or [0]
     if dims != sorted(set(asked)):

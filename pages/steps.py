@@ -21,7 +21,7 @@ from model.walkthrough import STEPS, record, walk
 from ui import cache, state
 from ui.context import current, model_label
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.rows import ARROW
 from ui.safe import md
 from ui.widgets import (
@@ -59,7 +59,8 @@ def rows(tokens) -> list[str]:
 
 
 def chart(fig, key: str) -> None:
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    with main_area(first=True):  # presentation mode: the step's first chart under the step's title
+        st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def numbers(values, row_tokens, columns=None, key: str | None = None) -> pd.DataFrame:
@@ -136,7 +137,7 @@ with c_head:
 
 # -- previous / next --------------------------------------------------------------------------
 step = int(st.session_state["steps_step"])
-c_prev, c_pick, c_next = st.columns([1, 4, 1], vertical_alignment="bottom")
+c_prev, c_pick, c_next = main_area().columns([1, 4, 1], vertical_alignment="bottom")
 with c_prev:
     st.button(
         t("steps_prev"),
@@ -222,7 +223,7 @@ if st.session_state.get("steps_q") is not None:
     state.fit("steps_q", range(T), lambda i: f"{t('query_token')} {i}", fallback=min(1, T - 1))
 
 key = STEPS[step - 1]
-st.subheader(f"{step}. {t(f'steps_title_{key}')}")
+main_area().subheader(f"{step}. {t(f'steps_title_{key}')}")
 formula = st.container()
 left, right = st.columns([3, 2], gap="large")
 

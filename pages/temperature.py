@@ -22,7 +22,7 @@ from model.measured import TEMPERATURE_EXACT_MATCH
 from ui import cache, state
 from ui.context import current, partial
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, row_picker, sampling_knobs, show_heatmap, show_input_error, show_row_table
@@ -115,7 +115,8 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         ["all", *range(n_layers)],
         lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1),
     )
-    c_t, c_reset, c_scope = st.columns([6, 1.4, 2.6], vertical_alignment="bottom")
+    area = main_area()  # presentation mode: T and the two heatmaps under the title, before the rest
+    c_t, c_reset, c_scope = area.columns([6, 1.4, 2.6], vertical_alignment="bottom")
     with c_t:
         T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label, help=t("temp_t_help"))
     with c_reset:
@@ -177,14 +178,14 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         layer=t("temp_layer_n", n=layer + 1),
         head=t("temp_head_n", n=head + 1),
     )
-    st.subheader(title)
-    st.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
+    area.subheader(title)
+    area.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
     if T != 1.0 and t_layer is not None and t_layer != layer:
-        st.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
+        area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
     if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
-        st.caption("ⓘ " + t("temp_tokens_differ"))
+        area.caption("ⓘ " + t("temp_tokens_differ"))
     for col, title, a, w, key in zip(
-        st.columns(2, gap="large"),
+        area.columns(2, gap="large"),
         (t("temp_at_one"), t("temp_at_t", t=f"{T:g}")),
         (att1, attT),
         (w1, wT),

@@ -23,7 +23,7 @@ from ui import state
 from ui import timeline as tl
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, heatmap_labels, kind_layer_head
 from viz.heatmap import attention_heatmap
@@ -84,7 +84,7 @@ def toggle_play() -> None:
         st.session_state["tl_step"] = steps[0]
 
 
-c_play, c_slider = st.columns([1, 8], vertical_alignment="bottom")
+c_play, c_slider = main_area().columns([1, 8], vertical_alignment="bottom")  # presentation: first
 with c_play:
     st.button(
         t("tl_stop") if playing else t("tl_play"),
@@ -144,7 +144,8 @@ def show(fig, key: str) -> None:
     st.plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
 
 
-left, right = st.columns(2, gap="large")
+# presentation mode: the curves under the slider, the loss full width when it is alone (gpt)
+left, right = main_area().columns(2, gap="large") if translator or not ctx.presentation else (main_area(), st)
 with left:
     show(tl.metric_figure(base, "loss", index, ctx.lang), "tl_loss")
 with right:

@@ -87,8 +87,8 @@ def test_alibi_heads_each_on_their_own_negative_range():
     fig = alibi_grid(bias, slopes, causal)
     for h, trace in enumerate(fig.data):
         assert np.isclose(trace.zmin, -slopes[h] * (n - 1), rtol=1e-5) and trace.zmax == 0.0
-        assert trace.colorscale[-1][1].lower() == "#f7f7f7"  # 0 is white, below it red: no blue
-        assert trace.colorscale[0][1].lower() == "#b2182b"
+        assert trace.colorscale[-1][1].lower() == "#f7f7f7"  # 0 is white, below it blue (as on every page): no red
+        assert trace.colorscale[0][1].lower() == "#2166ac"
 
 
 def test_sin_curves_are_smooth_with_whole_positions_marked():

@@ -381,3 +381,180 @@ def test_model_view_built_without_validation_is_what_plotly_validates():
     checked = go.Figure(fig.to_dict())
     assert json.loads(pio.to_json(checked, validate=False)) == json.loads(pio.to_json(fig, validate=False))
     assert checked.layout.shapes[0].line.color and list(checked.data[1].customdata[6]) == [1, 2]
+
+
+# ---- colour: one colour-blind-safe palette for every line, a second cue, one diverging direction
+
+
+def _srgb_to_lab(hex_colour):
+    r, g, b = (int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    lin = [((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in (r, g, b)]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    f = [v ** (1 / 3) if v > 216 / 24389 else (24389 / 27 * v + 16) / 116 for v in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def _simulate(hex_colour, kind):
+    """Machado, Oliveira, Fernandes 2009 (severity 1.0) on linear RGB: what a dichromat sees."""
+    m = {
+        "deuteranopia": [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ],
+        "protanopia": [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ],
+    }[kind]
+    rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = np.array([((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in rgb])
+    out = np.clip(np.array(m) @ lin, 0, 1)
+    srgb = [1.055 * c ** (1 / 2.4) - 0.055 if c > 0.0031308 else 12.92 * c for c in out]
+    return "#" + "".join(f"{round(c * 255):02x}" for c in srgb)
+
+
+def test_okabe_ito_palette_stays_apart_for_colour_blind_readers():
+    """Every pair of line colours stays distinguishable (CIE76 delta E >= 15) under simulated
+    deuteranopia and protanopia; plotly's default colours (which the cost and timeline lines used)
+    do not (green/red and blue/purple fall under 10)."""
+    import plotly.colors
+
+    from viz.colors import OKABE_ITO
+
+    def worst(palette, kind):
+        labs = [_srgb_to_lab(_simulate(c, kind)) for c in palette]
+        return min(np.linalg.norm(np.subtract(a, b)) for i, a in enumerate(labs) for b in labs[i + 1 :])
+
+    for kind in ("deuteranopia", "protanopia"):
+        assert worst(OKABE_ITO, kind) >= 15, kind
+        assert worst(plotly.colors.qualitative.Plotly[:7], kind) < 10, kind  # the check can fail
+
+
+def test_line_styles_differ_by_more_than_colour():
+    from viz.colors import DASHES, OKABE_ITO, line_style
+
+    styles = [line_style(i) for i in range(len(OKABE_ITO) * len(DASHES))]
+    assert len({(s["color"], s["dash"]) for s in styles}) == len(styles)
+    for a, b in zip(styles, styles[1:]):  # neighbours differ in colour, dash and marker
+        assert a["color"] != b["color"] and a["dash"] != b["dash"] and a["symbol"] != b["symbol"]
+    # lines 7..13 repeat the colours of 0..6 but never their dash
+    assert all(styles[i]["dash"] != styles[i + len(OKABE_ITO)]["dash"] for i in range(len(OKABE_ITO)))
+
+
+def _line_charts():
+    from viz.cost import online_steps, per_token_cost, scaling_curves, sweep_panels
+    from viz.positional import pe_curves, rope_curves
+    from viz.timeline import metric_curves, role_lines
+
+    rng = np.random.default_rng(0)
+    ns = [16, 64, 256, 1024]
+    steps = [0, 10, 100, 1000]
+    table = np.array(
+        [
+            [
+                np.sin(p / 10000 ** (2 * (d // 2) / 8)) if d % 2 == 0 else np.cos(p / 10000 ** (2 * (d // 2) / 8))
+                for d in range(8)
+            ]
+            for p in range(12)
+        ]
+    )
+    return {
+        "cost scaling": scaling_curves(
+            {"d 128": (ns, rng.random(4)), "d 768": (ns, rng.random(4)), "sparse": (ns, rng.random(4))},
+            {"x": "n", "y": "s", "n2": "n²", "n1": "n"},
+        ),
+        "cost sweep": sweep_panels(
+            [8, 16, 32], {"max": ([1, 2, 3], [3, 2, 1]), "grad": ([1, 2, 3], [2, 2, 2])}, ("÷√d", "raw"), {"x": "d_k"}
+        ),
+        "online softmax": online_steps(
+            [{"keys": (0, 4), "max": 1.0, "sum": 2.0}, {"keys": (4, 8), "max": 1.5, "sum": 2.5}],
+            {"x": "keys", "max": "m", "sum": "l"},
+        ),
+        "kv cost": per_token_cost([1, 2, 3], [1, 4, 9], [1, 2, 3], ("without", "with"), {"x": "t", "y": "flops"}),
+        "timeline metrics": metric_curves(
+            steps, {"loss": [3, 2, 1, 0.5], "held-out": [3.1, 2.2, 1.1, 0.6], "exact": [0, 0.1, None, 1]}
+        ),
+        "timeline roles (one selected)": role_lines(steps, rng.random((4, 3, 4)), selected=(1, 2), chosen=2),
+        "timeline roles": role_lines(steps, rng.random((4, 2, 4))),
+        "pe curves": pe_curves(table, [0, 1, 4, 5]),
+        "rope": rope_curves(np.arange(8), rng.random((3, 8)), [0, 4, 8]),
+        "entropy": entropy_vs_temperature(
+            [0.5, 1, 2], [[0.1, 0.5, 1.0], [0.2, 0.6, 1.1]], 4, names=["layer 1", "layer 2"]
+        ),
+    }
+
+
+GUIDE_GREYS = {"#888888", "#555555", "#333333"}
+
+
+@pytest.mark.parametrize("name", list(_line_charts()))
+def test_every_line_is_okabe_ito_with_a_second_cue_and_a_legend_entry(name):
+    from viz.colors import OKABE_ITO
+
+    fig = _line_charts()[name]
+    data = [tr for tr in fig.data if tr.type == "scatter" and "lines" in (tr.mode or "")]
+    data = [tr for tr in data if (tr.line.color or "").lower() not in GUIDE_GREYS]  # n², n guides: grey, dotted
+    assert len(data) >= 2, name
+    looks = set()
+    for tr in data:
+        assert tr.line.color in OKABE_ITO, (name, tr.name, tr.line.color)
+        looks.add((tr.name, tr.line.color, tr.line.dash or "solid"))
+    # every differently named line differs from every other in colour AND in dash
+    by_name = {n: (c, d) for n, c, d in looks}
+    colours = [c for c, _ in by_name.values()]
+    dashes = [d for _, d in by_name.values()]
+    pairs = list(by_name.values())
+    assert len(set(pairs)) == len(pairs), (name, pairs)
+    if len(pairs) <= len(OKABE_ITO):
+        assert len(set(colours)) == len(colours) and len(set(dashes)) == min(len(dashes), 5), (name, pairs)
+    # a legend entry for every named line: the trace's own or a shown trace of its legend group
+    shown = {tr.legendgroup or tr.name for tr in fig.data if tr.showlegend is not False}
+    for tr in data:
+        assert tr.showlegend is not False or (tr.legendgroup and tr.legendgroup in shown), (name, tr.name)
+
+
+def test_timeline_role_lines_name_every_head_in_the_legend():
+    from viz.timeline import role_lines
+
+    fig = role_lines([0, 10, 100], np.random.default_rng(1).random((3, 2, 4)), selected=(0, 1))
+    named = [tr.name for tr in fig.data if tr.showlegend is not False]
+    assert sorted(named) == sorted(f"L{la} H{h}" for la in (1, 2) for h in (1, 2, 3, 4))
+    sel = [tr for tr in fig.data if tr.name == "L1 H2"][0]
+    others = [tr for tr in fig.data if tr.name != "L1 H2"]
+    assert sel.line.width > max(tr.line.width for tr in others) and sel.mode == "lines+markers"
+
+
+def _low_high(colorscale):
+    return colorscale[0][1].lower(), colorscale[-1][1].lower()
+
+
+def test_one_direction_for_every_diverging_scale():
+    """Blue below 0, red above, white at 0: the positional page (which ran red = negative), the
+    difference heatmap, the K/V cache, the step page's signed matrices and ALiBi's biases."""
+    from viz.colors import DIVERGING, NEGATIVE, POSITIVE
+    from viz.cost import matrix_figure
+    from viz.intervene import difference_heatmap
+    from viz.positional import alibi_grid, matrix
+    from viz.steps import matrix_heatmap
+
+    blue, red, white = "#2166ac", "#b2182b", "#f7f7f7"
+    assert _low_high(DIVERGING) == (blue, red) and DIVERGING[len(DIVERGING) // 2] == [0.5, white]
+    assert _low_high(NEGATIVE) == (blue, white) and _low_high(POSITIVE) == (white, red)
+    signed = np.array([[-1.0, 0.5], [0.25, 1.0]])
+    figs = {
+        "positional": matrix(signed, "x", "y", "v"),
+        "difference": difference_heatmap(signed, ["a", "b"], ["c", "d"]),
+        "kv cache": matrix_figure(signed, ["a", "b"], "d", "t"),
+        "steps": matrix_heatmap(signed, ["a", "b"]),
+    }
+    for name, fig in figs.items():
+        heat = fig.data[0]
+        assert _low_high(heat.colorscale) == (blue, red), name
+        assert heat.zmin < 0 < heat.zmax and np.isclose(-heat.zmin, heat.zmax), name
+    assert _low_high(matrix(-np.abs(signed), "x", "y", "v").data[0].colorscale) == (blue, white)
+    alibi = alibi_grid(-np.abs(signed)[None], [0.5])
+    assert _low_high(alibi.data[0].colorscale) == (blue, white)

@@ -291,7 +291,7 @@ def banner(pages) -> None:
     elif note:
         del st.session_state["_room_notice"]
     if is_teacher():
-        with st.container(horizontal=True, vertical_alignment="center"):
+        with st.container(horizontal=True, vertical_alignment="center", key="room_banner"):  # ui.layout: 56 px code
             st.markdown(t("room_banner_teacher", code=format_code(code())))
             with st.popover(t("room_show_qr"), icon="📱"):
                 st.image(qr_png(room_link(code()), scale=12), width=420)

@@ -248,4 +248,11 @@ def partial(fn):
         if getattr(_APP_RUN, "ctx", None) is None:  # a partial rerun
             classroom.publish_again()
 
-    return part
+    @functools.wraps(fn)
+    def whole(*args, **kwargs):
+        # presentation mode: a plain part of the page (full reruns), so its main chart can go into
+        # the slot above the page's controls (ui.layout.main_area), outside any fragment
+        ctx = getattr(_APP_RUN, "ctx", None)
+        return fn(*args, **kwargs) if ctx is not None and ctx.presentation else part(*args, **kwargs)
+
+    return whole

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from urllib.parse import quote, urlencode
 
 import streamlit as st
@@ -29,21 +30,55 @@ html, body, [data-testid="stMarkdownContainer"] p, .stMarkdown, label, li,
 .katex {font-size: 1.6em !important;}
 h1 {font-size: 2.1rem !important; padding: 0.2rem 0 0.4rem 0 !important;} h2 {font-size: 1.9rem !important;}
 h3 {font-size: 1.6rem !important;}
+/* the room code, read from the back of the classroom: 56 px (ui.classroom.banner's container) */
+.st-key-room_banner strong, .st-key-room_banner code {font-size: 56px !important; letter-spacing: 0.06em;
+  line-height: 1.1;}
+/* the main chart's slot (main_area) and the compact title row: no gaps between them */
+.st-key-present_main {gap: 0.25rem;}
+.st-key-present_title h1 {padding: 0 !important;}
 </style>
 """
 
 
+def _small_text_selectors() -> str:
+    """CSS selectors of plotly heatmap cell values drawn under 11 px: plotly shrinks a value to fit
+    its cell and writes the size inline (``font-size: 8px``), so 1-10.x px are matched literally."""
+    sizes = [f"{n}px" for n in range(1, 11)] + [f"{n}." for n in range(1, 11)]
+    return ", ".join(f'.js-plotly-plot .heatmap-label text[style*="font-size: {s}"]' for s in sizes)
+
+
+# Our own constant CSS for every page and mode: a cell value too small to read (under 11 px: a phone,
+# Compare's three heatmaps, a long sentence) is hidden; tapping or hovering the cell shows it. On a
+# phone (<= 480 px) the tabs wrap onto more lines instead of running off the screen.
+_EVERY_PAGE_CSS = (
+    "<style>"
+    + _small_text_selectors()
+    + " {display: none;}"
+    + " @media (max-width: 480px) {"
+    + " [data-testid='stTabs'] [role='tablist'] {flex-wrap: wrap; row-gap: 0.25rem;}"
+    + " [data-testid='stTabs'] [data-baseweb='tab-highlight'], [data-testid='stTabs'] [data-baseweb='tab-border']"
+    + " {display: none;}"
+    + " [data-testid='stTabs'] [role='tab'][aria-selected='true'] {border-bottom: 3px solid #0b3d91;}"
+    + "}</style>"
+)
+
+
 def page_header(title_key: str, intro_key: str | None = None) -> None:
+    """The page's title, its notices and its introduction. In presentation mode: one compact row
+    (title, the page switcher, the way out of presentation mode), the sentence and model, then the
+    slot main_area() fills with the page's main chart, so the chart comes before every control and
+    explanation and starts on the projector's first screen."""
     from . import state
     from .context import current
 
     ctx = current()
+    _RUN.main, _RUN.first_taken = None, False
+    st.html(_EVERY_PAGE_CSS)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
-        left, right = st.columns([3, 1], vertical_alignment="center")
-        with left:
+        with st.container(horizontal=True, vertical_alignment="center", key="present_title"):
             st.title(t(title_key))
-        with right:
+            page_switcher()
             # the way back, since the sidebar (and its toggle, key "present") is hidden; a second
             # widget with that key would raise, so this one has its own and switches "present" off
             st.toggle(
@@ -52,6 +87,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
                 key="_present_exit",
                 on_change=_leave_presentation,
                 help=t("presentation_help"),
+                width="content",
             )
     else:
         st.title(t(title_key))
@@ -60,9 +96,73 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
         # the sidebar is hidden: say what is on screen (the sentence, the model) instead of "in the sidebar"
         from .safe import md
 
-        st.markdown(t("present_sentence", text=md(ctx.text), model=md(ctx.model)))
+        st.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)))
     elif intro_key:
         st.markdown(t(intro_key))
+    if ctx.presentation:
+        _RUN.main = st.container(key="present_main")
+
+
+class _Run(threading.local):
+    main = None  # this run's main-chart slot (presentation mode), filled through main_area()
+    first_taken = False
+    pages: list = []
+
+
+_RUN = _Run()
+
+
+def main_area(first: bool = False):
+    """Where a page puts its main chart: ``with main_area(): st.plotly_chart(...)``. In
+    presentation mode: the slot page_header reserved under the title (full width, above the page's
+    controls and explanations; later calls in the same run add below what is already there, so a
+    page may put the one control its chart is about, a slider, there first); otherwise a
+    container right here. Inside a fragment's own rerun (ui.context.partial, which presentation
+    mode does not use) the slot, outside the fragment, cannot be written: a container here then.
+    first=True: the slot only for the run's first such call (a helper that draws every chart of a
+    page sends the first one up, the rest stay where they are)."""
+    if _RUN.main is None or _in_fragment_rerun():
+        return st.container()
+    if first:
+        if _RUN.first_taken:
+            return st.container()
+        _RUN.first_taken = True
+    return _RUN.main
+
+
+def _in_fragment_rerun() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    return bool(run and getattr(run, "fragment_ids_this_run", None))
+
+
+def wrapping_columns(spec, key: str, min_px: int = 400, where=None, **kwargs):
+    """st.columns(spec, **kwargs) in a container keyed ``key`` whose columns wrap onto the next
+    line (full width when alone) whenever they would be narrower than min_px: three heatmaps side
+    by side at 1440 px with the sidebar open would each get about 290 px and 4-6 px cell values.
+    ``where``: the container to draw in (default: here)."""
+    st.html(
+        f"<style>.st-key-{key} [data-testid='stHorizontalBlock'] {{flex-wrap: wrap;}}"
+        f".st-key-{key} [data-testid='stColumn'] {{min-width: min({min_px}px, 100%) !important;"
+        f" flex: 1 1 {min_px}px !important;}}</style>"
+    )
+    return (where or st).container(key=key).columns(spec, **kwargs)
+
+
+def set_pages(pages) -> None:
+    """app.py's st.Page list (translated titles), for the presentation-mode page switcher."""
+    _RUN.pages = list(pages)
+
+
+def page_switcher() -> None:
+    """A compact menu of every page for presentation mode, where the sidebar's navigation is
+    hidden: a popover of page links. The session keeps presentation mode on the page it opens."""
+    if not _RUN.pages:
+        return
+    with st.popover(t("present_pages"), icon="📑", width="content"):
+        for page in _RUN.pages:
+            st.page_link(page)
 
 
 def _leave_presentation() -> None:

@@ -27,29 +27,63 @@ MASKED_HATCH = "#8c8c8c"
 BACKGROUND = "#ffffff"
 HIGHLIGHT = "#e6550d"
 
-# Categorical colours for heads (d3 category20 order: 10 strong then 10 light).
-HEAD_COLORS = [
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-    "#aec7e8",
-    "#ffbb78",
-    "#98df8a",
-    "#ff9896",
-    "#c5b0d5",
-    "#c49c94",
-    "#f7b6d2",
-    "#c7c7c7",
-    "#dbdb8d",
-    "#9edae5",
+# One categorical palette for every line chart and every head colour: Okabe & Ito's colour-blind
+# safe set (Okabe, Ito 2008, "Color Universal Design"), without its yellow (#F0E442, 1.2:1 on white),
+# ordered so the first lines have the most contrast on white (blue 5.1:1, vermillion 3.8:1, bluish
+# green 3.3:1, reddish purple 3.0:1, black; orange and sky blue last, about 2:1). Colour is never the
+# only cue: line_style() gives each line a dash pattern and a marker symbol as well.
+OKABE_ITO = [
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#000000",  # black
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
 ]
+HEAD_COLORS = OKABE_ITO
+# the second cue: with 7 colours and 5 dashes, lines 0..34 each get a different (colour, dash) pair
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash"]
+SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "star"]
+
+
+def line_style(i: int) -> dict:
+    """The i-th line's look: colour (OKABE_ITO in turn), dash and marker symbol. Neighbouring lines
+    differ in all three; the (colour, dash) pair repeats only after len(OKABE_ITO) * len(DASHES)."""
+    n = len(OKABE_ITO)
+    return {
+        "color": OKABE_ITO[i % n],
+        "dash": DASHES[(i + i // n) % len(DASHES)],
+        "symbol": SYMBOLS[i % len(SYMBOLS)],
+    }
+
+
+def line_trace_style(i: int, width: float = 2.0, marker_size: int = 7) -> dict:
+    """line_style(i) as plotly Scatter keyword arguments (line=..., marker=...)."""
+    s = line_style(i)
+    return {
+        "line": dict(color=s["color"], dash=s["dash"], width=width),
+        "marker": dict(color=s["color"], symbol=s["symbol"], size=marker_size),
+    }
+
+
+# One direction for every signed (diverging) scale in the app: ColorBrewer RdBu reversed, blue below
+# 0, white at 0, red above (differences B - A, K / V caches, encodings, biases). Colour-blind safe:
+# blue and red stay apart for deuteranopia and protanopia, and lightness carries the magnitude.
+DIVERGING = [
+    [0.0, "#2166ac"],
+    [0.1, "#4393c3"],
+    [0.2, "#92c5de"],
+    [0.35, "#d1e5f0"],
+    [0.5, "#f7f7f7"],
+    [0.65, "#fddbc7"],
+    [0.8, "#f4a582"],
+    [0.9, "#d6604d"],
+    [1.0, "#b2182b"],
+]
+# its halves, for data of one sign: white is always 0, blue always below it, red always above
+NEGATIVE = [[0.0, "#2166ac"], [0.5, "#92c5de"], [1.0, "#f7f7f7"]]
+POSITIVE = [[0.0, "#f7f7f7"], [0.5, "#f4a582"], [1.0, "#b2182b"]]
 
 
 def hex_to_rgb(color: str) -> tuple[int, int, int]:

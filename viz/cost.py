@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import numpy as np
-import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.colors import COLORSCALE, HEAD_COLORS, HIGHLIGHT, MASKED
+from viz.colors import COLORSCALE, DIVERGING, HIGHLIGHT, MASKED, line_trace_style
 from viz.curves import lines
 from viz.heatmap import categories, esc, heatmap
 
 COMPUTED = COLORSCALE[-3][1]
-SIGNED = plotly.colors.diverging.RdBu_r  # ColorBrewer RdBu, 11 steps: blue below 0, white at 0, red above
+SIGNED = DIVERGING  # blue below 0, white at 0, red above, as on every page
 
 
 def _loglog(fig, x_title, y_title, height=380):
-    fig.update_xaxes(type="log", title=esc(x_title))
-    fig.update_yaxes(type="log", title=esc(y_title))
+    # one labelled tick per power of ten: plotly draws a log axis's "2" and "5" labels at 3/4 of the
+    # tick size (12 px on a 16 px projector axis, 8 px on a phone)
+    fig.update_xaxes(type="log", title=esc(x_title), dtick=1)
+    fig.update_yaxes(type="log", title=esc(y_title), dtick=1)
     fig.update_layout(
         height=height, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02)
     )
@@ -75,14 +76,14 @@ def sweep_panels(d_ks, panels: dict, names: tuple, labels: dict) -> go.Figure:
     """One panel per quantity (title -> (scaled values, unscaled values)) against d_k, log x."""
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[esc(k) for k in panels])
     for c, (title, (a, b)) in enumerate(panels.items(), start=1):
-        for vals, name, colour in ((a, names[0], HEAD_COLORS[0]), (b, names[1], HIGHLIGHT)):
+        for i, (vals, name) in enumerate(((a, names[0]), (b, names[1]))):
             fig.add_trace(
                 go.Scatter(
                     x=list(d_ks),
                     y=vals,
                     mode="lines+markers",
                     name=esc(name),
-                    line=dict(color=colour),
+                    **line_trace_style(i),
                     showlegend=c == 1,
                     legendgroup=esc(name),
                     hovertemplate="d_k = %{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
@@ -90,9 +91,9 @@ def sweep_panels(d_ks, panels: dict, names: tuple, labels: dict) -> go.Figure:
                 row=1,
                 col=c,
             )
-        fig.update_xaxes(type="log", title=esc(labels["x"]), row=1, col=c)
+        fig.update_xaxes(type="log", title=esc(labels["x"]), dtick=1, row=1, col=c)
         if title in labels.get("log_y", ()):
-            fig.update_yaxes(type="log", row=1, col=c)
+            fig.update_yaxes(type="log", dtick=1, row=1, col=c)
     fig.update_layout(
         height=340, margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.12)
     )
@@ -104,11 +105,14 @@ def online_steps(steps: list[dict], labels: dict) -> go.Figure:
     x = [f"{s['keys'][0]}–{s['keys'][1] - 1}" for s in steps]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
-        go.Scatter(x=x, y=[s["max"] for s in steps], mode="lines+markers", name=esc(labels["max"])), secondary_y=False
+        go.Scatter(
+            x=x, y=[s["max"] for s in steps], mode="lines+markers", name=esc(labels["max"]), **line_trace_style(0)
+        ),
+        secondary_y=False,
     )
     fig.add_trace(
         go.Scatter(
-            x=x, y=[s["sum"] for s in steps], mode="lines+markers", name=esc(labels["sum"]), line=dict(color=HIGHLIGHT)
+            x=x, y=[s["sum"] for s in steps], mode="lines+markers", name=esc(labels["sum"]), **line_trace_style(1)
         ),
         secondary_y=True,
     )
@@ -184,10 +188,10 @@ def matrix_figure(
 def per_token_cost(t, a, b, names: tuple, labels: dict, log_y: bool = True) -> go.Figure:
     """Cost of each new token against the tokens read so far, without (a) and with (b) the cache."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=list(t), y=list(a), mode="lines", name=esc(names[0]), line=dict(color=HIGHLIGHT)))
-    fig.add_trace(go.Scatter(x=list(t), y=list(b), mode="lines", name=esc(names[1]), line=dict(color=COMPUTED)))
+    for i, (values, name) in enumerate(((a, names[0]), (b, names[1]))):
+        fig.add_trace(go.Scatter(x=list(t), y=list(values), mode="lines", name=esc(name), **line_trace_style(i)))
     fig.update_xaxes(title=esc(labels["x"]))
-    fig.update_yaxes(title=esc(labels["y"]), type="log" if log_y else "linear")
+    fig.update_yaxes(title=esc(labels["y"]), type="log" if log_y else "linear", dtick=1 if log_y else None)
     fig.update_layout(
         height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02)
     )

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import HEAD_COLORS
+from viz.colors import line_trace_style
 from viz.heatmap import esc
 
 DEFAULT_LABELS = {
@@ -19,10 +19,29 @@ DEFAULT_LABELS = {
 }
 
 
-def lines(series, hover: str, colours=HEAD_COLORS, name_in_hover: bool = True, **trace) -> list[go.Scatter]:
+LEGEND_CHARS = 40  # a legend line's most characters: at 12-13 px about 250 px, inside a 390 px phone
+
+
+def legend_name(name: str, width: int = LEGEND_CHARS) -> str:
+    """A legend entry, escaped, broken onto lines of at most ``width`` characters (at spaces; a
+    word longer than that stays whole): plotly never wraps one entry, so a long name ran off a
+    phone's screen ("one attention matrix, d_model 768, 12 heads (BERT-base, GPT-2)")."""
+    out, line = [], ""
+    for word in str(name).split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    out.append(line)
+    return "<br>".join(esc(part) for part in out)
+
+
+def lines(series, hover: str, name_in_hover: bool = True, first: int = 0, **trace) -> list[go.Scatter]:
     """One "lines+markers" trace per (name, x, y) of series: the name (escaped) in the legend (an
     unnamed line has no entry) and, with name_in_hover, in the hover's box beside ``hover`` (the
-    template of the values); colours: one per line in turn (None: plotly's own). ``trace``: more
+    template of the values). Line i looks like viz.colors.line_style(first + i): an Okabe-Ito colour,
+    a dash pattern and a marker symbol, so no two lines differ by colour alone. ``trace``: more
     settings for every line."""
     out = []
     for i, (name, x, y) in enumerate(series):
@@ -31,11 +50,10 @@ def lines(series, hover: str, colours=HEAD_COLORS, name_in_hover: bool = True, *
                 x=x,
                 y=y,
                 mode="lines+markers",
-                name=esc(name),
+                name=legend_name(name),
                 showlegend=bool(name),
-                line=None if colours is None else dict(color=colours[i % len(colours)]),
                 hovertemplate=f"{hover}<extra>{esc(name) if name_in_hover else ''}</extra>",
-                **trace,
+                **{**line_trace_style(first + i), **trace},
             )
         )
     return out
@@ -66,7 +84,7 @@ def entropy_vs_temperature(
         raise ValueError(f"{ent.shape[-1]} entropies for {len(temps)} temperatures")
     names = list(names) if names is not None else [""] * len(ent)
     series = [(name, temps, curve) for name, curve in zip(names, ent)]
-    fig = go.Figure(lines(series, "T = %{x:.3g}: %{y:.4f}", colours=None, name_in_hover=False))
+    fig = go.Figure(lines(series, "T = %{x:.3g}: %{y:.4f}", name_in_hover=False))
     limit = math.log(n_keys) if n_keys > 0 else 0.0
     fig.add_hline(
         y=limit,

@@ -7,22 +7,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from viz.colors import HIGHLIGHT
+from viz.colors import DIVERGING, HIGHLIGHT
 from viz.heatmap import attention_heatmap, esc
 from viz.model_view import model_view, model_view_array, tile_box
 
-# ColorBrewer RdBu reversed: blue = less weight than the reference run, red = more, white = same
-DIVERGING = [
-    [0.0, "#2166ac"],
-    [0.1, "#4393c3"],
-    [0.2, "#92c5de"],
-    [0.35, "#d1e5f0"],
-    [0.5, "#f7f7f7"],
-    [0.65, "#fddbc7"],
-    [0.8, "#f4a582"],
-    [0.9, "#d6604d"],
-    [1.0, "#b2182b"],
-]
+# blue = less weight than the reference run, red = more, white = same (viz.colors.DIVERGING)
 OFF = "#d62728"
 
 

@@ -5,19 +5,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import HEAD_COLORS
+from viz.colors import DIVERGING, HEAD_COLORS, NEGATIVE, POSITIVE, SYMBOLS, line_trace_style
 from viz.heatmap import esc, heatmap
 
-# a diverging scale: an encoding's values (and similarities) are signed, unlike attention weights
-DIVERGING = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
-# its halves, for data of one sign: white is always 0, red always below it, blue always above
-POSITIVE = [[0.0, "#f7f7f7"], [0.5, "#67a9cf"], [1.0, "#2166ac"]]
-NEGATIVE = [[0.0, "#b2182b"], [0.5, "#ef8a62"], [1.0, "#f7f7f7"]]
+# an encoding's values (and similarities) are signed, unlike attention weights: the app's one
+# diverging scale (viz.colors.DIVERGING, blue below 0, white at 0, red above) and its halves
 
 
 def signed_scale(values) -> tuple[list, float, float]:
-    """(colorscale, zmin, zmax) for signed data, one colour meaning everywhere: white at 0, red
-    below, blue above; the range from the data (only the half the data uses, so an all-positive
+    """(colorscale, zmin, zmax) for signed data, one colour meaning everywhere: white at 0, blue
+    below, red above; the range from the data (only the half the data uses, so an all-positive
     matrix does not spend half its colour bar on values that never occur)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
@@ -108,7 +105,7 @@ def pe_curves(table, dims, labels: dict | None = None, height: int = 360, sample
     fig = go.Figure()
     for i, d in enumerate(dims):
         name = esc(labels["dim"].format(d=d))
-        color = HEAD_COLORS[i % len(HEAD_COLORS)]
+        style = line_trace_style(i, marker_size=6)
         smooth = np.allclose(sinusoid(pos, d, d_model), table[:, d], atol=1e-4)
         if smooth:
             fig.add_trace(
@@ -118,7 +115,7 @@ def pe_curves(table, dims, labels: dict | None = None, height: int = 360, sample
                     mode="lines",
                     name=name,
                     legendgroup=name,
-                    line=dict(color=color),
+                    line=style["line"],
                     hoverinfo="skip",
                 )
             )
@@ -130,8 +127,7 @@ def pe_curves(table, dims, labels: dict | None = None, height: int = 360, sample
                 name=name,
                 legendgroup=name,
                 showlegend=not smooth,
-                marker=dict(color=color, size=5),
-                line=dict(color=color),
+                **style,
                 hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )
@@ -165,7 +161,6 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
     """q·k after RoPE against the offset, one curve per absolute start position of q."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     fig = go.Figure()
-    dashes = ["solid", "dot", "dash", "dashdot"]
     for i, (s, row) in enumerate(zip(starts, np.atleast_2d(scores))):
         name = esc(labels["start"].format(s=s))
         fig.add_trace(
@@ -174,7 +169,7 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
                 y=row,
                 mode="lines",
                 name=name,
-                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)], width=3 - i % 2, dash=dashes[i % len(dashes)]),
+                line=line_trace_style(i, width=3 - i % 2)["line"],
                 hovertemplate=f"{name}, %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )
@@ -184,7 +179,7 @@ def rope_curves(offsets, scores, starts, labels: dict | None = None, height: int
 
 def alibi_grid(bias, slopes, mask=None, labels: dict | None = None, height: int = 300) -> go.Figure:
     """Each head's ALiBi bias matrix (heads, n, n) side by side (heatmap()'s panels); cells the causal
-    mask hides (mask False) drawn as masked. The bias is never positive: red, white at 0, each head
+    mask hides (mask False) drawn as masked. The bias is never positive: blue, white at 0, each head
     on its own range from 0 to its most negative value (on one shared range the shallow heads are
     all white), which its title gives."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
@@ -233,6 +228,7 @@ def loss_by_bucket(
                 name=esc(name),
                 mode="lines+markers",
                 line=dict(dash="dash", color="#333333" if len(dashed) == 1 else HEAD_COLORS[i % len(HEAD_COLORS)]),
+                marker=dict(symbol=SYMBOLS[i % len(SYMBOLS)], size=8),
                 hovertemplate=f"{esc(name)}, %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )

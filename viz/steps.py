@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import HEAD_COLORS, HIGHLIGHT
+from viz.colors import DIVERGING, HEAD_COLORS, HIGHLIGHT
 from viz.heatmap import categories, esc, heatmap
 
-# signed numbers (embeddings, Q, scores): blue below 0, white at 0, red above
-DIVERGING = [[0.0, "#2166ac"], [0.25, "#92c5de"], [0.5, "#f7f7f7"], [0.75, "#f4a582"], [1.0, "#b2182b"]]
+# signed numbers (embeddings, Q, scores): viz.colors.DIVERGING, blue below 0, white at 0, red above
 ALLOWED = "#4292c6"
 DEFAULT_LABELS = {
     "x": "",

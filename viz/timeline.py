@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.colors import HEAD_COLORS, HIGHLIGHT
+from viz.colors import HIGHLIGHT, line_trace_style
 from viz.curves import lines
 from viz.heatmap import esc
 
@@ -131,8 +131,9 @@ def role_lines(
     y_title: str = "",
     height: int = 320,
 ) -> go.Figure:
-    """One line per head of a (snapshots, layers, heads) role-score curve; the selected
-    (layer, head) drawn thick on top, the others thin and pale; FORMED as a dashed line."""
+    """One line per head of a (snapshots, layers, heads) role-score curve, each with its own legend
+    entry, colour and dash (viz.colors.line_style); the selected (layer, head) drawn thick with
+    markers on top, the others thin and paler; FORMED as a dashed grey line."""
     labels = {**DEFAULT_LABELS, **(labels or {})}
     c = np.asarray(curve, dtype=np.float64)
     fig = go.Figure()
@@ -142,17 +143,17 @@ def role_lines(
     for layer, head in order:
         name = labels["head"].format(layer=layer + 1, head=head + 1)
         sel = (layer, head) == selected
-        colour = HEAD_COLORS[(layer * c.shape[2] + head) % len(HEAD_COLORS)]
+        style = line_trace_style(layer * c.shape[2] + head, width=4 if sel else 1.5, marker_size=9 if sel else 6)
         fig.add_trace(
             go.Scatter(
                 x=x,
                 y=c[:, layer, head],
                 mode="lines+markers" if sel else "lines",
                 name=esc(name),
-                opacity=1.0 if sel or selected is None else 0.45,
-                showlegend=sel or selected is None,
-                line=dict(color=HIGHLIGHT if sel else colour, width=4 if sel else 1.5),
+                opacity=1.0 if sel or selected is None else 0.55,
+                legendrank=1 + layer * c.shape[2] + head,
                 hovertemplate="%{y:.3f}<extra>" + esc(name) + "</extra>",
+                **style,
             )
         )
     fig.add_hline(y=FORMED, line=dict(dash="dash", color="#555555", width=1))

@@ -333,3 +333,67 @@ def tile_xy(page, layer: int, head: int) -> dict | None:
     (0-based): {x, y, layers, heads, shapes}, or None when the page draws no model view."""
     page.evaluate(SCROLL_TO_MODEL_VIEW)
     return page.evaluate(TILE_XY, [layer, head])
+
+
+# -- what a screen shows: the first chart's place and size, the smallest chart text, sideways scroll --
+CHARTS = (
+    "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart'], [data-testid='stImage'], "
+    "[data-testid='stArrowVegaLiteChart'], [data-testid='stGraphVizChart']"
+)
+MEASURE_JS = f"""() => {{
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const main = document.querySelector("[data-testid='stMain']") || document.body;
+  const shown = e => {{ const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }};
+  const charts = Array.from(main.querySelectorAll("{CHARTS}")).filter(shown)
+    .filter(e => !e.parentElement.closest("{CHARTS}"));
+  const box = e => {{ const r = e.getBoundingClientRect();
+    return {{left: r.left, top: r.top + window.scrollY, width: r.width, height: r.height}}; }};
+  // every text a plotly or SVG vega chart draws, with its rendered size in CSS px
+  const texts = [];
+  for (const c of charts) {{
+    for (const t of c.querySelectorAll('svg text')) {{
+      if (!t.textContent.trim()) continue;
+      const s = getComputedStyle(t);
+      if (s.display === 'none' || s.visibility === 'hidden' || Number(s.opacity) === 0) continue;
+      const r = t.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      let px = parseFloat(s.fontSize);
+      const svg = t.ownerSVGElement;  // an SVG drawn scaled (viewBox) renders its text scaled too
+      if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width)
+        px *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const tick = !!t.closest('.xtick, .ytick, .x2tick, .y2tick, .role-axis-label');
+      texts.push({{px: Math.round(px * 10) / 10, tick, text: t.textContent.slice(0, 30)}});
+    }}
+  }}
+  const min = a => a.length ? a.reduce((m, t) => t.px < m.px ? t : m) : null;
+  const tabs = Array.from(main.querySelectorAll("[role='tab']")).filter(shown).map(t => {{
+    const r = t.getBoundingClientRect(); return {{text: t.innerText.trim().slice(0, 30), left: r.left, right: r.right}}; }});
+  // legends drawn outside their chart (a horizontal legend wider than a phone runs off its edge)
+  const legends_out = [];
+  for (const c of charts) {{
+    const r = c.getBoundingClientRect();
+    for (const g of c.querySelectorAll('g.legend')) {{
+      const l = g.getBoundingClientRect();
+      if (l.width && (l.left < r.left - 1 || l.right > r.right + 1 || l.top < r.top - 1))
+        legends_out.push({{chart_right: Math.round(r.right), legend_right: Math.round(l.right), legend_left: Math.round(l.left)}});
+    }}
+  }}
+  return {{
+    vw, vh, legends_out,
+    scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    charts: charts.length,
+    first: charts.length ? box(charts[0]) : null,
+    kind: charts.length ? charts[0].getAttribute('data-testid') : null,
+    min_text: min(texts),
+    min_tick: min(texts.filter(t => t.tick)),
+    tabs,
+    hidden_tabs: tabs.filter(t => t.left < -1 || t.right > vw + 1).map(t => t.text),
+  }};
+}}"""
+
+
+def measure(page) -> dict:
+    """MEASURE_JS on the page as it is now: viewport (vw, vh), scroll_width, the first chart's box
+    (left, top in page coordinates, width, height) and kind, the smallest chart text and tick label
+    ({{px, text}}), the tabs and those outside the viewport (hidden_tabs)."""
+    return page.evaluate(MEASURE_JS)
