@@ -1,8 +1,8 @@
 """The page explorer in CI (tests/explore.py): every page, every shipped model, both languages.
 
-What runs by default (about 4 minutes on the 2-core CI machine), and what ATTN_EXPLORE=full runs
+What runs by default, and what ATTN_EXPLORE=full runs
 (every control of every page for every model in both languages, with every view reopened from its
-own link: about an hour):
+own link):
 
 - every page opened from its default link, for every model and both languages;
 - every control of the page operated one at a time (each option, tab and button; sliders at min,
