@@ -104,6 +104,8 @@ _NAMES = {
     "you",
     "need",
 }
+_FUNCTION_WORDS = {"the", "a", "an", "is", "are", "was", "this", "that", "of", "to", "in", "on", "with", "for"}
+_FUNCTION_WORDS |= {"and", "or", "not", "be", "it", "its", "has", "have", "by", "from", "at", "as", "can"}
 _WORD = re.compile(r"[A-Za-z][a-z]{1,}")
 _RUN = re.compile(r"(?:\b[A-Za-z][a-z]+\b[ ,]+){3,}\b[A-Za-z][a-z]+\b")
 
@@ -272,7 +274,9 @@ def _english_sentences(texts: list[str], data_words: set[str]) -> list[str]:
         for m in _RUN.finditer(clean):
             words = [w.lower() for w in _WORD.findall(m.group(0))]
             own = [w for w in words if w not in data_words and w not in _NAMES]
-            if len(own) >= 3 and not all(w in vocab for w in own):
+            # the app's own prose has function words; a model's output (an untrained model's word
+            # salad) may have none, and a run of the tokenizer's own pieces is what a model wrote
+            if len(own) >= 3 and set(words) & _FUNCTION_WORDS and not all(w in vocab for w in own):
                 found.append(m.group(0).strip())
     return found
 
