@@ -134,6 +134,26 @@ def _hf_picker() -> None:
         )
 
 
+def _text_box() -> str:
+    """The sentence box's widget key. The sentence itself lives in TEXT_KEY; the box shows it under
+    a key that changes whenever something other than the box changed the sentence (the teacher's
+    room, a suggestion, a link): a browser keeps what the reader typed but did not apply in a box it
+    already has, so only a new box shows the new sentence instead of silently keeping the old."""
+    n = st.session_state.get("_text_box_n", 0)
+    room = st.session_state.get("_room_version", 0)  # a room's move clears the session: a new box
+    box = f"_text_box_{room}_{n}"
+    if box in st.session_state and st.session_state[box] != st.session_state[TEXT_KEY]:
+        st.session_state["_text_box_n"] = n = n + 1
+        box = f"_text_box_{room}_{n}"
+    if box not in st.session_state:
+        st.session_state[box] = st.session_state[TEXT_KEY]
+    return box
+
+
+def _typed(box: str) -> None:
+    st.session_state[TEXT_KEY] = st.session_state[box]
+
+
 def sidebar() -> Context:
     if not _FOLDER_MODE_LEFT:
         # the first run in this process leaves the pages/-folder mode before any widget exists: in
@@ -152,7 +172,8 @@ def sidebar() -> Context:
     with st.sidebar:
         st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
         _hf_picker()
-        st.text_area(t("sentence"), key=TEXT_KEY, height=90, help=t("sentence_help"))
+        box = _text_box()
+        st.text_area(t("sentence"), key=box, height=90, help=t("sentence_help"), on_change=_typed, args=(box,))
         # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
         # constant CSS), said in the reader's language by the help, and a labelled button applies too
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")

@@ -79,3 +79,30 @@ def test_every_step_of_every_lesson(app_server, new_page, lang):
                 break
             click_and_settle(nxt.first, page)
         assert steps >= 8, f"{lesson}: only {steps} steps walked"
+
+
+def test_a_sentence_typed_but_not_applied_gives_way_to_the_teachers(app_server, new_page):
+    """A student types in the sentence box without applying; the teacher moves the room: the box
+    shows the teacher's sentence, not the student's unapplied one (it used to stay, silently)."""
+    from .helpers import submit_text
+
+    teacher = new_page()
+    goto(teacher, app_server.url + "/", 300)
+    teacher.get_by_text("Classroom").first.click()
+    teacher.get_by_role("button", name="Open a room (teacher)").click()
+    teacher.wait_for_function("() => /Room [2-9A-Z]{4}-[2-9A-Z]{4}/.test(document.body.innerText)")
+    settle(teacher)
+    found = re.search(r"Room ([2-9A-Z]{4})-([2-9A-Z]{4})", teacher.locator("body").inner_text())
+    code = found.group(1) + found.group(2)
+    student = new_page()
+    goto(student, f"{app_server.url}/?room={code}", 300)
+    settle(student)
+    box = student.locator("section[data-testid='stSidebar'] textarea")
+    box.click()
+    box.fill("The dog saw the cat")  # typed; the focus stays in the box: not applied
+    submit_text(teacher, "狗咬人")
+    student.wait_for_function("() => location.search.includes('text=%E7%8B%97')", timeout=20_000)
+    settle(student)
+    student.wait_for_timeout(1500)
+    assert box.input_value() == "狗咬人"
+    assert not trouble(student)
