@@ -147,3 +147,14 @@ def test_every_check_runs_on_every_shipped_model_and_serialises(runners, name):
     for c in out.values():
         j = c.to_json()
         assert j["name"] in want and isinstance(j["holds"], bool)
+
+
+def test_steps_page_weights_table_names_rows_as_its_heatmap():
+    """Step "softmax" of the step page, cross-attention: the number table under the heatmap names
+    each row "reads → writes", as the heatmap does (it named them by the token read)."""
+    from model.walkthrough import STEPS
+
+    at = apptest.open_page("pages/steps.py", "translator", 180, step=STEPS.index("softmax") + 1, kind="cross")
+    tables = [d.value for d in at.dataframe if any("→" in str(i) for i in d.value.index)]
+    assert tables, [list(d.value.index) for d in at.dataframe]
+    assert any(str(i).endswith("<2zh> → 猫") for i in tables[0].index)
