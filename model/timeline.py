@@ -5,8 +5,10 @@ sentences, so every snapshot is scored on the same inputs and a head's curve sho
   averaged): the translator's decoder reads the reference translation (teacher forcing),
   so an untrained snapshot is scored on the same rows as the shipped one;
 - induction (GPT): the attention page's probe, <s> r r for a block r of 10 random tokens;
-- pronoun (GPT): in held-out two-sentence stories, the pronoun's row, its weight on the noun it
-  refers to ("She" -> "mother", 它 -> 猫);
+- pronoun (GPT), per language ("pronoun_en", "pronoun_zh"): in held-out two-sentence stories of
+  that language, the pronoun's row, its weight on the noun it refers to ("She" -> "mother",
+  它 -> 猫). Pooled, an English pronoun head (gpt L2 H3: 0.80 on English stories, 0.10 on Chinese)
+  averaged below the line and "no head forms" hid it;
 - alignment (cross-attention): the row that writes a target word, its weight on that word's
   translation in the source (the corpus lexicon links them: 猫 <- cat, 上 <- on, mat <- 垫子),
   averaged over every linked word of the probe sentences.
@@ -93,22 +95,25 @@ def gpt_probe(n: int = PROBE_PAIRS, seed: int = PROBE_SEED) -> list[str]:
     return [text for _, text in corpus.gpt_items(n, seed, split="heldout")]
 
 
-def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED):
+def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED, lang: str | None = None):
     """Held-out GPT stories whose second sentence refers back with a pronoun ("The mother was sad.
     She sat ...", "猫很饿。它 ..."): (ids read after <s>, the pronoun's row, its noun's token positions),
-    the noun being the story's first one, which the grammar's pronoun refers to."""
+    the noun being the story's first one, which the grammar's pronoun refers to. lang: only stories
+    in that language ("en" or "zh"), n of them."""
     nouns = {
         "en": set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()},
         "zh": {x.zh for x in corpus.NOUNS.values()},
     }
     pronouns = {"en": set(corpus.PRONOUNS), "zh": set(corpus.PRONOUNS.values())}
     out = []
-    for lang, text in corpus.gpt_items(n * 10, seed, split="heldout"):
+    for item_lang, text in corpus.gpt_items(n * (20 if lang else 10), seed, split="heldout"):
+        if lang is not None and item_lang != lang:
+            continue
         ids = [BOS] + tokenizer.encode(text)
         keys = [_word_key(label) for label in tokenizer.word_labels(ids)]
         words, tokens = tokenizer.word_ids(ids), tokenizer.labels(ids)
-        pron = next((w for w, k in enumerate(keys) if k in pronouns[lang]), None)
-        noun = next((w for w, k in enumerate(keys) if k in nouns[lang]), None)
+        pron = next((w for w, k in enumerate(keys) if k in pronouns[item_lang]), None)
+        noun = next((w for w, k in enumerate(keys) if k in nouns[item_lang]), None)
         if pron is None or noun is None or noun > pron:
             continue
         out.append((ids, words.index(pron), [i for i, w in enumerate(words) if w == noun and _word_key(tokens[i])]))
@@ -165,11 +170,12 @@ def role_scores(runner) -> dict[str, dict[str, np.ndarray]]:
         _, w = module(tensor([BOS] + tok.encode(text) + [EOS]))
         weights.append(w["decoder"][:, 0].float().cpu().numpy())
     out = positional(weights)
-    pronoun = []
-    for ids, row, cols in pronoun_probe(tok):
-        _, w = module(tensor(ids))
-        pronoun.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
-    out["pronoun"] = np.mean(pronoun, axis=0)
+    for lang in ("en", "zh"):  # per language: one language's pronoun head must not hide in the other's
+        pronoun = []
+        for ids, row, cols in pronoun_probe(tok, lang=lang):
+            _, w = module(tensor(ids))
+            pronoun.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
+        out[f"pronoun_{lang}"] = np.mean(pronoun, axis=0)
     probe, offset = induction_probe(runner, INDUCTION_PERIOD)
     out["induction"] = induction_scores(probe, INDUCTION_PERIOD, offset=offset)
     return {"decoder": out}

@@ -83,10 +83,12 @@ class Transformer(nn.Module):
         )
         self.dropout = nn.Dropout(c.dropout)
         self.generator = nn.Linear(c.d_model, c.vocab_size)  # the final "线性层 + Softmax"
-        # The paper's embeddings are shared with the output layer, so their scale is d_model^-0.5;
+        # The paper shares its embeddings with the output layer, so their scale is d_model^-0.5; this
+        # translator does not share them (self.generator is its own layer) but keeps that scale:
         # multiplied by sqrt(d_model) below, each coordinate then has std 1, next to the positional
-        # encoding's values in [-1, 1]. PyTorch's default N(0, 1) would make rows 11x longer than
-        # the positions and the first layer's scores so large that softmax saturates (one-hot rows).
+        # encoding's values in [-1, 1]. PyTorch's default N(0, 1) would make each row 16x longer
+        # than the encoding's (norm d_model = 128 against sqrt(d_model / 2) = 8) and the first
+        # layer's scores so large that softmax saturates (one-hot rows).
         nn.init.normal_(self.embedding.weight, mean=0.0, std=c.d_model**-0.5)
         with torch.no_grad():
             self.embedding.weight[pad_id].zero_()

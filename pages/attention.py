@@ -11,7 +11,7 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import numpy as np
 import streamlit as st
 
-from model import KINDS
+from model import KINDS, claims
 from model import experiments as ex
 from ui import cache, state
 from ui.context import current, partial
@@ -305,7 +305,9 @@ def explorer(tr, runner, temperature: float) -> None:
             if runner.can_continue_text:
                 st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
                 ind = induction(ctx.model, ctx.device)
-            roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross")
+            # cross heads are labelled "align" by word alignment on this sentence (model.claims), not peakedness
+            aligned = claims.page_alignment(runner, ctx.text, tr.output_text, att) if kind == "cross" else None
+            roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross", align=aligned)
             roles["layer"] += 1
             roles["head"] += 1
             roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from model import claims
 from model.attention import ABLATIONS
 from model.errors import InputError
-from model.intervene import align, head_name, parse_head, sink_heads
+from model.intervene import align, head_name, parse_head
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.context import current
@@ -122,9 +123,13 @@ if mode == "ablate":
     kind_names = [head_name(kind, la, h) for la in range(L) for h in range(H)]
     if st.session_state.get("iv_focus") not in kind_names:
         st.session_state["iv_focus"] = off[-1] if off and off[-1] in kind_names else kind_names[-1]
-    sinks = [head_name(kind, la, h) for la, h in sink_heads(att0.weights, att0.mask)]
+    # the sink button only where this model has sink heads on this sentence (model.claims: first-token
+    # share >= SINK_FACTOR x uniform); where it has none the button is absent and the caption says so
+    sink = claims.sink_claim(att0.weights, att0.mask, kind)
+    sinks = [head_name(*h) for h in sink.heads]
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn", disabled=not sinks)
+        if sinks:
+            action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn")
         st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
         action_button(
             "iv_only",
@@ -134,7 +139,7 @@ if mode == "ablate":
         )
         action_button("iv_clear", "↩️", set_off, ([],), key="iv_clear_btn", explain=False, disabled=not off)
     if not sinks:
-        st.caption(t("iv_no_sink", kind=t(f"kind_{kind}")))
+        st.caption(t("iv_no_sink", kind=t(f"kind_{kind}"), factor=claims.SINK_FACTOR, max=sink.numbers["max_ratio"]))
 else:
     # -- edit: one row of one head, key `from`'s weight moved onto key `to` ----------------------------
     e = st.session_state.get("iv_edit")

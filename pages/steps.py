@@ -412,7 +412,7 @@ def step_softmax() -> None:
         chart(fig, "steps_weights")
         sums = w.weights.sum(-1)
         st.caption(t("steps_row_sums", lo=f"{sums.min():.6f}", hi=f"{sums.max():.6f}"))
-        numbers(w.weights, qt, kt, key="steps_df_weights")
+        numbers(w.weights, q_rows, kt, key="steps_df_weights")  # rows named as in the heatmap above
     with right:
         q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
         show_table(

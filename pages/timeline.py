@@ -34,7 +34,7 @@ from viz.timeline import FORMED, formed_heads, largest_rise
 PLAY_SECONDS = 1.0
 KIND_ROLES = {
     "encoder": ("previous", "first"),
-    "decoder": ("previous", "first", "induction", "pronoun"),
+    "decoder": ("previous", "first", "induction", "pronoun_en", "pronoun_zh"),
     "cross": ("alignment",),
 }
 MODEL_VIEW_TILE = 64
@@ -51,7 +51,12 @@ state.url_param("step", None, int, key="tl_step")
 state.url_param("kind", None, state.choice(tuple(KIND_ROLES)), key="tl_kind")
 state.url_param("layer", 0, lambda raw: int(raw) - 1, key="tl_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="tl_head")
-state.url_param("role", None, state.choice(("previous", "first", "induction", "pronoun", "alignment")), key="tl_role")
+state.url_param(
+    "role",
+    None,
+    state.choice(("previous", "first", "induction", "pronoun_en", "pronoun_zh", "alignment")),
+    key="tl_role",
+)
 
 page_header("page_timeline", "tl_intro")
 

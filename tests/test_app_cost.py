@@ -100,7 +100,12 @@ def test_generation_kv_section_counts_rows_flops_and_the_sink():
     assert f"At t = {len(g.ids)}: {full.get_total_flops():,} against" in text
     w = m.trace_ids(g.ids).attention["decoder"].weights.astype(np.float64)
     mean = np.mean([[w[la, h, 1:, 0].mean() for h in range(w.shape[1])] for la in range(w.shape[0])])
-    assert f"Mean over all heads: {mean:.2f} of each row on the first token" in text
+    # the sentence is the measurement: against uniform (row r sees r + 1 keys), and no sink here
+    uniform = np.mean([1 / (r + 1) for r in range(1, w.shape[2])])
+    ratio = w[:, :, 1:, 0].mean(-1) / uniform
+    assert ratio.max() < 2  # the shipped gpt has no head at 2x uniform on this text
+    assert f"uniform weights would give the first token {uniform:.2f}" in text
+    assert f"mean over heads {mean:.2f}" in text and f"{ratio.max():.2f}× uniform" in text
     assert len(at.dataframe) >= 1 and qp(at, "done") == "5"
 
 

@@ -217,15 +217,18 @@ def test_role_scores_recomputed_with_numpy(name, load):
             r = np.random.default_rng(0).choice(ordinary, size=period, replace=False).tolist()
             w = _forward(m.module, [BOS] + r + r)["decoder"]
             induction = np.mean([w[..., q, q - period + 1] for q in range(1 + period, 1 + 2 * period)], axis=0)
-            pronoun = []
-            for ids, row, cols in probes.pronoun_probe(tok):
-                w_ = _forward(m.module, ids)["decoder"]
-                pronoun.append(sum(w_[:, :, row, c] for c in cols))
+            pronoun = {}
+            for lang in ("en", "zh"):
+                pronoun[lang] = []
+                for ids, row, cols in probes.pronoun_probe(tok, lang=lang):
+                    w_ = _forward(m.module, ids)["decoder"]
+                    pronoun[lang].append(sum(w_[:, :, row, c] for c in cols))
             want = {
                 "decoder": {
                     "previous": np.mean([_previous(w) for w in ws], 0),
                     "first": np.mean([_first(w, causal=True) for w in ws], 0),
-                    "pronoun": np.mean(pronoun, 0),
+                    "pronoun_en": np.mean(pronoun["en"], 0),
+                    "pronoun_zh": np.mean(pronoun["zh"], 0),
                     "induction": induction,
                 }
             }

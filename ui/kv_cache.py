@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model import cost
+from model import claims, cost
 from model.gpt import GPT
 from model.tokenizer import EOS
 from viz.cost import matrix_figure, per_token_cost, sink_heatmap
@@ -38,8 +38,10 @@ def timing(name: str, device: str, ids: tuple) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def sinks(name: str, device: str, ids: tuple) -> np.ndarray:
-    return cost.sink_share(cache.runner(name, device).trace_ids(list(ids)).attention["decoder"].weights)
+def sinks(name: str, device: str, ids: tuple):
+    """model.claims' sink check on the text: first-token share per head against uniform."""
+    att = cache.runner(name, device).trace_ids(list(ids)).attention["decoder"]
+    return claims.sink_claim(att.weights, att.mask)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -169,13 +171,28 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     st.markdown("**" + t("kv_sink_title") + "**")
     st.caption(t("kv_sink_help", n=len(ids) - 1))
     if len(ids) > 1:
-        shares = sinks(model_name, device, tuple(ids))
+        sink = sinks(model_name, device, tuple(ids))
+        shares = sink.numbers["share"]
         chart(
             sink_heatmap(shares, {"head": t("kv_sink_head", h="{h}"), "layer": t("kv_sink_layer", layer="{layer}")}),
             "kv_sink_chart",
         )
-        la, h = np.unravel_index(int(np.argmax(shares)), shares.shape)
-        st.caption(t("kv_sink_summary", mean=float(shares.mean()), layer=la + 1, head=h + 1, max=float(shares.max())))
+        ratio = sink.numbers["ratio"]
+        la, h = np.unravel_index(int(np.nanargmax(ratio)), ratio.shape)
+        # the sentence is filled in from the measurement, and says when this model has no sink
+        st.caption(
+            t(
+                "kv_sink_summary" if sink.holds else "kv_sink_none",
+                mean=float(np.nanmean(shares)),
+                uniform=float(sink.numbers["uniform"][0, 0]),
+                layer=la + 1,
+                head=h + 1,
+                max=float(shares[la, h]),
+                ratio=float(ratio[la, h]),
+                factor=claims.SINK_FACTOR,
+                n=len(sink.heads),
+            )
+        )
 
     st.markdown("**" + t("kv_stream_title") + "**")
     c1, c2 = st.columns(2)

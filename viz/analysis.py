@@ -88,6 +88,7 @@ def head_roles(
     induction: np.ndarray | None = None,
     threshold: float = 0.5,
     cross: bool = False,
+    align: np.ndarray | None = None,
 ):
     """Score every (layer, head) on simple, named behaviours; returns a pandas DataFrame.
 
@@ -98,8 +99,10 @@ def head_roles(
     given, per-head scores e.g. from induction_scores), role (the best-scoring role if its score
     >= threshold, else "mixed") and score (that best score).
     cross=True (queries and keys are two different texts): positions of one say nothing about the
-    other, so previous / current / first are not scored; "align" is the mean over rows of the
-    largest weight (1 when every written token looks at one source token), beside broad.
+    other, so previous / current / first are not scored; "align" is `align`, per-head word-alignment
+    scores (model.claims.page_alignment: the weight a row writing a word puts on that word's
+    translation), beside broad. A peaked row is not an aligned one (a head can read "The" with 0.9
+    while writing 坐), so without `align` the column is NaN and no head is labelled "align".
     """
     import pandas as pd
 
@@ -109,7 +112,7 @@ def head_roles(
     choice = _rows_with_choice(mask, q, k)
     nan = np.full((n_layers, n_heads), np.nan)
     if cross:
-        scores["align"] = w.max(-1).mean(-1, dtype=np.float64)
+        scores["align"] = nan.copy() if align is None else np.asarray(align, dtype=np.float64)
     elif q == k and q > 1:
         # mean over i >= 1 of w[i, i-1]: the first sub-diagonal
         scores["previous"] = np.diagonal(w, offset=-1, axis1=2, axis2=3).mean(-1, dtype=np.float64)

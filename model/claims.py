@@ -1,0 +1,275 @@
+"""Claims as code: the facts pages state about the model shown, each a named check computed on it.
+
+A page that says "the first token collects attention" or labels a cross head "align" asks the
+check first and, where it fails, says what this model does instead; tests/test_claims.py runs
+every check on every shipped model, so a retrain cannot silently make a page lie. Every check
+returns a Claim: whether it holds, and the numbers it was decided on (what the page prints).
+
+    from model import claims, load
+    c = claims.check("sink", load("gpt"), text="The cat sat on the mat")
+    c.holds, c.numbers["ratio"]           # False, (layers, heads) first-token share / uniform
+    claims.run_all(load("translator"))    # {name: Claim} for every check that applies
+
+The checks (CHECKS):
+  sink            a head is an attention sink when, over the rows that can see more than one key,
+                  its mean weight on the first token is at least SINK_FACTOR (2x) what uniform
+                  weights would give it (the mean of 1 / keys visible); holds if any head is one.
+                  The intervene page's "knock out the first-token sink" switches off exactly these
+                  heads, and the cost and generation pages only present a sink where one exists.
+  sink_heldout    the same, averaged over the timeline's held-out probe sentences.
+  align           a cross-attention head aligns words when its word-alignment score (model.timeline:
+                  the weight the row writing a target word puts on that word's translation in the
+                  source) is >= ALIGN_MIN on the held-out probe; peakedness alone is not alignment.
+  pronoun_en/zh   a GPT head links the pronoun to its noun in that language when its mean weight on
+                  the noun, over the held-out stories in that language, is >= PRONOUN_MIN.
+The lessons' answers follow the same idea with their own margins (model/lessons.py, MARGINS and
+passes(); tests/test_lessons.py checks every step on the shipped models).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+SINK_FACTOR = 2.0  # a sink head gives the first token at least twice the uniform share
+ALIGN_MIN = 0.5  # mean weight on the source word the target word translates
+PRONOUN_MIN = 0.5  # mean weight of the pronoun's row on its noun
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One check's verdict on one model: holds, the numbers (arrays as numpy) and which heads."""
+
+    name: str
+    holds: bool
+    numbers: dict = field(default_factory=dict)
+    heads: list = field(default_factory=list)  # [(kind, layer, head)] 0-based, for the checks about heads
+
+    def to_json(self) -> dict:
+        def plain(v):
+            return np.round(np.asarray(v, dtype=np.float64), 4).tolist() if isinstance(v, np.ndarray) else v
+
+        return {
+            "name": self.name,
+            "holds": self.holds,
+            "numbers": {k: plain(v) for k, v in self.numbers.items()},
+            "heads": [list(h) for h in self.heads],
+        }
+
+
+# -- the attention sink -----------------------------------------------------------------------------
+def first_token_share(weights, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """(share, uniform), each (layers, heads): the mean weight on key 0 over the rows that can see
+    more than one key, and what uniform weights over each row's visible keys would give it there."""
+    w = np.asarray(weights, dtype=np.float64)
+    q, k = w.shape[-2:]
+    visible = np.ones((q, k), bool) if mask is None else np.asarray(mask, bool).reshape(q, k)
+    n = visible.sum(-1)
+    rows = (n > 1) & visible[:, 0]
+    if not rows.any():
+        nan = np.full(w.shape[:2], np.nan)
+        return nan, nan
+    share = w[:, :, rows, 0].mean(-1)
+    uniform = np.full(w.shape[:2], float(np.mean(1.0 / n[rows])))
+    return share, uniform
+
+
+def sink_claim(weights, mask=None, kind: str = "decoder", name: str = "sink") -> Claim:
+    share, uniform = first_token_share(weights, mask)
+    ratio = share / uniform
+    heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
+    return Claim(
+        name,
+        bool(heads),
+        {
+            "share": share,
+            "uniform": uniform,
+            "ratio": ratio,
+            "factor": SINK_FACTOR,
+            "max_ratio": float(np.nanmax(ratio)),
+        },
+        heads,
+    )
+
+
+def _sink_kind(runner) -> str:
+    return "decoder"  # the first token a generating model always keeps: a GPT's <s>, a decoder's <2zh>
+
+
+def sink(runner, text: str = "The cat sat on the mat", kind: str | None = None) -> Claim:
+    """First-token share against uniform, per head, on one text (the page's sentence)."""
+    kind = kind or _sink_kind(runner)
+    att = runner.trace(text).attention[kind]
+    return sink_claim(att.weights, att.mask, kind)
+
+
+@torch.no_grad()
+def sink_heldout(runner, kind: str | None = None) -> Claim:
+    """The sink check on the timeline's held-out probe (model.timeline: the translator teacher-forced
+    on the reference, both directions; a GPT on held-out items): shares averaged over its sentences."""
+    from . import timeline
+    from .blocks import sliding_window_mask
+    from .tokenizer import BOS, EOS
+
+    kind = kind or _sink_kind(runner)
+    module, dev = runner.module, runner.device
+    shares, uniforms = [], []
+
+    def add(w, mask):
+        s, u = first_token_share(w, mask)
+        shares.append(s)
+        uniforms.append(u)
+
+    if runner.kind == "translator":
+        for src, tgt, _ in timeline.translator_probe(runner.tokenizer):
+            _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
+            n = len(tgt) if kind != "encoder" else len(src)
+            add(w[kind][:, 0].float().cpu().numpy(), np.tril(np.ones((n, n), bool)) if kind == "decoder" else None)
+    else:
+        for text in timeline.gpt_probe():
+            ids = [BOS] + runner.tokenizer.encode(text) + [EOS]
+            _, w = module(torch.tensor([ids], device=dev))
+            mask = sliding_window_mask(len(ids), runner.config.window or 0)[0, 0].numpy()
+            add(w["decoder"][:, 0].float().cpu().numpy(), mask)
+    share, uniform = np.nanmean(shares, 0), np.nanmean(uniforms, 0)
+    ratio = share / uniform
+    heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
+    return Claim(
+        "sink_heldout",
+        bool(heads),
+        {
+            "share": share,
+            "uniform": uniform,
+            "ratio": ratio,
+            "factor": SINK_FACTOR,
+            "max_ratio": float(np.nanmax(ratio)),
+        },
+        heads,
+    )
+
+
+# -- cross-attention: word alignment, not peakedness ------------------------------------------------
+@torch.no_grad()
+def alignment(runner) -> np.ndarray:
+    """(layers, heads) word-alignment score of every cross head on the timeline's held-out probe."""
+    from . import timeline
+
+    module, dev = runner.module, runner.device
+    scores = []
+    for src, tgt, links in timeline.translator_probe(runner.tokenizer):
+        _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
+        scores.append(timeline.alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
+    return np.nanmean(scores, axis=0)
+
+
+def sentence_alignment(att, src_text_ids, tgt_ids, tokenizer, to_zh: bool) -> np.ndarray | None:
+    """(layers, heads) word-alignment score on one sentence (the attention page's), or None when no
+    target word's translation is in the source. att: the trace's cross attention; src_text_ids: the
+    source ids; tgt_ids: the ids the decoder rows write (row r writes tgt_ids[r])."""
+    from . import timeline
+
+    links = timeline.alignment_links(
+        tokenizer.labels(src_text_ids),
+        tokenizer.word_labels(src_text_ids),
+        tokenizer.word_ids(src_text_ids),
+        tokenizer.word_labels(tgt_ids),
+        tokenizer.word_ids(tgt_ids),
+        to_zh,
+    )
+    links = [(r, src) for r, src in links if r < att.weights.shape[2]]
+    if not links:
+        return None
+    return timeline.alignment_scores(np.asarray(att.weights, dtype=np.float64), links)
+
+
+def page_alignment(runner, text: str, output_text: str, att) -> np.ndarray | None:
+    """(layers, heads) word-alignment score of the cross heads on the sentence a page shows (att: its
+    trace's cross attention; output_text: the translation its rows write, re-encoded for its
+    words). None for a model without our tokenizer's word labels, or when no word of the output
+    translates a word of the source: the page then gives no head the "align" label."""
+    tok = runner.tokenizer
+    if not getattr(runner, "has_tutorial_code", False) or runner.kind != "translator":
+        return None
+    src, tgt = runner.ids(text)[1], tok.encode(output_text)
+    return sentence_alignment(att, src, tgt, tok, to_zh=runner.direction(text) == "en-zh")
+
+
+def align(runner) -> Claim:
+    scores = alignment(runner)
+    heads = [("cross", int(la), int(h)) for la, h in zip(*np.nonzero(scores >= ALIGN_MIN))]
+    return Claim("align", bool(heads), {"alignment": scores, "min": ALIGN_MIN}, heads)
+
+
+# -- the pronoun head, per language ------------------------------------------------------------------
+@torch.no_grad()
+def pronoun_scores(runner) -> dict[str, np.ndarray]:
+    """{"en": (layers, heads), "zh": ...}: the pronoun's mean weight on its noun over the held-out
+    stories of that language (model.timeline.pronoun_probe(lang=...), as the timeline scores them)."""
+    from . import timeline
+
+    module, dev = runner.module, runner.device
+    out = {}
+    for lang in ("en", "zh"):
+        per = []
+        for ids, row, cols in timeline.pronoun_probe(runner.tokenizer, lang=lang):
+            _, w = module(torch.tensor([ids], device=dev))
+            per.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
+        out[lang] = np.mean(per, axis=0) if per else None
+    return out
+
+
+def _pronoun(lang: str):
+    def check(runner) -> Claim:
+        scores = pronoun_scores(runner)[lang]
+        if scores is None:
+            return Claim(f"pronoun_{lang}", False, {"stories": 0})
+        heads = [("decoder", int(la), int(h)) for la, h in zip(*np.nonzero(scores >= PRONOUN_MIN))]
+        return Claim(f"pronoun_{lang}", bool(heads), {"pronoun": scores, "min": PRONOUN_MIN}, heads)
+
+    check.__doc__ = f"A GPT head reads the noun from the pronoun in {lang} stories (mean >= PRONOUN_MIN)."
+    return check
+
+
+# -- the registry -------------------------------------------------------------------------------------
+# name -> (check(runner) -> Claim, the model kinds it applies to)
+CHECKS = {
+    "sink": (sink, ("translator", "gpt")),
+    "sink_heldout": (sink_heldout, ("translator", "gpt")),
+    "align": (align, ("translator",)),
+    "pronoun_en": (_pronoun("en"), ("gpt",)),
+    "pronoun_zh": (_pronoun("zh"), ("gpt",)),
+}
+
+
+def applies(name: str, runner) -> bool:
+    return runner.kind in CHECKS[name][1] and (name.startswith("sink") or getattr(runner, "has_tutorial_code", False))
+
+
+def check(name: str, runner, **kwargs) -> Claim:
+    """Run one named check on runner (KeyError for an unknown name)."""
+    fn, _ = CHECKS[name]
+    return fn(runner, **kwargs)
+
+
+def run_all(runner, skip=()) -> dict[str, Claim]:
+    """Every check that applies to this runner's kind (but those in skip)."""
+    return {name: check(name, runner) for name in CHECKS if applies(name, runner) and name not in skip}
+
+
+__all__ = [
+    "Claim",
+    "CHECKS",
+    "SINK_FACTOR",
+    "ALIGN_MIN",
+    "PRONOUN_MIN",
+    "first_token_share",
+    "sink_claim",
+    "sentence_alignment",
+    "page_alignment",
+    "pronoun_scores",
+    "check",
+    "run_all",
+    "applies",
+]
