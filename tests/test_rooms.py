@@ -318,3 +318,50 @@ def test_redis_down_is_a_store_error():
     for call in (store.create, lambda: store.get("ABCDEFGH"), lambda: store.publish("ABCDEFGH", "t", {})):
         with pytest.raises(R.StoreError):
             call()
+
+
+# -- issue 26 in the app (AppTest): a full server and a broken store are notices, the page runs on --
+
+
+def _teacher_app(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest import app_copy
+    from ui import classroom
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    classroom.store.clear()
+    at = AppTest.from_file(str(app_copy("pages/home.py")), default_timeout=120)
+    at.query_params.update(model="gpt", lang="en")
+    return at, classroom
+
+
+def test_a_full_server_says_so_when_a_teacher_opens_a_room(tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    at.run()
+    classroom.store().max_rooms = 0
+    at.button(key="_room_open_btn").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "cannot open another room" in " ".join(w.value for w in at.warning)
+    assert "_room_code" not in at.session_state
+    classroom.store.clear()
+
+
+class _BrokenStore(R.SQLiteRooms):
+    """A store whose every write fails as a full disk does."""
+
+    def publish(self, code, token, state):
+        raise R.StoreError("database or disk is full")
+
+
+def test_a_broken_store_gives_the_teacher_a_notice_and_the_page_runs_on(tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    broken = _BrokenStore(tmp_path / "rooms.sqlite3")
+    code, token = broken.create()
+    monkeypatch.setattr(classroom, "store", lambda: broken)
+    at.session_state["_room_code"], at.session_state["_room_token"] = code, token
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("cannot be reached right now" in str(t.proto) for t in at.get("toast"))
+    assert at.get("plotly_chart"), "the home page's heatmap is missing"
+    assert at.session_state["_room_code"] == code  # still the teacher: the next change tries again
