@@ -365,3 +365,17 @@ def test_a_broken_store_gives_the_teacher_a_notice_and_the_page_runs_on(tmp_path
     assert any("cannot be reached right now" in str(t.proto) for t in at.get("toast"))
     assert at.get("plotly_chart"), "the home page's heatmap is missing"
     assert at.session_state["_room_code"] == code  # still the teacher: the next change tries again
+
+
+@pytest.mark.parametrize("raw", ["ab@cd.ef", "www.evil.com", "![](x)"])
+def test_the_room_not_found_notice_shows_a_link_value_as_plain_text(raw, tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    at.query_params["room"] = raw
+    at.run()
+    classroom.store.clear()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(w.value for w in at.warning if "No open room" in w.value)
+    assert shown, [w.value for w in at.warning]
+    assert raw not in shown  # escaped or defanged: never a live link, a mail link or an image
+    plain = shown.replace("\\", "")  # what the reader sees once Markdown's escapes are read
+    assert "[@]" in plain or "[.]" in plain or "\\!\\[" in shown, shown
