@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.error
 import urllib.request
 from urllib.parse import quote
 
@@ -125,3 +126,57 @@ def test_metrics_tell_a_visitor_nothing(server):
         body = r.read().decode()
     for secret in ("session", "cache_memory_bytes", "trace", "_shipped"):
         assert secret not in body, body[:500]
+
+
+def _upload(server, session_id: str, n: int, size: int) -> list[int]:
+    """n PUTs of `size` bytes to Streamlit's upload route for session_id, with the XSRF cookie and
+    header a browser would send. Returns the status codes."""
+    import http.cookiejar
+    import uuid
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(server.url + "/_stcore/health", timeout=10).read()  # sets the XSRF cookie
+    xsrf = next((c.value for c in jar if c.name == "_streamlit_xsrf"), "")
+    statuses = []
+    for _ in range(n):
+        boundary = uuid.uuid4().hex
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + b"\0" * size
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        req = urllib.request.Request(
+            f"{server.url}/_stcore/upload_file/{session_id}/{uuid.uuid4().hex}",
+            data=body,
+            method="PUT",
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf},
+        )
+        try:
+            with opener.open(req, timeout=20) as r:
+                statuses.append(r.status)
+        except urllib.error.HTTPError as e:
+            statuses.append(e.code)
+    return statuses
+
+
+def test_uploads_are_dropped(server):
+    """The app has no uploader; Streamlit would keep every uploaded file in the session's memory."""
+
+    async def body(c):
+        msgs = await c.run(rerun(""))
+        session_id = next(m.new_session.initialize.session_id for m in msgs if m.WhichOneof("type") == "new_session")
+        rss0 = server.rss_bytes()
+        statuses = await asyncio.to_thread(_upload, server, session_id, 200, 500_000)
+        await asyncio.sleep(1.0)
+        return statuses, rss0, server.rss_bytes()
+
+    statuses, rss0, rss1 = asyncio.run(session(server, body))
+    print(
+        f"200 x 500 kB uploads: statuses {sorted(set(statuses))}, server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB"
+    )
+    assert set(statuses) == {204}, statuses  # accepted as a browser's upload would be...
+    assert rss1 - rss0 < 50 * 2**20, (statuses, rss0, rss1)  # ...and dropped: 100 MB never kept
