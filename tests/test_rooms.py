@@ -379,3 +379,29 @@ def test_the_room_not_found_notice_shows_a_link_value_as_plain_text(raw, tmp_pat
     assert raw not in shown  # escaped or defanged: never a live link, a mail link or an image
     plain = shown.replace("\\", "")  # what the reader sees once Markdown's escapes are read
     assert "[@]" in plain or "[.]" in plain or "\\!\\[" in shown, shown
+
+
+def test_every_tab_of_one_browser_answers_as_one_student(tmp_path, monkeypatch):
+    """The student id is a random id the browser keeps (cookie attn_browser): a second tab of the
+    same browser answers as the same student, so it replaces its vote instead of adding one."""
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    store = classroom.store()
+    code, _ = store.create()
+    at.query_params["room"] = code
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    first = at.session_state["_room_student"]
+    assert len(first) == 16
+    scripts = [str(e.proto) for e in at.get("html")]
+    assert any(f"attn_browser={first}" in s for s in scripts), scripts  # written into the browser
+
+    second, _ = _teacher_app(tmp_path, monkeypatch)
+    monkeypatch.setattr(classroom, "_cookies", lambda: {"attn_browser": first})  # the cookie it sent
+    second.query_params["room"] = code
+    second.run()
+    assert second.session_state["_room_student"] == first
+    assert not any("attn_browser" in str(e.proto) for e in second.get("html"))
+    store.answer(code, "lesson.1", at.session_state["_room_student"], 0)
+    store.answer(code, "lesson.1", second.session_state["_room_student"], 2)
+    assert store.answers(code, "lesson.1") == {2: 1}  # one browser, one vote (its last)
+    classroom.store.clear()
