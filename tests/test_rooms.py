@@ -405,3 +405,24 @@ def test_every_tab_of_one_browser_answers_as_one_student(tmp_path, monkeypatch):
     store.answer(code, "lesson.1", second.session_state["_room_student"], 2)
     assert store.answers(code, "lesson.1") == {2: 1}  # one browser, one vote (its last)
     classroom.store.clear()
+
+
+def test_a_tab_whose_secret_was_rotated_elsewhere_is_told_and_follows(tmp_path, monkeypatch):
+    """The teacher rotated the secret in another tab: this tab's next change is refused, it says
+    so and follows the room as a student."""
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    store = classroom.store()
+    code, token = store.create()
+    at.session_state["_room_code"], at.session_state["_room_token"] = code, token
+    at.run()
+    version = store.get(code).version
+    assert version >= 1  # this tab moved the room
+    store.rotate(code, token)  # ... and another tab took a new secret
+    at.session_state["_room_published"] = None  # the next run publishes its view again
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert store.get(code).version == version  # the stale secret moved nobody
+    assert "_room_token" not in at.session_state and at.session_state["_room_code"] == code
+    told = " ".join(str(t.proto) for t in at.get("toast")) + " ".join(w.value for w in at.warning)
+    assert "is no longer valid" in told, told
+    classroom.store.clear()
