@@ -426,3 +426,26 @@ def test_a_tab_whose_secret_was_rotated_elsewhere_is_told_and_follows(tmp_path, 
     told = " ".join(str(t.proto) for t in at.get("toast")) + " ".join(w.value for w in at.warning)
     assert "is no longer valid" in told, told
     classroom.store.clear()
+
+
+def test_redis_never_scans_the_keyspace(redis_url, monkeypatch):
+    """A publish or a close finds the room's answer keys in its own set, not by SCAN over every key
+    of the server (each publish walked all rooms' keys)."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    store = R.RedisRooms(redis_url)
+    code, token = store.create()
+    store.answer(code, "lesson.1", "s1", 1)
+    store.answer(code, "lesson.2", "s1", 0)
+
+    def no_scan(*a, **k):
+        raise AssertionError("SCAN over the keyspace")
+
+    monkeypatch.setattr(store.r, "scan_iter", no_scan)
+    monkeypatch.setattr(store.r, "scan", no_scan)
+    store.publish(code, token, {"page": "home", "params": {}})
+    assert 0 < store.r.ttl(f"answers:{code}:lesson.1") <= R.TTL
+    assert store.answers(code, "lesson.2") == {0: 1}
+    store.close(code, token)
+    assert store.r.keys("*") == [] or set(store.r.keys("*")) <= {"rooms:expires"}
