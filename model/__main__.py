@@ -52,6 +52,10 @@ def _between(lo, hi, cast=int):
     return parse
 
 
+class _Refused(Exception):
+    """A command the CLI will not carry out as given (one line, status 2); CLI-only, not a model error."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         """A bad argument: one line on stderr and status 2 (argparse would print the usage first)."""
@@ -170,8 +174,7 @@ def cmd_train(a):
     weights = registry.paths(a.name)[0]
     if weights.exists() and not a.overwrite:
         shown = weights.name if weights.parent == registry.weights_dir() else weights
-        raise InputError(
-            "overwrite",
+        raise _Refused(
             f"{shown} exists in {'the shipped weights' if weights.parent == registry.WEIGHTS_DIR else 'that folder'}: "
             "pass --overwrite to replace it, or set ATTN_WEIGHTS_DIR to train into another folder",
         )
@@ -276,7 +279,7 @@ def main(argv=None):
     a = parser().parse_args(argv)
     try:
         a.fn(a)
-    except (InputError, ModelFileError) as e:
+    except (InputError, ModelFileError, _Refused) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
