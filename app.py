@@ -8,9 +8,11 @@ import streamlit as st
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
 
 # ui.boot first (on a fresh server: the title and a loading message), then the slow imports
-from ui import boot, classroom, layout, state  # noqa: E402
+from ui import boot, classroom, hardening, layout, state  # noqa: E402
 from ui.context import RUN_SLOTS, end_run, sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
+
+hardening.apply()  # clear_cache refused, uploads dropped, metrics empty (once per process)
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
 ctx = sidebar()

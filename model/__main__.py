@@ -22,6 +22,16 @@ def _float(text):
         raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be finite, got {text[:40]}")
+    if value != 0 and abs(value) < sys.float_info.min:  # a denormal (1e-320): no setting is that small
+        raise argparse.ArgumentTypeError(f"too close to 0 to be a setting, got {text[:40]}")
+    return value
+
+
+def _temperature(text):
+    """A sampling temperature: 0 (greedy) or 1e-6 to 1000 (below that, logits / T overflow)."""
+    value = _float(text)
+    if value != 0 and not 1e-6 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"must be 0 (greedy) or from 1e-06 to 1000, got {text[:40]}")
     return value
 
 
@@ -40,6 +50,10 @@ def _between(lo, hi, cast=int):
         return value
 
     return parse
+
+
+class _Refused(Exception):
+    """A command the CLI will not carry out as given (one line, status 2); CLI-only, not a model error."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -154,6 +168,16 @@ def cmd_train(a):
 
         print(f"saved {train_default(seed=a.seed)}")
         return
+    from . import registry
+
+    registry.check_name(a.name)
+    weights = registry.paths(a.name)[0]
+    if weights.exists() and not a.overwrite:
+        shown = weights.name if weights.parent == registry.weights_dir() else weights
+        raise _Refused(
+            f"{shown} exists in {'the shipped weights' if weights.parent == registry.WEIGHTS_DIR else 'that folder'}: "
+            "pass --overwrite to replace it, or set ATTN_WEIGHTS_DIR to train into another folder",
+        )
     import torch
 
     from .train import train
@@ -220,7 +244,7 @@ def parser():
         "--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model"
     )
     g.add_argument("--prompt", default="")
-    g.add_argument("--temperature", type=_float, default=1.0, help="sampling temperature (0 = greedy)")
+    g.add_argument("--temperature", type=_temperature, default=1.0, help="sampling temperature (0 = greedy)")
     g.add_argument("--top-k", type=_between(1, 10_000_000))
     g.add_argument("--top-p", type=_between(1e-6, 1.0, float))
     g.add_argument("--seed", type=_between(0, 2**63 - 1), default=0)
@@ -228,14 +252,17 @@ def parser():
     g.set_defaults(fn=cmd_generate)
     r = sub.add_parser("train", help="train a shipped model (or the tokenizer) and save it")
     r.add_argument("name", help="tokenizer, translator, gpt, gpt-rope, gpt-alibi or gpt-local")
-    r.add_argument("--steps", type=int)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--threads", type=int)
+    r.add_argument("--steps", type=_between(1, 10_000_000), help="training steps (default: the recipe's)")
+    r.add_argument("--seed", type=_between(0, 2**63 - 1), default=0)
+    r.add_argument("--threads", type=_between(1, 1024))
     r.add_argument("--resume", action="store_true", help="continue from the saved weights")
-    r.add_argument("--lr", type=_float, help="peak learning rate (default: the recipe's)")
+    r.add_argument(
+        "--overwrite", action="store_true", help="replace weights that exist (the shipped ones too); without it, refuse"
+    )
+    r.add_argument("--lr", type=_between(1e-12, 10.0, float), help="peak learning rate (default: the recipe's)")
     r.add_argument(
         "--snapshots",
-        type=int,
+        type=_between(0, 1000),
         default=0,
         help="keep N snapshots of the run, log-spaced from step 0 to the last (the timeline page)",
     )
@@ -252,7 +279,7 @@ def main(argv=None):
     a = parser().parse_args(argv)
     try:
         a.fn(a)
-    except (InputError, ModelFileError) as e:
+    except (InputError, ModelFileError, _Refused) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

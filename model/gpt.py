@@ -106,7 +106,10 @@ def sampling_distribution(logits, sampling: Sampling):
         probs = torch.zeros_like(logits)
         probs[logits.argmax()] = 1.0
         return probs, probs > 0
-    probs = F.softmax(logits / sampling.temperature, dim=-1)
+    scaled = logits / sampling.temperature
+    if not torch.isfinite(scaled).all():  # a temperature so small that logits / T overflow: greedy, its limit
+        return sampling_distribution(logits, Sampling(0.0))
+    probs = F.softmax(scaled, dim=-1)
     keep = torch.ones_like(probs, dtype=torch.bool)
     order = probs.argsort(descending=True)
     if sampling.top_k is not None:

@@ -299,6 +299,8 @@ class ModelRunner(TracesText):
                 )
             )
             text = self.tokenizer.decode(ids)
+            if not has_ordinary(text):  # the part the model reads is all unusual characters: re-read, it is empty
+                raise InputError("empty", "the text is empty: type a sentence")
         unseen = corpus.unknown_words(text)
         if unseen:
             words = ", ".join(unseen[:12])

@@ -87,3 +87,74 @@ def test_training_smoke_run_saves_loadable_safetensors(tmp_path):
     meta = json.loads((tmp_path / "gpt-rope.json").read_text())
     assert meta["config"]["positional"] == "rope" and meta["trained"]["steps"] == 3
     assert not list(tmp_path.glob("*.tmp"))
+
+
+# -- issue 26: every bad number is one line and status 2; train never overwrites without --overwrite --
+BAD_NUMBERS = {
+    "generate temperature 1e-320": ["generate", "--temperature", "1e-320"],
+    "generate temperature 1e-300": ["generate", "--temperature", "1e-300"],
+    "generate temperature inf": ["generate", "--temperature", "inf"],
+    "train steps 0": ["train", "gpt", "--steps", "0"],
+    "train steps -1": ["train", "gpt", "--steps", "-1"],
+    "train steps 1.5": ["train", "gpt", "--steps", "1.5"],
+    "train seed -1": ["train", "gpt", "--seed", "-1"],
+    "train threads 0": ["train", "gpt", "--threads", "0"],
+    "train snapshots -3": ["train", "gpt", "--snapshots", "-3"],
+    "train lr nan": ["train", "gpt", "--lr", "nan"],
+    "train lr 1e-320": ["train", "gpt", "--lr", "1e-320"],
+    "trace temperature 5e-324": ["trace", "--text", "The cat", "--temperature", "5e-324"],
+}
+
+
+def main_in_process(args, capsys):
+    from model.__main__ import main
+
+    try:
+        code = main(["--device", "cpu", *args])
+    except SystemExit as e:  # argparse's exit
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, [ln for ln in out.err.splitlines() if ln.strip()]
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """model.train.train replaced by a recorder: nothing here trains or writes weights."""
+    import model.train
+
+    calls = []
+    monkeypatch.setattr(model.train, "train", lambda name, **kw: calls.append((name, kw)) or {})
+    return calls
+
+
+@pytest.mark.parametrize("case", list(BAD_NUMBERS))
+def test_bad_numbers_exit_2_with_one_line(case, capsys, monkeypatch, no_training):
+    monkeypatch.setenv("ATTN_RANDOM_WEIGHTS", "1")
+    code, out, err = main_in_process(BAD_NUMBERS[case], capsys)
+    assert code == 2, (code, out, err)
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    assert not no_training
+
+
+def test_train_refuses_to_overwrite_the_shipped_weights(capsys, monkeypatch, no_training):
+    from model import registry
+
+    monkeypatch.delenv("ATTN_WEIGHTS_DIR", raising=False)
+    weights = registry.paths("gpt")[0]
+    assert weights.exists(), "the shipped gpt weights are part of the repository"
+    before = weights.stat().st_mtime_ns
+    code, _, err = main_in_process(["train", "gpt"], capsys)
+    assert code == 2 and len(err) == 1 and "--overwrite" in err[0] and "gpt.safetensors" in err[0], err
+    assert not no_training and weights.stat().st_mtime_ns == before
+    code, _, err = main_in_process(["train", "gpt", "--resume", "--steps", "5"], capsys)
+    assert code == 2 and "--overwrite" in err[0] and not no_training
+
+
+def test_train_with_overwrite_or_into_a_new_folder_goes_ahead(tmp_path, capsys, monkeypatch, no_training):
+    monkeypatch.delenv("ATTN_WEIGHTS_DIR", raising=False)
+    code, _, err = main_in_process(["train", "gpt", "--steps", "5", "--overwrite"], capsys)
+    assert code == 0, err
+    monkeypatch.setenv("ATTN_WEIGHTS_DIR", str(tmp_path))
+    code, _, err = main_in_process(["train", "gpt-rope", "--steps", "7"], capsys)
+    assert code == 0, err
+    assert [(n, kw["steps"]) for n, kw in no_training] == [("gpt", 5), ("gpt-rope", 7)]

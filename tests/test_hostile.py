@@ -504,3 +504,71 @@ def test_a_link_with_an_odd_spelling_of_an_allowed_name(spelling, monkeypatch):
     at = open_page("pages/home.py", spelling)
     assert at.session_state["model"] == "hf:all-minilm-l6-v2"
     assert at.query_params["model"] in ("hf:all-minilm-l6-v2", ["hf:all-minilm-l6-v2"])
+
+
+# -- issue 26: reachable crashes, as a class ---------------------------------------------------------
+from tests.apptest import app_copy, notices, open_page  # noqa: E402
+from ui import state as url_state  # noqa: E402
+
+STORY = " ".join(["The cat sat on the mat. It was happy."] * 20)  # longer than a GPT's window (126 tokens)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1e-45", 0.0), ("1e-320", 0.0), ("-1e-300", 0.0), ("inf", 3.0), ("-inf", 0.0), ("1e400", 3.0)],
+)
+def test_clamped_link_numbers_are_finite_and_normal(raw, expected):
+    value = url_state.clamped("stemp", 0.0, 3.0)(raw)
+    assert value == expected and (value == 0 or abs(value) >= 1e-6)
+
+
+@pytest.mark.parametrize("raw", ["nan", "1e-45", "5e-324", "inf", "-inf"])
+def test_ranged_link_numbers_refuse_what_is_not_a_normal_number(raw):
+    with pytest.raises(ValueError):
+        url_state.number(0.0, 20.0)(raw)
+
+
+def test_generation_with_a_denormal_sampling_temperature_runs_to_the_end():
+    at = open_page("pages/generation.py", "gpt", stemp="1e-45")
+    assert "showing 0.0" in notices(at)  # read as 0 (greedy), and said so
+    next(b for b in at.button if b.label == "Run to the end").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_intervene_with_a_story_longer_than_the_window():
+    at = open_page("pages/intervene.py", "gpt", text=STORY)
+    shown = notices(at) + " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "cut to its first" in shown
+    assert at.get("plotly_chart"), "no chart on the intervene page"
+
+
+def test_temperature_page_with_a_window_of_unusual_characters():
+    """40 U+FFFF fill the translator's window (3 byte tokens each): the part the model reads is empty."""
+    at = open_page("pages/temperature.py", "translator", text="\uffff" * 40 + " The cat sat on the mat." * 10)
+    assert "Type a sentence" in " ".join(i.value for i in at.info)
+
+
+def test_a_room_state_over_the_limit_is_trimmed_with_a_notice(tmp_path, monkeypatch):
+    """A teacher's link whose values make the room's state larger than the store takes: the largest
+    parameters are left out (students keep their own), the teacher is told, the page runs on."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import classroom, rooms
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    monkeypatch.setattr(rooms, "MAX_STATE", 5000)
+    monkeypatch.setattr(classroom, "MAX_STATE", 5000)
+    classroom.store.clear()
+    store = rooms.rooms_from_setting()
+    code, token = store.create()
+    at = AppTest.from_file(str(app_copy("pages/positional.py")), default_timeout=120)
+    at.session_state["_room_code"], at.session_state["_room_token"] = code, token
+    at.query_params.update(model="gpt", lang="en", text="\x01" * 499 + "a", a="\x02" * 499 + "b", b="狗咬人")
+    at.run()
+    classroom.store.clear()
+    assert not at.exception, [e.value for e in at.exception]
+    room = store.get(code)
+    assert room.version >= 1 and room.state["page"] in ("positional", "")  # app_copy makes it the default page
+    assert "a" not in room.state["params"] or "text" not in room.state["params"]
+    assert room.state["params"].get("b") == "狗咬人"
+    assert any("too long to share with the class" in str(getattr(e, "proto", "")) for e in at.get("toast"))

@@ -318,3 +318,134 @@ def test_redis_down_is_a_store_error():
     for call in (store.create, lambda: store.get("ABCDEFGH"), lambda: store.publish("ABCDEFGH", "t", {})):
         with pytest.raises(R.StoreError):
             call()
+
+
+# -- issue 26 in the app (AppTest): a full server and a broken store are notices, the page runs on --
+
+
+def _teacher_app(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest import app_copy
+    from ui import classroom
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    classroom.store.clear()
+    at = AppTest.from_file(str(app_copy("pages/home.py")), default_timeout=120)
+    at.query_params.update(model="gpt", lang="en")
+    return at, classroom
+
+
+def test_a_full_server_says_so_when_a_teacher_opens_a_room(tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    at.run()
+    classroom.store().max_rooms = 0
+    at.button(key="_room_open_btn").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "cannot open another room" in " ".join(w.value for w in at.warning)
+    assert "_room_code" not in at.session_state
+    classroom.store.clear()
+
+
+class _BrokenStore(R.SQLiteRooms):
+    """A store whose every write fails as a full disk does."""
+
+    def publish(self, code, token, state):
+        raise R.StoreError("database or disk is full")
+
+
+def test_a_broken_store_gives_the_teacher_a_notice_and_the_page_runs_on(tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    broken = _BrokenStore(tmp_path / "rooms.sqlite3")
+    code, token = broken.create()
+    monkeypatch.setattr(classroom, "store", lambda: broken)
+    at.session_state["_room_code"], at.session_state["_room_token"] = code, token
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("cannot be reached right now" in str(t.proto) for t in at.get("toast"))
+    assert at.get("plotly_chart"), "the home page's heatmap is missing"
+    assert at.session_state["_room_code"] == code  # still the teacher: the next change tries again
+
+
+@pytest.mark.parametrize("raw", ["ab@cd.ef", "www.evil.com", "![](x)"])
+def test_the_room_not_found_notice_shows_a_link_value_as_plain_text(raw, tmp_path, monkeypatch):
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    at.query_params["room"] = raw
+    at.run()
+    classroom.store.clear()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(w.value for w in at.warning if "No open room" in w.value)
+    assert shown, [w.value for w in at.warning]
+    assert raw not in shown  # escaped or defanged: never a live link, a mail link or an image
+    plain = shown.replace("\\", "")  # what the reader sees once Markdown's escapes are read
+    assert "[@]" in plain or "[.]" in plain or "\\!\\[" in shown, shown
+
+
+def test_every_tab_of_one_browser_answers_as_one_student(tmp_path, monkeypatch):
+    """The student id is a random id the browser keeps (cookie attn_browser): a second tab of the
+    same browser answers as the same student, so it replaces its vote instead of adding one."""
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    store = classroom.store()
+    code, _ = store.create()
+    at.query_params["room"] = code
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    first = at.session_state["_room_student"]
+    assert len(first) == 16
+    scripts = [str(e.proto) for e in at.get("html")]
+    assert any(f"attn_browser={first}" in s for s in scripts), scripts  # written into the browser
+
+    second, _ = _teacher_app(tmp_path, monkeypatch)
+    monkeypatch.setattr(classroom, "_cookies", lambda: {"attn_browser": first})  # the cookie it sent
+    second.query_params["room"] = code
+    second.run()
+    assert second.session_state["_room_student"] == first
+    assert not any("attn_browser" in str(e.proto) for e in second.get("html"))
+    store.answer(code, "lesson.1", at.session_state["_room_student"], 0)
+    store.answer(code, "lesson.1", second.session_state["_room_student"], 2)
+    assert store.answers(code, "lesson.1") == {2: 1}  # one browser, one vote (its last)
+    classroom.store.clear()
+
+
+def test_a_tab_whose_secret_was_rotated_elsewhere_is_told_and_follows(tmp_path, monkeypatch):
+    """The teacher rotated the secret in another tab: this tab's next change is refused, it says
+    so and follows the room as a student."""
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    store = classroom.store()
+    code, token = store.create()
+    at.session_state["_room_code"], at.session_state["_room_token"] = code, token
+    at.run()
+    version = store.get(code).version
+    assert version >= 1  # this tab moved the room
+    store.rotate(code, token)  # ... and another tab took a new secret
+    at.session_state["_room_published"] = None  # the next run publishes its view again
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert store.get(code).version == version  # the stale secret moved nobody
+    assert "_room_token" not in at.session_state and at.session_state["_room_code"] == code
+    told = " ".join(str(t.proto) for t in at.get("toast")) + " ".join(w.value for w in at.warning)
+    assert "is no longer valid" in told, told
+    classroom.store.clear()
+
+
+def test_redis_never_scans_the_keyspace(redis_url, monkeypatch):
+    """A publish or a close finds the room's answer keys in its own set, not by SCAN over every key
+    of the server (each publish walked all rooms' keys)."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    store = R.RedisRooms(redis_url)
+    code, token = store.create()
+    store.answer(code, "lesson.1", "s1", 1)
+    store.answer(code, "lesson.2", "s1", 0)
+
+    def no_scan(*a, **k):
+        raise AssertionError("SCAN over the keyspace")
+
+    monkeypatch.setattr(store.r, "scan_iter", no_scan)
+    monkeypatch.setattr(store.r, "scan", no_scan)
+    store.publish(code, token, {"page": "home", "params": {}})
+    assert 0 < store.r.ttl(f"answers:{code}:lesson.1") <= R.TTL
+    assert store.answers(code, "lesson.2") == {0: 1}
+    store.close(code, token)
+    assert store.r.keys("*") == [] or set(store.r.keys("*")) <= {"rooms:expires"}

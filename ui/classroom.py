@@ -74,8 +74,22 @@ def following() -> bool:
     return bool(code() and not is_teacher() and st.session_state.get("_room_follow", True))
 
 
+BROWSER_COOKIE = "attn_browser"  # a random id this browser keeps: one vote per browser and step
+BROWSER_COOKIE_AGE = 180 * 24 * 3600
+
+
 def student_id() -> str:
-    return st.session_state.setdefault("_room_student", secrets.token_hex(8))
+    """This browser's id for the room's answers: the attn_browser cookie it sent when the session
+    started, else a new random id that the next write_cookie() stores in the browser. Every tab
+    of one browser answers as one student (a second answer replaces the first)."""
+    if "_room_student" not in st.session_state:
+        kept = _cookies().get(BROWSER_COOKIE, "")
+        if len(kept) == 16 and all(ch in "0123456789abcdef" for ch in kept):
+            st.session_state["_room_student"] = kept
+        else:
+            st.session_state["_room_student"] = secrets.token_hex(8)
+            st.session_state["_room_browser_write"] = True
+    return st.session_state["_room_student"]
 
 
 def _store_failed(e: Exception) -> str:
@@ -123,19 +137,23 @@ def _remember(room_code: str | None, token: str | None) -> None:
 def write_cookie() -> None:
     """Write the teacher cookie asked for by _remember (a script in st.html, run once in the browser).
     The value is the room code and a URL-safe token; json.dumps quotes it for the script."""
+    cookies = []
     value = st.session_state.pop("_room_cookie", None)
-    if value is None:
+    if value is not None:
+        cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
+    if st.session_state.pop("_room_browser_write", False):
+        cookies.append(f"{BROWSER_COOKIE}={student_id()}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
+    if not cookies:
         return
-    age = 0 if not value else TTL
+    secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
-        "<script>document.cookie = "
-        + json.dumps(f"{COOKIE}={value}; path=/; max-age={age}; SameSite=Strict")
-        + " + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        "<script>" + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies) + "</script>",
         unsafe_allow_javascript=True,
     )
 
 
 def _become_student(room_code: str, message: str | None = None) -> None:
+    student_id()  # this browser's id, read from its cookie or made now (and written this run)
     st.session_state.pop("_room_token", None)
     st.session_state.pop("_room_published", None)
     st.session_state.update(_room_code=room_code, _room_follow=True, _room_version=-1)

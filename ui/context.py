@@ -151,7 +151,7 @@ def _text_box() -> str:
 
 
 def _typed(box: str) -> None:
-    st.session_state[TEXT_KEY] = st.session_state[box]
+    st.session_state[TEXT_KEY] = st.session_state[box][: state.TEXT_READ_MAX]
 
 
 def sidebar() -> Context:
@@ -169,11 +169,21 @@ def sidebar() -> Context:
     state.url_param("device", "auto", state.choice(("auto", "cpu")), key="device")
     state.url_param("present", False, state.flag, key="present")
 
+    if len(st.session_state[TEXT_KEY]) > state.TEXT_READ_MAX:  # a client of its own can send more than the box takes
+        st.session_state[TEXT_KEY] = st.session_state[TEXT_KEY][: state.TEXT_READ_MAX]
     with st.sidebar:
         st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
         _hf_picker()
         box = _text_box()
-        st.text_area(t("sentence"), key=box, height=90, help=t("sentence_help"), on_change=_typed, args=(box,))
+        st.text_area(
+            t("sentence"),
+            key=box,
+            height=90,
+            help=t("sentence_help"),
+            max_chars=state.TEXT_READ_MAX,
+            on_change=_typed,
+            args=(box,),
+        )
         # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
         # constant CSS), said in the reader's language by the help, and a labelled button applies too
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")

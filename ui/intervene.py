@@ -122,6 +122,8 @@ def outputs(run: Run, target: tuple | None = None) -> dict:
         probs, ids = intervene.step_probs(m, run.text, iv, target=list(target) if target else None)
         return {"probs": probs.astype(np.float32), "ids": list(ids), "labels": m.tokenizer.labels(list(ids))}
     ids, written, first = intervene.continuation(m, run.text, iv)
+    if first is None:  # the text fills the model's window: nothing is written; the bars are its last position's
+        first = intervene.step_probs(m, run.text, iv)[0][-1]
     return {"probs": first[None].astype(np.float32), "ids": list(ids), "continuation": written}
 
 

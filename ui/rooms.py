@@ -301,7 +301,7 @@ class SQLiteRooms(RoomStore):
 
 class RedisRooms(RoomStore):
     """room:{code} a hash (token, state, version) and answers:{code}:{step} a hash student -> choice,
-    both expiring with the room; rooms:expires a sorted set code -> expiry time, the index that
+    both expiring with the room, with steps:{code} the set of that room's answer keys; rooms:expires a sorted set code -> expiry time, the index that
     counts open rooms (entries past their time are removed by score, not by a scan)."""
 
     INDEX = "rooms:expires"
@@ -366,8 +366,9 @@ class RedisRooms(RoomStore):
         pipe.hincrby(key, "version", 1)
         pipe.expire(key, int(self.ttl))
         pipe.zadd(self.INDEX, {code: time.time() + self.ttl})
-        for step_key in self.r.scan_iter(f"answers:{code}:*"):
+        for step_key in self.r.smembers(f"steps:{code}"):  # this room's answer keys, not a scan of all keys
             pipe.expire(step_key, int(self.ttl))
+        pipe.expire(f"steps:{code}", int(self.ttl))
         return int(pipe.execute()[1])
 
     def answer(self, code, step, student, choice):
@@ -377,6 +378,8 @@ class RedisRooms(RoomStore):
         pipe = self.r.pipeline()
         pipe.hset(key, str(student)[:MAX_ANSWER], int(choice))
         pipe.expire(key, int(self.ttl))
+        pipe.sadd(f"steps:{code}", key)
+        pipe.expire(f"steps:{code}", int(self.ttl))
         pipe.execute()
 
     def answers(self, code, step):
@@ -387,7 +390,7 @@ class RedisRooms(RoomStore):
 
     def close(self, code, token):
         self._check(code, token)
-        keys = [f"room:{code}", *self.r.scan_iter(f"answers:{code}:*")]
+        keys = [f"room:{code}", f"steps:{code}", *self.r.smembers(f"steps:{code}")]
         self.r.delete(*keys)
         self.r.zrem(self.INDEX, code)
         self._mine().pop(code, None)

@@ -8,6 +8,7 @@ widget then owns the value, and sync_url() writes the current values back into t
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -174,19 +175,34 @@ def _within(cast, lo, hi) -> Callable[[str], Any]:
         v = cast(raw)
         if (isinstance(v, float) and not math.isfinite(v)) or not lo <= v <= hi:
             raise ValueError(raw)
+        if isinstance(v, float) and v != 0 and abs(v) < TINY:  # a denormal or near one: not a setting
+            raise ValueError(raw)
         return v
 
     return parse
 
 
+TINY = 1e-6  # a link's number nearer to 0 than this is read as 0: no denormal (1e-45) reaches a model
+
+
+def _normal(v: float) -> float:
+    """v as a finite, normal number: NaN is invalid, +-inf the largest float, |v| < TINY 0."""
+    if math.isnan(v):
+        raise ValueError(v)
+    if math.isinf(v):
+        return math.copysign(sys.float_info.max, v)
+    return 0.0 if abs(v) < TINY else v
+
+
 def clamped(name: str, lo, hi, cast=float) -> Callable[[str], Any]:
-    """A link's number limited to lo..hi, with a notice when it was outside; NaN is invalid."""
+    """A link's number limited to lo..hi, with a notice when it was outside; NaN is invalid, and a
+    number nearer to 0 than TINY is 0 (with the notice), so 1e-45 never reaches torch."""
 
     def parse(raw: str):
         v = float(raw)
         if math.isnan(v):
             raise ValueError(raw)
-        fixed = cast(min(max(v, lo), hi))
+        fixed = cast(min(max(_normal(v), lo), hi))
         if fixed != v:
             _notices().append(t("url_clamped", name=md(name), value=echo(raw, 20), lo=lo, hi=hi, shown=fixed))
         return fixed

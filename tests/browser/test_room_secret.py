@@ -58,8 +58,12 @@ def test_the_secret_never_in_the_address_and_rotating_it_locks_out_an_old_copy(s
     teacher = new_page()
     goto(teacher, server.url + "/", 300)
     teacher.get_by_text("Classroom").first.click()
-    click_and_settle(teacher.get_by_role("button", name="Open a room (teacher)"), teacher)
-    assert wait_for(teacher, lambda: "room" in query(teacher))
+    open_button = teacher.get_by_role("button", name="Open a room (teacher)")
+    open_button.wait_for(state="visible")
+    click_and_settle(open_button, teacher)
+    assert wait_for(teacher, lambda: "room" in query(teacher), 60), teacher.screenshot(
+        path=str(SCREENSHOTS / "room-secret-open.png")
+    )
     code = query(teacher)["room"]
     assert wait_for(teacher, lambda: teacher_cookie(teacher) is not None), "no teacher cookie written"
     cookie = teacher_cookie(teacher)

@@ -1,0 +1,182 @@
+"""Issue 26: what a client that speaks Streamlit's websocket protocol itself (as bench/load.py's
+students do) can send that no control of the app offers, against a real server with the
+production config: the clear_cache message, a sentence far longer than the box takes, and
+Streamlit's metrics route. ui/hardening.py and .streamlit/config.toml refuse them."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import quote
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.browser.helpers import SCREENSHOTS, AppServer, has_trained_weights
+
+websockets = pytest.importorskip("websockets")
+
+
+@pytest.fixture(scope="module")
+def server():
+    env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    s = AppServer(env=env, log=SCREENSHOTS / "streamlit-protocol.log")
+    try:
+        s.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+    yield s
+    s.stop()
+
+
+class Client:
+    """One websocket session; run() sends a BackMsg and collects the ForwardMsgs until the script
+    finished (or the server closed the socket)."""
+
+    def __init__(self, ws):
+        self.ws = ws
+
+    async def run(self, msg: BackMsg, timeout: float = 120) -> list[ForwardMsg]:
+        await self.ws.send(msg.SerializeToString())
+        out = []
+        while True:
+            data = await asyncio.wait_for(self.ws.recv(), timeout)
+            m = ForwardMsg()
+            m.ParseFromString(data)
+            out.append(m)
+            if m.WhichOneof("type") == "script_finished":
+                return out
+
+
+def rerun(query: str = "", widgets=None) -> BackMsg:
+    m = BackMsg()
+    m.rerun_script.query_string = query
+    m.rerun_script.page_name = ""
+    for wid, value in widgets or ():
+        w = m.rerun_script.widget_states.widgets.add()
+        w.id, w.string_value = wid, value
+    return m
+
+
+def text_area(msgs: list[ForwardMsg]):
+    """The sidebar sentence box's proto in a run's messages."""
+    for m in msgs:
+        if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+            el = m.delta.new_element
+            if el.WhichOneof("type") == "text_area":
+                return el.text_area
+    raise AssertionError("no text area in the run")
+
+
+async def session(server, body):
+    uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
+    async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
+        return await body(Client(ws))
+
+
+def test_clear_cache_from_a_client_is_refused(server):
+    """Streamlit obeys clear_cache by clearing every shared cache and the session's state; here
+    the session keeps its sentence (its state was not cleared) and the server logs the refusal."""
+
+    async def body(c):
+        await c.run(rerun("text=" + quote("The dog sees the moon")))
+        clear = BackMsg()
+        clear.clear_cache = True
+        await c.ws.send(clear.SerializeToString())
+        await asyncio.sleep(1.0)
+        return text_area(await c.run(rerun("")))  # no text in the link: the session's own sentence
+
+    box = asyncio.run(session(server, body))
+    assert box.value == "The dog sees the moon" or box.default == "The dog sees the moon", box
+    deadline = time.time() + 10
+    while "refused a clear_cache message" not in server.log_tail(400) and time.time() < deadline:
+        time.sleep(0.2)
+    assert "refused a clear_cache message" in server.log_tail(400)
+
+
+def test_a_sentence_longer_than_the_box_is_cut_and_a_huge_one_refused(server):
+    """The box takes 2,000 characters; a client sending 500,000 gets them cut to 2,000 in its
+    session, and one sending 3 MB messages (over server.maxWidgetStateSize) grows nothing."""
+
+    async def body(c):
+        box = text_area(await c.run(rerun("text=" + quote("The cat sat"))))
+        assert box.max_chars == 2000
+        long_box = text_area(await c.run(rerun("", [(box.id, "The cat sat. " * 40_000)])))
+        rss0 = server.rss_bytes()
+        for _ in range(10):
+            try:
+                await c.run(rerun("", [(box.id, "x" * 3_000_000)]), timeout=20)
+            except (TimeoutError, websockets.ConnectionClosed):
+                break
+        return long_box, rss0, server.rss_bytes()
+
+    long_box, rss0, rss1 = asyncio.run(session(server, body))
+    shown = long_box.value if long_box.HasField("value") else long_box.default
+    assert len(shown) <= 2000, len(shown)
+    print(f"server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB after 10 x 3 MB sentences")
+    assert rss1 - rss0 < 30 * 2**20
+
+
+def test_metrics_tell_a_visitor_nothing(server):
+    asyncio.run(session(server, lambda c: c.run(rerun(""))))  # the app has run: hardening is applied
+    with urllib.request.urlopen(server.url + "/_stcore/metrics", timeout=10) as r:
+        body = r.read().decode()
+    for secret in ("session", "cache_memory_bytes", "trace", "_shipped"):
+        assert secret not in body, body[:500]
+
+
+def _upload(server, session_id: str, n: int, size: int) -> list[int]:
+    """n PUTs of `size` bytes to Streamlit's upload route for session_id, with the XSRF cookie and
+    header a browser would send. Returns the status codes."""
+    import http.cookiejar
+    import uuid
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(server.url + "/_stcore/health", timeout=10).read()  # sets the XSRF cookie
+    xsrf = next((c.value for c in jar if c.name == "_streamlit_xsrf"), "")
+    statuses = []
+    for _ in range(n):
+        boundary = uuid.uuid4().hex
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + b"\0" * size
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        req = urllib.request.Request(
+            f"{server.url}/_stcore/upload_file/{session_id}/{uuid.uuid4().hex}",
+            data=body,
+            method="PUT",
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf},
+        )
+        try:
+            with opener.open(req, timeout=20) as r:
+                statuses.append(r.status)
+        except urllib.error.HTTPError as e:
+            statuses.append(e.code)
+    return statuses
+
+
+def test_uploads_are_dropped(server):
+    """The app has no uploader; Streamlit would keep every uploaded file in the session's memory."""
+
+    async def body(c):
+        msgs = await c.run(rerun(""))
+        session_id = next(m.new_session.initialize.session_id for m in msgs if m.WhichOneof("type") == "new_session")
+        rss0 = server.rss_bytes()
+        statuses = await asyncio.to_thread(_upload, server, session_id, 200, 500_000)
+        await asyncio.sleep(1.0)
+        return statuses, rss0, server.rss_bytes()
+
+    statuses, rss0, rss1 = asyncio.run(session(server, body))
+    print(
+        f"200 x 500 kB uploads: statuses {sorted(set(statuses))}, server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB"
+    )
+    assert set(statuses) == {204}, statuses  # accepted as a browser's upload would be...
+    assert rss1 - rss0 < 50 * 2**20, (statuses, rss0, rss1)  # ...and dropped: 100 MB never kept
