@@ -54,7 +54,14 @@ _EVERY_PAGE_CSS = (
     "<style>"
     + _small_text_selectors()
     + " {display: none;}"
+    # code in a caption: Streamlit draws it in a pale green (#6d9c8f, 2.98:1 on the page: axe-core's
+    # colour-contrast rule); the theme's dark green instead (7:1)
+    # (the caption is drawn at 60 % opacity: the caption's own colour, as its text, passes)
+    + " [data-testid='stCaptionContainer'] code {color: inherit;}"
     + " @media (max-width: 480px) {"
+    # a formula wider than a phone scrolls in a box a keyboard cannot reach (axe-core's serious
+    # scrollable-region-focusable): drawn at 80 % there, the tutorial's formulas fit in 356 px
+    + " .katex-display > .katex {font-size: 0.8em !important;}"
     + " [data-testid='stTabs'] [role='tablist'] {flex-wrap: wrap; row-gap: 0.25rem;}"
     + " [data-testid='stTabs'] [data-baseweb='tab-highlight'], [data-testid='stTabs'] [data-baseweb='tab-border']"
     + " {display: none;}"
