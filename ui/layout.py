@@ -69,6 +69,7 @@ _EVERY_PAGE_CSS = (
     + " [data-testid='stTable'] th, [data-testid='stTable'] td, [data-testid='stTable'] td *,"
     + " [data-testid='stTable'] th * {white-space: normal !important; overflow-wrap: anywhere;"
     + " word-break: break-word; hyphens: auto;}"
+    + " [data-testid='stTable'] p {word-break: break-all !important; overflow-wrap: anywhere !important;}"
     + " [data-testid='stTabs'] [role='tablist'] {flex-wrap: wrap; row-gap: 0.25rem;}"
     + " [data-testid='stTabs'] [data-baseweb='tab-highlight'], [data-testid='stTabs'] [data-baseweb='tab-border']"
     + " {display: none;}"

@@ -20,7 +20,7 @@ DEFAULT_LABELS = {
 }
 
 
-LEGEND_CHARS = 40  # a legend line's most characters: at 12-13 px about 250 px, inside a 390 px phone
+LEGEND_CHARS = 32  # a legend line's most columns: about 200 px at 12.8 px, inside a phone's plot area (287 px)
 
 
 def legend_name(name: str, width: int = LEGEND_CHARS) -> str:

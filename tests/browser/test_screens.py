@@ -106,10 +106,22 @@ def test_presentation_mode_puts_the_main_chart_on_the_first_screen(app_server, n
     assert not bad, "\n".join(bad)
 
 
-def test_the_page_switcher_stays_in_presentation_mode(app_server, new_page):
+def test_the_page_switcher_stays_in_presentation_mode_and_the_room_code_is_large(app_server, new_page):
     page = new_page(viewport={"width": 1280, "height": 800})
-    goto(page, url(app_server.url, "attention", "", present=1))
+    goto(page, url(app_server.url, "attention", ""))
+    page.get_by_text("Classroom").first.click()
+    page.get_by_role("button", name="Open a room (teacher)").click()
+    page.wait_for_function("() => location.search.includes('room=')")
+    settle(page)
+    page.locator("section[data-testid='stSidebar'] label", has_text="Presentation mode").click()
+    page.wait_for_function("() => location.search.includes('present=1')")
+    settle(page)
     assert page.locator("section[data-testid='stSidebar']").first.is_hidden()
+    code_px = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector('.st-key-room_banner strong')).fontSize)"
+    )
+    print(f"room code on the projector: {code_px} px")
+    assert code_px >= 48
     page.get_by_role("button", name="Pages").click()
     links = page.locator("[data-testid='stPopoverBody'] a[data-testid='stPageLink-NavLink']")
     links.first.wait_for()
