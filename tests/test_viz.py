@@ -558,3 +558,21 @@ def test_one_direction_for_every_diverging_scale():
     assert _low_high(matrix(-np.abs(signed), "x", "y", "v").data[0].colorscale) == (blue, white)
     alibi = alibi_grid(-np.abs(signed)[None], [0.5])
     assert _low_high(alibi.data[0].colorscale) == (blue, white)
+
+
+def test_legend_names_break_to_fit_a_phone():
+    """A legend entry never wider than LEGEND_CHARS columns (a Chinese character counts two):
+    plotly does not wrap one entry, and the cost page's ran 29 px (English) and 11 px (Chinese)
+    past a 390 px phone."""
+    from viz.curves import LEGEND_CHARS, _cols, legend_name
+
+    for name in (
+        "one attention matrix, d_model 768, 12 heads (BERT-base, GPT-2)",
+        "一个注意力矩阵，d_model 768，12 个头（BERT-base、GPT-2）",
+        "peak measured, ours: d_model 128, 4 heads",
+        "x" * 90,
+    ):
+        parts = legend_name(name).split("<br>")
+        assert len(parts) >= 2 and all(_cols(p) <= LEGEND_CHARS for p in parts), parts
+        assert "".join(parts).replace(" ", "") == name.replace(" ", "")  # nothing lost
+    assert legend_name("L2 H2") == "L2 H2" and legend_name("<b>") == "&lt;b&gt;"

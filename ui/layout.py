@@ -54,7 +54,22 @@ _EVERY_PAGE_CSS = (
     "<style>"
     + _small_text_selectors()
     + " {display: none;}"
+    # code in a caption: Streamlit draws it in a pale green (#6d9c8f, 2.98:1 on the page: axe-core's
+    # colour-contrast rule); the theme's dark green instead (7:1)
+    # (the caption is drawn at 60 % opacity: the caption's own colour, as its text, passes)
+    + " [data-testid='stCaptionContainer'] code {color: inherit;}"
     + " @media (max-width: 480px) {"
+    # a formula wider than a phone scrolls in a box a keyboard cannot reach (axe-core's serious
+    # scrollable-region-focusable): drawn at 80 % there, the tutorial's formulas fit in 356 px
+    + " .katex-display > .katex {font-size: 0.8em !important;}"
+    # a static table (st.table: the architecture page's comparison, 543 px) wraps its words in
+    # the phone's width instead of scrolling in a box (the same axe-core rule)
+    + " [data-testid='stTable'] table {table-layout: fixed; width: 100%;}"
+    + " [data-testid='stTable'] th, [data-testid='stTable'] td {font-size: 0.8rem; padding: 0.25rem !important;}"
+    + " [data-testid='stTable'] th, [data-testid='stTable'] td, [data-testid='stTable'] td *,"
+    + " [data-testid='stTable'] th * {white-space: normal !important; overflow-wrap: anywhere;"
+    + " word-break: break-word; hyphens: auto;}"
+    + " [data-testid='stTable'] p {word-break: break-all !important; overflow-wrap: anywhere !important;}"
     + " [data-testid='stTabs'] [role='tablist'] {flex-wrap: wrap; row-gap: 0.25rem;}"
     + " [data-testid='stTabs'] [data-baseweb='tab-highlight'], [data-testid='stTabs'] [data-baseweb='tab-border']"
     + " {display: none;}"

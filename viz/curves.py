@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,7 +20,7 @@ DEFAULT_LABELS = {
 }
 
 
-LEGEND_CHARS = 40  # a legend line's most characters: at 12-13 px about 250 px, inside a 390 px phone
+LEGEND_CHARS = 32  # a legend line's most columns: about 200 px at 12.8 px, inside a phone's plot area (287 px)
 
 
 def legend_name(name: str, width: int = LEGEND_CHARS) -> str:
@@ -27,14 +28,31 @@ def legend_name(name: str, width: int = LEGEND_CHARS) -> str:
     word longer than that stays whole): plotly never wraps one entry, so a long name ran off a
     phone's screen ("one attention matrix, d_model 768, 12 heads (BERT-base, GPT-2)")."""
     out, line = [], ""
-    for word in str(name).split(" "):
-        if line and len(line) + 1 + len(word) > width:
+    for word in _chunks(str(name).split(" "), width):
+        if line and _cols(line) + 1 + _cols(word) > width:
             out.append(line)
             line = word
         else:
             line = f"{line} {word}" if line else word
     out.append(line)
     return "<br>".join(esc(part) for part in out)
+
+
+def _cols(text: str) -> int:
+    """Display width: a Chinese character (East Asian wide or full-width) takes two columns."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _chunks(words, width: int):
+    """The words, each cut into pieces of at most ``width`` columns (Chinese has no spaces)."""
+    for word in words:
+        piece = ""
+        for c in word:
+            if piece and _cols(piece + c) > width:
+                yield piece
+                piece = ""
+            piece += c
+        yield piece
 
 
 def lines(series, hover: str, name_in_hover: bool = True, first: int = 0, **trace) -> list[go.Scatter]:

@@ -89,7 +89,7 @@ def new_page(browser, request):
     made = []
 
     def make(**context_args):
-        ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True, locale="en-US", **context_args)
+        ctx = browser.new_context(**{"viewport": VIEWPORT, "accept_downloads": True, "locale": "en-US", **context_args})
         page = ctx.new_page()
         page.set_default_timeout(30_000)
         page.rec = Recorder(page)

@@ -378,8 +378,21 @@ MEASURE_JS = f"""() => {{
         legends_out.push({{chart_right: Math.round(r.right), legend_right: Math.round(l.right), legend_left: Math.round(l.left)}});
     }}
   }}
+  // presentation mode's main slot (ui.layout.main_area): the charts in it that start on the
+  // first screen, and the box they span together (two heatmaps side by side count as one view)
+  const slot = document.querySelector('.st-key-present_main');
+  const lead = slot ? charts.filter(c => slot.contains(c)).map(box).filter(b => b.top < vh) : [];
+  const main_row = lead.length ? {{
+    count: lead.length,
+    left: Math.min(...lead.map(b => b.left)),
+    right: Math.max(...lead.map(b => b.left + b.width)),
+    top: Math.min(...lead.map(b => b.top)),
+  }} : null;
+  const mainEl = document.querySelector("[data-testid='stMain']");
   return {{
-    vw, vh, legends_out,
+    vw, vh, legends_out, main_row,
+    main_scroll_width: mainEl ? mainEl.scrollWidth : 0,
+    main_client_width: mainEl ? mainEl.clientWidth : 0,
     scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     charts: charts.length,
     first: charts.length ? box(charts[0]) : null,
@@ -397,3 +410,28 @@ def measure(page) -> dict:
     (left, top in page coordinates, width, height) and kind, the smallest chart text and tick label
     ({{px, text}}), the tabs and those outside the viewport (hidden_tabs)."""
     return page.evaluate(MEASURE_JS)
+
+
+# -- axe-core (npm, pinned in tests/browser/node/package.json; scripts/test installs it) ----------
+AXE_JS = ROOT / "tests" / "browser" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+_AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ').slice(-120))}));
+}"""
+
+
+def axe_problem() -> str | None:
+    if AXE_JS.exists():
+        return None
+    return (
+        f"axe-core is not installed at {AXE_JS}: run `npm install --prefix tests/browser/node` "
+        "(./scripts/test does this)"
+    )
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on the page as it is now: [{id, impact, help, nodes}]."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_JS))
+    return page.evaluate(_AXE_RUN)
