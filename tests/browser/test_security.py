@@ -70,8 +70,10 @@ def findings(page, name: str, payload: str) -> list[str]:
     out += [f"injected: {b}" for b in page.evaluate(INJECTED)]
     out += [f"dialog: {d}" for d in page.rec.dialogs]
     main = page.locator("[data-testid='stMain']").inner_text()
-    if name == "long" and "cut to its first" not in main:
-        out.append("no truncation notice for 10,000 characters")
+    if name == "long":  # the box takes at most 2,000 characters (the most the models read)
+        box = page.locator("section[data-testid='stSidebar'] textarea").input_value()
+        if len(box) > 2000:
+            out.append(f"the sentence box holds {len(box):,} characters")
     if name in ("empty", "whitespace") and "Type a sentence" not in main:
         out.append("no hint to type a sentence")
     if name not in ("empty", "whitespace") and not [p for p in plot_summaries(page) if p["visible"]]:
@@ -105,9 +107,11 @@ def test_hostile_sentences_in_the_sidebar(app_server, new_page, path):
     report = {}
     for name in SIDEBAR_CASES[path]:
         payload = PAYLOADS[name]
-        submit_text(page, payload)
+        # the box takes at most 2,000 characters (maxlength: a browser cuts a longer paste; a
+        # client that sends more is cut on the server, tests/test_protocol.py)
+        submit_text(page, payload[:2000] if name == "long" else payload)
         found = findings(page, name, payload)
-        if name == "long" and "text=" in page.url:
+        if name == "long" and len(page.url) > 2000:
             found.append("a 10,000-character sentence was put in the address bar")
         if found:
             report[name] = found
