@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-SINK_FACTOR = 2.0  # a sink head gives the first token at least twice the uniform share
+from .sink import SINK_FACTOR, first_token_share
+
 ALIGN_MIN = 0.5  # mean weight on the source word the target word translates
 PRONOUN_MIN = 0.5  # mean weight of the pronoun's row on its noun
 
@@ -60,22 +61,6 @@ class Claim:
 
 
 # -- the attention sink -----------------------------------------------------------------------------
-def first_token_share(weights, mask=None) -> tuple[np.ndarray, np.ndarray]:
-    """(share, uniform), each (layers, heads): the mean weight on key 0 over the rows that can see
-    more than one key, and what uniform weights over each row's visible keys would give it there."""
-    w = np.asarray(weights, dtype=np.float64)
-    q, k = w.shape[-2:]
-    visible = np.ones((q, k), bool) if mask is None else np.asarray(mask, bool).reshape(q, k)
-    n = visible.sum(-1)
-    rows = (n > 1) & visible[:, 0]
-    if not rows.any():
-        nan = np.full(w.shape[:2], np.nan)
-        return nan, nan
-    share = w[:, :, rows, 0].mean(-1)
-    uniform = np.full(w.shape[:2], float(np.mean(1.0 / n[rows])))
-    return share, uniform
-
-
 def sink_claim(weights, mask=None, kind: str = "decoder", name: str = "sink") -> Claim:
     share, uniform = first_token_share(weights, mask)
     ratio = share / uniform

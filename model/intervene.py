@@ -487,10 +487,10 @@ def sink_heads(
     weights: np.ndarray, mask: np.ndarray | None = None, factor: float | None = None
 ) -> list[tuple[int, int]]:
     """(layer, head) of the attention-sink heads: over the rows that can see more than one key, their
-    mean weight on the first token is at least `factor` (default model.claims.SINK_FACTOR, 2) times
+    mean weight on the first token is at least `factor` (default model.sink.SINK_FACTOR, 2) times
     what uniform weights would give it. A fixed share (30 %) picked heads that gave the first token
     less than uniform does on short sentences, where uniform is itself 25-50 %."""
-    from .claims import SINK_FACTOR, first_token_share
+    from .sink import SINK_FACTOR, first_token_share
 
     share, uniform = first_token_share(weights, mask)
     ratio = share / uniform
