@@ -6,6 +6,7 @@ Streamlit's metrics route. ui/hardening.py and .streamlit/config.toml refuse the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 import urllib.error
 import urllib.request
@@ -71,6 +72,14 @@ def text_area(msgs: list[ForwardMsg]):
     raise AssertionError("no text area in the run")
 
 
+def drive(server, body):
+    """Runs one websocket session to its end and returns what body returned. In a thread of its
+    own: Playwright's sync API (the browser tests before this file, in the same process) leaves an
+    event loop running on the main thread, where asyncio.run refuses to start another."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, session(server, body)).result()
+
+
 async def session(server, body):
     uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
     async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
@@ -89,7 +98,7 @@ def test_clear_cache_from_a_client_is_refused(server):
         await asyncio.sleep(1.0)
         return text_area(await c.run(rerun("")))  # no text in the link: the session's own sentence
 
-    box = asyncio.run(session(server, body))
+    box = drive(server, body)
     assert box.value == "The dog sees the moon" or box.default == "The dog sees the moon", box
     deadline = time.time() + 10
     while "refused a clear_cache message" not in server.log_tail(400) and time.time() < deadline:
@@ -113,7 +122,7 @@ def test_a_sentence_longer_than_the_box_is_cut_and_a_huge_one_refused(server):
                 break
         return long_box, rss0, server.rss_bytes()
 
-    long_box, rss0, rss1 = asyncio.run(session(server, body))
+    long_box, rss0, rss1 = drive(server, body)
     shown = long_box.value if long_box.HasField("value") else long_box.default
     assert len(shown) <= 2000, len(shown)
     print(f"server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB after 10 x 3 MB sentences")
@@ -121,7 +130,7 @@ def test_a_sentence_longer_than_the_box_is_cut_and_a_huge_one_refused(server):
 
 
 def test_metrics_tell_a_visitor_nothing(server):
-    asyncio.run(session(server, lambda c: c.run(rerun(""))))  # the app has run: hardening is applied
+    drive(server, lambda c: c.run(rerun("")))  # the app has run: hardening is applied
     with urllib.request.urlopen(server.url + "/_stcore/metrics", timeout=10) as r:
         body = r.read().decode()
     for secret in ("session", "cache_memory_bytes", "trace", "_shipped"):
@@ -174,7 +183,7 @@ def test_uploads_are_dropped(server):
         await asyncio.sleep(1.0)
         return statuses, rss0, server.rss_bytes()
 
-    statuses, rss0, rss1 = asyncio.run(session(server, body))
+    statuses, rss0, rss1 = drive(server, body)
     print(
         f"200 x 500 kB uploads: statuses {sorted(set(statuses))}, server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB"
     )
