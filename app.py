@@ -9,8 +9,9 @@ st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍"
 
 # ui.boot first (on a fresh server: the title and a loading message), then the slow imports
 from ui import boot, classroom, hardening, layout, state  # noqa: E402
-from ui.context import RUN_SLOTS, end_run, sidebar  # noqa: E402
+from ui.context import sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
+from ui.run import RUN_SLOTS, end_run  # noqa: E402
 
 hardening.apply()  # clear_cache refused, uploads dropped, metrics empty (once per process)
 

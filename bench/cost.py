@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from model import cost  # noqa: E402
+from analysis import cost  # noqa: E402
 
 LAYER_NS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 PATTERN_NS = (256, 512, 1024, 2048, 4096)
@@ -81,7 +81,7 @@ def generation(log) -> dict:
     m = model.load("gpt", device="cpu")
     text = " ".join(["The cat sat on the mat. It was happy."] * 12)
     ids = ([BOS] + m.tokenizer.encode(text))[: m.config.max_seq_len]
-    r = cost.generation_timing(m.module, ids, repeats=3)
+    r = cost.generation_timing(m, ids, repeats=3)
     r["flops_no_cache"] = [cost.gpt_flops_per_token(t, m.config, False)["total"] for t in r["t"]]
     r["flops_cache"] = [cost.gpt_flops_per_token(t, m.config, True)["total"] for t in r["t"]]
     log(

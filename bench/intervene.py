@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import model  # noqa: E402
-from model import corpus, intervene  # noqa: E402
+from analysis import intervene  # noqa: E402
+from data import corpus  # noqa: E402
 
 TR_TEXT = "The old man saw the big dog in the park"  # 10 tokens for the translator
 GPT_TEXT = "The cat sat on the mat. It was happy."

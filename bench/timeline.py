@@ -60,7 +60,7 @@ def _memory_here(name: str) -> dict:
 
     torch.set_num_threads(1)
     import model
-    from model import timeline as probes
+    from analysis import timeline as probes
 
     model.load(name, device="cpu")  # the shipped model, as the app holds it anyway
     probes.role_scores(model.load(name, device="cpu"))

@@ -6,9 +6,9 @@ tr = m.trace("The cat sat on the mat")
 tr.attention["cross"].weights        # (layers, heads, queries, keys), float32 numpy
 """
 
-from .config import AttentionSettings, ModelConfig
-from .errors import InputError, ModelFileError
-from .trace import KINDS, Attention, Trace
+from model.config import AttentionSettings, ModelConfig
+from model.errors import InputError, ModelFileError
+from model.trace import KINDS, Attention, Trace
 
 __all__ = [
     "load",
@@ -28,7 +28,7 @@ __all__ = [
 def __getattr__(name):
     # the registry pulls in the tokenizer and corpus; `import model.attention` should not need them
     if name in ("load", "snapshots_of", "NAMES", "PRESETS"):
-        from . import registry
+        from model import registry
 
         return getattr(registry, name)
     raise AttributeError(f"module 'model' has no attribute {name!r}")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .errors import InputError, ModelFileError
+from model.errors import InputError, ModelFileError
 
 
 def _float(text):
@@ -63,7 +63,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def cmd_trace(a):
-    from .registry import load
+    from model.registry import load
 
     m = load(a.model, device=a.device)
     if a.layer is not None and not 0 <= a.layer < m.config.num_layers:
@@ -106,8 +106,8 @@ def cmd_trace(a):
 
 
 def cmd_importance(a):
-    from .intervene import head_name, importance
-    from .registry import load
+    from analysis.intervene import head_name, importance
+    from model.registry import load
 
     imp = importance(load(a.model, device=a.device), a.text, how=a.how)
     if a.json:
@@ -121,8 +121,8 @@ def cmd_importance(a):
 
 
 def cmd_info(a):
-    from . import device
-    from .registry import NAMES, paths, read_config
+    from model import device
+    from model.registry import NAMES, paths, read_config
 
     dev, note = device.pick(a.device)
     print(f"device: {dev.type}" + (f" ({note})" if note else ""))
@@ -140,14 +140,14 @@ def cmd_info(a):
 
 
 def cmd_translate(a):
-    from .registry import load
+    from model.registry import load
 
     m = load("translator", device=a.device)
     print(m.translate([a.text], direction=a.direction)[0])
 
 
 def cmd_generate(a):
-    from .registry import load
+    from model.registry import load
 
     m = load(a.model, device=a.device)
     if m.kind != "gpt":
@@ -164,11 +164,11 @@ def cmd_generate(a):
 
 def cmd_train(a):
     if a.name == "tokenizer":
-        from .tokenizer import train_default
+        from model.tokenizer import train_default
 
         print(f"saved {train_default(seed=a.seed)}")
         return
-    from . import registry
+    from model import registry
 
     registry.check_name(a.name)
     weights = registry.paths(a.name)[0]
@@ -180,7 +180,7 @@ def cmd_train(a):
         )
     import torch
 
-    from .train import train
+    from training.train import train
 
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -188,7 +188,7 @@ def cmd_train(a):
 
 
 def cmd_evaluate(a):
-    from .evaluate import evaluate
+    from training.evaluate import evaluate
 
     result = evaluate(a.name, n=a.n)
     print(json.dumps(result, ensure_ascii=False) if a.json else "\n".join(f"{k}: {v}" for k, v in result.items()))

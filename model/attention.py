@@ -66,12 +66,12 @@ ABLATIONS = ("zero", "mean", "uniform")
 
 @dataclass(frozen=True, eq=False)
 class HeadOp:
-    """What to do to some heads of one attention layer, after softmax (model/intervene.py builds these).
+    """What to do to some heads of one attention layer, after softmax (analysis/intervene.py builds these).
 
     ablate: bool (B or 1, heads), True = switch that head off in that batch row:
       "zero"    the head's output (its weighted sum of values) is 0;
       "mean"    its output at position t is replaced by `means[:, t]`: that head's mean output at
-                position t over a reference set of held-out sentences (model/intervene.py,
+                position t over a reference set of held-out sentences (analysis/intervene.py,
                 reference_means), so nothing the sentence holds after t reaches t (the usual "mean
                 ablation" of the interpretability literature). Without means (a Hugging Face model)
                 the mean of its own outputs at positions 0..t, which no later token changes either;
@@ -148,20 +148,25 @@ class MultiHeadAttention(nn.Module):
         x = x.permute(0, 2, 1, 3).contiguous()
         return x.view(batch_size, -1, self.d_model)
 
-    def forward(self, Q, K, V, mask=None, temperature=1.0, rope=None, bias=None, record=None, op=None):
+    def forward(self, Q, K, V, mask=None, temperature=1.0, rope=None, bias=None, record=None, op=None, cache=None):
         """
         Returns (output (batch, seq_q, d_model), attention_weights (batch, heads, seq_q, seq_k)).
         rope: a RotaryEmbedding that rotates q and k by their positions (None for other schemes).
         record: an optional dict the caller owns; the intermediate tensors of this call are put in
         it (the step-by-step page shows them). Nothing is stored on the module.
         op: an optional HeadOp (switch heads off, edit a row); the weights returned are those used.
+        cache: (KVCache, layer index) when generating with a KV cache (model/gpt.py): these queries
+        also read the keys and values of earlier tokens, and this call's are kept for later ones.
         """
         # linear maps, then split into heads
         q = self.split_heads(self.W_q(Q))  # (B, h, Tq, d_k)
         k = self.split_heads(self.W_k(K))  # (B, h, Tk, d_k)
         v = self.split_heads(self.W_v(V))  # (B, h, Tk, d_k)
-        if rope is not None:
-            q, k = rope(q), rope(k)
+        if rope is not None:  # at the tokens' true positions: after those a cache has read
+            offset = 0 if cache is None else cache[0].start
+            q, k = rope(q, offset), rope(k, offset)
+        if cache is not None:
+            k, v = cache[0].extend(cache[1], k, v)
 
         attn_output, attention_weights = scaled_dot_product_attention(q, k, v, mask, temperature, bias)
         if op is not None:

@@ -4,7 +4,14 @@ stack of layers and the masks."""
 import torch
 import torch.nn as nn
 
-from .positional import SCHEMES, LearnedPositionalEmbedding, PositionalEncoding, RotaryEmbedding, alibi_bias
+from model.positional import (
+    SCHEMES,
+    LearnedPositionalEmbedding,
+    PositionalEncoding,
+    RotaryEmbedding,
+    alibi_bias,
+    alibi_bias_at,
+)
 
 
 class FeedForward(nn.Module):
@@ -37,8 +44,9 @@ class Position(nn.Module):
         )
         self.rope = RotaryEmbedding(d_model // num_heads, max_seq_len) if scheme == "rope" else None
 
-    def add_to_embeddings(self, x, use_position=True):
-        return self.table(x) if (self.table is not None and use_position) else x
+    def add_to_embeddings(self, x, use_position=True, offset=0):
+        """x at positions offset .. offset+T-1 (offset: the tokens a KV cache has read before x)."""
+        return self.table(x, offset) if (self.table is not None and use_position) else x
 
     def attention_extras(self, seq_q, seq_k, device, use_position=True):
         """Keyword arguments for MultiHeadAttention: RoPE's rotation or ALiBi's bias, if any."""
@@ -50,16 +58,24 @@ class Position(nn.Module):
             return {"bias": alibi_bias(self.num_heads, seq_q, seq_k, device)}
         return {}
 
+    def attention_extras_at(self, q_positions, k_positions, use_position=True):
+        """As attention_extras, for queries and keys at given positions (a KV cache's rows)."""
+        if use_position and self.scheme == "alibi":
+            return {"bias": alibi_bias_at(self.num_heads, q_positions, k_positions)}
+        return self.attention_extras(len(q_positions), len(k_positions), q_positions.device, use_position)
 
-def run_stack(layers, x, mask, kind, settings, extras, record=None):
+
+def run_stack(layers, x, mask, kind, settings, extras, record=None, cache=None):
     """x through a stack of N identical self-attention layers, one after the other (the encoder, or
     a GPT's blocks: "由 N 个相同的层堆叠而成"). Layer i runs at settings' temperature and head
     switches for (kind, i). Returns (x, weights (N, B, h, T, T)); with record, each layer's
-    record is appended to record[kind]."""
+    record is appended to record[kind]. cache: a KVCache (model/gpt.py) the layers read past keys and
+    values from and add theirs to."""
     all_weights = []
     for i, layer in enumerate(layers):
         rec = {} if record is not None else None
-        x, w = layer(x, mask, settings.temperature_at(i), extras, rec, settings.head_op(kind, i))
+        past = {} if cache is None else {"cache": (cache, i)}
+        x, w = layer(x, mask, settings.temperature_at(i), extras, rec, settings.head_op(kind, i), **past)
         all_weights.append(w)
         if record is not None:
             record.setdefault(kind, []).append(rec)
@@ -77,6 +93,16 @@ def sliding_window_mask(seq_len, window, device=None):
     if window:
         mask = mask & ~torch.tril(torch.ones(seq_len, seq_len, dtype=torch.bool, device=device), diagonal=-window)
     return mask
+
+
+def position_mask(q_positions, k_positions, window=0):
+    """(1, 1, queries, keys): a query sees the keys at its position or before (and within `window`
+    of it, if window): the causal mask for rows at any positions, as a KV cache keeps them."""
+    q, k = q_positions.view(-1, 1), k_positions.view(1, -1)
+    mask = k <= q
+    if window:
+        mask = mask & (k > q - window)
+    return mask.view(1, 1, *mask.shape)
 
 
 def padding_mask(ids, pad_id):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, fields
 
+from model.errors import InputError
+
 
 @dataclass
 class ModelConfig:
@@ -37,13 +39,13 @@ class AttentionSettings:
     temperature: divides the scores inside softmax; temperature_layer: None = every layer, else
     only that layer (0-based) in each stack; use_position: False drops the positional information
     (embedding added, RoPE rotation or ALiBi bias) to show that attention alone ignores word order;
-    intervention: heads switched off or a row of weights replaced (model/intervene.py), or None.
+    intervention: heads switched off or a row of weights replaced (model/intervention.py), or None.
     """
 
     temperature: float = 1.0
     temperature_layer: int | None = None
     use_position: bool = True
-    intervention: object = None  # a model.intervene.Intervention: heads switched off, rows edited
+    intervention: object = None  # a model.intervention.Intervention: heads switched off, rows edited
 
     def __post_init__(self):
         t = self.temperature
@@ -58,3 +60,20 @@ class AttentionSettings:
     def head_op(self, kind: str, layer: int):
         """The HeadOp for attention `kind` ("encoder", "decoder", "cross") in `layer`, or None."""
         return None if self.intervention is None else self.intervention.at(kind, layer)
+
+
+def settings_from(temperature=1.0, temperature_layer=None, use_position=True, intervention=None) -> AttentionSettings:
+    try:
+        settings = AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
+    except (TypeError, ValueError) as e:
+        raise InputError("temperature", str(e)) from None
+    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:  # beyond: scores overflow to NaN
+        raise InputError(
+            "temperature",
+            f"attention temperature must be from {TEMPERATURE_MIN:g} to "
+            f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}",
+        )
+    return settings
+
+
+TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3

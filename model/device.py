@@ -8,7 +8,7 @@ import os
 
 import torch
 
-from .errors import Notice
+from model.errors import Notice
 
 CHOICES = ("auto", "cpu", "cuda", "mps")
 

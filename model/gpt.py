@@ -13,9 +13,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .attention import MultiHeadAttention
-from .blocks import FeedForward, Position, causal_mask, run_stack, sliding_window_mask
-from .config import AttentionSettings, ModelConfig
+from model.attention import MultiHeadAttention
+from model.blocks import FeedForward, Position, causal_mask, position_mask, run_stack, sliding_window_mask
+from model.config import AttentionSettings, ModelConfig
 
 DEFAULT = AttentionSettings()
 
@@ -29,10 +29,10 @@ class Block(nn.Module):
         self.ffn = FeedForward(d_model, d_ff, dropout)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, mask, temperature=1.0, extras=None, record=None, op=None):
+    def forward(self, x, mask, temperature=1.0, extras=None, record=None, op=None, cache=None):
         attn_rec = {} if record is not None else None
         n = self.norm1(x)
-        a, weights = self.attn(n, n, n, mask, temperature, record=attn_rec, op=op, **(extras or {}))
+        a, weights = self.attn(n, n, n, mask, temperature, record=attn_rec, op=op, cache=cache, **(extras or {}))
         h = x + self.dropout(a)
         f = self.ffn(self.norm2(h))
         out = h + self.dropout(f)
@@ -63,21 +63,71 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def forward(self, ids, settings=DEFAULT, record=None):
-        """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)})."""
+    def forward(self, ids, settings=DEFAULT, record=None, cache=None):
+        """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)}).
+
+        cache: a KVCache holding the tokens read before ids (generation one token at a time): ids
+        are read at the positions after them, and the weights cover the cached rows, (N, B, h, T, rows)."""
         T = ids.size(1)
-        if T > self.config.max_seq_len:
-            raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
-        mask = causal_mask(T, ids.device)
-        if self.config.window:  # gpt-local: each token sees only the last `window` positions
-            mask = sliding_window_mask(T, self.config.window, ids.device)
+        start = 0 if cache is None else cache.t
+        if start + T > self.config.max_seq_len:
+            raise ValueError(f"sequence of {start + T} tokens is longer than this model's {self.config.max_seq_len}")
         x = self.embedding(ids)
-        x = self.dropout(self.position.add_to_embeddings(x, settings.use_position))
+        x = self.dropout(self.position.add_to_embeddings(x, settings.use_position, offset=start))
         if record is not None:
             record.update(decoder_ids=ids, decoder_input=x)
-        extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
-        x, weights = run_stack(self.blocks, x, mask, "decoder", settings, extras, record)
+        if cache is None:
+            mask = causal_mask(T, ids.device)
+            if self.config.window:  # gpt-local: each token sees only the last `window` positions
+                mask = sliding_window_mask(T, self.config.window, ids.device)
+            extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
+        else:
+            queries, keys = cache.begin(T, ids.device)
+            mask = position_mask(queries, keys, self.config.window)
+            extras = self.position.attention_extras_at(queries, keys, settings.use_position)
+        x, weights = run_stack(self.blocks, x, mask, "decoder", settings, extras, record, cache)
         return self.lm_head(self.norm(x)), {"decoder": weights}
+
+
+class KVCache:
+    """The keys and values every layer has computed for the tokens read so far, so that one more
+    token costs one new row of work per layer instead of re-reading the text (the "KV cache" of
+    generation). Each row keeps its true position: learned and sinusoidal positions, RoPE's rotation
+    and ALiBi's distance stay right. keep(positions) -> indices, if given, decides which rows stay
+    (a sliding window, or StreamingLLM's first tokens + a window: analysis/cost.py's CachePolicy);
+    it sees the old rows and this call's together."""
+
+    def __init__(self, num_layers: int, keep=None):
+        self.k: list = [None] * num_layers  # (B, h, rows, d_k) per layer
+        self.v: list = [None] * num_layers
+        self.positions: list[int] = []  # the true position of each kept row
+        self.t = 0  # tokens read: the next token's position
+        self.start = 0  # the first position of the call in progress
+        self.keep = keep
+        self._kept = None  # this call's kept indices into (old rows + new rows)
+
+    def begin(self, n_new: int, device=None):
+        """Before a forward of n_new tokens: choose the rows kept. Returns (query positions, key positions)."""
+        self.start = self.t
+        new = list(range(self.t, self.t + n_new))
+        every = self.positions + new
+        self._kept = list(self.keep(every)) if self.keep is not None else list(range(len(every)))
+        self.positions = [every[i] for i in self._kept]
+        self.t += n_new
+        return torch.tensor(new, device=device), torch.tensor(self.positions, device=device)
+
+    def extend(self, layer: int, k, v):
+        """Layer `layer`'s keys and values for the call in progress: its kept old rows and the new ones."""
+        if self.k[layer] is not None:
+            k, v = torch.cat([self.k[layer], k], dim=-2), torch.cat([self.v[layer], v], dim=-2)
+        if len(self._kept) != k.size(-2):
+            idx = torch.tensor(self._kept, device=k.device)
+            k, v = k.index_select(-2, idx), v.index_select(-2, idx)
+        self.k[layer], self.v[layer] = k, v
+        return k, v
+
+    def rows(self) -> int:
+        return len(self.positions)
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,9 @@ class PositionalEncoding(nn.Module):
         # (persistent=False): it is recomputed from the formula on load
         self.register_buffer("pe", pe, persistent=False)
 
-    def forward(self, x):
-        """x: (batch, seq_len, d_model)"""
-        return x + self.pe[:, : x.size(1), :]
+    def forward(self, x, offset=0):
+        """x: (batch, seq_len, d_model), at positions offset .. offset+seq_len-1."""
+        return x + self.pe[:, offset : offset + x.size(1), :]
 
 
 class LearnedPositionalEmbedding(nn.Module):
@@ -50,8 +50,8 @@ class LearnedPositionalEmbedding(nn.Module):
     def pe(self):
         return self.embedding.weight.unsqueeze(0)  # (1, max_seq_len, d_model), like the sinusoidal table
 
-    def forward(self, x):
-        positions = torch.arange(x.size(1), device=x.device)
+    def forward(self, x, offset=0):
+        positions = torch.arange(offset, offset + x.size(1), device=x.device)
         return x + self.embedding(positions).unsqueeze(0)
 
 
@@ -87,10 +87,15 @@ def alibi_slopes(num_heads):
 
 def alibi_bias(num_heads, seq_q, seq_k, device=None):
     """(heads, seq_q, seq_k) with -m_h * |i - j|: farther keys lose score linearly with distance."""
-    i = torch.arange(seq_q, device=device).unsqueeze(1) + (seq_k - seq_q)  # queries are the last seq_q
-    j = torch.arange(seq_k, device=device).unsqueeze(0)
-    distance = (i - j).abs().float()
-    return -alibi_slopes(num_heads).to(device).view(-1, 1, 1) * distance
+    i = torch.arange(seq_q, device=device) + (seq_k - seq_q)  # queries are the last seq_q
+    return alibi_bias_at(num_heads, i, torch.arange(seq_k, device=device))
+
+
+def alibi_bias_at(num_heads, q_positions, k_positions):
+    """(heads, queries, keys) ALiBi bias for queries and keys at the given positions (a KV cache
+    keeps keys at their true positions, also after a cache policy dropped some)."""
+    distance = (q_positions.view(-1, 1) - k_positions.view(1, -1)).abs().float()
+    return -alibi_slopes(num_heads).to(q_positions.device).view(-1, 1, 1) * distance
 
 
 def sinusoidal_table(d_model, length):

@@ -13,14 +13,14 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from . import device as devices
-from . import snapshots
-from .config import ModelConfig
-from .errors import InputError, ModelFileError, Notice
-from .gpt import GPT
-from .runner import GPTRunner, TranslatorRunner
-from .tokenizer import PAD, REBUILD_COMMAND, Tokenizer
-from .transformer import Transformer
+from model import device as devices
+from model import snapshots
+from model.config import ModelConfig
+from model.errors import InputError, ModelFileError, Notice
+from model.gpt import GPT
+from model.runner import GPTRunner, TranslatorRunner
+from model.tokenizer import PAD, REBUILD_COMMAND, Tokenizer
+from model.transformer import Transformer
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 
@@ -89,7 +89,7 @@ LIMITS = {"d_model": 4096, "num_heads": 64, "num_layers": 48, "d_ff": 16384, "ma
 
 def config_problem(config: ModelConfig) -> str | None:
     """What is wrong with a saved config (checked before anything is built), or None."""
-    from .positional import SCHEMES
+    from model.positional import SCHEMES
 
     if config.arch not in ("transformer", "gpt"):
         return f"arch {config.arch!r} is neither transformer nor gpt"
@@ -134,20 +134,37 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
     file exists (and says so in every trace's notices) instead of raising ModelFileError.
     """
     if isinstance(name, str) and name.startswith("hf:"):  # a Hugging Face model: model/hf.py
-        from . import hf
+        from model import hf
 
         return hf.load(name, device=device)
     name, step = split_snapshot(name)  # "translator@300": the run's snapshot at step 300
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights
     random_weights = (random_weights or os.environ.get("ATTN_RANDOM_WEIGHTS") == "1") and step is None
+    dev, dev_notice = devices.pick(device)
+    module, tokenizer, trained, notices = _built(name, step, directory, random_weights)
+    notices = ([dev_notice] if dev_notice else []) + notices
+    module = module.to(dev).eval()
+    runner = TranslatorRunner if module.config.arch == "transformer" else GPTRunner
+    return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained, notices=notices)
+
+
+def load_module(name: str, directory: Path | None = None) -> torch.nn.Module:
+    """The trained module of a shipped model, on the CPU, in training mode: what training continues
+    from and re-stores. The app reaches modules only through a runner's run(fn)."""
+    check_name(name)
+    module, _, _, _ = _built(name, None, directory, random_weights=False)
+    return module.train()  # _built raised ModelFileError if there are no trained weights
+
+
+def _built(name: str, step: int | None, directory, random_weights: bool):
+    """(module with the run's weights on the CPU, tokenizer, trained?, notices)."""
     tokenizer = load_tokenizer(directory)
     config, _ = read_config(name, directory)
     config.vocab_size = tokenizer.vocab_size
-    dev, dev_notice = devices.pick(device)
     torch.manual_seed(0)
     module = build(config)
-    notices = [dev_notice] if dev_notice else []
+    notices = []
     weights_path, _ = paths(name, directory)
     snapshot = _snapshot_state(name, step, directory) if step is not None else None
     trained = weights_path.exists() or snapshot is not None
@@ -170,9 +187,7 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
                 name=name,
             )
         )
-    module = module.to(dev).eval()
-    runner = TranslatorRunner if config.arch == "transformer" else GPTRunner
-    return runner(name if step is None else f"{name}@{step}", module, tokenizer, dev, trained=trained, notices=notices)
+    return module, tokenizer, trained, notices
 
 
 # -- training snapshots (model/snapshots.py): "NAME@STEP" loads the run's state after STEP updates --

@@ -2,7 +2,7 @@
 
 ``Runner`` (a typing.Protocol) is the contract every model of the explorer keeps: our own
 (TranslatorRunner, GPTRunner below) and Hugging Face's (model/hf.py's HFRunner). Pages, ui/ and
-model/experiments.py use only its public members. A runner is shared by every session of the app,
+analysis/experiments.py use only its public members. A runner is shared by every session of the app,
 so nothing here keeps per-call state: each call builds its tensors, runs under no_grad and returns
 numpy on the CPU.
 """
@@ -18,13 +18,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from . import corpus, intervene
-from .blocks import sliding_window_mask
-from .config import AttentionSettings, ModelConfig
-from .errors import InputError, Notice
-from .gpt import Sampling, sampling_distribution
-from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
-from .trace import KINDS, Attention, Trace
+from data import corpus
+from model import intervention
+from model.blocks import sliding_window_mask
+from model.config import AttentionSettings, ModelConfig, settings_from
+from model.errors import InputError, Notice
+from model.gpt import KVCache, Sampling, sampling_distribution
+from model.tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
+from model.trace import KINDS, Attention, Trace
 
 MAX_CHARS = 2000  # longer text is cut before tokenizing: no sentence a class types is longer
 
@@ -60,23 +61,6 @@ def has_ordinary(text: str) -> bool:
     U+FEFF, U+2060), control characters, unassigned code points or U+FFFD (what an undecodable byte
     becomes), which the tokenizers drop or which stand for nothing the reader wrote."""
     return any(ch != "\ufffd" and unicodedata.category(ch) not in _NOT_ORDINARY for ch in text)
-
-
-def settings_from(temperature=1.0, temperature_layer=None, use_position=True, intervention=None) -> AttentionSettings:
-    try:
-        settings = AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
-    except (TypeError, ValueError) as e:
-        raise InputError("temperature", str(e)) from None
-    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:  # beyond: scores overflow to NaN
-        raise InputError(
-            "temperature",
-            f"attention temperature must be from {TEMPERATURE_MIN:g} to "
-            f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}",
-        )
-    return settings
-
-
-TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3
 
 
 @dataclass(frozen=True)
@@ -146,10 +130,10 @@ def sample_steps(
 
 @runtime_checkable
 class Runner(Protocol):
-    """What pages, ui/ and model/experiments.py may rely on in any runner.
+    """What pages, ui/ and analysis/experiments.py may rely on in any runner.
 
     Capabilities say which of the optional methods work: ``can_continue_text`` (a decoder-only
-    model: generate, next_token_logits, trace_ids, nll), ``can_translate`` (an encoder-decoder:
+    model: generate, next_token_logits, trace_ids, nll; our GPTs also new_cache and read_cached), ``can_translate`` (an encoder-decoder:
     translate), ``has_tutorial_code`` (our own modules: the step page's walkthrough and
     experiments that read the module, e.g. learned positions). A method a runner cannot do raises
     InputError("model").
@@ -203,11 +187,18 @@ class Runner(Protocol):
         how: str = "zero",
         edit=None,
     ) -> Trace:
-        """ablate / how / edit: heads switched off and rows edited (model/intervene.py)."""
+        """ablate / how / edit: heads switched off and rows edited (model/intervention.py)."""
 
     def trace_ids(self, ids: list[int], **settings) -> Trace: ...
 
     def next_token_logits(self, ids: list[int], **settings) -> tuple[torch.Tensor, np.ndarray]: ...
+
+    def new_cache(self, keep=None) -> Any:
+        """An empty KV cache (our GPTs: model/gpt.py's KVCache) for read_cached."""
+
+    def read_cached(self, ids: list[int], cache: Any, **settings) -> tuple[torch.Tensor, np.ndarray]:
+        """Read ids after what cache holds, one forward with the cache: (logits (T, vocab), attention
+        (layers, heads, T, cached rows)). Our GPTs only; others raise InputError("model")."""
 
     def generate(
         self,
@@ -244,16 +235,16 @@ class TracesText:
         edit=None,
         target=None,
     ) -> Trace:
-        """ablate / how / edit: heads switched off and rows edited (model/intervene.py).
+        """ablate / how / edit: heads switched off and rows edited (model/intervention.py).
         target: a translator reads this text as its output instead of its own greedy one (teacher
         forcing), so two runs' decoder rows read the same tokens; other runners refuse it."""
-        iv = intervene.build(self, ablate, how, edit)
+        iv = intervention.build(self, ablate, how, edit)
         s = settings_from(temperature, temperature_layer, use_position, iv)
         if target is not None and self.kind != "translator":
             raise InputError("model", f"{self.name} cannot read a forced translation", model=self.name)
         forced = {} if target is None else {"target": target}
         text, output, attention, notices = self._trace(text, direction, s, record, **forced)
-        intervene.check_edits(iv, attention)
+        intervention.check_edits(iv, attention)
         return Trace(self.name, text, output, attention, self.notices + notices, intervention=iv and iv.to_json())
 
 
@@ -383,6 +374,12 @@ class ModelRunner(TracesText):
     def next_token_logits(self, ids, **settings):
         self._cannot("continue text")
 
+    def new_cache(self, keep=None):
+        self._cannot("continue text")
+
+    def read_cached(self, ids, cache, **settings):
+        self._cannot("continue text")
+
     def generate(self, prompt, *args, **kwargs) -> "Generation":
         self._cannot("continue text")
 
@@ -403,9 +400,10 @@ class TranslatorRunner(ModelRunner):
 
     @staticmethod
     def direction(text: str) -> str:
-        return "zh-en" if corpus.language_of(text) == "zh" else "en-zh"  # CJK text: model/text.py
+        return "zh-en" if corpus.language_of(text) == "zh" else "en-zh"  # CJK text: data/text.py
 
-    def _start(self, direction):
+    def start_token(self, direction):
+        """The decoder's first token for a direction: <2zh> for en-zh, <2en> for zh-en."""
         if direction not in ("en-zh", "zh-en"):
             raise InputError("direction", f"unknown direction {direction!r}; use en-zh or zh-en")
         return TO_ZH if direction == "en-zh" else TO_EN
@@ -414,7 +412,7 @@ class TranslatorRunner(ModelRunner):
         """Greedy translation of a batch of texts (used by evaluate and the temperature page)."""
         s = settings_from(**settings)
         rows = [self.ids(t)[1] for t in texts]
-        starts = [self._start(direction or self.direction(t)) for t in texts]
+        starts = [self.start_token(direction or self.direction(t)) for t in texts]
         width = max(len(r) for r in rows)
 
         def fn(m, dev):
@@ -432,27 +430,37 @@ class TranslatorRunner(ModelRunner):
             body = body[: body.index(EOS)]
         return self.tokenizer.decode([i for i in body if i != PAD])
 
-    def _trace(self, text, direction, s: AttentionSettings, record, target: str | None = None):
-        text, src_ids, notices = self.ids(text)
-        start = self._start(direction or self.direction(text))
-        forced = None if target is None else [start] + self.tokenizer.encode(target)[: self.config.max_seq_len - 2]
+    def decode_then_read(
+        self, src_ids, start: int, s: AttentionSettings, rows: int = 1, target=None, record=None, notices=None
+    ):
+        """The translator's one decode loop: the greedy output of `rows` copies of the source under
+        settings s (an intervention may differ per row), then one teacher-forced forward of every row
+        over `target` (start token first; default: row 0's greedy output). Returns (each row's
+        greedy ids, start token first, without </s> and padding; the target read; logits (rows, T,
+        vocab) on the CPU; attention weights {kind: (N, rows, h, Tq, Tk)} on the CPU). notices: as run()'s."""
 
         def fn(m, dev):
-            src = self._tensor(src_ids, dev)
-            if forced is not None:
-                tgt_ids = forced + [EOS]
-            else:
-                out = m.greedy_decode(src, torch.tensor([start], device=dev), EOS, self.config.max_seq_len, s)
-                tgt_ids = out[0].tolist()
-            # the decoder's queries are what it reads: the start token and every token it wrote
-            # (the final </s> is written but never read)
-            if EOS in tgt_ids[1:]:
-                tgt_ids = tgt_ids[: tgt_ids.index(EOS, 1)]
-            logits, weights = m(src, self._tensor(tgt_ids, dev), s, record)
-            # row i reads tgt_ids[i] and writes the greedy output's next token (the last row: </s>)
-            return tgt_ids, weights, self.written(logits)
+            src = self._tensor(src_ids, dev).expand(rows, -1)
+            out = m.greedy_decode(src, torch.full((rows,), start, device=dev), EOS, self.config.max_seq_len, s)
+            greedy = []
+            for row in out.cpu().tolist():
+                body = row[1:]
+                body = body[: body.index(EOS)] if EOS in body else body
+                greedy.append(row[:1] + [i for i in body if i != PAD])
+            read = greedy[0] if target is None else list(target)
+            logits, weights = m(src, self._tensor(read, dev).expand(rows, -1), s, record)
+            return greedy, read, logits.float().cpu(), {k: w.float().cpu() for k, w in weights.items()}
 
-        tgt_ids, w, written = self.run(fn, notices)
+        return self.run(fn, notices)
+
+    def _trace(self, text, direction, s: AttentionSettings, record, target: str | None = None):
+        text, src_ids, notices = self.ids(text)
+        start = self.start_token(direction or self.direction(text))
+        forced = None if target is None else [start] + self.tokenizer.encode(target)[: self.config.max_seq_len - 2]
+        # the decoder's queries are what it reads: the start token and every token it wrote (the
+        # final </s> is written but never read); row i writes the next token (the last row: </s>)
+        _, tgt_ids, logits, w = self.decode_then_read(src_ids, start, s, target=forced, record=record, notices=notices)
+        written = self.written(logits)
         T = len(tgt_ids)
         causal = np.tril(np.ones((T, T), dtype=bool))
         attention = {
@@ -537,6 +545,17 @@ class GPTRunner(SamplesText, ModelRunner):
         s = settings_from(**settings)
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
         return logits[0, -1].float().cpu(), w["decoder"][:, 0, :, -1].float().cpu().numpy()
+
+    def new_cache(self, keep=None) -> KVCache:
+        """An empty KV cache for read_cached (keep: which rows stay, see model/gpt.py's KVCache)."""
+        return KVCache(self.config.num_layers, keep)
+
+    def read_cached(self, ids: list[int], cache: KVCache, **settings):
+        """Read ids after the tokens cache holds (the GPT's forward with its KV cache): (logits
+        (T, vocab) on the CPU, attention (layers, heads, T, cached rows) numpy)."""
+        s = settings_from(**settings)
+        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, cache=cache))
+        return logits[0].float().cpu(), w["decoder"][:, 0].float().cpu().numpy()
 
     def _generation_prompt(self, prompt):
         return (*self.prompt_ids(prompt), EOS)  # an empty prompt: the model starts from <s> alone

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from .text import is_cjk
+from data.text import is_cjk
 
 __all__ = [
     "PAD",
@@ -258,7 +258,7 @@ def _pretokenize(text: str, zh_words: frozenset[str], maxlen: int) -> str:
     """Mark corpus word boundaries the text itself does not show, so learned pieces never
     span two words: Chinese runs segmented by longest match over the corpus words, and
     punctuation split from the word it is attached to ("mat." -> "mat" | ".")."""
-    from .corpus import segment_zh
+    from data.corpus import segment_zh
 
     text = text.replace(_DELIM, "")
     out: list[str] = []
@@ -285,7 +285,7 @@ def _pretokenize(text: str, zh_words: frozenset[str], maxlen: int) -> str:
 def train(texts, out_path: str | os.PathLike, vocab_size: int = VOCAB_SIZE) -> None:
     """Train the tokenizer on ``texts`` (English and Chinese strings) and write the .model to
     ``out_path`` atomically (temp file + os.replace: a failed run leaves the old file)."""
-    from . import corpus
+    from data import corpus
 
     texts = [t for t in texts if isinstance(t, str) and t.strip()]
     if not texts:
@@ -331,7 +331,7 @@ def train(texts, out_path: str | os.PathLike, vocab_size: int = VOCAB_SIZE) -> N
 def train_default(out_path: str | os.PathLike = DEFAULT_PATH, seed: int = 0) -> Path:
     """Train the shipped tokenizer: TRAIN_PAIRS training pairs of the corpus (held-out
     sentences excluded), both languages. Deterministic; about a few seconds."""
-    from . import corpus
+    from data import corpus
 
     pairs = corpus.train_pairs(TRAIN_PAIRS, seed)
     train([p.en for p in pairs] + [p.zh for p in pairs], out_path)

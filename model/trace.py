@@ -85,7 +85,7 @@ class Trace:
     output_text: str
     attention: dict[str, Attention]
     notices: list[str] = field(default_factory=list)  # e.g. truncation, words never seen in training
-    # what was switched off or edited (model/intervene.py), None for an untouched run:
+    # what was switched off or edited (analysis/intervene.py), None for an untouched run:
     # {"how": "zero", "ablate": ["cross:2:2"], "edits": [{"head": "decoder:2:3", "query": 5, "weights": [...]}]}
     intervention: dict | None = None
 

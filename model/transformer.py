@@ -12,9 +12,9 @@ import math
 import torch
 import torch.nn as nn
 
-from .attention import MultiHeadAttention
-from .blocks import FeedForward, Position, causal_mask, padding_mask, run_stack
-from .config import AttentionSettings, ModelConfig
+from model.attention import MultiHeadAttention
+from model.blocks import FeedForward, Position, causal_mask, padding_mask, run_stack
+from model.config import AttentionSettings, ModelConfig
 
 DEFAULT = AttentionSettings()
 

@@ -12,15 +12,15 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import pandas as pd
 import streamlit as st
 
+from analysis.experiments import masks_of
 from model.errors import InputError, ModelFileError
-from model.experiments import masks_of
 from model.registry import load_tokenizer
 from model.runner import TranslatorRunner, clean_text
 from model.tokenizer import BOS, TO_EN, TO_ZH, Tokenizer
 from ui import cache
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
 from viz.steps import mask_figure

@@ -11,13 +11,24 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import numpy as np
 import streamlit as st
 
-from model import KINDS, claims
-from model import experiments as ex
+from analysis import claims
+from analysis import experiments as ex
+from analysis.measures import (
+    head_roles,
+    induction_scores,
+    mean_of_heads,
+    merge_tokens,
+    merge_words,
+    rollout,
+    word_groups,
+)
+from model import KINDS
 from ui import cache, state
-from ui.context import current, partial
+from ui.context import partial
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, present_figure
 from ui.rows import row_labels, rows_caption, written
+from ui.run import current
 from ui.safe import md
 from ui.widgets import (
     PLOTLY_CONFIG,
@@ -29,7 +40,6 @@ from ui.widgets import (
     show_table,
     translated,
 )
-from viz.analysis import head_roles, induction_scores, mean_of_heads, merge_tokens, merge_words, rollout, word_groups
 from viz.head_view import head_view_spec
 from viz.heatmap import attention_heatmap
 from viz.model_view import model_view
@@ -305,7 +315,7 @@ def explorer(tr, runner, temperature: float) -> None:
             if runner.can_continue_text:
                 st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
                 ind = induction(ctx.model, ctx.device)
-            # cross heads are labelled "align" by word alignment on this sentence (model.claims), not peakedness
+            # cross heads are labelled "align" by word alignment on this sentence (analysis.claims), not peakedness
             aligned = claims.page_alignment(runner, ctx.text, tr.output_text, att) if kind == "cross" else None
             roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross", align=aligned)
             roles["layer"] += 1

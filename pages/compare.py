@@ -13,19 +13,20 @@ import numpy as np
 import streamlit as st
 
 import model
+from analysis.intervene import align
+from analysis.measures import mean_of_heads
 from model.errors import InputError
-from model.intervene import align
 from model.registry import read_config
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
-from ui.context import current, model_label
+from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure, wrapping_columns
 from ui.messages import notice_text
+from ui.run import current
 from ui.safe import md
 from ui.widgets import download, heatmap_labels, image_format_picker, kind_layer_head, show_input_error
-from viz.analysis import mean_of_heads
 from viz.heatmap import attention_heatmap
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
 from viz.table import to_csv

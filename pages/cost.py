@@ -1,5 +1,5 @@
 """The cost of attention: O(n²) measured, sparse and local attention, why sqrt(d_k), FlashAttention's
-blockwise softmax, why Q, K, V and several heads. Numbers come from model/cost.py; this file lays out."""
+blockwise softmax, why Q, K, V and several heads. Numbers come from analysis/cost.py; this file lays out."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model import cost
-from model.evaluate import evaluate
+from analysis import cost
 from model.registry import PRESETS, paths
+from training.evaluate import evaluate
 from ui import cache, state
-from ui.context import current, model_label
+from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels

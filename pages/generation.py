@@ -15,9 +15,9 @@ import streamlit as st
 from model.errors import InputError
 from model.tokenizer import EOS
 from ui import cache, kv_cache, state
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.run import current
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices

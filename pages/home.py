@@ -6,13 +6,13 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
+from analysis.measures import mean_of_heads
 from ui import state
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels, rows_caption
+from ui.run import current
 from ui.widgets import show_heatmap, show_table, token_picker
-from viz.analysis import mean_of_heads
 
 ctx = current()
 # a Hugging Face model was not trained here: the intro says what it is instead

@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model import claims
+from analysis import claims
+from analysis.intervene import align, head_name, parse_head
 from model.attention import ABLATIONS
 from model.errors import InputError
-from model.intervene import align, head_name, parse_head
 from ui import intervene as ui_iv
 from ui import rows, state
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.run import current
 from ui.safe import md
 from ui.widgets import (
     action_button,
@@ -123,7 +123,7 @@ if mode == "ablate":
     kind_names = [head_name(kind, la, h) for la in range(L) for h in range(H)]
     if st.session_state.get("iv_focus") not in kind_names:
         st.session_state["iv_focus"] = off[-1] if off and off[-1] in kind_names else kind_names[-1]
-    # the sink button only where this model has sink heads on this sentence (model.claims: first-token
+    # the sink button only where this model has sink heads on this sentence (analysis.claims: first-token
     # share >= SINK_FACTOR x uniform); where it has none the button is absent and the caption says so
     sink = claims.sink_claim(att0.weights, att0.mask, kind)
     sinks = [head_name(*h) for h in sink.heads]

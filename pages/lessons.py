@@ -1,4 +1,4 @@
-"""Lessons: predict first, then see the model's real numbers (model/lessons.py computes every
+"""Lessons: predict first, then see the model's real numbers (analysis/lessons.py computes every
 question and answer from the models; this page lays a step out)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
-from model.lessons import LESSONS, Bars, Heat, score
+from analysis.lessons import LESSONS, Bars, Heat, score
 from ui import classroom, lessons
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, page_header, present_figure
+from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, heatmap_labels, show_row_table
 from viz.heatmap import attention_heatmap

@@ -14,17 +14,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model import experiments as ex
+from analysis import experiments as ex
+from analysis.measures import mean_of_heads
 from model.errors import InputError
 from model.registry import PRESETS
 from ui import cache, state
-from ui.context import current, model_label
+from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
+from ui.run import current
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap, show_input_error, show_model_notices
 from viz import positional as vp
-from viz.analysis import mean_of_heads
 
 SECTIONS = ("sin", "rel", "learned", "rope", "order", "long")
 D_MAX, LEN_MAX = 512, 200

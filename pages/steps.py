@@ -1,7 +1,7 @@
 """Step by step: the tutorial's recipe for one head of one layer, one step at a time, on the
 sidebar's sentence: tokens, embeddings + position, Q K V, QK^T, / sqrt(d_k), mask, softmax,
 weights x V, concat + W^O, residual + LayerNorm + FFN. Each step: its formula, the numbers the
-model computed (model/walkthrough.py), and the lines of model/ that computed them, read now."""
+model computed (analysis/walkthrough.py), and the lines of model/ that computed them, read now."""
 
 from __future__ import annotations
 
@@ -15,14 +15,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from analysis.walkthrough import STEPS, record, walk
 from model import KINDS
 from model.errors import InputError, ModelFileError
-from model.walkthrough import STEPS, record, walk
 from ui import cache, state
-from ui.context import current, model_label
+from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.rows import ARROW
+from ui.run import current
 from ui.safe import md
 from ui.widgets import (
     PLOTLY_CONFIG,
@@ -506,7 +507,7 @@ STEP_VIEWS = {
     "weighted": step_weighted,
     "concat": step_concat,
     "ffn": step_ffn,
-}  # one per model.walkthrough.STEPS
+}  # one per analysis.walkthrough.STEPS
 STEP_VIEWS[key]()
 
 copy_link()

@@ -15,15 +15,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from analysis import experiments as ex
+from analysis.measured import TEMPERATURE_EXACT_MATCH
 from model import KINDS
-from model import experiments as ex
 from model.errors import InputError
-from model.measured import TEMPERATURE_EXACT_MATCH
 from ui import cache, state
-from ui.context import current, partial
+from ui.context import partial
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels
+from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, row_picker, sampling_knobs, show_heatmap, show_input_error, show_row_table
 from viz.curves import entropy_vs_temperature
@@ -257,7 +258,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         left.markdown("> " + (md(base.output_text) or t("temp_empty")))
         right.markdown("**" + t("temp_translation_t", t=f"{T:g}") + "**")
         right.markdown("> " + (md(hot.output_text) or t("temp_empty")))
-        em = TEMPERATURE_EXACT_MATCH  # measured offline (model/measured.py), one table to update
+        em = TEMPERATURE_EXACT_MATCH  # measured offline (analysis/measured.py), one table to update
         st.caption(
             t(
                 "temp_translation_help",

@@ -18,12 +18,12 @@ import pandas as pd
 import streamlit as st
 
 import model
-from model import timeline as probes
+from analysis import timeline as probes
 from ui import state
 from ui import timeline as tl
-from ui.context import current
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, heatmap_labels, kind_layer_head
 from viz.heatmap import attention_heatmap

@@ -209,7 +209,7 @@ def apptest_setup():
       regardless of prior test state", and the new PagesManager sets it again because pages/
       exists). In that mode Streamlit runs its own navigation over the folder: app.py runs as
       that navigation's main page, and the page a test switched to (same url path) runs alone,
-      until ui.context.current() reruns it through app.py. A widget's id includes the script hash
+      until ui.run.current() reruns it through app.py. A widget's id includes the script hash
       of the page it is drawn in, and app.py-as-folder-page and app.py-as-entry have different
       ones, so from one AppTest run to the next the sidebar's widgets are new widgets and lose
       their values. Measured without this patch (2026-11-30): after open_page's switch_page the

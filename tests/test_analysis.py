@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from viz.analysis import (
+from analysis.measures import (
     entropy,
     head_roles,
     induction_scores,

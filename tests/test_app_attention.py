@@ -16,12 +16,12 @@ from apptest import notices
 from streamlit.testing.v1 import AppTest
 
 import model
+from analysis.measures import merge_tokens, merge_words
 from tests.conftest import MODEL_KINDS
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.i18n import TABLE
 from ui.rows import pill_labels, row_labels
-from viz.analysis import merge_tokens, merge_words
 
 PAGE = "pages/attention.py"
 TIMEOUT = 90  # an untrained translator decodes to its full length once; later runs are cached

@@ -122,7 +122,7 @@ def test_sparse_section_shows_gpt_local_beside_gpt():
     at = open_page(PAGE, "gpt", sec="sparse")
     table = at.dataframe[0].value
     assert list(table["model"]) == ["gpt", "gpt-local"]
-    from model.evaluate import evaluate
+    from training.evaluate import evaluate
 
     local = evaluate("gpt-local", n=300)
     row = table[table["model"] == "gpt-local"].iloc[0]

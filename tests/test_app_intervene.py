@@ -1,5 +1,5 @@
 """The intervene and compare pages in AppTest: what a link asks for is what the page shows, and the
-numbers on the page are the model's (model/intervene.py), in both languages."""
+numbers on the page are the model's (analysis/intervene.py), in both languages."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from apptest import array
 from streamlit.testing.v1 import AppTest
 
 import model
-from model import intervene
+from analysis import intervene
 from ui.safe import md
 
 TIMEOUT = 120

@@ -12,7 +12,7 @@ import pytest
 from apptest import array, notices
 from streamlit.testing.v1 import AppTest
 
-from model import experiments as ex
+from analysis import experiments as ex
 from model import registry
 from ui import cache
 

@@ -18,7 +18,7 @@ import pytest
 from apptest import ok, open_alone, open_page
 from streamlit.testing.v1 import AppTest
 
-from model.walkthrough import STEPS, walk
+from analysis.walkthrough import STEPS, walk
 from tests.conftest import first_input, recompute, recompute_post
 from ui import cache
 from viz.heatmap import heatmap_weights

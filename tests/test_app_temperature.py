@@ -13,7 +13,7 @@ import torch
 from apptest import array, notices
 from streamlit.testing.v1 import AppTest
 
-from model import experiments as ex
+from analysis import experiments as ex
 from model.gpt import Sampling, sampling_distribution
 from ui import cache
 from ui.context import DEFAULT_TEXT

@@ -16,8 +16,8 @@ from apptest import array, notices
 from streamlit.testing.v1 import AppTest
 
 import model
+from analysis import timeline as probes
 from model import registry
-from model import timeline as probes
 from ui.context import DEFAULT_TEXT
 from ui.safe import md
 from viz.timeline import FORMED

@@ -1,4 +1,4 @@
-"""Claims as code (model/claims.py): every check runs on every shipped model and is compared with an
+"""Claims as code (analysis/claims.py): every check runs on every shipped model and is compared with an
 independent recomputation in numpy; the sentences the pages show by default are the ones the
 checks allow (no sink taught on a model that has none, no "align" label on a head that does not
 align words, the pronoun head found per language)."""
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import model
-from model import claims
-from viz.analysis import head_roles
+from analysis import claims, intervene
+from analysis.measures import head_roles
 
 SHIPPED = ("translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local")
 DEFAULT_TEXT = "The cat sat on the mat"
@@ -52,7 +52,7 @@ def test_sink_check_is_the_first_token_share_against_uniform(runners, name, text
     np.testing.assert_allclose(c.numbers["share"], share, atol=1e-9)
     np.testing.assert_allclose(c.numbers["uniform"], uniform, atol=1e-12)
     assert {(la, h) for _, la, h in c.heads} == heads and c.holds == bool(heads)
-    assert set(model.intervene.sink_heads(att.weights, att.mask)) == heads
+    assert set(intervene.sink_heads(att.weights, att.mask)) == heads
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -120,7 +120,7 @@ def test_pronoun_scores_per_language_recomputed_from_traces(runners, name):
     """Each language's score is the pronoun row's weight on its noun in that language's stories,
     recomputed from the runner's own traces; gpt's English pronoun head (L2 H3) scores >= 0.5 on
     English stories and < 0.2 on Chinese ones, which pooling hid."""
-    from model import timeline
+    from analysis import timeline
 
     m = runners(name)
     got = claims.pronoun_scores(m)
@@ -153,7 +153,7 @@ def test_every_check_runs_on_every_shipped_model_and_serialises(runners, name):
 def test_steps_page_weights_table_names_rows_as_its_heatmap():
     """Step "softmax" of the step page, cross-attention: the number table under the heatmap names
     each row "reads → writes", as the heatmap does (it named them by the token read)."""
-    from model.walkthrough import STEPS
+    from analysis.walkthrough import STEPS
 
     at = apptest.open_page("pages/steps.py", "translator", 180, step=STEPS.index("softmax") + 1, kind="cross")
     tables = [d.value for d in at.dataframe if any("→" in str(i) for i in d.value.index)]

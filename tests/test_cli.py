@@ -119,11 +119,11 @@ def main_in_process(args, capsys):
 
 @pytest.fixture
 def no_training(monkeypatch):
-    """model.train.train replaced by a recorder: nothing here trains or writes weights."""
-    import model.train
+    """training.train.train replaced by a recorder: nothing here trains or writes weights."""
+    import training.train
 
     calls = []
-    monkeypatch.setattr(model.train, "train", lambda name, **kw: calls.append((name, kw)) or {})
+    monkeypatch.setattr(training.train, "train", lambda name, **kw: calls.append((name, kw)) or {})
     return calls
 
 

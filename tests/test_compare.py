@@ -4,7 +4,7 @@ every shipped model, and what the pickers show against what the charts draw."""
 import pytest
 
 import model
-from model import corpus
+from data import corpus
 from tests import apptest
 from tests.explore import Action, do, problems
 from ui.compare import PAIRS, second_sentence

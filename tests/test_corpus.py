@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from model import corpus
+from data import corpus
 
 TUTORIAL = [
     ("The cat sat on the mat", "猫坐在垫子上"),

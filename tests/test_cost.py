@@ -1,4 +1,4 @@
-"""model/cost.py against independent oracles: masks by their definitions (loops), attention by PyTorch's
+"""analysis/cost.py against independent oracles: masks by their definitions (loops), attention by PyTorch's
 own F.scaled_dot_product_attention, FLOPs by torch's FlopCounterMode, gradients by the softmax Jacobian
 in numpy, the KV cache by the model's full forward. Small sizes only; timings live in bench/cost.py."""
 
@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 import model
-from model import cost
+from analysis import cost
 from model.config import ModelConfig
 from model.tokenizer import BOS, EOS
 
@@ -188,20 +188,34 @@ def test_kv_cache_gives_the_full_forwards_logits_and_attention(random_runner, na
     ids = [BOS] + m.tokenizer.encode("The bed was near the chair. It was new.")
     with torch.no_grad():
         full, w = m.module(torch.tensor([ids]))
-    dec = cost.CachedDecoder(m.module)
+    cache = cost.new_cache(m)
     for i, tok in enumerate(ids):
-        logits, rows = dec.step(tok)
+        logits, rows = cost.read_token(m, cache, tok)
         assert (logits - full[0, i]).abs().max() < 1e-4
-        keep = dec.positions
+        keep = cache.positions
         assert np.allclose(rows, w["decoder"][:, 0, :, i, keep].numpy(), atol=1e-5)
-    assert dec.cached_rows() == (min(len(ids), m.config.window) if m.config.window else len(ids))
+    assert cache.rows() == (min(len(ids), m.config.window) if m.config.window else len(ids))
+
+
+@pytest.mark.parametrize("name", ["gpt", "gpt-rope", "gpt-alibi", "gpt-local"])
+def test_reading_a_text_in_chunks_through_the_cache_gives_the_full_forward(random_runner, name):
+    """The one GPT forward with a cache: three tokens, then the rest in one call, equals one call."""
+    m = random_runner(name)
+    ids = [BOS] + m.tokenizer.encode("The dog saw the cat in the garden.")
+    with torch.no_grad():
+        full, w = m.module(torch.tensor([ids]))
+    cache = m.new_cache()
+    m.read_cached(ids[:3], cache)
+    logits, rows = m.read_cached(ids[3:], cache)
+    assert (logits - full[0, 3:]).abs().max() < 1e-4
+    assert np.allclose(rows, w["decoder"][:, 0, :, 3:].numpy(), atol=1e-5)
 
 
 def test_stream_nll_with_a_full_cache_is_the_models_nll(random_runner):
     m = random_runner("gpt")
     text = "The cat sat on the mat. It was happy."
     ids = [BOS] + m.tokenizer.encode(text) + [EOS]
-    assert cost.stream_nll(m.module, ids, cost.CachePolicy()).sum() == pytest.approx(float(m.nll([text])[0]), rel=1e-4)
+    assert cost.stream_nll(m, ids, cost.CachePolicy()).sum() == pytest.approx(float(m.nll([text])[0]), rel=1e-4)
 
 
 def test_cache_policies_keep_sink_and_window():
@@ -209,12 +223,11 @@ def test_cache_policies_keep_sink_and_window():
     assert p.keep(list(range(4))) == [0, 1, 2, 3]
     assert p.keep(list(range(9))) == [0, 1, 6, 7, 8]
     assert cost.CachePolicy("window", 0, 3).keep(list(range(9))) == [6, 7, 8]
-    dec = cost.CachedDecoder(
-        model.load("gpt", device="cpu", random_weights=True).module, cost.CachePolicy("sink", 1, 2)
-    )
+    gpt = model.load("gpt", device="cpu", random_weights=True)
+    cache = cost.new_cache(gpt, cost.CachePolicy("sink", 1, 2))
     for tok in [BOS, 5, 6, 7, 8, 9]:
-        dec.step(tok)
-    assert dec.positions == [0, 4, 5]
+        cost.read_token(gpt, cache, tok)
+    assert cache.positions == [0, 4, 5]
 
 
 @pytest.mark.parametrize("name", ["gpt", "gpt-local"])
@@ -225,18 +238,18 @@ def test_flops_per_token_match_torch_flop_counter(random_runner, name, t):
     with torch.no_grad(), FlopCounterMode(display=False) as full:
         m.module(torch.tensor([ids]))
     assert cost.gpt_flops_per_token(t, m.config, cached=False)["total"] == full.get_total_flops()
-    dec = cost.CachedDecoder(m.module)
+    cache = cost.new_cache(m)
     for tok in ids[:-1]:
-        dec.step(tok)
+        cost.read_token(m, cache, tok)
     with FlopCounterMode(display=False) as one:
-        dec.step(ids[-1])
+        cost.read_token(m, cache, ids[-1])
     assert cost.gpt_flops_per_token(t, m.config, cached=True)["total"] == one.get_total_flops()
 
 
 def test_kv_cache_bytes_are_the_tensors_bytes(random_runner):
     m = random_runner("gpt")
     ids = [BOS] + m.tokenizer.encode("The cat sat on the mat")
-    s = cost.kv_cache_state(m.module, ids)
+    s = cost.kv_cache_state(m, ids)
     assert s["k"].shape == (m.config.num_layers, len(ids), m.config.d_model)
     assert s["bytes"] == s["k"].astype(np.float32).nbytes + s["v"].astype(np.float32).nbytes
 
@@ -304,7 +317,7 @@ def test_trained_gpt_local_never_looks_past_its_window():
 def test_nll_by_length_splits_evaluates_items(random_runner):
     m = random_runner("gpt")
     r = cost.nll_by_length(m, n=20)
-    from model import corpus
+    from data import corpus
 
     pairs = corpus.heldout_pairs(20, 1234)
     items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import model
-from model import experiments as ex
+from analysis import experiments as ex
 from model import registry
 from model.positional import sinusoidal_table
 

@@ -1,12 +1,12 @@
 """The out-of-grammar warning (issue 11, item 3): every sentence is checked against the language
-the models learned (model/corpus.py's grammar). It must fire for text the grammar cannot make and
+the models learned (data/corpus.py's grammar). It must fire for text the grammar cannot make and
 stay silent on held-out grammar sentences."""
 
 import apptest
 import pytest
 
 import model
-from model import corpus
+from data import corpus
 from tests.conftest import trained
 
 OUTSIDE = [

@@ -27,7 +27,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 import model  # noqa: E402
-from model import experiments as ex  # noqa: E402
+from analysis import experiments as ex  # noqa: E402
 from model import hf  # noqa: E402
 from model.errors import InputError  # noqa: E402
 
@@ -290,7 +290,7 @@ def test_long_text_is_cut_with_a_notice(runners):
 
 
 def test_walkthrough_says_it_cannot(runners):
-    from model.walkthrough import walk
+    from analysis.walkthrough import walk
 
     with pytest.raises(InputError, match="Hugging Face"):
         walk(runners("bert"), TEXT)
@@ -305,7 +305,7 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
     with pytest.raises(InputError, match="cannot get hf:nobody-here/no-such-model.*offline"):
         model.load("hf:nobody-here/no-such-model")
     monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.setattr(hf, "_hub_reachable", lambda timeout=3.0: False)  # no retries for 25 s
+    monkeypatch.setattr(hf.loading, "_hub_reachable", lambda timeout=3.0: False)  # no retries for 25 s
     t0 = time.perf_counter()
     with pytest.raises(InputError, match="cannot be reached"):
         model.load("hf:nobody-here/no-such-model")
@@ -346,7 +346,7 @@ def test_clear_errors(tmp_path, tiny, monkeypatch):
     with pytest.raises(InputError, match="turned off"):
         model.load(f"hf:{tiny['bert']}")
     monkeypatch.setenv("ATTN_HF", "1")
-    monkeypatch.setattr(hf, "installed", lambda: False)
+    monkeypatch.setattr(hf.policy, "installed", lambda: False)
     with pytest.raises(InputError, match="requirements-hf.txt"):
         model.load(f"hf:{tiny['bert']}")
 
@@ -440,7 +440,7 @@ def test_minilm_on_every_page():
 def test_minilm_intervene_ablates_heads_and_shows_the_attention_change():
     """An encoder writes nothing: the Intervene page says so (no error, no warning) and still
     switches the linked head off, with the difference heatmap = ablated trace - untouched trace."""
-    from model.intervene import parse_head
+    from analysis.intervene import parse_head
     from tests import apptest
     from ui.i18n import TABLE
 
@@ -506,7 +506,7 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
     an hf: model falls back to the default with the usual notice."""
     from streamlit.testing.v1 import AppTest
 
-    monkeypatch.setattr(hf, "installed", lambda: False)
+    monkeypatch.setattr(hf.policy, "installed", lambda: False)
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["model"] = "hf:" + tiny["bert"]
     at.query_params["lang"] = "en"

@@ -1,4 +1,4 @@
-"""Switching heads off and editing rows (model/intervene.py), checked against independent forwards:
+"""Switching heads off and editing rows (analysis/intervene.py), checked against independent forwards:
 a numpy GPT written here from the weights, the same model with the head's slice of W^O zeroed, and
 (for Hugging Face) GPT-2 / LLaMA with the head's rows of the output projection zeroed."""
 
@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import model
-from model import intervene
+from analysis import intervene
 from model.__main__ import main as cli
 from model.errors import InputError
 
@@ -90,7 +90,7 @@ def _gpt_logp(m, ids, iv):
 def numpy_reference(module, runner, layer, head):
     """That head's mean output per position over the reference items (corpus.gpt_items(64, 2027,
     "heldout")), each run alone through the numpy GPT: (positions, d_k)."""
-    from model import corpus
+    from data import corpus
 
     sums = np.zeros((runner.config.max_seq_len, module.config.d_model // module.config.num_heads))
     counts = np.zeros(runner.config.max_seq_len)
@@ -189,7 +189,7 @@ def test_translator_importance_grid_equals_one_head_at_a_time(translator):
     imp = intervene.importance(translator, TR_TEXT)
     assert len(imp.heads) == 3 * translator.config.num_layers * translator.config.num_heads
     _, src, _ = translator.ids(TR_TEXT)
-    start = translator._start(translator.direction(TR_TEXT))
+    start = translator.start_token(translator.direction(TR_TEXT))
     base_logp, _, target = intervene.translator_scores(translator, src, start, None, 1)
     for i, h in enumerate(imp.heads):
         logp, _, _ = intervene.translator_scores(
@@ -358,7 +358,7 @@ def test_mean_ablation_leaves_earlier_positions_unchanged_when_a_later_token_cha
 def test_reference_means_are_per_position_means_of_separate_runs(translator):
     """reference_means (one padded batch) against each reference sentence run alone with record:
     the mean at every position of the head outputs of the sentences that reach it."""
-    from model import corpus
+    from data import corpus
     from model.tokenizer import TO_EN, TO_ZH
 
     means = intervene.reference_means(translator)

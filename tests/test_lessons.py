@@ -1,4 +1,4 @@
-"""Lessons (model/lessons.py, pages/lessons.py): every answer a step checks against is the one an
+"""Lessons (analysis/lessons.py, pages/lessons.py): every answer a step checks against is the one an
 independent recomputation from the trained models gives (numpy argmax over a fresh trace, torch's
 own softmax of the logits, the translator's own output), and the page shows the prediction, the
 verdict, the reveal and the score, in both languages, with the step and answers in the link."""
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import model
-from model import lessons as L
+from analysis import lessons as L
 from model.positional import PositionalEncoding
 from ui.i18n import MISSING, TABLE
 
@@ -227,7 +227,7 @@ def test_next_word_step_is_decided_by_the_grammar_and_the_model(raw, runners):
     asks about sampling where the grammar leaves the word open: 1 - p(top) >= 0.10."""
     import random
 
-    from model import corpus
+    from data import corpus
 
     g = runners("gpt")
     s = by_id(raw["decoder"], "decoder.5")

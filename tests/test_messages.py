@@ -16,10 +16,10 @@ import pytest
 import torch
 
 import model
+from analysis.walkthrough import walk
 from model import registry
 from model.errors import InputError, Notice
 from model.runner import MAX_CHARS
-from model.walkthrough import walk
 from ui import i18n
 from ui.messages import error_text, notice_text, table_key
 

@@ -3,7 +3,6 @@ nothing outside model/ reaches for a private name of another module."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -71,19 +70,3 @@ def test_the_trace_cache_passes_the_direction_to_every_runner(random_runner):
     assert random_runner("gpt").trace("The cat", direction=None).kinds() == ["decoder"]
     w = random_runner("translator").trace("The cat", direction="en-zh").attention["encoder"].weights
     assert np.allclose(w.sum(-1), 1, atol=1e-5)
-
-
-PRIVATE_CALL = re.compile(r"\b(?!self\b|cls\b)([a-z_][a-z0-9_]*)\._[A-Za-z]\w*")
-
-
-def test_nothing_outside_model_calls_a_private_name():
-    """pages/, ui/ and model/experiments.py use public names of other modules only
-    (st.session_state keys and a module's own names are not such calls)."""
-    files = [*ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py"), ROOT / "model" / "experiments.py", ROOT / "app.py"]
-    found = []
-    for f in files:
-        for n, line in enumerate(f.read_text().splitlines(), 1):
-            code = re.sub(r"([\"']).*?\1", "", line.split("#")[0])  # strings and comments out
-            for m in PRIVATE_CALL.finditer(code):
-                found.append(f"{f.relative_to(ROOT)}:{n}: {m.group(0)}")
-    assert found == []

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from model import registry, snapshots
-from model.evaluate import SATURATED, saturation
+from model import registry
+from training import snapshots
+from training.evaluate import SATURATED, saturation
 
 
 def test_schedule_is_log_spaced_from_the_random_start_to_the_last_step():
@@ -53,7 +54,7 @@ def test_all_snapshots_fit_the_25_mb_budget():
 def test_saturation_agrees_with_the_traces_weights():
     """The share of one-hot rows that saturation() reports, recomputed from what trace() returns."""
     m = registry.load("gpt", device="cpu")
-    from model import corpus
+    from data import corpus
 
     pairs = corpus.heldout_pairs(6, 1234)
     top = {}

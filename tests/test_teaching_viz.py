@@ -3,7 +3,7 @@ causal row 0, cross-attention scored by alignment, not by position. Oracles: pla
 
 import numpy as np
 
-from viz.analysis import head_roles
+from analysis.measures import head_roles
 
 
 def causal_uniform(t: int) -> tuple[np.ndarray, np.ndarray]:
@@ -35,7 +35,7 @@ def test_cross_attention_gets_alignment_not_positions():
     df = head_roles(w, None, cross=True)
     assert "previous" not in df and "current" not in df and "first" not in df
     assert df["align"].isna().all() and "align" not in df["role"].tolist()
-    # with the heads' word-alignment scores (model.claims.page_alignment), the column is those
+    # with the heads' word-alignment scores (analysis.claims.page_alignment), the column is those
     align = np.array([[0.8, 0.1]])
     df = head_roles(w, None, cross=True, align=align)
     np.testing.assert_allclose(df["align"], align.ravel())

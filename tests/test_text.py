@@ -1,11 +1,11 @@
-"""What counts as CJK (model/text.py), pinned with examples: the one definition the tokenizer's word
+"""What counts as CJK (data/text.py), pinned with examples: the one definition the tokenizer's word
 labels, the corpus's language and unknown-word checks and the translator's direction share."""
 
 import pytest
 
-from model import corpus
+from data import corpus
+from data.text import has_cjk, is_cjk
 from model.runner import TranslatorRunner
-from model.text import has_cjk, is_cjk
 from model.tokenizer import Tokenizer
 
 # text, CJK (read as Chinese), the token words the word view shows

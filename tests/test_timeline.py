@@ -14,10 +14,12 @@ import torch
 from safetensors.numpy import load_file
 
 import model
-from model import corpus, registry, snapshots
-from model import timeline as probes
+from analysis import timeline as probes
+from data import corpus
+from model import registry
 from model.errors import InputError
 from model.tokenizer import BOS, EOS, TO_EN, TO_ZH, Tokenizer
+from training import snapshots
 from viz.timeline import FORMED, formation, formed_heads, largest_rise
 
 MODELS = [n for n in ("translator", "gpt") if registry.snapshots_of(n)]

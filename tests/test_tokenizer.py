@@ -2,7 +2,7 @@
 
 import pytest
 
-from model import corpus
+from data import corpus
 from model import tokenizer as T
 from model.tokenizer import Tokenizer
 

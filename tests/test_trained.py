@@ -6,7 +6,7 @@ import pytest
 
 import model
 from model import registry
-from model.evaluate import evaluate
+from training.evaluate import evaluate
 
 
 @pytest.fixture(scope="module")

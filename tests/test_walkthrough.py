@@ -1,4 +1,4 @@
-"""model/walkthrough.py: every step's numbers against an independent recomputation from the
+"""analysis/walkthrough.py: every step's numbers against an independent recomputation from the
 model's weights (numpy, float64, written from the formulas, not from our model code), the code
 snippets against the files they claim to come from, and bad input.
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import model
+from analysis.walkthrough import STEPS, Recording, code_for, record, walk
 from model.errors import InputError
 from model.tokenizer import BOS
-from model.walkthrough import STEPS, Recording, code_for, record, walk
 from tests.conftest import (
     MODEL_KINDS,
     cap_translation,

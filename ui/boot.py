@@ -3,7 +3,7 @@ language at once, before the slow imports (torch, the models, pandas, plotly: 3-
 2-core machine), instead of a blank page.
 
 app.py and every page file import this module first: a deep link to a fresh server runs the page
-file alone (Streamlit's pages/-folder mode, which ui.context.current() leaves), so whichever script
+file alone (Streamlit's pages/-folder mode, which ui.run.current() leaves), so whichever script
 a fresh process runs first shows the box. Later imports are no-ops (the module is cached).
 
 The box belongs to one session and one run: it is kept in that session's state until app.py's

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model import corpus
+from data import corpus
 from model.errors import InputError
 
 PAIRS = {  # every pair inside the language the models learned (tests/test_compare.py)

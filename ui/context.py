@@ -7,10 +7,7 @@ same settings, so no page re-declares them.
 from __future__ import annotations
 
 import functools
-import os
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import streamlit as st
 
@@ -19,7 +16,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import boot, cache, classroom, state, timeline
+from . import cache, classroom, run, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -27,7 +24,7 @@ from .widgets import show_input_error, show_model_notices
 
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
-TEXT_KEY = "text"
+TEXT_KEY = state.TEXT_KEY
 _LOADED: set[tuple[str, str]] = set()  # (model, device) loaded once in this process: no spinner needed
 
 
@@ -155,11 +152,11 @@ def _typed(box: str) -> None:
 
 
 def sidebar() -> Context:
-    if not _FOLDER_MODE_LEFT:
+    if not run.folder_mode_left():
         # the first run in this process leaves the pages/-folder mode before any widget exists: in
         # that mode app.py runs under another page id, so the sidebar's widgets would be new
         # widgets on the next run and the first visitor's first click lost its sentence and model
-        _leave_folder_mode()
+        run.leave_folder_mode()
     state.begin_run()
     if "lang" not in st.session_state and not st.query_params.get("lang"):
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
@@ -213,56 +210,8 @@ def sidebar() -> Context:
         st.session_state["device"],
         st.session_state["present"],
     )
-    st.session_state["_ctx"] = ctx
-    _APP_RUN.ctx = ctx
+    run.begin_run(ctx)
     return ctx
-
-
-# The Context of the app.py run now going on in this thread: set by sidebar(), cleared by
-# end_run() when app.py is done, so a page file that runs without app.py finds none.
-_APP_RUN = threading.local()
-_FOLDER_MODE_LEFT = False  # st.navigation has been called in this process (sidebar, current)
-_PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
-
-
-# At most this many sessions' full runs compute at once; the others wait on the lock, asleep.
-# Every run is CPU-bound, and each of torch's many small operations hands the interpreter lock
-# over: with 60 sessions' threads contending for it the server served 9 sentences a second where 4
-# sessions got 15 (bench/load.py). Partial reruns (fragments) are light and do not wait.
-RUN_SLOTS = threading.BoundedSemaphore(int(os.environ.get("ATTN_RUN_SLOTS", "2")))
-
-
-def end_run() -> None:
-    """app.py calls this when its run ends (the page has run or stopped)."""
-    _APP_RUN.ctx = None
-
-
-def current() -> Context:
-    """The sidebar's settings. Every page calls this first.
-
-    A folder named pages/ beside app.py makes Streamlit start in its older multipage mode (until
-    the first st.navigation call), in which a deep link (/attention?... on a server no session
-    has used yet) runs the page file alone, without app.py. Calling st.navigation (hidden, over
-    the same url paths) leaves that mode for the whole server, and the rerun sends the same
-    request through app.py's st.navigation, so a shared link always gets the whole app with its
-    sidebar. Only public Streamlit calls; .streamlit/config.toml hides the folder's own menu.
-    """
-    # a partial rerun (st.fragment, see partial) runs without app.py: the session's last settings
-    ctx = getattr(_APP_RUN, "ctx", None) or st.session_state.get("_ctx")
-    if ctx is None:
-        _leave_folder_mode()
-    return ctx
-
-
-def _leave_folder_mode() -> None:
-    """A hidden st.navigation over the pages (public Streamlit; the server leaves the pages/-folder
-    mode for good), then a rerun, which goes through app.py without this run's loading box."""
-    global _FOLDER_MODE_LEFT
-    _FOLDER_MODE_LEFT = True
-    pages = [st.Page(str(p), url_path=p.stem, default=p.stem == "home") for p in sorted(_PAGES_DIR.glob("*.py"))]
-    st.navigation(pages, position="hidden")
-    boot.forget()
-    st.rerun()
 
 
 def partial(fn):
@@ -276,14 +225,14 @@ def partial(fn):
     @functools.wraps(fn)
     def part(*args, **kwargs):
         fn(*args, **kwargs)
-        if getattr(_APP_RUN, "ctx", None) is None:  # a partial rerun
+        if run.in_app_run() is None:  # a partial rerun
             classroom.publish_again()
 
     @functools.wraps(fn)
     def whole(*args, **kwargs):
         # presentation mode: a plain part of the page (full reruns), so its main chart can go into
         # the slot above the page's controls (ui.layout.main_area), outside any fragment
-        ctx = getattr(_APP_RUN, "ctx", None)
+        ctx = run.in_app_run()
         return fn(*args, **kwargs) if ctx is not None and ctx.presentation else part(*args, **kwargs)
 
     return whole

@@ -1,5 +1,5 @@
 """The warning a page shows beside a translation or continuation when the sentence is outside the
-language the models learned (model.runner emits the notice "outside_language"; model.corpus
+language the models learned (model.runner emits the notice "outside_language"; data.corpus
 knows the grammar): what it means, known words like the unknown ones, and example sentences of
 the grammar to click."""
 
@@ -9,13 +9,12 @@ import zlib
 
 import streamlit as st
 
-from model import corpus
+from data import corpus
 
 from .i18n import t
 from .messages import notice_text
 from .safe import echo, md
-
-TEXT_KEY = "text"  # the sidebar's sentence box (ui.context.TEXT_KEY; not imported: context imports us)
+from .state import TEXT_KEY
 
 
 def _use(example: str) -> None:

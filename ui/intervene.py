@@ -1,4 +1,4 @@
-"""Caches and link parsing for the intervene and compare pages (model/intervene.py does the work).
+"""Caches and link parsing for the intervene and compare pages (analysis/intervene.py does the work).
 
 Heads are written "kind:layer:head", 1-based as the pages show them, in the link and in the
 widgets' state; the cached functions take them as tuples of such strings, so they hash.
@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import streamlit as st
 
-from model import intervene
+from analysis import intervene
 
 from . import cache
 from .i18n import t

@@ -1,6 +1,6 @@
 """The generation page's KV-cache section: the cached K and V rows, the cost per new token with and
 without the cache, the attention sink, and a StreamingLLM "sink + window" cache. Numbers come from
-model/cost.py; this module lays them out (the page calls section())."""
+analysis/cost.py; this module lays them out (the page calls section())."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model import claims, cost
-from model.gpt import GPT
+from analysis import claims, cost
 from model.tokenizer import EOS
 from viz.cost import matrix_figure, per_token_cost, sink_heatmap
 from viz.table import to_csv
@@ -23,35 +22,32 @@ from .widgets import PLOTLY_CONFIG
 SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cache_state(name: str, device: str, ids: tuple) -> dict:
-    return cost.kv_cache_state(cache.runner(name, device).module, list(ids))
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
-def timing(name: str, device: str, ids: tuple) -> dict:
-    m = cache.runner(name, device).module
-    r = cost.generation_timing(m, list(ids))
-    r["flops_no_cache"] = [cost.gpt_flops_per_token(t, m.config, False)["total"] for t in r["t"]]
-    r["flops_cache"] = [cost.gpt_flops_per_token(t, m.config, True)["total"] for t in r["t"]]
-    return r
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def sinks(name: str, device: str, ids: tuple):
-    """model.claims' sink check on the text: first-token share per head against uniform."""
-    att = cache.runner(name, device).trace_ids(list(ids)).attention["decoder"]
-    return claims.sink_claim(att.weights, att.mask)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def streaming(name: str, device: str, ids: tuple, prompt_len: int, sink: int, window: int) -> dict:
+def numbers(name: str, device: str, ids: tuple, read: tuple, prompt_len: int, sink: int, window: int) -> dict:
+    """Everything the section shows, from one fetch of the runner: the cache after `read` (rows,
+    positions, bytes), the cost per new token with and without the cache along `ids`, the sink check
+    on `ids` (analysis.claims: first-token share per head against uniform), and the three cache
+    policies' loss and continuation."""
+    runner = cache.runner(name, device)
+    cfg = runner.config
+    timing = cost.generation_timing(runner, list(ids))
+    timing["flops_no_cache"] = [cost.gpt_flops_per_token(t, cfg, False)["total"] for t in timing["t"]]
+    timing["flops_cache"] = [cost.gpt_flops_per_token(t, cfg, True)["total"] for t in timing["t"]]
+    sink_check = None
+    if len(ids) > 1:
+        att = runner.trace_ids(list(ids)).attention["decoder"]
+        sink_check = claims.sink_claim(att.weights, att.mask)
     policies = {
         "full": cost.CachePolicy(),
         "window": cost.CachePolicy("window", 0, sink + window),
         "sink": cost.CachePolicy("sink", sink, window),
     }
-    return cost.streaming_compare(cache.runner(name, device).module, list(ids), prompt_len, CONTINUE, policies, EOS)
+    return {
+        "state": cost.kv_cache_state(runner, list(read)),
+        "timing": timing,
+        "sink": sink_check,
+        "streaming": cost.streaming_compare(runner, list(ids), prompt_len, CONTINUE, policies, EOS),
+    }
 
 
 def read_params() -> None:
@@ -80,8 +76,11 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     """ids: the whole text so far (<s>, prompt, generated); read: what the model had read at the step shown."""
     st.divider()
     st.subheader(t("kv_title"))
-    if not isinstance(runner.module, GPT) or len(read) == 0:
+    if not (runner.has_tutorial_code and runner.can_continue_text) or len(read) == 0:
         return
+    # the sliders further down hold their values in the session before this run starts
+    sink_n, window_n = st.session_state.get("kv_sink", 1), st.session_state.get("kv_window", 4)
+    found = numbers(model_name, device, tuple(ids), tuple(read), prompt_len, sink_n, window_n)
     st.markdown(t("kv_intro"))
     cfg = runner.config
     tok = runner.tokenizer
@@ -95,7 +94,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
         format_func=lambda v: t("kv_sink_layer", layer=v + 1),
     )
     which = c2.radio(t("kv_which"), ["k", "v"], key="kv_which", horizontal=True, format_func=lambda v: t(f"kv_{v}"))
-    s = cache_state(model_name, device, tuple(read))
+    s = found["state"]
     labels = tok.labels(read)
     rows = [labels[p] for p in s["positions"]]
     dk = cfg.d_model // cfg.num_heads
@@ -115,7 +114,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
         st.caption("ⓘ " + t("kv_window_caption", model=md(model_name), w=cfg.window))
 
     st.markdown("**" + t("kv_cost_title") + "**")
-    tm = timing(model_name, device, tuple(ids))
+    tm = found["timing"]
     names = (t("kv_no_cache"), t("kv_with_cache"))
     left, right = st.columns(2, gap="large")
     with left:
@@ -171,7 +170,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     st.markdown("**" + t("kv_sink_title") + "**")
     st.caption(t("kv_sink_help", n=len(ids) - 1))
     if len(ids) > 1:
-        sink = sinks(model_name, device, tuple(ids))
+        sink = found["sink"]
         shares = sink.numbers["share"]
         chart(
             sink_heatmap(shares, {"head": t("kv_sink_head", h="{h}"), "layer": t("kv_sink_layer", layer="{layer}")}),
@@ -202,7 +201,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     st.caption(t("kv_stream_text", text=md(short(tok.decode(ids), 120)), n=len(ids)))
     if len(ids) <= sink + window:
         st.info(t("kv_stream_short", n=len(ids)), icon="ℹ️")
-    r = streaming(model_name, device, tuple(ids), prompt_len, sink, window)
+    r = found["streaming"]
     names = {
         "full": t("kv_policy_full"),
         "window": t("kv_policy_window", w=sink + window),

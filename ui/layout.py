@@ -9,6 +9,7 @@ import streamlit as st
 
 from . import state
 from .i18n import t
+from .run import current
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NOT_IN_COPIED_LINKS = ("present", "teach", "room")
@@ -83,9 +84,6 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     (title, the page switcher, the way out of presentation mode), the sentence and model, then the
     slot main_area() fills with the page's main chart, so the chart comes before every control and
     explanation and starts on the projector's first screen."""
-    from . import state
-    from .context import current
-
     ctx = current()
     _RUN.main, _RUN.first_taken = None, False
     st.html(_EVERY_PAGE_CSS)
@@ -193,8 +191,6 @@ def present_figure(fig):
     """A plotly figure made for a projector in presentation mode: taller, and every label (ticks,
     axis and chart titles, colour bar, annotations, cell values) at least PRESENT_MIN_FONT px and
     dark; unchanged otherwise. Returns the figure."""
-    from .context import current
-
     if not current().presentation:
         return fig
     return enlarge(fig)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.lessons import LESSONS, build, decode_answers, encode_answers
+from analysis.lessons import LESSONS, build, decode_answers, encode_answers
 
 from . import cache, state
 from .i18n import t
@@ -13,7 +13,7 @@ from .i18n import t
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def steps(lesson: str, device: str = "auto"):
-    """The lesson's steps for the models as loaded now (model.lessons.build)."""
+    """The lesson's steps for the models as loaded now (analysis.lessons.build)."""
     return build(lesson, lambda name: cache.runner(name, device))
 
 

@@ -8,7 +8,7 @@ looks shifted by one word, so every page labels such rows by both.
 
 from __future__ import annotations
 
-from viz.analysis import merge_tokens
+from analysis.measures import merge_tokens
 
 from .i18n import t
 from .safe import md

@@ -17,6 +17,8 @@ import streamlit as st
 from .i18n import t
 from .safe import echo, md
 
+TEXT_KEY = "text"  # the sentence the sidebar's box applied (the box itself has a key per room version)
+
 _NOTICES = "_url_notices"
 _SEEN = "_url_seen"
 _WRITTEN = "_url_written"  # name -> the last values this session wrote into the address bar

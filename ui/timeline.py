@@ -1,7 +1,7 @@
 """Caches for the timeline page: a model's snapshots, each snapshot's role scores and output.
 
 Snapshots load through cache.runner("NAME@STEP") like any model (once per process); role scores
-are computed once per snapshot on model/timeline.py's fixed probe sentences.
+are computed once per snapshot on analysis/timeline.py's fixed probe sentences.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 import model
+from analysis import timeline as probes
 from model import registry
-from model import timeline as probes
 from model.errors import InputError
 
 from . import cache

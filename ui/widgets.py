@@ -11,6 +11,7 @@ from viz.table import to_csv, weights_table
 from . import state
 from .grammar import show_outside_language
 from .i18n import t
+from .layout import present_figure  # bigger labels on a projector
 from .messages import error_text, notice_text
 from .rows import pill_labels
 from .safe import md
@@ -218,7 +219,6 @@ def show_heatmap(weights_2d, query_tokens, key_tokens, key=None, config=None, wr
     """Draws attention_heatmap(weights_2d, query_tokens, key_tokens, **options) (mask, title, zmax,
     height, ...) with this page's axis labels; writes: the rows are labelled "reads → writes"."""
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, labels=heatmap_labels(writes), **options)
-    from .layout import present_figure  # bigger labels on a projector
 
     return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
 

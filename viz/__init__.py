@@ -2,5 +2,5 @@
 
 No Streamlit and no torch in here: everything is testable without a server and reusable in a
 notebook. Import from the submodules (``from viz.heatmap import attention_heatmap``), so
-``viz.analysis`` costs only numpy.
+``analysis.measures`` costs only numpy.
 """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
-from model import cost
+from analysis import cost
 
 from .helpers import click_and_settle, exceptions, goto, plot_summaries, screenshot
 

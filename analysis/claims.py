@@ -5,7 +5,9 @@ check first and, where it fails, says what this model does instead; tests/test_c
 every check on every shipped model, so a retrain cannot silently make a page lie. Every check
 returns a Claim: whether it holds, and the numbers it was decided on (what the page prints).
 
-    from model import claims, load
+    from analysis import claims
+
+    from model import load
     c = claims.check("sink", load("gpt"), text="The cat sat on the mat")
     c.holds, c.numbers["ratio"]           # False, (layers, heads) first-token share / uniform
     claims.run_all(load("translator"))    # {name: Claim} for every check that applies
@@ -17,12 +19,12 @@ The checks (CHECKS):
                   The intervene page's "knock out the first-token sink" switches off exactly these
                   heads, and the cost and generation pages only present a sink where one exists.
   sink_heldout    the same, averaged over the timeline's held-out probe sentences.
-  align           a cross-attention head aligns words when its word-alignment score (model.timeline:
+  align           a cross-attention head aligns words when its word-alignment score (analysis.timeline:
                   the weight the row writing a target word puts on that word's translation in the
                   source) is >= ALIGN_MIN on the held-out probe; peakedness alone is not alignment.
   pronoun_en/zh   a GPT head links the pronoun to its noun in that language when its mean weight on
                   the noun, over the held-out stories in that language, is >= PRONOUN_MIN.
-The lessons' answers follow the same idea with their own margins (model/lessons.py, MARGINS and
+The lessons' answers follow the same idea with their own margins (analysis/lessons.py, MARGINS and
 passes(); tests/test_lessons.py checks every step on the shipped models).
 """
 
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .sink import SINK_FACTOR, first_token_share
+from analysis.sink import SINK_FACTOR, first_token_share
 
 ALIGN_MIN = 0.5  # mean weight on the source word the target word translates
 PRONOUN_MIN = 0.5  # mean weight of the pronoun's row on its noun
@@ -92,68 +94,73 @@ def sink(runner, text: str = "The cat sat on the mat", kind: str | None = None) 
 
 @torch.no_grad()
 def sink_heldout(runner, kind: str | None = None) -> Claim:
-    """The sink check on the timeline's held-out probe (model.timeline: the translator teacher-forced
+    """The sink check on the timeline's held-out probe (analysis.timeline: the translator teacher-forced
     on the reference, both directions; a GPT on held-out items): shares averaged over its sentences."""
-    from . import timeline
-    from .blocks import sliding_window_mask
-    from .tokenizer import BOS, EOS
+    from analysis import timeline
+    from model.blocks import sliding_window_mask
+    from model.tokenizer import BOS, EOS
 
     kind = kind or _sink_kind(runner)
-    module, dev = runner.module, runner.device
-    shares, uniforms = [], []
 
-    def add(w, mask):
-        s, u = first_token_share(w, mask)
-        shares.append(s)
-        uniforms.append(u)
+    def fn(module, dev):
+        shares, uniforms = [], []
 
-    if runner.kind == "translator":
-        for src, tgt, _ in timeline.translator_probe(runner.tokenizer):
-            _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
-            n = len(tgt) if kind != "encoder" else len(src)
-            add(w[kind][:, 0].float().cpu().numpy(), np.tril(np.ones((n, n), bool)) if kind == "decoder" else None)
-    else:
-        for text in timeline.gpt_probe():
-            ids = [BOS] + runner.tokenizer.encode(text) + [EOS]
-            _, w = module(torch.tensor([ids], device=dev))
-            mask = sliding_window_mask(len(ids), runner.config.window or 0)[0, 0].numpy()
-            add(w["decoder"][:, 0].float().cpu().numpy(), mask)
-    share, uniform = np.nanmean(shares, 0), np.nanmean(uniforms, 0)
-    ratio = share / uniform
-    heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
-    return Claim(
-        "sink_heldout",
-        bool(heads),
-        {
-            "share": share,
-            "uniform": uniform,
-            "ratio": ratio,
-            "factor": SINK_FACTOR,
-            "max_ratio": float(np.nanmax(ratio)),
-        },
-        heads,
-    )
+        def add(w, mask):
+            s, u = first_token_share(w, mask)
+            shares.append(s)
+            uniforms.append(u)
+
+        if runner.kind == "translator":
+            for src, tgt, _ in timeline.translator_probe(runner.tokenizer):
+                _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
+                n = len(tgt) if kind != "encoder" else len(src)
+                add(w[kind][:, 0].float().cpu().numpy(), np.tril(np.ones((n, n), bool)) if kind == "decoder" else None)
+        else:
+            for text in timeline.gpt_probe():
+                ids = [BOS] + runner.tokenizer.encode(text) + [EOS]
+                _, w = module(torch.tensor([ids], device=dev))
+                mask = sliding_window_mask(len(ids), runner.config.window or 0)[0, 0].numpy()
+                add(w["decoder"][:, 0].float().cpu().numpy(), mask)
+        share, uniform = np.nanmean(shares, 0), np.nanmean(uniforms, 0)
+        ratio = share / uniform
+        heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
+        return Claim(
+            "sink_heldout",
+            bool(heads),
+            {
+                "share": share,
+                "uniform": uniform,
+                "ratio": ratio,
+                "factor": SINK_FACTOR,
+                "max_ratio": float(np.nanmax(ratio)),
+            },
+            heads,
+        )
+
+    return runner.run(fn)
 
 
 # -- cross-attention: word alignment, not peakedness ------------------------------------------------
 @torch.no_grad()
 def alignment(runner) -> np.ndarray:
     """(layers, heads) word-alignment score of every cross head on the timeline's held-out probe."""
-    from . import timeline
+    from analysis import timeline
 
-    module, dev = runner.module, runner.device
-    scores = []
-    for src, tgt, links in timeline.translator_probe(runner.tokenizer):
-        _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
-        scores.append(timeline.alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
-    return np.nanmean(scores, axis=0)
+    def fn(module, dev):
+        scores = []
+        for src, tgt, links in timeline.translator_probe(runner.tokenizer):
+            _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
+            scores.append(timeline.alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
+        return np.nanmean(scores, axis=0)
+
+    return runner.run(fn)
 
 
 def sentence_alignment(att, src_text_ids, tgt_ids, tokenizer, to_zh: bool) -> np.ndarray | None:
     """(layers, heads) word-alignment score on one sentence (the attention page's), or None when no
     target word's translation is in the source. att: the trace's cross attention; src_text_ids: the
     source ids; tgt_ids: the ids the decoder rows write (row r writes tgt_ids[r])."""
-    from . import timeline
+    from analysis import timeline
 
     links = timeline.alignment_links(
         tokenizer.labels(src_text_ids),
@@ -191,18 +198,20 @@ def align(runner) -> Claim:
 @torch.no_grad()
 def pronoun_scores(runner) -> dict[str, np.ndarray]:
     """{"en": (layers, heads), "zh": ...}: the pronoun's mean weight on its noun over the held-out
-    stories of that language (model.timeline.pronoun_probe(lang=...), as the timeline scores them)."""
-    from . import timeline
+    stories of that language (analysis.timeline.pronoun_probe(lang=...), as the timeline scores them)."""
+    from analysis import timeline
 
-    module, dev = runner.module, runner.device
-    out = {}
-    for lang in ("en", "zh"):
-        per = []
-        for ids, row, cols in timeline.pronoun_probe(runner.tokenizer, lang=lang):
-            _, w = module(torch.tensor([ids], device=dev))
-            per.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
-        out[lang] = np.mean(per, axis=0) if per else None
-    return out
+    def fn(module, dev):
+        out = {}
+        for lang in ("en", "zh"):
+            per = []
+            for ids, row, cols in timeline.pronoun_probe(runner.tokenizer, lang=lang):
+                _, w = module(torch.tensor([ids], device=dev))
+                per.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
+            out[lang] = np.mean(per, axis=0) if per else None
+        return out
+
+    return runner.run(fn)
 
 
 def _pronoun(lang: str):

@@ -1,7 +1,7 @@
 """What the timeline page measures at each training snapshot: head-role scores on fixed held-out
 sentences, so every snapshot is scored on the same inputs and a head's curve shows when it forms.
 
-- previous token / first token (self-attention; viz.analysis.head_roles on each probe sentence,
+- previous token / first token (self-attention; analysis.measures.head_roles on each probe sentence,
   averaged): the translator's decoder reads the reference translation (teacher forcing),
   so an untrained snapshot is scored on the same rows as the shipped one;
 - induction (GPT): the attention page's probe, <s> r r for a block r of 10 random tokens;
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import corpus
-from .tokenizer import BOS, EOS, TO_EN, TO_ZH
+from data import corpus
+from model.tokenizer import BOS, EOS, TO_EN, TO_ZH
 
 PROBE_SEED = 4321  # the held-out sentences the training run measured its snapshots on
 PROBE_PAIRS = 24  # pairs per direction (translator) / items (GPT)
@@ -137,45 +137,48 @@ def _causal(n: int) -> np.ndarray:
 @torch.no_grad()
 def role_scores(runner) -> dict[str, dict[str, np.ndarray]]:
     """{kind: {role: (layers, heads) scores}} of one model (one snapshot) on the fixed probe."""
-    from viz.analysis import head_roles, induction_scores
+    from analysis.experiments import induction_probe
+    from analysis.measures import head_roles, induction_scores
 
-    from .experiments import induction_probe
+    tok = runner.tokenizer
 
-    module, tok, dev = runner.module, runner.tokenizer, runner.device
+    def fn(module, dev):
+        def tensor(ids):
+            return torch.tensor([ids], dtype=torch.long, device=dev)
 
-    def tensor(ids):
-        return torch.tensor([ids], dtype=torch.long, device=dev)
+        def positional(weights_list, causal=True):
+            frames = [head_roles(w, _causal(w.shape[-1]) if causal else None) for w in weights_list]
+            shape = weights_list[0].shape[:2]
+            return {
+                role: np.mean([f[role].to_numpy().reshape(shape) for f in frames], axis=0)
+                for role in ("previous", "first")
+            }
 
-    def positional(weights_list, causal=True):
-        frames = [head_roles(w, _causal(w.shape[-1]) if causal else None) for w in weights_list]
-        shape = weights_list[0].shape[:2]
-        return {
-            role: np.mean([f[role].to_numpy().reshape(shape) for f in frames], axis=0) for role in ("previous", "first")
-        }
+        if runner.kind == "translator":
+            enc, dec, align = [], [], []
+            for src, tgt, links in translator_probe(tok):
+                _, w = module(tensor(src), tensor(tgt))
+                enc.append(w["encoder"][:, 0].float().cpu().numpy())
+                dec.append(w["decoder"][:, 0].float().cpu().numpy())
+                align.append(alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
+            return {
+                "encoder": positional(enc, causal=False),
+                "decoder": positional(dec),
+                "cross": {"alignment": np.nanmean(align, axis=0)},
+            }
+        weights = []
+        for text in gpt_probe():
+            _, w = module(tensor([BOS] + tok.encode(text) + [EOS]))
+            weights.append(w["decoder"][:, 0].float().cpu().numpy())
+        out = positional(weights)
+        for lang in ("en", "zh"):  # per language: one language's pronoun head must not hide in the other's
+            pronoun = []
+            for ids, row, cols in pronoun_probe(tok, lang=lang):
+                _, w = module(tensor(ids))
+                pronoun.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
+            out[f"pronoun_{lang}"] = np.mean(pronoun, axis=0)
+        probe, offset = induction_probe(runner, INDUCTION_PERIOD)
+        out["induction"] = induction_scores(probe, INDUCTION_PERIOD, offset=offset)
+        return {"decoder": out}
 
-    if runner.kind == "translator":
-        enc, dec, align = [], [], []
-        for src, tgt, links in translator_probe(tok):
-            _, w = module(tensor(src), tensor(tgt))
-            enc.append(w["encoder"][:, 0].float().cpu().numpy())
-            dec.append(w["decoder"][:, 0].float().cpu().numpy())
-            align.append(alignment_scores(w["cross"][:, 0].float().cpu().numpy(), links))
-        return {
-            "encoder": positional(enc, causal=False),
-            "decoder": positional(dec),
-            "cross": {"alignment": np.nanmean(align, axis=0)},
-        }
-    weights = []
-    for text in gpt_probe():
-        _, w = module(tensor([BOS] + tok.encode(text) + [EOS]))
-        weights.append(w["decoder"][:, 0].float().cpu().numpy())
-    out = positional(weights)
-    for lang in ("en", "zh"):  # per language: one language's pronoun head must not hide in the other's
-        pronoun = []
-        for ids, row, cols in pronoun_probe(tok, lang=lang):
-            _, w = module(tensor(ids))
-            pronoun.append(w["decoder"][:, 0, :, row, cols].float().cpu().numpy().sum(-1))
-        out[f"pronoun_{lang}"] = np.mean(pronoun, axis=0)
-    probe, offset = induction_probe(runner, INDUCTION_PERIOD)
-    out["induction"] = induction_scores(probe, INDUCTION_PERIOD, offset=offset)
-    return {"decoder": out}
+    return runner.run(fn)

@@ -2,7 +2,7 @@
 
 Re-measure after retraining (the lead updates the table from the printout):
 
-    python -m model.measured            # exact match at each attention temperature, 1,000 held-out pairs
+    python -m analysis.measured            # exact match at each attention temperature, 1,000 held-out pairs
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ TEMPERATURE_EXACT_MATCH = {
 
 def measure_temperature_exact_match(n: int = 1000, temps=(0.05, 0.3, 1.0, 3.0, 20.0), name: str = "translator"):
     """{T: exact match} over n held-out pairs, both directions (half English, half Chinese input)."""
-    from . import corpus
-    from .registry import load
+    from data import corpus
+    from model.registry import load
 
     m = load(name)
     pairs = corpus.heldout_pairs(n, seed=0)

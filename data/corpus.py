@@ -25,7 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .text import CJK, has_cjk
+from data.text import CJK, has_cjk
 
 __all__ = [
     "Pair",
@@ -1015,7 +1015,7 @@ def gpt_logprob(text: str, lang: str) -> float | None:
 # --------------------------------------------------------------------------------------------
 
 
-# a word of user text: a run of CJK characters (model/text.py), a word of letters or digits in any
+# a word of user text: a run of CJK characters (data/text.py), a word of letters or digits in any
 # other script (with an apostrophe: "don't"), or any other visible character
 _TOKEN = re.compile(rf"([{CJK}]+)|((?:(?![{CJK}])[^\W_])+(?:'(?:(?![{CJK}])[^\W_])+)*)|(\S)")
 _ZH_MAX = max(len(w) for w in ZH_VOCAB)
@@ -1062,7 +1062,7 @@ def unknown_words(text: str) -> list[str]:
 
 
 def language_of(text: str) -> str:
-    """ "zh" if the text has a CJK character (model/text.py: Han or kana), else "en"; the
+    """ "zh" if the text has a CJK character (data/text.py: Han or kana), else "en"; the
     translator's direction follows it (runner.TranslatorRunner.direction)."""
     return "zh" if has_cjk(text) else "en"
 

@@ -100,7 +100,7 @@ def head_roles(
     >= threshold, else "mixed") and score (that best score).
     cross=True (queries and keys are two different texts): positions of one say nothing about the
     other, so previous / current / first are not scored; "align" is `align`, per-head word-alignment
-    scores (model.claims.page_alignment: the weight a row writing a word puts on that word's
+    scores (analysis.claims.page_alignment: the weight a row writing a word puts on that word's
     translation), beside broad. A peaked row is not an aligned one (a head can read "The" with 0.9
     while writing 坐), so without `align` the column is NaN and no head is labelled "align".
     """

@@ -10,14 +10,16 @@ import math
 import random
 import time
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 from tqdm import tqdm
 
-from . import corpus, registry, snapshots
-from .config import ModelConfig
-from .tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
+from data import corpus
+from model import registry
+from model.config import ModelConfig
+from model.tokenizer import BOS, EOS, TO_EN, TO_ZH, Tokenizer
+from training import snapshots
+from training.batches import batch_loss
+from training.probe import Probe
 
 # steps x batch chosen so each run stays well under 20 minutes on two cores (see README figures)
 RECIPES = {
@@ -29,14 +31,6 @@ RECIPES = {
     ),
     "gpt": dict(steps=5000, batch_size=64, lr=1e-3, warmup=300, pairs=120000),
 }
-
-
-def _pad(rows, width=None):
-    width = width or max(len(r) for r in rows)
-    out = torch.full((len(rows), width), PAD, dtype=torch.long)
-    for i, r in enumerate(rows):
-        out[i, : len(r)] = torch.tensor(r)
-    return out
 
 
 def _schedule(step, warmup, total):
@@ -59,68 +53,6 @@ def translator_examples(tok: Tokenizer, n_pairs: int, seed: int):
 
 def gpt_examples(tok: Tokenizer, n_items: int, seed: int):
     return [[BOS] + tok.encode(text) + [EOS] for _, text in corpus.gpt_items(n_items, seed)]
-
-
-def _batch_loss(model, arch, batch, label_smoothing=0.0) -> torch.Tensor:
-    """Mean next-token cross-entropy of a batch (teacher forcing for the translator)."""
-    if arch == "transformer":
-        src, tgt = _pad([b[0] for b in batch]), _pad([b[1] for b in batch])
-        logits, _ = model(src, tgt[:, :-1])
-        target = tgt[:, 1:]
-    else:
-        ids = _pad(batch)
-        logits, _ = model(ids[:, :-1])
-        target = ids[:, 1:]
-    return F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=PAD, label_smoothing=label_smoothing
-    )
-
-
-def _inputs(arch, batch):
-    """Model inputs for a batch (what the snapshot check runs the model on)."""
-    if arch == "transformer":
-        tgt = _pad([b[1] for b in batch])
-        return (_pad([b[0] for b in batch]), tgt[:, :-1])
-    return (_pad(batch)[:, :-1],)
-
-
-class _Probe:
-    """What each snapshot is measured on: fixed training and held-out examples, and for the
-    translator 100 held-out pairs per direction translated greedily (exact match)."""
-
-    def __init__(self, name, arch, tok, train_data, seed):
-        self.name, self.arch, self.tok = name, arch, tok
-        self.train = random.Random(seed + 7).sample(train_data, min(256, len(train_data)))
-        if arch == "transformer":
-            self.pairs = corpus.heldout_pairs(256, seed=4321)
-            self.heldout = [(tok.encode(p.en), [TO_ZH] + tok.encode(p.zh) + [EOS]) for p in self.pairs[:128]]
-            self.heldout += [(tok.encode(p.zh), [TO_EN] + tok.encode(p.en) + [EOS]) for p in self.pairs[128:]]
-        else:
-            self.heldout = [[BOS] + tok.encode(t) + [EOS] for _, t in corpus.gpt_items(256, 4321, split="heldout")]
-        check = self.heldout[: snapshots.CHECK_SENTENCES]
-        self.check_batches = [_inputs(arch, check[i : i + 20]) for i in range(0, len(check), 20)]
-
-    @torch.no_grad()
-    def measure(self, model, step) -> dict:
-        was_training = model.training
-        model.eval()
-        out = {
-            "step": step,
-            "train_loss": round(float(_batch_loss(model, self.arch, self.train)), 4),
-            "heldout_loss": round(float(_batch_loss(model, self.arch, self.heldout)), 4),
-        }
-        if self.arch == "transformer":
-            from .runner import TranslatorRunner
-
-            runner = TranslatorRunner(self.name, model, self.tok, torch.device("cpu"), trained=True, notices=[])
-            pairs = self.pairs[:100]
-            for direction, src, ref in (("en-zh", "en", "zh"), ("zh-en", "zh", "en")):
-                hyps = runner.translate([getattr(p, src) for p in pairs], direction=direction)
-                out[f"exact_match_{direction}"] = round(
-                    float(np.mean([h == getattr(p, ref) for h, p in zip(hyps, pairs)])), 3
-                )
-        model.train(was_training)
-        return out
 
 
 def train(
@@ -151,8 +83,8 @@ def train(
     config.vocab_size = tok.vocab_size
     history = []
     if resume:
-        previous = registry.load(name, device="cpu", directory=directory)
-        model, config = previous.module.train(), previous.config
+        model = registry.load_module(name, directory)
+        config = model.config
         history = registry.read_config(name, directory)[1].get("runs", [])
         seed += 1000 * (len(history) + 1)  # fresh batches, still reproducible
         rng = random.Random(seed)
@@ -171,7 +103,7 @@ def train(
     keep = snapshots.schedule(steps, n_snapshots) if n_snapshots else []
     if keep and resume:
         raise ValueError("snapshots describe one run from its random start: do not combine with --resume")
-    probe = _Probe(name, config.arch, tok, data, seed) if keep else None
+    probe = Probe(name, config.arch, tok, data, seed) if keep else None
     states, metrics = [], []
     started, loss_avg = time.time(), None
     bar = tqdm(range(steps), desc=f"train {name}", disable=not progress, mininterval=2)
@@ -186,7 +118,7 @@ def train(
             )
             log(f"snapshot at step {step}: {metrics[-1]}")
         batch = rng.sample(data, recipe["batch_size"])
-        loss = _batch_loss(model, config.arch, batch, recipe.get("label_smoothing", 0.0))
+        loss = batch_loss(model, config.arch, batch, recipe.get("label_smoothing", 0.0))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -10,7 +10,7 @@ Everything here computes with the project's own attention code (model/attention.
   the share of pairs they compute, and an attention that only touches those pairs (sparse_attention).
 - Why sqrt(d_k): spread of the scores, softmax's largest weight and the gradient reaching Q and K.
 - FlashAttention's idea: the same output in key blocks with an online softmax (online_attention).
-- The KV cache: generation that keeps each layer's K and V rows (CachedDecoder), its FLOPs per new
+- The KV cache: generation that keeps each layer's K and V rows (model/gpt.py's KVCache, through the one GPT forward), its FLOPs per new
   token, the attention sink, and StreamingLLM's "sink + window" cache.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .attention import MultiHeadAttention, scaled_dot_product_attention
+from model.attention import MultiHeadAttention, scaled_dot_product_attention
 
 BENCH_FILE = Path(__file__).resolve().parent.parent / "bench" / "cost_results.json"
 FLOAT_BYTES = 4
@@ -515,63 +515,20 @@ class CachePolicy:
         return list(range(self.sink)) + list(range(len(positions) - self.window, len(positions)))
 
 
-class CachedDecoder:
-    """Our GPT run one token at a time with a KV cache: each layer keeps the K and V rows of the tokens
-    read so far, so a new token costs one row of work per layer instead of re-reading the text.
-    Positions are the tokens' true positions (learned / sinusoidal table, RoPE offset, ALiBi distance),
-    also after a StreamingLLM policy dropped rows from the middle."""
+def new_cache(runner, policy: CachePolicy | None = None):
+    """An empty KV cache for runner's GPT (model/gpt.py's KVCache) under policy. A sliding-window
+    model never looks further back than its window, so its cache keeps only `window` rows."""
+    policy = policy or CachePolicy()
+    window = getattr(runner.config, "window", 0)
+    if window and policy.kind == "full":
+        policy = CachePolicy("window", 0, window)
+    return runner.new_cache(policy.keep)
 
-    def __init__(self, module, policy: CachePolicy | None = None):
-        self.m = module
-        self.policy = policy or CachePolicy()
-        if getattr(module.config, "window", 0) and self.policy.kind == "full":
-            # a sliding-window model never looks further back: its cache needs only `window` rows
-            self.policy = CachePolicy("window", 0, module.config.window)
-        L = module.config.num_layers
-        self.k: list = [None] * L  # (h, rows, d_k) per layer
-        self.v: list = [None] * L
-        self.positions: list[int] = []  # true position of each cached row
-        self.t = 0  # tokens read
 
-    @torch.no_grad()
-    def step(self, token_id: int):
-        """Read one token; returns (logits (vocab,), attention of its row per layer (L, h, rows))."""
-        m, pos = self.m, self.t
-        x = m.embedding(torch.tensor([[token_id]]))
-        table = m.position.table
-        if table is not None:
-            x = x + table.pe[:, pos : pos + 1]
-        positions = self.positions + [pos]
-        keep = self.policy.keep(positions)
-        self.positions = [positions[i] for i in keep]
-        visible = None
-        if m.config.window:  # a sliding-window model sees only its last `window` positions, whatever is cached
-            visible = torch.tensor([p > pos - m.config.window for p in self.positions]).view(1, 1, -1)
-        rows = []
-        for li, block in enumerate(m.blocks):
-            a = block.attn
-            n = block.norm1(x)
-            q, k, v = a.split_heads(a.W_q(n)), a.split_heads(a.W_k(n)), a.split_heads(a.W_v(n))  # (1, h, 1, d_k)
-            if m.position.rope is not None:
-                q, k = m.position.rope(q, offset=pos), m.position.rope(k, offset=pos)
-            K = k[0] if self.k[li] is None else torch.cat([self.k[li], k[0]], 1)
-            V = v[0] if self.v[li] is None else torch.cat([self.v[li], v[0]], 1)
-            self.k[li], self.v[li] = K[:, keep], V[:, keep]
-            bias = None
-            if m.position.scheme == "alibi":
-                from .positional import alibi_slopes
-
-                dist = torch.tensor([pos - p for p in self.positions], dtype=torch.float)
-                bias = (-alibi_slopes(a.num_heads).view(-1, 1) * dist).unsqueeze(1)  # (h, 1, rows)
-            out, w = scaled_dot_product_attention(q[0], self.k[li], self.v[li], visible, bias=bias)
-            h = x + a.W_o(a.merge_heads(out.unsqueeze(0)))
-            x = h + block.ffn(block.norm2(h))
-            rows.append(w[:, 0])
-        self.t += 1
-        return m.lm_head(m.norm(x))[0, 0], torch.stack(rows).numpy()
-
-    def cached_rows(self) -> int:
-        return len(self.positions)
+def read_token(runner, cache, token_id: int):
+    """Read one more token through the cache: (logits (vocab,), its row's attention per layer (L, h, rows))."""
+    logits, weights = runner.read_cached([token_id], cache)
+    return logits[-1], weights[:, :, -1]
 
 
 def kv_cache_bytes(config, rows: int) -> int:
@@ -579,26 +536,26 @@ def kv_cache_bytes(config, rows: int) -> int:
     return 2 * config.num_layers * rows * config.d_model * FLOAT_BYTES
 
 
-def stream_nll(module, ids: list[int], policy: CachePolicy) -> np.ndarray:
-    """-log p of each token after the first, read one at a time through a CachedDecoder with `policy`."""
-    dec = CachedDecoder(module, policy)
+def stream_nll(runner, ids: list[int], policy: CachePolicy) -> np.ndarray:
+    """-log p of each token after the first, read one at a time through a KV cache with `policy`."""
+    cache = new_cache(runner, policy)
     out = []
     for i, tok in enumerate(ids[:-1]):
-        logits, _ = dec.step(tok)
+        logits, _ = read_token(runner, cache, tok)
         out.append(-float(torch.log_softmax(logits.double(), -1)[ids[i + 1]]))
     return np.array(out)
 
 
-def stream_greedy(module, ids: list[int], n_new: int, policy: CachePolicy, eos: int | None = None) -> list[int]:
-    """Greedy continuation of ids through a CachedDecoder with `policy`; returns the new ids."""
-    dec = CachedDecoder(module, policy)
+def stream_greedy(runner, ids: list[int], n_new: int, policy: CachePolicy, eos: int | None = None) -> list[int]:
+    """Greedy continuation of ids through a KV cache with `policy`; returns the new ids."""
+    cache = new_cache(runner, policy)
     for tok in ids[:-1]:
-        dec.step(tok)
+        read_token(runner, cache, tok)
     new, tok = [], ids[-1]
     for _ in range(n_new):
-        if dec.t >= module.config.max_seq_len:
+        if cache.t >= runner.config.max_seq_len:
             break
-        logits, _ = dec.step(tok)
+        logits, _ = read_token(runner, cache, tok)
         tok = int(logits.argmax())
         new.append(tok)
         if eos is not None and tok == eos:
@@ -606,23 +563,18 @@ def stream_greedy(module, ids: list[int], n_new: int, policy: CachePolicy, eos: 
     return new
 
 
-def generation_timing(module, ids: list[int], repeats: int = 3) -> dict:
+def generation_timing(runner, ids: list[int], repeats: int = 3) -> dict:
     """Seconds to get the logits of each next token, re-reading everything (no cache) and with the
-    cache (one step of CachedDecoder), for t = 1 .. len(ids)."""
-    no_cache, cache = [], []
-    with torch.no_grad():
-        for t in range(1, len(ids) + 1):
-            x = torch.tensor([ids[:t]])
-            no_cache.append(time_call(lambda: module(x), repeats))
-        best = [math.inf] * len(ids)
-        for _ in range(repeats):
-            dec = CachedDecoder(module)
-            for t, tok in enumerate(ids):
-                start = time.perf_counter()
-                dec.step(tok)
-                best[t] = min(best[t], time.perf_counter() - start)
-        cache = best
-    return {"t": list(range(1, len(ids) + 1)), "no_cache": no_cache, "cache": cache}
+    cache (one token through the KV cache), for t = 1 .. len(ids); the same forward both ways."""
+    no_cache = [time_call(lambda: runner.next_token_logits(ids[:t]), repeats) for t in range(1, len(ids) + 1)]
+    best = [math.inf] * len(ids)
+    for _ in range(repeats):
+        cache = new_cache(runner)
+        for t, tok in enumerate(ids):
+            start = time.perf_counter()
+            read_token(runner, cache, tok)
+            best[t] = min(best[t], time.perf_counter() - start)
+    return {"t": list(range(1, len(ids) + 1)), "no_cache": no_cache, "cache": best}
 
 
 def sink_share(weights: np.ndarray) -> np.ndarray:
@@ -685,34 +637,36 @@ def online_on(runner, text: str, layer: int, head: int, block: int, row: int) ->
     }  # ALiBi's bias: both sides here are computed without it
 
 
-def kv_cache_state(module, ids: list[int], policy: CachePolicy | None = None) -> dict:
-    """Read ids one at a time through a CachedDecoder: each layer's K and V rows at the end (numpy,
+def kv_cache_state(runner, ids: list[int], policy: CachePolicy | None = None) -> dict:
+    """Read ids one at a time through a KV cache: each layer's K and V rows at the end (numpy,
     (layers, rows, d_model) with heads side by side), the rows' positions, and the last row's attention."""
-    dec = CachedDecoder(module, policy)
+    cache = new_cache(runner, policy)
     attention = None
     for tok in ids:
-        _, attention = dec.step(tok)
-    k = np.stack([x.permute(1, 0, 2).reshape(x.size(1), -1).numpy() for x in dec.k])
-    v = np.stack([x.permute(1, 0, 2).reshape(x.size(1), -1).numpy() for x in dec.v])
+        _, attention = read_token(runner, cache, tok)
+
+    def side_by_side(x):  # (1, h, rows, d_k) -> (rows, h * d_k)
+        return x[0].permute(1, 0, 2).reshape(x.size(2), -1).float().cpu().numpy()
+
     return {
-        "k": k,
-        "v": v,
-        "positions": list(dec.positions),
+        "k": np.stack([side_by_side(x) for x in cache.k]),
+        "v": np.stack([side_by_side(x) for x in cache.v]),
+        "positions": list(cache.positions),
         "attention": attention,
-        "bytes": kv_cache_bytes(module.config, dec.cached_rows()),
+        "bytes": kv_cache_bytes(runner.config, cache.rows()),
     }
 
 
-def streaming_compare(module, ids: list[int], prompt_len: int, n_new: int, policies: dict, eos=None) -> dict:
+def streaming_compare(runner, ids: list[int], prompt_len: int, n_new: int, policies: dict, eos=None) -> dict:
     """For each named CachePolicy: the mean -log p per token of ids (read one at a time) and the greedy
     continuation of ids[:prompt_len]."""
     out = {}
     for name, policy in policies.items():
-        nll = stream_nll(module, ids, policy)
+        nll = stream_nll(runner, ids, policy)
         out[name] = {
             "nll": float(nll.mean()),
             "nll_tokens": nll,
-            "continuation": stream_greedy(module, ids[:prompt_len], n_new, policy, eos),
+            "continuation": stream_greedy(runner, ids[:prompt_len], n_new, policy, eos),
         }
     return out
 
@@ -765,7 +719,7 @@ def blockwise_timing(n: int, heads: int = 12, d_k: int = 64, block: int = 128, s
 def nll_by_length(runner, n: int = 300, seed: int = 1234) -> dict:
     """Mean -log p per held-out item (evaluate's items), split into one-sentence items and two-sentence
     stories, whose pronoun refers back further than a short window reaches."""
-    from . import corpus
+    from data import corpus
 
     pairs = corpus.heldout_pairs(n, seed)
     items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]

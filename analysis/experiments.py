@@ -19,12 +19,12 @@ import math
 import numpy as np
 import torch
 
-from . import corpus
-from .blocks import causal_mask, padding_mask
-from .gpt import Sampling, sampling_distribution
-from .positional import RotaryEmbedding, alibi_bias, alibi_slopes, sinusoidal_table
-from .runner import settings_from
-from .tokenizer import BOS, PAD
+from data import corpus
+from model.blocks import causal_mask, padding_mask
+from model.config import settings_from
+from model.gpt import Sampling, sampling_distribution
+from model.positional import RotaryEmbedding, alibi_bias, alibi_slopes, sinusoidal_table
+from model.tokenizer import BOS, PAD
 
 # -------------------------------------------------------------------------------------------
 # Attention temperature
@@ -140,7 +140,7 @@ def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
 def induction_probe(runner, period: int = 10, seed: int = 0) -> tuple[np.ndarray, int]:
     """The decoder attention (layers, heads, n, n) of the model reading its start token(s), then
     r r for ``period`` fixed random ordinary tokens r; and the number of start tokens (the offset
-    viz.analysis.induction_scores needs)."""
+    analysis.measures.induction_scores needs)."""
     ordinary = [i for i in range(runner.tokenizer.vocab_size) if runner.is_ordinary(i)]
     r = np.random.default_rng(seed).choice(ordinary, size=period, replace=False).tolist()
     start = runner.prompt_ids("")[1]
@@ -284,10 +284,12 @@ def learned_positions(runner) -> np.ndarray | None:
     """(max_seq_len, d_model) trained position vectors of a GPT with learned positions."""
     if not runner.has_tutorial_code or runner.config.positional != "learned":
         return None
-    table = getattr(runner.module.position, "table", None)
-    if table is None:
-        return None
-    return table.pe[0].detach().float().cpu().numpy()
+
+    def fn(module, dev):
+        table = getattr(module.position, "table", None)
+        return None if table is None else table.pe[0].detach().float().cpu().numpy()
+
+    return runner.run(fn)
 
 
 def rope_scores(d_head: int, offsets, starts=(0,), seed: int = 0, length: int | None = None) -> np.ndarray:

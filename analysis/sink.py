@@ -1,5 +1,5 @@
 """The attention sink, measured: the first token's share of a head's weight against uniform.
-Its own module so that model/intervene.py (the sink button) and model/claims.py (the page's
+Its own module so that analysis/intervene.py (the sink button) and analysis/claims.py (the page's
 sentences) share it without importing each other."""
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import corpus, registry
+from data import corpus
+from model import registry
 
 
 def evaluate(name: str, n: int = 1000, seed: int = 1234, runner=None) -> dict:
@@ -47,10 +48,10 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
     is teacher-forced on the reference translation; a GPT reads <s> + the held-out item."""
     import torch
 
-    from .tokenizer import BOS, EOS, TO_EN, TO_ZH
+    from model.tokenizer import BOS, EOS, TO_EN, TO_ZH
 
     m = runner or registry.load(name, device="cpu")
-    tok, module = m.tokenizer, m.module
+    tok = m.tokenizer
     pairs = corpus.heldout_pairs(n, seed)
     stats: dict[str, dict[int, list]] = {}
 
@@ -73,7 +74,7 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
         bucket[1] += int(top.numel())
         bucket[2].append(s.flatten())
 
-    with torch.no_grad():
+    def record_all(module, dev):  # the batch of records, through the runner's call convention
         for i, p in enumerate(pairs):
             rec: dict = {}
             if m.kind == "translator":
@@ -92,6 +93,8 @@ def saturation(name: str, n: int = 200, seed: int = 1234, runner=None) -> dict:
                 module(ids, record=rec)
                 for layer, r in enumerate(rec["blocks"] if "blocks" in rec else rec["decoder"]):
                     add("decoder", layer, r["self_attn"])
+
+    m.run(record_all)
     out = {}
     for kind, layers in stats.items():
         out[kind] = [

@@ -20,7 +20,7 @@ stated rule; build() drops a step that still fails (passes()), so a retrained mo
 question rather than grading on a coin toss.
 
     from model import load
-    from model.lessons import build
+    from analysis.lessons import build
     steps = build("attention", load)       # load: model name -> runner (ui passes its cache)
     steps[2].options[steps[2].answer]      # 'sat' (whatever the trained model says)
 """
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import experiments, intervene
-from .tokenizer import EOS
+from analysis import experiments, intervene
+from model.tokenizer import EOS
 
 LESSONS = ("attention", "positions", "decoder")
 CAT_TEXT = "The cat sat on the mat"
@@ -44,7 +44,7 @@ SHARP_T = 0.2  # the temperature the sketch questions ask about
 SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
 TUTORIAL_CAT_SELF = 0.35  # the tutorial's table: cat reads itself with 0.35
 MARGINS = {"weight": 0.10, "prob": 0.10, "sketch": 0.10, "change": 1.0, "exact": 0.0}
-# next-word prompts whose next word the grammar (model/corpus.py) decides, with that word: every
+# next-word prompts whose next word the grammar (data/corpus.py) decides, with that word: every
 # English noun phrase starts with "the"; a story's second sentence ends with "."
 DECIDED_PROMPTS = (("The cat sat on", "the"), ("The cat sat on the mat. It was happy", "."))
 # a prompt where the grammar leaves the next word open: 12 nouns fit "on the", 1/12 each

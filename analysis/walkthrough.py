@@ -2,7 +2,7 @@
 tutorial's recipe as the model computed them, and the lines of our own code that compute each.
 
     from model import load
-    from model.walkthrough import walk
+    from analysis.walkthrough import walk
     w = walk(load("translator"), "The cat sat on the mat", kind="cross", layer=0, head=2)
     w.weights          # (queries, keys): softmax(QK^T / sqrt(d_k) + mask) of that head
     w.code["softmax"]  # [Snippet(path="model/attention.py", name="scaled_dot_product_attention", ...)]
@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import attention, blocks, gpt, positional, runner, tokenizer, transformer
-from .errors import InputError
-from .trace import Trace
+from model import attention, blocks, gpt, positional, runner, tokenizer, transformer
+from model.errors import InputError
+from model.trace import Trace
 
 STEPS = ("tokens", "embed", "qkv", "scores", "scale", "mask", "softmax", "weighted", "concat", "ffn")
 _ROOT = Path(__file__).resolve().parent.parent
@@ -309,8 +309,7 @@ def walk(
             "and cannot show it",
             model=model_runner.name,
         )
-    module = model_runner.module
-    config = module.config
+    config = model_runner.config
     arch, scheme = config.arch, config.positional
     kinds = model_runner.kinds
     kind = kinds[0] if kind is None else kind
@@ -326,145 +325,152 @@ def walk(
     if recording.model != model_runner.name:
         raise ValueError(f"a recording of {recording.model} given with the runner of {model_runner.name}")
     tr = recording.trace
-    dev = next(module.parameters()).device
 
-    def T_(a):  # a recorded array back to a tensor on the model's device, for the module's own layers
-        return None if a is None else torch.as_tensor(a).to(dev)
+    def fn(module, dev):
 
-    rec = recording.record
-    tok = model_runner.tokenizer
-    dec_ids = [int(i) for i in rec["decoder_ids"][0]]
-    src_ids = [int(i) for i in rec["encoder_ids"][0]] if "encoder_ids" in rec else dec_ids
-    query_ids = src_ids if kind == "encoder" else dec_ids
-    key_ids = dec_ids if kind == "decoder" else src_ids
-    att = tr.attention[kind]
-    if tok.labels(query_ids) != list(att.query_tokens) or tok.labels(key_ids) != list(att.key_tokens):
-        raise RuntimeError("the recorded token ids do not match the trace's tokens")
+        def T_(a):  # a recorded array back to a tensor on the model's device, for the module's own layers
+            return None if a is None else torch.as_tensor(a).to(dev)
 
-    stack = "encoder" if kind == "encoder" else "decoder"
-    lrec = {
-        k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in rec[stack][layer].items() if not isinstance(v, dict)
-    }
-    sub = rec[stack][layer]["cross_attn" if kind == "cross" else "self_attn"]
-    mrec = {k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in sub.items()}
-    mha = _mha(module, arch, kind, layer)
-    d_model, h_count = config.d_model, config.num_heads
-    d_k = d_model // h_count
+        rec = recording.record
+        tok = model_runner.tokenizer
+        dec_ids = [int(i) for i in rec["decoder_ids"][0]]
+        src_ids = [int(i) for i in rec["encoder_ids"][0]] if "encoder_ids" in rec else dec_ids
+        query_ids = src_ids if kind == "encoder" else dec_ids
+        key_ids = dec_ids if kind == "decoder" else src_ids
+        att = tr.attention[kind]
+        if tok.labels(query_ids) != list(att.query_tokens) or tok.labels(key_ids) != list(att.key_tokens):
+            raise RuntimeError("the recorded token ids do not match the trace's tokens")
 
-    with torch.no_grad():
-        # step 2: the two streams' embeddings and positions
-        def stream(ids, recorded_input):
-            ids_t = torch.tensor([ids], dtype=torch.long, device=dev)
-            emb = module.embedding(ids_t)
-            if arch == "transformer":
-                emb = emb * math.sqrt(d_model)
-            table = module.position.table
-            pos = None if table is None else table.pe[:, : len(ids)].to(emb.dtype)
-            return _np(emb[0]), None if pos is None else _np(pos[0].expand(len(ids), d_model)), recorded_input[0]
-
-        q_stream = stream(query_ids, rec["encoder_input" if kind == "encoder" else "decoder_input"])
-        k_stream = q_stream if kind != "cross" else stream(key_ids, rec["encoder_input"])
-
-        # step 3: what the attention multiplies
-        x = lrec["x"]
-        if arch == "gpt":
-            X = X_kv = lrec["normed"]
-        elif kind == "cross":
-            X, X_kv = lrec["after_attn"], T_(rec["encoder"][-1]["out"])
-        else:
-            X = X_kv = x
-        Q_full, K_full, V_full = mha.W_q(X), mha.W_k(X_kv), mha.W_v(X_kv)
-        q_split, k_split = mha.split_heads(Q_full), mha.split_heads(K_full)
-        q, k, v = mrec["q"], mrec["k"], mrec["v"]
-        rope = scheme == "rope"
-
-        # steps 4-6: QK^T, then the model's own scaled_scores without and (as recorded) with bias and mask
-        raw = torch.matmul(q, k.transpose(-2, -1))
-        scaled = attention.scaled_scores(q, k)
-        bias = mrec.get("bias")
-        mask_t = mrec.get("mask")
-        T, S = q.size(-2), k.size(-2)
-        mask_full = (
-            torch.ones(T, S, dtype=torch.bool, device=q.device)
-            if mask_t is None
-            else (mask_t != 0).expand(1, 1, T, S)[0, 0]
-        )
-        masked = mrec["scores"]
-        temp = float(mrec.get("temperature", 1.0))
-        predicted = torch.softmax(masked / temp, dim=-1).masked_fill(~mask_full, 0.0)
-
-        check = {
-            "softmax_vs_weights": float((predicted - mrec["weights"]).abs().max()),
-            "weights_x_v_vs_head_outputs": float((torch.matmul(mrec["weights"], v) - mrec["head_outputs"]).abs().max()),
-            "concat_vs_heads": float((mha.merge_heads(mrec["head_outputs"]) - mrec["concat"]).abs().max()),
-            "w_o_vs_output": float((mha.W_o(mrec["concat"]) - mrec["output"]).abs().max()),
+        stack = "encoder" if kind == "encoder" else "decoder"
+        lrec = {
+            k: (T_(v) if isinstance(v, np.ndarray) else v)
+            for k, v in rec[stack][layer].items()
+            if not isinstance(v, dict)
         }
-        if not rope:
-            check["xw_q_vs_q"] = float((q_split - q).abs().max())
-            check["xw_k_vs_k"] = float((k_split - k).abs().max())
-        else:
-            check["rope_xw_q_vs_q"] = float((module.position.rope(q_split) - q).abs().max())
-        check["xw_v_vs_v"] = float((mha.split_heads(V_full) - v).abs().max())
+        sub = rec[stack][layer]["cross_attn" if kind == "cross" else "self_attn"]
+        mrec = {k: (T_(v) if isinstance(v, np.ndarray) else v) for k, v in sub.items()}
+        mha = _mha(module, arch, kind, layer)
+        d_model, h_count = config.d_model, config.num_heads
+        d_k = d_model // h_count
 
-        if mask_t is None or bool(mask_full.all()):
-            mask_kind = "padding" if mask_t is not None else "none"
-        else:
-            mask_kind = "causal"
+        with torch.no_grad():
+            # step 2: the two streams' embeddings and positions
+            def stream(ids, recorded_input):
+                ids_t = torch.tensor([ids], dtype=torch.long, device=dev)
+                emb = module.embedding(ids_t)
+                if arch == "transformer":
+                    emb = emb * math.sqrt(d_model)
+                table = module.position.table
+                pos = None if table is None else table.pe[:, : len(ids)].to(emb.dtype)
+                return _np(emb[0]), None if pos is None else _np(pos[0].expand(len(ids), d_model)), recorded_input[0]
 
-        post = _post(module, arch, kind, layer, lrec, mrec)
+            q_stream = stream(query_ids, rec["encoder_input" if kind == "encoder" else "decoder_input"])
+            k_stream = q_stream if kind != "cross" else stream(key_ids, rec["encoder_input"])
 
-    return Walkthrough(
-        model=model_runner.name,
-        arch=arch,
-        positional=scheme,
-        kind=kind,
-        layer=layer,
-        head=head,
-        num_layers=config.num_layers,
-        num_heads=h_count,
-        d_model=d_model,
-        d_k=d_k,
-        pre_ln=arch == "gpt",
-        input_text=tr.input_text,
-        output_text=tr.output_text,
-        notices=list(tr.notices),
-        query_ids=list(query_ids),
-        key_ids=list(key_ids),
-        query_tokens=list(att.query_tokens),
-        key_tokens=list(att.key_tokens),
-        query_embed=q_stream[0],
-        query_position=q_stream[1],
-        query_input=q_stream[2],
-        key_embed=k_stream[0],
-        key_position=k_stream[1],
-        key_input=k_stream[2],
-        layer_input=_np(x[0]),
-        X=_np(X[0]),
-        X_kv=_np(X_kv[0]),
-        Q_full=_np(Q_full[0]),
-        K_full=_np(K_full[0]),
-        V_full=_np(V_full[0]),
-        q=_np(q[0, head]),
-        k=_np(k[0, head]),
-        v=_np(v[0, head]),
-        q_unrotated=_np(q_split[0, head]) if rope else None,
-        k_unrotated=_np(k_split[0, head]) if rope else None,
-        scores=_np(raw[0, head]),
-        scaled=_np(scaled[0, head]),
-        bias=None if bias is None else _np(bias.expand(h_count, T, S)[head]),
-        mask=_np(mask_full).astype(bool),
-        mask_kind=mask_kind,
-        masked=_np(masked[0, head]),
-        temperature=temp,
-        weights=_np(mrec["weights"][0, head]),
-        head_output=_np(mrec["head_outputs"][0, head]),
-        head_outputs=_np(mrec["head_outputs"][0]),
-        concat=_np(mrec["concat"][0]),
-        output=_np(mrec["output"][0]),
-        post=post,
-        code=code_for(arch, scheme, kind),
-        check=check,
-    )
+            # step 3: what the attention multiplies
+            x = lrec["x"]
+            if arch == "gpt":
+                X = X_kv = lrec["normed"]
+            elif kind == "cross":
+                X, X_kv = lrec["after_attn"], T_(rec["encoder"][-1]["out"])
+            else:
+                X = X_kv = x
+            Q_full, K_full, V_full = mha.W_q(X), mha.W_k(X_kv), mha.W_v(X_kv)
+            q_split, k_split = mha.split_heads(Q_full), mha.split_heads(K_full)
+            q, k, v = mrec["q"], mrec["k"], mrec["v"]
+            rope = scheme == "rope"
+
+            # steps 4-6: QK^T, then the model's own scaled_scores without and (as recorded) with bias and mask
+            raw = torch.matmul(q, k.transpose(-2, -1))
+            scaled = attention.scaled_scores(q, k)
+            bias = mrec.get("bias")
+            mask_t = mrec.get("mask")
+            T, S = q.size(-2), k.size(-2)
+            mask_full = (
+                torch.ones(T, S, dtype=torch.bool, device=q.device)
+                if mask_t is None
+                else (mask_t != 0).expand(1, 1, T, S)[0, 0]
+            )
+            masked = mrec["scores"]
+            temp = float(mrec.get("temperature", 1.0))
+            predicted = torch.softmax(masked / temp, dim=-1).masked_fill(~mask_full, 0.0)
+
+            check = {
+                "softmax_vs_weights": float((predicted - mrec["weights"]).abs().max()),
+                "weights_x_v_vs_head_outputs": float(
+                    (torch.matmul(mrec["weights"], v) - mrec["head_outputs"]).abs().max()
+                ),
+                "concat_vs_heads": float((mha.merge_heads(mrec["head_outputs"]) - mrec["concat"]).abs().max()),
+                "w_o_vs_output": float((mha.W_o(mrec["concat"]) - mrec["output"]).abs().max()),
+            }
+            if not rope:
+                check["xw_q_vs_q"] = float((q_split - q).abs().max())
+                check["xw_k_vs_k"] = float((k_split - k).abs().max())
+            else:
+                check["rope_xw_q_vs_q"] = float((module.position.rope(q_split) - q).abs().max())
+            check["xw_v_vs_v"] = float((mha.split_heads(V_full) - v).abs().max())
+
+            if mask_t is None or bool(mask_full.all()):
+                mask_kind = "padding" if mask_t is not None else "none"
+            else:
+                mask_kind = "causal"
+
+            post = _post(module, arch, kind, layer, lrec, mrec)
+
+        return Walkthrough(
+            model=model_runner.name,
+            arch=arch,
+            positional=scheme,
+            kind=kind,
+            layer=layer,
+            head=head,
+            num_layers=config.num_layers,
+            num_heads=h_count,
+            d_model=d_model,
+            d_k=d_k,
+            pre_ln=arch == "gpt",
+            input_text=tr.input_text,
+            output_text=tr.output_text,
+            notices=list(tr.notices),
+            query_ids=list(query_ids),
+            key_ids=list(key_ids),
+            query_tokens=list(att.query_tokens),
+            key_tokens=list(att.key_tokens),
+            query_embed=q_stream[0],
+            query_position=q_stream[1],
+            query_input=q_stream[2],
+            key_embed=k_stream[0],
+            key_position=k_stream[1],
+            key_input=k_stream[2],
+            layer_input=_np(x[0]),
+            X=_np(X[0]),
+            X_kv=_np(X_kv[0]),
+            Q_full=_np(Q_full[0]),
+            K_full=_np(K_full[0]),
+            V_full=_np(V_full[0]),
+            q=_np(q[0, head]),
+            k=_np(k[0, head]),
+            v=_np(v[0, head]),
+            q_unrotated=_np(q_split[0, head]) if rope else None,
+            k_unrotated=_np(k_split[0, head]) if rope else None,
+            scores=_np(raw[0, head]),
+            scaled=_np(scaled[0, head]),
+            bias=None if bias is None else _np(bias.expand(h_count, T, S)[head]),
+            mask=_np(mask_full).astype(bool),
+            mask_kind=mask_kind,
+            masked=_np(masked[0, head]),
+            temperature=temp,
+            weights=_np(mrec["weights"][0, head]),
+            head_output=_np(mrec["head_outputs"][0, head]),
+            head_outputs=_np(mrec["head_outputs"][0]),
+            concat=_np(mrec["concat"][0]),
+            output=_np(mrec["output"][0]),
+            post=post,
+            code=code_for(arch, scheme, kind),
+            check=check,
+        )
+
+    return model_runner.run(fn)
 
 
 def _mha(module, arch, kind, layer):

@@ -1,0 +1,182 @@
+"""A Hugging Face tokenizer with the interface of ours: labels a reader can see (byte-level BPE
+pieces turned back into text), word ids and word labels."""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+# -- labels ------------------------------------------------------------------------------------------
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte-level alphabet: every byte as a printable character (Ġ is the space)."""
+    bs = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))
+
+
+_UNBYTE = {c: b for b, c in _bytes_to_unicode().items()}
+
+
+def _visible(text: str) -> str:
+    """A label: the text without its leading space; a space as ␣, a newline as ↵, other
+    invisible characters as their code point."""
+    t = text.strip()
+    if t:
+        return "".join(c if unicodedata.category(c)[0] not in "CZ" or c == " " else f"U+{ord(c):04X}" for c in t)
+    if "\n" in text:
+        return "↵"
+    return "␣" if text else "∅"
+
+
+class HFTokenizer:
+    """A transformers tokenizer with our Tokenizer's label methods.
+
+    Pieces are cleaned per scheme: WordPiece's ## (continues a word), byte-level BPE's Ġ (a space:
+    starts a word) and Ċ (newline), SentencePiece's ▁ (starts a word); a character split over
+    several byte-level pieces is shown as "😀 1/2", "😀 2/2". Special tokens keep their name
+    ("[CLS]", "</s>") and get word id -1, so a view can tell them apart and word merging keeps
+    each on its own.
+    """
+
+    def __init__(self, tok):
+        self.tok = tok
+        # [UNK] stands for a word of the text, so it is not "special" here
+        self.special_ids = set(tok.all_special_ids) - {tok.unk_token_id}
+        self.vocab_size = len(tok)
+        backend = getattr(tok, "backend_tokenizer", None)
+        model_kind = type(backend.model).__name__ if backend is not None else ""
+        self.wordpiece = (
+            model_kind == "WordPiece"
+            or "wordpiece" in type(tok).__name__.lower()
+            or type(tok).__name__.startswith(("Bert", "DistilBert", "Electra"))
+        )
+        self.byte_level = backend is not None and "ByteLevel" in repr(backend.decoder)
+
+    def is_ordinary(self, i: int) -> bool:
+        """Not a special token ([UNK] counts as ordinary: it stands for a word of the text)."""
+        return 0 <= int(i) < self.vocab_size and int(i) not in self.special_ids
+
+    # ids <-> text
+    def encode(self, text: str) -> list[int]:
+        return list(self.tok.encode(text, add_special_tokens=False))
+
+    def decode(self, ids) -> str:
+        return self.tok.decode(
+            [int(i) for i in ids], skip_special_tokens=True, clean_up_tokenization_spaces=False
+        ).strip()
+
+    def pieces(self, ids) -> list[str]:
+        return list(self.tok.convert_ids_to_tokens([int(i) for i in ids]))
+
+    # per token: (label, text it stands for, starts a word)
+    def _surfaces(self, ids) -> list[tuple[str, str, bool]]:
+        ids = [int(i) for i in ids]
+        pieces = self.pieces(ids)
+        out: list[tuple[str, str, bool]] = []
+        k = 0
+        while k < len(ids):
+            i, p = ids[k], pieces[k] if pieces[k] is not None else ""
+            after_special = k == 0 or ids[k - 1] in self.special_ids
+            if i in self.special_ids:
+                out.append((p, "", True))
+                k += 1
+                continue
+            if self.byte_level and all(c in _UNBYTE for c in p):
+                raw = bytes(_UNBYTE[c] for c in p)
+                try:
+                    text = raw.decode("utf-8")
+                    out.append((_visible(text), text, text[:1].isspace() or after_special))
+                    k += 1
+                    continue
+                except UnicodeDecodeError:
+                    pass
+                # a character split over pieces: take pieces until the bytes decode
+                group, buf = [k], raw
+                j = k + 1
+                text = None
+                while j < len(ids) and len(group) < 4 and ids[j] not in self.special_ids:
+                    q = pieces[j] or ""
+                    if not all(c in _UNBYTE for c in q):
+                        break
+                    buf += bytes(_UNBYTE[c] for c in q)
+                    group.append(j)
+                    j += 1
+                    try:
+                        text = buf.decode("utf-8")
+                        break
+                    except UnicodeDecodeError:
+                        continue
+                if text is None:
+                    out.append((" ".join(f"\\x{b:02X}" for b in raw), "", after_special))
+                    k += 1
+                    continue
+                shown = _visible(text)
+                for m, _ in enumerate(group):
+                    out.append(
+                        (
+                            f"{shown} {m + 1}/{len(group)}",
+                            text if m == 0 else "",
+                            m == 0 and (text[:1].isspace() or after_special),
+                        )
+                    )
+                k = j
+                continue
+            if self.wordpiece and p.startswith("##"):
+                out.append((_visible(p[2:]), p[2:], False))
+            elif p.startswith("▁"):
+                text = " " + p[1:]
+                out.append((_visible(text), text, True))
+            else:
+                # WordPiece pieces without ## start a word; SentencePiece pieces without ▁ continue one
+                out.append((_visible(p), p, self.wordpiece or after_special))
+            k += 1
+        return out
+
+    def labels(self, ids) -> list[str]:
+        return [label for label, _, _ in self._surfaces(ids)]
+
+    def word_ids(self, ids, words=None) -> list[int]:
+        """Each token's word index (-1 for special tokens). ``words``: the tokenizer's own
+        word_ids() for these ids when the text was encoded (None entries are specials)."""
+        ids = [int(i) for i in ids]
+        if words is not None and len(words) == len(ids):
+            return [-1 if w is None or i in self.special_ids else int(w) for w, i in zip(words, ids)]
+        out, w = [], -1
+        for i, (_, _, new) in zip(ids, self._surfaces(ids)):
+            if i in self.special_ids:
+                out.append(-1)
+                continue
+            w += 1 if new or w < 0 else 0
+            out.append(w)
+        return out
+
+    def word_labels(self, ids, words=None) -> list[str]:
+        """One label per word group of word_ids (a special token is a group of its own)."""
+        ids = [int(i) for i in ids]
+        wids = self.word_ids(ids, words)
+        labels = self.labels(ids)
+        groups: list[list[int]] = []
+        prev = None
+        for k, w in enumerate(wids):
+            if w < 0 or w != prev:
+                groups.append([k])
+            else:
+                groups[-1].append(k)
+            prev = w if w >= 0 else None
+        out = []
+        for g in groups:
+            if len(g) == 1 and (ids[g[0]] in self.special_ids):
+                out.append(labels[g[0]])
+                continue
+            text = self.tok.decode([ids[k] for k in g], skip_special_tokens=False, clean_up_tokenization_spaces=False)
+            out.append(_visible(text) if "\ufffd" not in text else "".join(labels[k] for k in g))
+        return out
+
+    def __repr__(self):
+        return f"HFTokenizer({type(self.tok).__name__}, vocab_size={self.vocab_size})"

@@ -1,0 +1,193 @@
+"""The layout's rules, checked on the source (docs/architecture.md explains them):
+
+- no import circle between the project's modules (imports inside functions count: a circle
+  hidden in a function is still a circle);
+- packages only import the layers below them: data <- model <- training, analysis <- viz <- ui <-
+  pages / app.py (the CLI, model/__main__.py, is an entry point and may use training and analysis);
+- no module uses another package's private names (`x._name`) or reaches a runner's module
+  (`.module`) outside model/, where the runner is defined: pages, ui and analysis go through the
+  Runner protocol (run(fn), read_cached, decode_then_read, start_token).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("data", "model", "training", "analysis", "lessons", "viz", "ui", "pages", "bench")
+# what each package may import from the project (besides itself)
+ALLOWED = {
+    "data": set(),
+    "model": {"data"},
+    "training": {"data", "model"},
+    "analysis": {"data", "model"},
+    "lessons": {"data", "model", "analysis"},
+    "viz": {"data", "model", "analysis"},
+    "ui": {"data", "model", "training", "analysis", "lessons", "viz"},
+    "pages": {"data", "model", "training", "analysis", "lessons", "viz", "ui"},
+    "app": {"ui", "model"},
+    "bench": set(PACKAGES) | {"app"},
+}
+ENTRY_POINTS = {"model.__main__": {"training", "analysis"}}
+
+
+def project_files() -> dict[str, Path]:
+    files = {"app": ROOT / "app.py"}
+    for pkg in PACKAGES:
+        for f in (ROOT / pkg).rglob("*.py"):
+            rel = f.relative_to(ROOT).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            files[".".join(parts)] = f
+    return files
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project modules `name` imports, anywhere in the file (TYPE_CHECKING blocks aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.add(t)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    files = project_files()
+    known = set(files)
+    g = {n: imports_of(n, p, known) for n, p in files.items()}
+    # importing a package's submodule runs the package's __init__: an edge to it, unless it is the
+    # module's own package (Python has run it already)
+    for n, deps in g.items():
+        for d in list(deps):
+            parent = d.rpartition(".")[0]
+            if parent in known and parent != n:
+                deps.add(parent)
+        # a module's own packages have been run before it (importing model.hf.hook runs model and
+        # model.hf first): an import of one of them from inside is not an edge of the graph
+        deps -= {d for d in deps if n.startswith(d + ".")}
+    return g
+
+
+def cycles(g: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in g.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(g):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_import_graph_has_no_circle():
+    g = graph()
+    assert len(g) > 100  # the scan sees the project, not an empty folder
+    assert cycles(g) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_packages_import_only_the_layers_below_them():
+    wrong = []
+    for name, deps in graph().items():
+        pkg = name.split(".")[0]
+        allowed = ALLOWED[pkg] | ENTRY_POINTS.get(name, set()) | {pkg}
+        wrong += [f"{name} -> {d}" for d in sorted(deps) if d.split(".")[0] not in allowed]
+    assert wrong == []
+
+
+PRIVATE = re.compile(r"\b(?!self\b|cls\b)([a-z_][a-z0-9_]*)\._[A-Za-z]\w*")
+MODULE = re.compile(r"\b(?!self\b)[a-z_][a-z0-9_]*\.module\b")
+
+
+# third-party private names used on purpose, each with its reason
+THIRD_PARTY_PRIVATE = {
+    # torch documents TorchDispatchMode (analysis/cost.py's AllocationWatch) under this module only
+    "utils._python_dispatch",
+}
+
+
+def code_lines(path: Path):
+    """(line number, code) with strings and comments blanked (tokenize: multi-line strings too,
+    such as the JavaScript the browser benches send)."""
+    src = path.read_text(encoding="utf-8")
+    lines = src.splitlines()
+    blank = [list(line) for line in lines]
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type in (tokenize.STRING, tokenize.COMMENT) or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+            (r0, c0), (r1, c1) = tok.start, tok.end
+            for r in range(r0, r1 + 1):
+                row = blank[r - 1]
+                a = c0 if r == r0 else 0
+                b = c1 if r == r1 else len(row)
+                row[a:b] = " " * (b - a)
+    for n, row in enumerate(blank, 1):
+        yield n, "".join(row)
+
+
+def test_no_private_name_or_module_is_used_outside_its_package():
+    """Every project module outside tests: `x._name` only for x the module's own package's, and a
+    runner's `.module` only inside model/."""
+    files = project_files()
+    found = []
+    for name, path in files.items():
+        pkg = name.split(".")[0]
+        own = {m.rpartition(".")[2] for m in files if m.split(".")[0] == pkg}
+        for n, code in code_lines(path):
+            for m in PRIVATE.finditer(code):
+                if m.group(1) not in own and m.group(0) not in THIRD_PARTY_PRIVATE:
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)}")
+            if pkg != "model" and MODULE.search(code):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {MODULE.search(code).group(0)}")
+    assert found == []
+
+
+def test_the_scan_sees_a_private_name():
+    assert PRIVATE.search("runner._start(direction)") and not PRIVATE.search("self._start(direction)")
+    assert MODULE.search("runner.module.position") and not MODULE.search("self.module")
