@@ -21,6 +21,7 @@ import torch
 from model.attention import ABLATIONS, HeadOp
 from model.errors import InputError
 from model.tokenizer import PAD
+from model.trace import KINDS
 
 # -- "mean" ablation: each head's mean output per position over reference sentences -------------------
 REFERENCE_PAIRS, REFERENCE_SEED = 32, 2027  # held-out pairs (a translator reads each both ways)
@@ -98,7 +99,7 @@ def head_name(kind: str, layer: int, head: int) -> str:
 def parse_head(text: str) -> tuple[str, int, int]:
     """ "cross:2:2" -> ("cross", 1, 1). ValueError on anything else."""
     parts = str(text).strip().split(":")
-    if len(parts) != 3 or parts[0] not in ("encoder", "decoder", "cross"):
+    if len(parts) != 3 or parts[0] not in KINDS:
         raise ValueError(f"a head is written kind:layer:head, e.g. cross:2:2, got {str(text)[:40]!r}")
     layer, head = int(parts[1]), int(parts[2])
     if layer < 1 or head < 1:
@@ -110,7 +111,7 @@ def kinds_of(runner) -> tuple[str, ...]:
     kinds = getattr(runner, "kinds", None)
     if kinds:
         return tuple(kinds)
-    return {"translator": ("encoder", "decoder", "cross"), "gpt": ("decoder",), "encoder": ("encoder",)}[runner.kind]
+    return {"translator": KINDS, "gpt": ("decoder",), "encoder": ("encoder",)}[runner.kind]
 
 
 def all_heads(runner) -> list[tuple[str, int, int]]:

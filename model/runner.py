@@ -310,6 +310,7 @@ class ModelRunner(TracesText):
                     n=len(corpus.LEXICON),
                     what=what,
                     text=text,
+                    unknown=tuple(unseen),  # the words the warning suggests known words for
                 )
             )
         return text, ids, notices

@@ -33,9 +33,11 @@ from ui.safe import md
 from ui.widgets import (
     PLOTLY_CONFIG,
     download,
+    head_picker,
     heatmap_labels,
     image_format_picker,
     kind_picker,
+    layer_picker,
     row_picker,
     show_table,
     translated,
@@ -170,13 +172,9 @@ def explorer(tr, runner, temperature: float) -> None:
         st.caption(t(f"att_explain_{kind}"))
     c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
     with c_layer:
-        layer = st.selectbox(
-            t("att_layer"), list(range(n_layers)), format_func=layer_label, key="att_layer", label_visibility=shown
-        )
+        layer = layer_picker(n_layers, "att_layer", label_visibility=shown)
     with c_head:
-        head = st.selectbox(
-            t("att_head"), ["mean", *range(n_heads)], format_func=head_label, key="att_head", label_visibility=shown
-        )
+        head = head_picker(n_heads, "att_head", mean=True, label_visibility=shown)
     with c_words:
         words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
 

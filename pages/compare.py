@@ -17,6 +17,7 @@ from analysis.intervene import align
 from analysis.measures import mean_of_heads
 from model.errors import InputError
 from model.registry import read_config
+from model.trace import KINDS
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
@@ -46,7 +47,7 @@ state.url_param(
 state.url_param("model2", None, state.choice(model.NAMES), key="cmp_model2")
 state.url_param("ta", 1.0, one_of_temps, key="cmp_ta")
 state.url_param("tb", 3.0, one_of_temps, key="cmp_tb")
-state.url_param("ckind", None, state.choice(("encoder", "decoder", "cross")), key="cmp_kind")
+state.url_param("ckind", None, state.choice(KINDS), key="cmp_kind")
 state.url_param("clayer", None, lambda raw: int(raw) - 1, key="cmp_layer")
 state.url_param("chead", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="cmp_head")
 

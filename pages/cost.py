@@ -23,7 +23,7 @@ from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, present_figure
 from ui.run import current
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, download, section_picker, show_heatmap
+from ui.widgets import PLOTLY_CONFIG, download, head_picker, layer_picker, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
 from viz.table import to_csv
 
@@ -103,24 +103,12 @@ def size_label(key: str) -> str:
     return t(f"cost_size_{key}")
 
 
-def fit_int(key: str, hi: int) -> int:
-    """A layer / head / token index from the link that this model or sentence lacks: the last one."""
-    v = st.session_state.get(key)
-    if not isinstance(v, int) or not 0 <= v < hi:
-        st.session_state[key] = min(max(int(v) if isinstance(v, int) else 0, 0), hi - 1)
-    return st.session_state[key]
-
-
 def pick_head(c1, c2) -> tuple[int, int]:
     """Layer and head selectboxes (a link's value this model lacks becomes the nearest that exists)."""
-    fit_int("cost_layer", cfg.num_layers)
-    fit_int("cost_head", cfg.num_heads)
-    layer = c1.selectbox(
-        t("cost_layer"), list(range(cfg.num_layers)), key="cost_layer", format_func=lambda v: t("cost_layer_n", n=v + 1)
-    )
-    head = c2.selectbox(
-        t("cost_head"), list(range(cfg.num_heads)), key="cost_head", format_func=lambda v: t("cost_head_n", n=v + 1)
-    )
+    with c1:
+        layer = layer_picker(cfg.num_layers, "cost_layer", "cost_layer", "cost_layer_n")
+    with c2:
+        head = head_picker(cfg.num_heads, "cost_head", label_key="cost_head", item_key="cost_head_n")
     return layer, head
 
 
@@ -128,7 +116,7 @@ def pick_query(tokens: list[str], label_key: str) -> int:
     """The query token as pills (the last token by default)."""
     if st.session_state.get("cost_q") is None:
         st.session_state["cost_q"] = len(tokens) - 1
-    fit_int("cost_q", len(tokens))
+    state.fit("cost_q", range(len(tokens)), lambda i: md(tokens[i]))
     return st.pills(
         t(label_key),
         list(range(len(tokens))),
@@ -392,13 +380,7 @@ def section_sparse() -> None:
             n_two=split[0]["n_two"],
         )
     )
-    fit_int("cost_layer", local.num_layers)
-    layer = st.selectbox(
-        t("cost_layer"),
-        list(range(local.num_layers)),
-        key="cost_layer",
-        format_func=lambda v: t("cost_layer_n", n=v + 1),
-    )
+    layer = layer_picker(local.num_layers, "cost_layer", "cost_layer", "cost_layer_n")
     left, right = st.columns(2, gap="large")
     for col, name in ((left, "gpt"), (right, "gpt-local")):
         tr = cache.trace(name, ctx.device, ctx.text)

@@ -17,6 +17,7 @@ from analysis import claims
 from analysis.intervene import align, head_name, parse_head
 from model.attention import ABLATIONS
 from model.errors import InputError
+from model.trace import KINDS
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.i18n import t
@@ -63,7 +64,7 @@ ctx = current()
 state.url_param("mode", "ablate", state.choice(MODES), key="iv_mode")
 state.url_param("off", [], ui_iv.parse_off, key="iv_off")
 state.url_param("how", "zero", state.choice(ABLATIONS), key="iv_how")
-state.url_param("ikind", None, state.choice(("encoder", "decoder", "cross")), key="iv_kind")
+state.url_param("ikind", None, state.choice(KINDS), key="iv_kind")
 state.url_param("imp", False, state.flag, key="iv_imp")
 edit_linked = state.from_link("edit", "iv_edit")
 state.url_param("edit", None, ui_iv.parse_edit, key="iv_edit")

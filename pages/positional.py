@@ -24,7 +24,15 @@ from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.run import current
 from ui.safe import md, short
-from ui.widgets import PLOTLY_CONFIG, section_picker, show_heatmap, show_input_error, show_model_notices
+from ui.widgets import (
+    PLOTLY_CONFIG,
+    head_picker,
+    layer_picker,
+    section_picker,
+    show_heatmap,
+    show_input_error,
+    show_model_notices,
+)
 from viz import positional as vp
 
 SECTIONS = ("sin", "rel", "learned", "rope", "order", "long")
@@ -303,11 +311,11 @@ if sec == "order":
                 diffs = result[True]["diffs"]
                 best = np.unravel_index(np.argmax(diffs), diffs.shape) if diffs is not None else (0, 0)
                 st.session_state["pos_olayer"], st.session_state["pos_ohead"] = int(best[0]), int(best[1])
-            state.fit("pos_olayer", range(n_layers), layer_label)
-            state.fit("pos_ohead", ["mean", *range(n_heads)], head_label)
             c1, c2, _ = st.columns([1, 1, 2])
-            layer = c1.selectbox(t("pos_order_layer"), list(range(n_layers)), key="pos_olayer", format_func=layer_label)
-            head = c2.selectbox(t("pos_order_head"), ["mean", *range(n_heads)], key="pos_ohead", format_func=head_label)
+            with c1:
+                layer = layer_picker(n_layers, "pos_olayer", "pos_order_layer", "pos_layer_n")
+            with c2:
+                head = head_picker(n_heads, "pos_ohead", True, "pos_order_head", "pos_head_n", "pos_mean_heads")
             url.update(olayer=layer + 1, ohead="mean" if head == "mean" else head + 1)
             ta, tb = result["tokens"]
             if result["perm"] is None:
@@ -339,9 +347,9 @@ if sec == "long":
     ok = [name for name, r in runners.items() if r is not None]
     if ok:
         n_layers = runners[ok[0]].config.num_layers
-        state.fit("pos_glayer", range(n_layers), layer_label)
         c1, _ = st.columns([1, 3])
-        layer = c1.selectbox(t("pos_gpts_layer"), list(range(n_layers)), key="pos_glayer", format_func=layer_label)
+        with c1:
+            layer = layer_picker(n_layers, "pos_glayer", "pos_gpts_layer", "pos_layer_n")
         url["glayer"] = None if layer == 0 else layer + 1
         cols = st.columns(len(ok), gap="medium")
         for col, name in zip(cols, ok):

@@ -26,7 +26,17 @@ from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels
 from ui.run import current
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG, row_picker, sampling_knobs, show_heatmap, show_input_error, show_row_table
+from ui.widgets import (
+    PLOTLY_CONFIG,
+    head_picker,
+    kind_picker,
+    layer_picker,
+    row_picker,
+    sampling_knobs,
+    show_heatmap,
+    show_input_error,
+    show_row_table,
+)
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices
 
@@ -147,29 +157,15 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
 
     # -- which head ---------------------------------------------------------------------------------
     kinds = base.kinds()
-    state.fit("temp_kind", kinds, lambda v: t(f"kind_{v}"))
     if st.session_state.get("temp_layer") is None:
         st.session_state["temp_layer"] = n_layers - 1
-    state.fit("temp_layer", range(n_layers), lambda v: t("temp_layer_n", n=v + 1))
-    state.fit("temp_head", range(n_heads), lambda v: t("temp_head_n", n=v + 1))
     c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
     with c_kind:
-        kind = st.radio(
-            t("temp_kind"),
-            kinds,
-            key="temp_kind",
-            format_func=lambda k: t(f"kind_{k}"),
-            horizontal=True,
-            disabled=len(kinds) == 1,
-        )
+        kind = kind_picker(kinds, "temp_kind", "temp_kind")
     with c_layer:
-        layer = st.selectbox(
-            t("temp_layer"), list(range(n_layers)), key="temp_layer", format_func=lambda v: t("temp_layer_n", n=v + 1)
-        )
+        layer = layer_picker(n_layers, "temp_layer", "temp_layer", "temp_layer_n")
     with c_head:
-        head = st.selectbox(
-            t("temp_head"), list(range(n_heads)), key="temp_head", format_func=lambda v: t("temp_head_n", n=v + 1)
-        )
+        head = head_picker(n_heads, "temp_head", label_key="temp_head", item_key="temp_head_n")
 
     att1, attT = base.attention[kind], hot.attention[kind]
     w1, wT = att1.weights[layer, head], attT.weights[layer, head]

@@ -3,6 +3,7 @@
 import ast
 import base64
 import functools
+import json
 import tempfile
 from pathlib import Path
 
@@ -88,3 +89,16 @@ def open_alone(page: str, **params) -> AppTest:
     at.run()
     ok(at)
     return at
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The plotly figure (as JSON) the page drew with this key."""
+    for c in at.get("plotly_chart"):
+        if c.proto.id.endswith("-" + key):
+            return json.loads(c.proto.spec)
+    raise KeyError(key)
+
+
+def markdown(at: AppTest) -> str:
+    """Every markdown block of the run, joined."""
+    return " ".join(m.value for m in at.markdown)

@@ -3,12 +3,9 @@ numbers on the page are the model's (analysis/intervene.py), in both languages."
 
 from __future__ import annotations
 
-import json
-
 import apptest
 import numpy as np
-from apptest import array
-from streamlit.testing.v1 import AppTest
+from apptest import array, chart, markdown
 
 import model
 from analysis import intervene
@@ -16,17 +13,6 @@ from ui.safe import md
 
 TIMEOUT = 120
 TR_TEXT = "The cat sat on the mat"
-
-
-def chart(at: AppTest, key: str) -> dict:
-    for c in at.get("plotly_chart"):
-        if c.proto.id.endswith("-" + key):
-            return json.loads(c.proto.spec)
-    raise KeyError(key)
-
-
-def markdown(at: AppTest) -> str:
-    return " ".join(m.value for m in at.markdown)
 
 
 def test_switching_off_the_alignment_head_shows_the_broken_translation():
@@ -102,47 +88,3 @@ def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
 def test_a_bad_head_in_the_link_falls_back_with_a_notice():
     at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, off="cross:9:9")
     assert at.warning and at.multiselect(key="iv_off").value == []
-
-
-def test_compare_two_sentences_difference_is_b_minus_a():
-    at = apptest.open_page(
-        "pages/compare.py", "translator", TIMEOUT, text="狗咬人", text2="人咬狗", ckind="encoder", clayer="1", chead="1"
-    )
-    m = model.load("translator", device="cpu")
-    a, b = (m.trace(s).attention["encoder"].weights[0, 0] for s in ("狗咬人", "人咬狗"))
-    z = chart(at, "cmp_heat_d")["data"][0]["z"]
-    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
-    np.testing.assert_allclose(got, b - a, atol=1e-5)
-    assert any("aligned by position" in w.value for w in at.warning)  # 狗 vs 人: the tokens differ
-
-
-def test_compare_models_and_positions():
-    at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="models", model2="gpt-rope")
-    assert at.selectbox(key="cmp_model2").value == "gpt-rope"
-    at = apptest.open_page(
-        "pages/compare.py", "gpt", TIMEOUT, cmp="positions", text="The cat sat on the mat", chead="2", clayer="1"
-    )
-    m = model.load("gpt", device="cpu")
-    b = m.trace("The cat sat on the mat", use_position=False).attention["decoder"].weights[0, 1]
-    z = chart(at, "cmp_heat_b")["data"][0]["z"]
-    rows = [r for r in z] if isinstance(z, list) else array(z)
-    np.testing.assert_allclose(np.array(rows[-1], dtype=float), b[-1], atol=1e-5)
-
-
-def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
-    snaps = getattr(model, "snapshots_of", lambda name: [])
-    has_start = any(s["step"] == 0 for s in snaps("translator"))
-    at = apptest.open_page(
-        "pages/compare.py", "translator", TIMEOUT, text=TR_TEXT, cmp="trained", ckind="cross", clayer="2", chead="2"
-    )
-    options = at.get("button_group")[0].proto.options if at.get("button_group") else []
-    if not has_start:  # no snapshot: the option is hidden and the link falls back to two sentences
-        assert all("untrained" not in o.content for o in options)
-        return
-    # the untrained start reads the trained model's translation (teacher forcing), row for row
-    written = model.load("translator", device="cpu").trace(TR_TEXT).output_text
-    b = model.load("translator@0", device="cpu").trace(TR_TEXT, target=written).attention["cross"].weights[1, 1]
-    z = chart(at, "cmp_heat_b")["data"][0]["z"]
-    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
-    np.testing.assert_allclose(got.reshape(b.shape), b, atol=1e-5)
-    assert md("untrained (step 0)") in markdown(at)

@@ -9,7 +9,6 @@ length, presentation mode, and the copy-link box.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -21,7 +20,6 @@ from streamlit.testing.v1 import AppTest
 from analysis.walkthrough import STEPS, walk
 from tests.conftest import first_input, recompute, recompute_post
 from ui import cache
-from viz.heatmap import heatmap_weights
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/steps.py"
@@ -206,21 +204,3 @@ def test_copy_link_reproduces_the_view():
     again = open_page(PAGE, query.pop("model"), text=query.pop("text"), lang=query.pop("lang"), **query)
     assert step_of(again) == 6 and again.radio(key="steps_kind").value == "cross"
     assert again.selectbox(key="steps_layer").value == 1 and again.selectbox(key="steps_head").value == 2
-
-
-def test_architecture_page():
-    at = open_page("pages/architecture.py", "gpt", text="狗咬人")
-    compare, modern = at.table[0].value, at.table[1].value
-    assert list(compare.index) == ["BERT", "GPT", "T5 / Transformer"]
-    assert list(modern.index) == ["GPT-4", "LLaMA", "ChatGLM", "Mistral", "Claude"]
-    assert set(modern["Architecture"]) == {"Decoder"}
-    charts = at.get("plotly_chart")
-    assert len(charts) == 5  # BERT, GPT, and T5's three masks
-    tok = cache.runner("gpt", "auto").tokenizer
-    n = len(tok.encode("狗咬人"))
-    for chart, rows, cols, causal in zip(charts, (n, n + 1, n), (n, n + 1, n), (False, True, False)):
-        allowed = ~np.isnan(heatmap_weights(json.loads(chart.proto.spec)))  # masked cells have no value
-        assert allowed.shape == (rows, cols)
-        assert np.array_equal(allowed, np.tril(np.ones((rows, cols), bool)) if causal else np.ones((rows, cols), bool))
-    zh = open_alone("pages/architecture.py", model="gpt", lang="zh")
-    assert set(zh.table[1].value["架构"]) == {"解码器"}

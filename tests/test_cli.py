@@ -89,7 +89,7 @@ def test_training_smoke_run_saves_loadable_safetensors(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
-# -- issue 26: every bad number is one line and status 2; train never overwrites without --overwrite --
+# -- every bad number is one line and status 2; train never overwrites without --overwrite --
 BAD_NUMBERS = {
     "generate temperature 1e-320": ["generate", "--temperature", "1e-320"],
     "generate temperature 1e-300": ["generate", "--temperature", "1e-300"],

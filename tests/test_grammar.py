@@ -1,4 +1,4 @@
-"""The out-of-grammar warning (issue 11, item 3): every sentence is checked against the language
+"""The out-of-grammar warning: every sentence is checked against the language
 the models learned (data/corpus.py's grammar). It must fire for text the grammar cannot make and
 stay silent on held-out grammar sentences."""
 

@@ -506,7 +506,7 @@ def test_a_link_with_an_odd_spelling_of_an_allowed_name(spelling, monkeypatch):
     assert at.query_params["model"] in ("hf:all-minilm-l6-v2", ["hf:all-minilm-l6-v2"])
 
 
-# -- issue 26: reachable crashes, as a class ---------------------------------------------------------
+# -- reachable crashes, as a class ---------------------------------------------------------
 from tests.apptest import app_copy, notices, open_page  # noqa: E402
 from ui import state as url_state  # noqa: E402
 

@@ -207,7 +207,7 @@ def test_codes_typed_by_students_and_the_setting_that_picks_the_store(tmp_path):
     assert len(codes) == 5000
 
 
-# -- issue 26: rotating the teacher's secret, a cap on rooms, expiry by an index, a failing store --
+# -- rotating the teacher's secret, a cap on rooms, expiry by an index, a failing store --
 
 
 def test_rotating_the_teacher_secret_locks_out_the_old_one(make_store):
@@ -320,7 +320,7 @@ def test_redis_down_is_a_store_error():
             call()
 
 
-# -- issue 26 in the app (AppTest): a full server and a broken store are notices, the page runs on --
+# -- in the app (AppTest): a full server and a broken store are notices, the page runs on --
 
 
 def _teacher_app(tmp_path, monkeypatch):

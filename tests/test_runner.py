@@ -10,11 +10,12 @@ import pytest
 
 from model import KINDS
 from model.errors import InputError
+from model.registry import NAMES as NAMES_SHIPPED
 from model.runner import Runner
 from model.tokenizer import BOS, SPECIALS
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = ("translator", "gpt", "gpt-rope", "gpt-alibi")
+NAMES = tuple(NAMES_SHIPPED)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,4 +1,4 @@
-"""Training snapshots and the timeline's numbers (issue 13), on the shipped snapshots in model/weights.
+"""Training snapshots and the timeline's numbers, on the shipped snapshots in model/weights.
 
 Oracles: the snapshot files read with safetensors' numpy loader and dequantised here (int8 x
 per-row scale); the shipped weights themselves; the exact match the training run wrote beside the

@@ -1,5 +1,5 @@
 """Chinese wording of the whole translation table (every ui/strings/*.toml file, as ui.i18n assembles it):
-one term per concept, as the attention tutorials our users read write them (issue 11, item 6).
+one term per concept, as the attention tutorials our users read write them.
 
 - mask is 掩码 (never 遮蔽 / 遮住 / 遮挡 / 遮盖);
 - a head is "第 {n} 个头" and a layer "第 {n} 层", never "头 {n}" / "层 {n}" / "头{n}";

@@ -315,9 +315,6 @@ def banner(pages) -> None:
                 st.image(qr_png(room_link(code()), scale=12), width=420)
                 st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
     elif following():
-        pending = _get(code()) if st.session_state.pop("_room_pending", False) else None
-        if pending is not None and "page" in pending.state:
-            _apply(pending, pages)  # in the full run, not in the fragment: switch_page from here
         _follow(pages)
     elif code():
         # detached: no polling; the button reruns the whole app, whose banner then follows again at once
@@ -343,8 +340,9 @@ def _follow(pages) -> None:
         st.markdown(t("room_following", code=format_code(room.code)))
         st.button(t("room_detach"), on_click=_detach, key="_room_detach_btn", icon="🧭")
     if room.version != st.session_state.get("_room_version") and "page" in room.state:
-        st.session_state["_room_pending"] = True
-        st.rerun(scope="app")
+        # the room this poll read, applied from here: st.switch_page asks for one full rerun on the
+        # teacher's page (a rerun of the app first, then a second store read, cost two more)
+        _apply(room, pages)
 
 
 def _apply(room, pages) -> None:

@@ -27,7 +27,7 @@ def show_outside_language(note) -> None:
     text = str(params.get("text", ""))
     lines = [notice_text(note)]
     near = []
-    for w in corpus.unknown_words(text)[:6]:
+    for w in list(params.get("unknown", ()))[:6]:  # computed once, by the runner
         close = corpus.close_words(w)
         if close:
             near.append(t("grammar_near", word=echo(w, 20), known=", ".join(md(c) for c in close)))

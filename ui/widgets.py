@@ -99,7 +99,9 @@ def kind_layer_head(
 
 def kind_picker(kinds: list[str], key: str, label_key: str = "att_kind", **kwargs) -> str:
     """The attention kinds (encoder, decoder, cross) as a horizontal radio, greyed out when the
-    model has one; kwargs go to st.radio (label_visibility, ...)."""
+    model has one; a kind this model lacks (from a link, from another model) becomes its first.
+    kwargs go to st.radio (label_visibility, ...)."""
+    state.fit(key, kinds, lambda k: t(f"kind_{k}"))
     return st.radio(
         t(label_key),
         kinds,
@@ -113,27 +115,41 @@ def kind_picker(kinds: list[str], key: str, label_key: str = "att_kind", **kwarg
 
 def number_picker(label_key: str, n: int, key: str, item_key: str, **kwargs) -> int:
     """A selectbox of 0 .. n-1, each shown 1-based by the string item_key (given n and total):
-    "Layer 2", "Head 3 of 4". kwargs go to st.selectbox (index, ...)."""
-    return st.selectbox(
-        t(label_key), list(range(n)), format_func=lambda i: t(item_key, n=i + 1, total=n), key=key, **kwargs
-    )
+    "Layer 2", "Head 3 of 4". A value this model lacks is fitted first (state.fit: the nearest
+    that exists, with a notice when the link asked for it). kwargs go to st.selectbox."""
+
+    def label(i):
+        return t(item_key, n=i + 1, total=n)
+
+    state.fit(key, range(n), label)
+    return st.selectbox(t(label_key), list(range(n)), format_func=label, key=key, **kwargs)
 
 
-def layer_picker(n_layers: int, key: str, **kwargs) -> int:
+def layer_picker(n_layers: int, key: str, label_key: str = "att_layer", item_key: str = "att_layer_n", **kwargs) -> int:
     """The layer selectbox ("Layer 1", "第 1 层", ...), 0-based."""
-    return number_picker("att_layer", n_layers, key, "att_layer_n", **kwargs)
+    return number_picker(label_key, n_layers, key, item_key, **kwargs)
 
 
-def head_picker(n_heads: int, key: str, mean: bool = False, **kwargs) -> int | str:
+def head_picker(
+    n_heads: int,
+    key: str,
+    mean: bool = False,
+    label_key: str = "att_head",
+    item_key: str = "att_head_n",
+    mean_key: str = "att_mean_heads",
+    **kwargs,
+) -> int | str:
     """The head selectbox ("Head 1", "第 1 个头", ...), 0-based; mean: "mean" (the mean of the heads)
-    comes first. kwargs go to st.selectbox."""
-    return st.selectbox(
-        t("att_head"),
-        ["mean", *range(n_heads)] if mean else list(range(n_heads)),
-        key=key,
-        format_func=lambda h: t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1),
-        **kwargs,
-    )
+    comes first. A head this model lacks is fitted first. kwargs go to st.selectbox."""
+    if not mean:
+        return number_picker(label_key, n_heads, key, item_key, **kwargs)
+    options = ["mean", *range(n_heads)]
+
+    def label(h):
+        return t(mean_key) if h == "mean" else t(item_key, n=h + 1, total=n_heads)
+
+    state.fit(key, options, label)
+    return st.selectbox(t(label_key), options, key=key, format_func=label, **kwargs)
 
 
 MIME = {".json": "application/json", ".csv": "text/csv", ".svg": "image/svg+xml", ".png": "image/png"}

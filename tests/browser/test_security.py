@@ -324,7 +324,7 @@ def test_out_of_memory_on_the_cpu_is_not_hidden(monkeypatch):
         runner.trace("The cat sat on the mat")
 
 
-# -- issue 18: a hostile visitor of a hosted demo --------------------------------------------------
+# -- a hostile visitor of a hosted demo --------------------------------------------------
 # The operator turned Hugging Face models on (ATTN_HF=1) with the default allow-list: the packaged
 # MiniLM folder, offered as "all-minilm-l6-v2". Each probe is one line: (case, link, what must show).
 #   refused  - the link's model is not valid: the default model with the one notice every refused

@@ -1,4 +1,4 @@
-"""What a class sees on the rows of attention (issue 11): decoder and cross-attention rows named
+"""What a class sees on the rows of attention: decoder and cross-attention rows named
 by the token the step writes, and a repeated word's second occurrence selectable as the query.
 
 Run with AppTest; the expected numbers are the trace's own (its weights are checked against an

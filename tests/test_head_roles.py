@@ -1,4 +1,4 @@
-"""Charts and scores that must not say more than the numbers (issue 11): head roles without the
+"""Charts and scores that must not say more than the numbers: head roles without the
 causal row 0, cross-attention scored by alignment, not by position. Oracles: plain numpy loops."""
 
 import numpy as np
@@ -43,7 +43,7 @@ def test_cross_attention_gets_alignment_not_positions():
 
 
 def test_chinese_uses_one_term_per_concept():
-    """掩码 for mask, 词元 for token, "第 N 个头" for a head, nothing left in English (issue 11, item 6)."""
+    """掩码 for mask, 词元 for token, "第 N 个头" for a head, nothing left in English."""
     import re
 
     from ui.i18n import load_area

@@ -1,4 +1,4 @@
-"""Bugs a class hits at once (issue 11, item 4): the temperature slider jumping back, and what the
+"""Bugs a class hits at once: the temperature slider jumping back, and what the
 pages say about a Hugging Face encoder."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Decoder and cross-attention rows are labelled by the token that step writes (issue 11, item 2).
+"""Decoder and cross-attention rows are labelled by the token that step writes.
 
 The oracle is an independent path: the translator's own greedy translation (translate()) and the
 GPT's next-token logits computed one prefix at a time (next_token_logits), not the trace's logits."""
