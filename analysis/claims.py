@@ -64,7 +64,11 @@ class Claim:
 
 # -- the attention sink -----------------------------------------------------------------------------
 def sink_claim(weights, mask=None, kind: str = "decoder", name: str = "sink") -> Claim:
-    share, uniform = first_token_share(weights, mask)
+    return _sink_verdict(*first_token_share(weights, mask), kind, name)
+
+
+def _sink_verdict(share, uniform, kind: str, name: str) -> Claim:
+    """The heads whose first-token share is at least SINK_FACTOR times what uniform weights give."""
     ratio = share / uniform
     heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
     return Claim(
@@ -121,21 +125,7 @@ def sink_heldout(runner, kind: str | None = None) -> Claim:
                 _, w = module(torch.tensor([ids], device=dev))
                 mask = sliding_window_mask(len(ids), runner.config.window or 0)[0, 0].numpy()
                 add(w["decoder"][:, 0].float().cpu().numpy(), mask)
-        share, uniform = np.nanmean(shares, 0), np.nanmean(uniforms, 0)
-        ratio = share / uniform
-        heads = [(kind, int(la), int(h)) for la, h in zip(*np.nonzero(ratio >= SINK_FACTOR))]
-        return Claim(
-            "sink_heldout",
-            bool(heads),
-            {
-                "share": share,
-                "uniform": uniform,
-                "ratio": ratio,
-                "factor": SINK_FACTOR,
-                "max_ratio": float(np.nanmax(ratio)),
-            },
-            heads,
-        )
+        return _sink_verdict(np.nanmean(shares, 0), np.nanmean(uniforms, 0), kind, "sink_heldout")
 
     return runner.run(fn)
 

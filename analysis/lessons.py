@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis import experiments, intervene
+from model import intervention
 from model.tokenizer import EOS
 
 LESSONS = ("attention", "positions", "decoder")
@@ -826,7 +827,7 @@ def ablate_steps(m, before: str) -> list[Step]:
         for i in candidates:
             if bool(imp.changed[i]) != changed:
                 continue
-            iv = intervene.build(m, [imp.heads[i]], "zero")
+            iv = intervention.build(m, [imp.heads[i]], "zero")
             probs, _ = intervene.step_probs(m, CAT_TEXT, iv, target=base_ids)
             margin = change_margin(probs, base_ids)
             if margin >= MARGINS["change"]:

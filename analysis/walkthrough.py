@@ -184,7 +184,10 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     elif scheme == "learned":
         embed += [S(positional.LearnedPositionalEmbedding.forward, "positions = torch.arange", "return x +")]
     elif scheme == "rope":
-        embed += [S(positional.RotaryEmbedding.forward), S(MHA.forward, "q, k = rope(q), rope(k)", comments=False)]
+        embed += [
+            S(positional.RotaryEmbedding.forward),
+            S(MHA.forward, "q, k = rope(q, offset), rope(k, offset)", comments=False),
+        ]
     elif scheme == "alibi":
         embed += [S(positional.alibi_bias), S(attention.scaled_scores, "if bias is not None", "scores = scores + bias")]
 
@@ -200,7 +203,7 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
         S(
             MHA.forward,
             "q = self.split_heads(self.W_q(Q))",
-            "q, k = rope(q), rope(k)" if scheme == "rope" else "v = self.split_heads(self.W_v(V))",
+            "q, k = rope(q, offset), rope(k, offset)" if scheme == "rope" else "v = self.split_heads(self.W_v(V))",
         ),
         S(MHA.split_heads),
     ]

@@ -25,6 +25,7 @@ import torch  # noqa: E402
 import model  # noqa: E402
 from analysis import intervene  # noqa: E402
 from data import corpus  # noqa: E402
+from model import intervention  # noqa: E402
 
 TR_TEXT = "The old man saw the big dog in the park"  # 10 tokens for the translator
 GPT_TEXT = "The cat sat on the mat. It was happy."
@@ -44,13 +45,13 @@ def grid_speed(lines):
     tr, gpt = model.load("translator", device="cpu"), model.load("gpt", device="cpu")
     n_tr = len(tr.ids(TR_TEXT)[1])
     n_gpt = len(gpt.prompt_ids(GPT_TEXT)[1])
-    heads_tr, heads_gpt = len(intervene.all_heads(tr)), len(intervene.all_heads(gpt))
+    heads_tr, heads_gpt = len(intervention.all_heads(tr)), len(intervention.all_heads(gpt))
     med, best = timed(lambda: intervene.importance(tr, TR_TEXT))
     lines.append(
         f"| translator: importance grid, {heads_tr} heads, {n_tr}-token sentence (batched greedy "
         f"decode + teacher-forced log p) | {med:.3f} s | {best:.3f} s | ≤ 1 s |"
     )
-    one = timed(lambda: [intervene.importance(tr, TR_TEXT, heads=[h]) for h in intervene.all_heads(tr)], repeat=2)[0]
+    one = timed(lambda: [intervene.importance(tr, TR_TEXT, heads=[h]) for h in intervention.all_heads(tr)], repeat=2)[0]
     lines.append(
         f"| translator: the same grid one head at a time ({heads_tr} runs, for comparison) | {one:.3f} s | | |"
     )
@@ -84,7 +85,7 @@ def page_speed(lines):
     at.switch_page("pages/intervene.py")
     at.run()
     times = []
-    names = [intervene.head_name(*h) for h in intervene.all_heads(model.load("translator", device="cpu"))]
+    names = [intervention.head_name(*h) for h in intervention.all_heads(model.load("translator", device="cpu"))]
     for name in names[8:16]:
         t0 = time.perf_counter()
         at.multiselect(key="iv_off").set_value([name]).run()
@@ -135,7 +136,7 @@ def browser_speed(lines):
 def exact(lines, n):
     tr = model.load("translator", device="cpu")
     pairs = corpus.heldout_pairs(50, 4321)  # not the evaluation pairs: pick the heads on other sentences
-    heads = intervene.all_heads(tr)
+    heads = intervention.all_heads(tr)
     total = None
     for p in pairs:
         s = intervene.importance(tr, p.en).score
@@ -154,14 +155,14 @@ def exact(lines, n):
     for hs in sets:
         if len(hs) == 1 and any(hs == r for r in sets[: sets.index(hs)]):
             continue
-        rows.append((" + ".join(intervene.head_name(*h) for h in hs), intervene.exact_match(tr, n, ablate=hs)))
+        rows.append((" + ".join(intervention.head_name(*h) for h in hs), intervene.exact_match(tr, n, ablate=hs)))
     lines.append("")
     lines.append(
         f"Exact match on {n} held-out pairs (`corpus.heldout_pairs({n}, 1234)`, as `python -m model evaluate`), "
         f"one head switched off (output 0). Heads picked by their mean importance (−Δ log p) on 50 other "
         f"held-out sentences: the most important cross-attention head "
-        f"({intervene.head_name(*heads[align])}, {mean[align]:.2f} nats) and the least important head "
-        f"({intervene.head_name(*heads[least])}, {mean[least]:.4f} nats)."
+        f"({intervention.head_name(*heads[align])}, {mean[align]:.2f} nats) and the least important head "
+        f"({intervention.head_name(*heads[least])}, {mean[least]:.4f} nats)."
     )
     lines.append("")
     lines.append("| head off | en→zh | zh→en | change (en→zh / zh→en) |")

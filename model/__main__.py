@@ -106,7 +106,8 @@ def cmd_trace(a):
 
 
 def cmd_importance(a):
-    from analysis.intervene import head_name, importance
+    from analysis.intervene import importance
+    from model.intervention import head_name
     from model.registry import load
 
     imp = importance(load(a.model, device=a.device), a.text, how=a.how)

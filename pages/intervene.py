@@ -14,9 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from analysis import claims
-from analysis.intervene import align, head_name, parse_head
+from analysis.intervene import align
 from model.attention import ABLATIONS
 from model.errors import InputError
+from model.intervention import all_heads, head_name, parse_head
 from model.trace import KINDS
 from ui import intervene as ui_iv
 from ui import rows, state
@@ -87,7 +88,7 @@ if st.session_state.get("iv_kind") not in kinds:
 kind = kind_picker(kinds, "iv_kind")
 att0 = base.attention[kind]
 L, H = att0.num_layers, att0.num_heads
-all_names = [head_name(*h) for h in ui_iv.intervene.all_heads(runner)]
+all_names = [head_name(*h) for h in all_heads(runner)]
 
 off, dropped = ui_iv.fitted(st.session_state.get("iv_off") or [], runner)
 if dropped:

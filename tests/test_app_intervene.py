@@ -9,6 +9,7 @@ from apptest import array, chart, markdown
 
 import model
 from analysis import intervene
+from model import intervention
 from ui.safe import md
 
 TIMEOUT = 120
@@ -29,7 +30,7 @@ def test_switching_off_the_alignment_head_shows_the_broken_translation():
     assert len(shapes) == 2
     # the difference heatmap is the ablated trace minus the untouched one
     diff = chart(at, "iv_diff_heat")["data"][0]["z"]
-    dk, dl, dh = intervene.parse_head(at.selectbox(key="iv_dhead").value)
+    dk, dl, dh = intervention.parse_head(at.selectbox(key="iv_dhead").value)
     off = m.trace(TR_TEXT, ablate=[("cross", 1, 1)]).attention[dk]
     wa, wb, mask, _ = intervene.align(m.trace(TR_TEXT).attention[dk].weights[dl, dh], off.weights[dl, dh])
     expected = wb - wa
@@ -77,11 +78,11 @@ def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
     at = apptest.open_page(
         "pages/intervene.py", "gpt", TIMEOUT, text=text, mode="edit", edit=f"decoder:2:3:{q}:{cat}:{dog}"
     )
-    row = intervene.moved(tr.attention["decoder"].weights[1, 2, q], cat, dog)
+    row = intervention.moved(tr.attention["decoder"].weights[1, 2, q], cat, dog)
     bars = chart(at, "iv_edit_bars")["data"]
     after = array(bars[1]["y"])
     assert after[cat] == 0 and abs(after[dog] - row[dog]) < 1e-6
-    _, written, _ = intervene.continuation(m, text, intervene.build(m, edit=("decoder", 1, 2, q, row)))
+    _, written, _ = intervene.continuation(m, text, intervention.build(m, edit=("decoder", 1, 2, q, row)))
     assert f"With the intervention: {md(text)} **{md(written)}**" in markdown(at)
 
 

@@ -440,7 +440,7 @@ def test_minilm_on_every_page():
 def test_minilm_intervene_ablates_heads_and_shows_the_attention_change():
     """An encoder writes nothing: the Intervene page says so (no error, no warning) and still
     switches the linked head off, with the difference heatmap = ablated trace - untouched trace."""
-    from analysis.intervene import parse_head
+    from model.intervention import parse_head
     from tests import apptest
     from ui.i18n import TABLE
 

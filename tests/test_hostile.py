@@ -415,7 +415,7 @@ def test_the_model_cache_is_bounded_in_entries_bytes_and_time(monkeypatch):
     huge = cache.get("huge", lambda: _Fake(300_000))  # 1.2 MB > the bound: served, not kept
     assert huge.hf_model.weight.numel() == 300_000 and "huge" not in cache.keys()
     now = time.monotonic()
-    monkeypatch.setattr(hf.time, "monotonic", lambda: now + 61)
+    monkeypatch.setattr(hf.loading.time, "monotonic", lambda: now + 61)
     assert cache.keys() == []  # expired a minute after its last use
 
 

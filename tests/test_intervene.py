@@ -16,6 +16,7 @@ import torch
 
 import model
 from analysis import intervene
+from model import intervention
 from model.__main__ import main as cli
 from model.errors import InputError
 
@@ -117,7 +118,7 @@ def test_gpt_ablation_equals_a_numpy_forward_with_the_head_switched_off(gpt, how
     got = tr.attention["decoder"].weights
     np.testing.assert_allclose(got, w, atol=1e-5)
     np.testing.assert_allclose(
-        _gpt_logp(gpt, ids, intervene.build(gpt, [("decoder", layer, head)], how)), logp, atol=1e-4
+        _gpt_logp(gpt, ids, intervention.build(gpt, [("decoder", layer, head)], how)), logp, atol=1e-4
     )
     # only what flows through the head changes: the layers up to it see the same input
     b = base.attention["decoder"].weights
@@ -133,13 +134,13 @@ def test_gpt_edit_equals_a_numpy_forward_with_that_row_replaced(gpt):
     toks = gpt.tokenizer.labels(ids)
     q, dog, cat = toks.index("It"), toks.index("dog"), toks.index("cat")
     base = gpt.trace(GPT_TEXT).attention["decoder"].weights
-    row = intervene.moved(base[1, 2, q], cat, dog)
+    row = intervention.moved(base[1, 2, q], cat, dog)
     tr = gpt.trace(GPT_TEXT, edit=("decoder", 1, 2, q, row))
     logp, w = numpy_gpt(gpt.module, ids, edit=(1, 2, q, row / row.sum()))
     np.testing.assert_allclose(tr.attention["decoder"].weights, w, atol=1e-5)
     np.testing.assert_allclose(tr.attention["decoder"].weights[1, 2, q], row, atol=1e-6)
     assert tr.attention["decoder"].weights[1, 2, q, cat] == 0
-    iv = intervene.build(gpt, edit=("decoder", 1, 2, q, row))
+    iv = intervention.build(gpt, edit=("decoder", 1, 2, q, row))
     np.testing.assert_allclose(_gpt_logp(gpt, ids, iv), logp, atol=1e-4)
     assert tr.intervention["edits"][0]["head"] == "decoder:2:3"
 
@@ -180,7 +181,7 @@ def test_gpt_importance_grid_equals_one_head_at_a_time(gpt):
     base = torch.from_numpy(_gpt_logp(gpt, ids, None))[None]
     assert len(imp.heads) == gpt.config.num_layers * gpt.config.num_heads
     for (kind, layer, head), kl in zip(imp.heads, imp.kl):
-        one = torch.from_numpy(_gpt_logp(gpt, ids, intervene.build(gpt, [(kind, layer, head)])))[None]
+        one = torch.from_numpy(_gpt_logp(gpt, ids, intervention.build(gpt, [(kind, layer, head)])))[None]
         assert kl == pytest.approx(intervene.kl_per_position(base, one).mean(), abs=1e-5)
     assert (imp.kl >= -1e-6).all() and imp.kl.max() > 0.01
 
@@ -193,7 +194,7 @@ def test_translator_importance_grid_equals_one_head_at_a_time(translator):
     base_logp, _, target = intervene.translator_scores(translator, src, start, None, 1)
     for i, h in enumerate(imp.heads):
         logp, _, _ = intervene.translator_scores(
-            translator, src, start, intervene.build(translator, [h]), 1, tgt_ids=target
+            translator, src, start, intervention.build(translator, [h]), 1, tgt_ids=target
         )
         assert imp.delta_logp[i] == pytest.approx(logp[0] - base_logp[0], abs=1e-4)
         out = translator.trace(TR_TEXT, ablate=[h]).output_text
@@ -335,7 +336,7 @@ def test_mean_ablation_leaves_earlier_positions_unchanged_when_a_later_token_cha
     a, b = (gpt.prompt_ids(t)[1] for t in ("The cat sat on the mat", "The cat sat on the bed"))
     assert a[:-1] == b[:-1] and a[-1] != b[-1]
     for layer, head in ((0, 0), (1, 2), (2, 3)):
-        iv = intervene.build(gpt, [("decoder", layer, head)], "mean")
+        iv = intervention.build(gpt, [("decoder", layer, head)], "mean")
         la, lb = (intervene.gpt_scores(gpt, ids, iv, 1)[0].numpy() for ids in (a, b))
         np.testing.assert_array_equal(la[:-1], lb[:-1])
         assert np.abs(la[-1] - lb[-1]).max() > 1e-3
@@ -345,7 +346,7 @@ def test_mean_ablation_leaves_earlier_positions_unchanged_when_a_later_token_cha
     tgt_b = [TO_ZH] + translator.tokenizer.encode("猫坐在垫子下")
     assert tgt_a[:-1] == tgt_b[:-1] and tgt_a[-1] != tgt_b[-1]
     for head in (("cross", 0, 0), ("cross", 1, 3), ("decoder", 0, 1), ("encoder", 1, 0)):
-        s = intervene._settings(intervene.build(translator, [head], "mean"))
+        s = intervene._settings(intervention.build(translator, [head], "mean"))
 
         def logits(tgt, s=s):
             return translator.run(lambda m, dev: m(torch.tensor([src]), torch.tensor([tgt]), s)[0][0].numpy())
@@ -361,7 +362,7 @@ def test_reference_means_are_per_position_means_of_separate_runs(translator):
     from data import corpus
     from model.tokenizer import TO_EN, TO_ZH
 
-    means = intervene.reference_means(translator)
+    means = intervention.reference_means(translator)
     tok = translator.tokenizer
     pairs = corpus.heldout_pairs(intervene.REFERENCE_PAIRS, intervene.REFERENCE_SEED)
     runs = [(tok.encode(p.en), [TO_ZH] + tok.encode(p.zh)) for p in pairs]

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from analysis import intervene
+from model import intervention
 
 from . import cache
 from .i18n import t
@@ -20,7 +21,7 @@ EDIT_FIELDS = 6  # kind:layer:head:query:from:to
 
 
 def head_label(name: str) -> str:
-    kind, layer, head = intervene.parse_head(name)
+    kind, layer, head = intervention.parse_head(name)
     return t("iv_head_label", kind=t(f"kind_{kind}"), layer=layer + 1, head=head + 1)
 
 
@@ -30,7 +31,7 @@ def parse_off(raw: str) -> list[str]:
         return []
     out = []
     for part in raw.split(","):
-        name = intervene.head_name(*intervene.parse_head(part))
+        name = intervention.head_name(*intervention.parse_head(part))
         if name not in out:
             out.append(name)
     return out
@@ -41,7 +42,7 @@ def parse_edit(raw: str) -> tuple:
     parts = raw.split(":")
     if len(parts) != EDIT_FIELDS:
         raise ValueError(raw)
-    name = intervene.head_name(*intervene.parse_head(":".join(parts[:3])))
+    name = intervention.head_name(*intervention.parse_head(":".join(parts[:3])))
     q, src, dst = (int(p) for p in parts[3:])
     if min(q, src, dst) < 0:
         raise ValueError(raw)
@@ -50,7 +51,7 @@ def parse_edit(raw: str) -> tuple:
 
 def fitted(heads: list[str], runner) -> tuple[list[str], list[str]]:
     """(the heads this model has, the ones it has not)."""
-    known = {intervene.head_name(*h) for h in intervene.all_heads(runner)}
+    known = {intervention.head_name(*h) for h in intervention.all_heads(runner)}
     return [h for h in heads if h in known], [h for h in heads if h not in known]
 
 
@@ -60,7 +61,7 @@ def edit_of(edit: tuple | None, base_trace) -> tuple | None:
     if edit is None:
         return None
     name, q, src, dst = edit
-    kind, layer, head = intervene.parse_head(name)
+    kind, layer, head = intervention.parse_head(name)
     att = base_trace.attention.get(kind)
     if att is None or layer >= att.num_layers or head >= att.num_heads or q >= len(att.query_tokens):
         return None
@@ -68,7 +69,7 @@ def edit_of(edit: tuple | None, base_trace) -> tuple | None:
     visible = np.ones(keys, bool) if att.mask is None else att.mask[q]
     if src >= keys or dst >= keys or not visible[dst]:
         return None
-    row = intervene.moved(att.weights[layer, head, q], src, dst)
+    row = intervention.moved(att.weights[layer, head, q], src, dst)
     if row.sum() <= 0:
         return None
     return kind, layer, head, q, tuple(float(x) for x in row)
@@ -117,7 +118,7 @@ def outputs(run: Run, target: tuple | None = None) -> dict:
     (the untouched translation, so both runs' steps line up), a GPT's greedy continuation and its
     distribution after the text."""
     m = cache.runner(run.name, run.device)
-    iv = intervene.build(m, list(run.off) or None, run.how, run.edit)
+    iv = intervention.build(m, list(run.off) or None, run.how, run.edit)
     if m.kind == "translator":
         probs, ids = intervene.step_probs(m, run.text, iv, target=list(target) if target else None)
         return {"probs": probs.astype(np.float32), "ids": list(ids), "labels": m.tokenizer.labels(list(ids))}
