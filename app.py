@@ -44,9 +44,9 @@ st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: o
 nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
-    with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/context.py)
+    with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/run.py)
         nav.run()
 finally:  # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav.url_path)
-    end_run()  # a page file run without app.py (see ui.context.current) finds no Context
+    end_run()  # a page file run without app.py (see ui.run.current) finds no Context
     boot.done()

@@ -172,9 +172,7 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     else:
         tokens = [S(runner.ModelRunner.ids, "ids = self.tokenizer.encode(text)"), S(tokenizer.Tokenizer.encode)]
         if kind != "encoder":
-            tokens.append(
-                S(runner.TranslatorRunner._trace, "out = m.greedy_decode", "tgt_ids = tgt_ids[: tgt_ids.index")
-            )
+            tokens.append(S(runner.TranslatorRunner.decode_then_read, "out = m.greedy_decode", "read = greedy[0]"))
         embed = [S(transformer.Transformer.embed)]
     if scheme == "sinusoidal":
         embed += [

@@ -62,6 +62,6 @@ def attention_page():
 
 
 nav = st.navigation([st.Page(attention_page, title="Attention", url_path="attention", default=True)], position="hidden")
-# ui.context.current() runs app.py itself unless it is inside app.py's run: say we are that run
+# ui.run.current() runs app.py itself unless it is inside app.py's run: say we are that run
 with context.app_run() if hasattr(context, "app_run") else contextlib.nullcontext():
     nav.run()

@@ -1,7 +1,7 @@
 """The tutorial's Transformer and GPT, runnable on a user's sentence.
 
 import model
-m = model.load("translator")          # or "gpt", "gpt-rope", "gpt-alibi"
+m = model.load("translator")          # or "gpt", "gpt-rope", "gpt-alibi", "gpt-local"
 tr = m.trace("The cat sat on the mat")
 tr.attention["cross"].weights        # (layers, heads, queries, keys), float32 numpy
 """

@@ -230,7 +230,7 @@ def parser():
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)
     i = sub.add_parser("importance", help="switch each head off in turn: how much the output changes")
-    i.add_argument("--model", default="translator", help="translator, gpt, gpt-rope or gpt-alibi")
+    i.add_argument("--model", default="translator", help="translator, gpt, gpt-rope, gpt-alibi or gpt-local")
     i.add_argument("--text", required=True)
     i.add_argument("--how", choices=["zero", "mean", "uniform"], default="zero")
     i.add_argument("--json", action="store_true")

@@ -128,12 +128,12 @@ def load_tokenizer(directory: Path | None = None) -> Tokenizer:
 
 def load(name: str, device: str | None = None, random_weights: bool = False, directory=None):
     """Load a shipped model by name ("translator", "gpt", "gpt-rope", "gpt-alibi"), or a Hugging
-    Face model as "hf:NAME_OR_PATH" (model/hf.py; needs requirements-hf.txt).
+    Face model as "hf:NAME_OR_PATH" (model/hf/; needs requirements-hf.txt).
 
     random_weights=True builds the same architecture with seed-0 random weights when no trained
     file exists (and says so in every trace's notices) instead of raising ModelFileError.
     """
-    if isinstance(name, str) and name.startswith("hf:"):  # a Hugging Face model: model/hf.py
+    if isinstance(name, str) and name.startswith("hf:"):  # a Hugging Face model: model/hf/
         from model import hf
 
         return hf.load(name, device=device)

@@ -1,7 +1,7 @@
 """Running a model on a user's text: tokens in, a Trace (and translations, generations) out.
 
 ``Runner`` (a typing.Protocol) is the contract every model of the explorer keeps: our own
-(TranslatorRunner, GPTRunner below) and Hugging Face's (model/hf.py's HFRunner). Pages, ui/ and
+(TranslatorRunner, GPTRunner below) and Hugging Face's (model/hf/'s HFRunner). Pages, ui/ and
 analysis/experiments.py use only its public members. A runner is shared by every session of the app,
 so nothing here keeps per-call state: each call builds its tensors, runs under no_grad and returns
 numpy on the CPU.

@@ -365,3 +365,22 @@ def recompute_post(runner, w, a):
         return {"residual": h + a, "norm2": h2, "ffn": ffn(L.ffn, h2), "out": layer_norm(h2 + ffn(L.ffn, h2), L.norm3)}
     h1 = layer_norm(x + a, L.norm1)
     return {"residual": x + a, "norm1": h1}  # the cross sub-layer is checked by the "cross" case
+
+
+# Tests that start a real server (tests/browser/, the websocket protocol tests) share one pytest-xdist
+# worker (`./scripts/test` runs two, --dist loadgroup), one at a time as in a serial run: timing
+# bounds such as "a room follows within 3 s" hold when two servers do not compete for the two
+# cores. The rest is spread over both workers. The explorer and the other AppTest walks over every
+# page are marked slow, so `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
+SERVER_FILES = ("test_protocol.py",)
+SLOW_FILES = ("test_explore.py", "test_claims.py", "test_lessons_page.py", "test_timeline.py", "test_trained.py")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.fspath))
+        if "browser" in path.parts or path.name in SERVER_FILES:
+            item.add_marker(pytest.mark.xdist_group("servers"))
+        if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
+            item.add_marker(pytest.mark.slow)

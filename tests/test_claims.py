@@ -59,7 +59,7 @@ def test_sink_check_is_the_first_token_share_against_uniform(runners, name, text
 def test_no_shipped_model_has_a_sink_on_held_out_text(runners, name):
     """The measurement the pages now show: averaged over the held-out probe, no head of any shipped
     model gives the first token 2x the uniform share (the largest is 1.62x, translator decoder L1 H2).
-    README says so ("No shipped model has an attention sink"): a retrain that grows one must change
+    docs/measurements.md says so ("No shipped model has an attention sink"): a retrain that grows one must change
     that sentence; the pages follow the check by themselves (the next test)."""
     c = claims.check("sink_heldout", runners(name))
     assert not c.holds and 0.5 < c.numbers["max_ratio"] < claims.SINK_FACTOR

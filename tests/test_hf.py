@@ -1,4 +1,4 @@
-"""The Hugging Face adapter (model/hf.py), offline.
+"""The Hugging Face adapter (model/hf/), offline.
 
 Tiny random GPT-2, LLaMA, BERT and T5 models (2 layers, built from configs by tests/conftest.py's
 `tiny` fixture, with tokenizers trained there: byte-level BPE, WordPiece, SentencePiece unigram) are

@@ -161,7 +161,7 @@ def test_every_code_in_model_has_a_line_in_both_languages():
     )
 
 
-# -- the Hugging Face adapter (model/hf.py) -----------------------------------------------------------
+# -- the Hugging Face adapter (model/hf/) -----------------------------------------------------------
 def _copy(src: str, dest: Path, leave_out=()) -> Path:
     dest.mkdir()
     for f in Path(src).iterdir():

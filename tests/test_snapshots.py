@@ -75,7 +75,7 @@ def test_saturation_agrees_with_the_traces_weights():
 @pytest.mark.parametrize("name", registry.NAMES)
 def test_no_layer_is_saturated(name):
     """At most half of the (head, row) pairs of any kind and layer put >= 0.99 on one key (on 60
-    held-out sentences here; the README's table uses 200)."""
+    held-out sentences here; docs/measurements.md's table uses 200)."""
     s = saturation(name, n=60)
     for kind, layers in s["kinds"].items():
         for row in layers:

@@ -1,4 +1,4 @@
-"""The shipped, trained models: they load from safetensors and do what the README says."""
+"""The shipped, trained models: they load from safetensors and do what the README and docs/measurements.md say."""
 
 import json
 

@@ -25,7 +25,7 @@ TRACE_CACHE_ENTRIES = 200
 
 def runner(name: str, device: str = "auto"):
     """A shipped model (cached below), or a Hugging Face model "hf:NAME" a visitor chose: only a
-    name the operator offers, from model/hf.py's own cache, bounded in models, bytes and idle time."""
+    name the operator offers, from model/hf/'s own cache, bounded in models, bytes and idle time."""
     if hf.is_hf(name):
         return hf.load_served(name, device=device)
     return _shipped(name, device)

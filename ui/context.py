@@ -80,11 +80,11 @@ def model_label(name: str) -> str:
     return t(f"model_{name.replace('-', '_')}")
 
 
-# -- Hugging Face models (model/hf.py), offered when transformers is installed ----------------------
+# -- Hugging Face models (model/hf/), offered when transformers is installed ----------------------
 
 
 def _parse_model(raw: str) -> str:
-    """A shipped model, or hf:NAME where NAME is one the operator offers (model/hf.py allowed()):
+    """A shipped model, or hf:NAME where NAME is one the operator offers (model/hf/ allowed()):
     a link names a model, never a path or a hub id."""
     if raw.strip()[: len(hf_models.PREFIX)].lower() == hf_models.PREFIX:  # hf:, HF:, " hf:"
         name = hf_models.canonical(raw)
