@@ -95,7 +95,7 @@ def numpy_reference(module, runner, layer, head):
 
     sums = np.zeros((runner.config.max_seq_len, module.config.d_model // module.config.num_heads))
     counts = np.zeros(runner.config.max_seq_len)
-    for _, text in corpus.gpt_items(2 * intervene.REFERENCE_PAIRS, intervene.REFERENCE_SEED, "heldout"):
+    for _, text in corpus.gpt_items(2 * intervention.REFERENCE_PAIRS, intervention.REFERENCE_SEED, "heldout"):
         ids = runner.prompt_ids(text)[1]
         keep: dict = {}
         numpy_gpt(module, ids, keep=keep)
@@ -364,7 +364,7 @@ def test_reference_means_are_per_position_means_of_separate_runs(translator):
 
     means = intervention.reference_means(translator)
     tok = translator.tokenizer
-    pairs = corpus.heldout_pairs(intervene.REFERENCE_PAIRS, intervene.REFERENCE_SEED)
+    pairs = corpus.heldout_pairs(intervention.REFERENCE_PAIRS, intervention.REFERENCE_SEED)
     runs = [(tok.encode(p.en), [TO_ZH] + tok.encode(p.zh)) for p in pairs]
     runs += [(tok.encode(p.zh), [TO_EN] + tok.encode(p.en)) for p in pairs]
     sums = {k: np.zeros(v.shape, dtype=np.float64) for k, v in means.items()}

@@ -25,6 +25,8 @@ from ui.messages import error_text, notice_text, table_key
 
 ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[ ,;:'’]+[A-Za-z]{2,}){2,}")
 MODEL_DIR = Path(model.__file__).resolve().parent
+# where the computations behind the pages raise them: the model and what runs beside it
+CODE_DIRS = [MODEL_DIR.parent / d for d in ("model", "data", "training", "analysis")]
 TEXT = "The cat sat on the mat."
 
 
@@ -45,10 +47,10 @@ def raised(call) -> InputError:
 
 
 def codes_in_model() -> dict[str, set[str]]:
-    """{"InputError": codes, "Notice": codes} written in model/ (model/errors.py defines them). A code
+    """{"InputError": codes, "Notice": codes} written in model/, data/, training/ and analysis/ (model/errors.py defines them). A code
     that is not a string literal fails: the table could not be checked for it."""
     found: dict[str, set[str]] = {"InputError": set(), "Notice": set()}
-    for path in sorted(MODEL_DIR.rglob("*.py")):
+    for path in sorted(p for d in CODE_DIRS for p in d.rglob("*.py")):
         if path.name == "errors.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -307,24 +309,24 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
         found["hf_translate"] = raised(lambda: r["gpt2"].translate(["The cat"]))
         found["no_walkthrough"] = raised(lambda: walk(r["bert"], TEXT))
         with mp.context() as m2:  # a machine with 128 MiB free
-            m2.setattr(hf, "_free_memory", lambda dev: 2**27)
+            m2.setattr(hf.loading, "_free_memory", lambda dev: 2**27)
             found["hf_too_large"] = load(f["medium"])
         with mp.context() as m2:  # the model's forward runs out of memory
             m2.setattr(r["gpt2"].hf_model, "forward", out_of_memory)
             found["memory"] = raised(lambda: r["gpt2"].trace(TEXT))
         mp.delenv("HF_HUB_OFFLINE")
         with mp.context() as m2:
-            m2.setattr(hf, "_hub_reachable", lambda timeout=3.0: False)
+            m2.setattr(hf.loading, "_hub_reachable", lambda timeout=3.0: False)
             found["hf_unreachable"] = load("nobody-here/no-such-model")
         with mp.context() as m2:  # the hub answers (here: the hub library, offline, finds nothing)
-            m2.setattr(hf, "_hub_reachable", lambda timeout=3.0: True)
+            m2.setattr(hf.loading, "_hub_reachable", lambda timeout=3.0: True)
             found["hf_not_on_hub"] = load("nobody-here/no-such-model")
         mp.setenv("ATTN_HF", "local")
         found["hf_local_only"] = load("openai-community/gpt2")
         mp.setenv("ATTN_HF", "0")
         found["hf_off"] = load(f["empty"])
         mp.setenv("ATTN_HF", "1")
-        mp.setattr(hf, "installed", lambda: False)
+        mp.setattr(hf.policy, "installed", lambda: False)
         found["hf_no_transformers"] = load(f["empty"])
     return found
 

@@ -1,5 +1,5 @@
 """What a visitor's own client could ask of Streamlit that this app never offers, refused in one
-place (issue 26). app.py calls apply() on every run; it patches once per process.
+place. app.py calls apply() on every run; it patches once per process.
 
 - The clear_cache message: Streamlit's developer menu sends it, and any client speaking the
   websocket protocol can (hiding the menu, client.toolbarMode = "minimal", does not stop it).
