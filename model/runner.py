@@ -95,10 +95,15 @@ def sample_steps(
     eos: int | None,
     notices: list[str],
 ):
-    """Sample up to max_new_tokens after ids, one at a time, from runner.next_token_logits.
+    """Sample up to max_new_tokens after ids, one at a time (through the KV cache where the runner
+    has one, else from runner.next_token_logits).
     Returns (ids, steps); every step keeps its distribution and the newest token's attention."""
     gen = torch.Generator().manual_seed(int(seed))
     steps = []
+    # our GPTs read each new token through their KV cache (one forward, model/gpt.py); the others
+    # re-read the whole sequence for every token
+    cache = runner.new_cache() if runner.has_tutorial_code and runner.can_continue_text else None
+    unread = list(ids)
     for _ in range(max(0, int(max_new_tokens))):
         if len(ids) >= runner.config.max_seq_len:
             notices.append(
@@ -109,7 +114,11 @@ def sample_steps(
                 )
             )
             break
-        logits, attn = runner.next_token_logits(ids, temperature=attention_temperature)
+        if cache is not None:
+            all_logits, weights = runner.read_cached(unread, cache, temperature=attention_temperature)
+            logits, attn = all_logits[-1], weights[:, :, -1]
+        else:
+            logits, attn = runner.next_token_logits(ids, temperature=attention_temperature)
         probs, kept = sampling_distribution(logits, sampling)
         nxt = int(torch.multinomial(probs, 1, generator=gen))
         steps.append(
@@ -122,7 +131,7 @@ def sample_steps(
                 attn,
             )
         )
-        ids = ids + [nxt]
+        ids, unread = ids + [nxt], [nxt]
         if eos is not None and nxt == eos:
             break
     return ids, steps

@@ -341,3 +341,16 @@ def test_search_example_every_query_matches_the_recorded_head_output(name):
             r = cost.search_on(runner, text, 0, head, q)
             assert np.isclose(r["weights"].sum(), 1.0)
             np.testing.assert_allclose(r["output"], r["recorded_output"], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["gpt", "gpt-rope", "gpt-alibi", "gpt-local"])
+def test_generation_through_the_cache_matches_rereading_the_whole_text(random_runner, name):
+    """generate() reads each new token through the KV cache; every step's distribution and attention
+    row equal what the full forward over the text so far gives (next_token_logits, no cache)."""
+    m = random_runner(name)
+    g = m.generate("The cat", max_new_tokens=6, temperature=1.0, seed=3, stop_at_eos=False)
+    prompt_len = len(g.ids) - len(g.steps)
+    for i, step in enumerate(g.steps):
+        logits, attn = m.next_token_logits(g.ids[: prompt_len + i])
+        np.testing.assert_allclose(step.raw_probs, torch.softmax(logits, -1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(step.attention, attn, atol=1e-5)
