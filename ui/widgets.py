@@ -97,11 +97,18 @@ def kind_layer_head(
     return kind, layer, head
 
 
+def _fit_if_set(key: str, options, label) -> None:
+    """state.fit for a picker whose key holds a value (from a link, another model, the last run);
+    an empty key is left alone, so the widget's own default or index= applies."""
+    if st.session_state.get(key) is not None:
+        state.fit(key, options, label)
+
+
 def kind_picker(kinds: list[str], key: str, label_key: str = "att_kind", **kwargs) -> str:
     """The attention kinds (encoder, decoder, cross) as a horizontal radio, greyed out when the
     model has one; a kind this model lacks (from a link, from another model) becomes its first.
     kwargs go to st.radio (label_visibility, ...)."""
-    state.fit(key, kinds, lambda k: t(f"kind_{k}"))
+    _fit_if_set(key, kinds, lambda k: t(f"kind_{k}"))
     return st.radio(
         t(label_key),
         kinds,
@@ -121,7 +128,7 @@ def number_picker(label_key: str, n: int, key: str, item_key: str, **kwargs) -> 
     def label(i):
         return t(item_key, n=i + 1, total=n)
 
-    state.fit(key, range(n), label)
+    _fit_if_set(key, range(n), label)
     return st.selectbox(t(label_key), list(range(n)), format_func=label, key=key, **kwargs)
 
 
@@ -148,7 +155,7 @@ def head_picker(
     def label(h):
         return t(mean_key) if h == "mean" else t(item_key, n=h + 1, total=n_heads)
 
-    state.fit(key, options, label)
+    _fit_if_set(key, options, label)
     return st.selectbox(t(label_key), options, key=key, format_func=label, **kwargs)
 
 
