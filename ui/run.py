@@ -8,14 +8,14 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import streamlit as st
 
 from . import boot
 
-if TYPE_CHECKING:
-    from .context import Context
+# the Context stored here is ui.context.Context; not imported, since ui/context.py imports this module
+Context = Any
 
 # The Context of the app.py run now going on in this thread: set by sidebar(), cleared by
 # end_run() when app.py is done, so a page file that runs without app.py finds none.
