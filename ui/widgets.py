@@ -98,9 +98,10 @@ def kind_layer_head(
 
 
 def _fit_if_set(key: str, options, label) -> None:
-    """state.fit for a picker whose key holds a value (from a link, another model, the last run);
-    an empty key is left alone, so the widget's own default or index= applies."""
-    if st.session_state.get(key) is not None:
+    """state.fit for a picker whose key the session holds (a link's value, even an empty one;
+    another model's; the last run's); a key the session does not hold yet is left alone, so the
+    widget's own default or index= applies."""
+    if key in st.session_state:
         state.fit(key, options, label)
 
 
