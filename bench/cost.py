@@ -86,7 +86,10 @@ def generation(log) -> dict:
     r["flops_cache"] = [cost.gpt_flops_per_token(t, m.config, True)["total"] for t in r["t"]]
     log(
         f"generation: t={len(ids)}: {r['no_cache'][-1] * 1e3:.2f} ms without the cache, "
-        f"{r['cache'][-1] * 1e3:.2f} ms with it"
+        f"{r['cache'][-1] * 1e3:.2f} ms with it ({r['no_cache'][-1] / r['cache'][-1]:.1f}x); FLOPs "
+        f"{r['flops_no_cache'][-1]:,} against {r['flops_cache'][-1]:,} "
+        f"({r['flops_no_cache'][-1] / r['flops_cache'][-1]:.1f}x, the last position's logits only); "
+        f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     return r
 
@@ -95,8 +98,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="n up to 512 only")
     p.add_argument("--out", default=str(cost.BENCH_FILE))
+    p.add_argument(
+        "--generation-only", action="store_true", help="re-measure the KV-cache section only, in the existing file"
+    )
     a = p.parse_args(argv)
     torch.set_num_threads(1)
+    if a.generation_only:
+        result = json.loads(Path(a.out).read_text(encoding="utf-8"))
+        result["generation"] = generation(print)
+        result["generation_date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        result["generation_load"] = [round(x, 2) for x in os.getloadavg()]
+        Path(a.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+        print(f"wrote {a.out} (generation only)")
+        return 0
     load_before = os.getloadavg()
     started = time.time()
     ns = [n for n in LAYER_NS if not a.quick or n <= 512]

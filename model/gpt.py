@@ -63,8 +63,9 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def forward(self, ids, settings=DEFAULT, record=None):
-        """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)})."""
+    def forward(self, ids, settings=DEFAULT, record=None, last_only=False):
+        """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)}); last_only: the
+        logits of the last position only (B, 1, vocab), all a next token needs."""
         T = ids.size(1)
         if T > self.config.max_seq_len:
             raise ValueError(f"sequence of {T} tokens is longer than this model's {self.config.max_seq_len}")
@@ -77,6 +78,8 @@ class GPT(nn.Module):
             record.update(decoder_ids=ids, decoder_input=x)
         extras = self.position.attention_extras(T, T, ids.device, settings.use_position)
         x, weights = run_stack(self.blocks, x, mask, "decoder", settings, extras, record)
+        if last_only:
+            x = x[:, -1:]
         return self.lm_head(self.norm(x)), {"decoder": weights}
 
 

@@ -96,7 +96,7 @@ def test_generation_kv_section_counts_rows_flops_and_the_sink():
     assert f"{read} rows cached per layer × 3 layers" in text
     # FLOPs of the next token after all ids, counted by torch
     with torch.no_grad(), FlopCounterMode(display=False) as full:
-        m.module(torch.tensor([g.ids]))
+        m.module(torch.tensor([g.ids]), last_only=True)
     assert f"At t = {len(g.ids)}: {full.get_total_flops():,} against" in text
     w = m.trace_ids(g.ids).attention["decoder"].weights.astype(np.float64)
     mean = np.mean([[w[la, h, 1:, 0].mean() for h in range(w.shape[1])] for la in range(w.shape[0])])

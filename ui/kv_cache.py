@@ -153,7 +153,13 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     if b is not None and "generation" in b:
         g = b["generation"]
         st.caption(
-            t("kv_bench_caption", date=b["date"], t=g["t"][-1], ta=g["no_cache"][-1] * 1e3, tb=g["cache"][-1] * 1e3)
+            t(
+                "kv_bench_caption",
+                date=b.get("generation_date", b["date"]),
+                t=g["t"][-1],
+                ta=g["no_cache"][-1] * 1e3,
+                tb=g["cache"][-1] * 1e3,
+            )
         )
     table = pd.DataFrame(
         {
