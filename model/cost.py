@@ -483,6 +483,34 @@ def search_example(attn_record: dict, head: int, query: int) -> dict:
     }
 
 
+def heads_disagreement(layer_weights, mask=None) -> np.ndarray:
+    """(h, T, T) one layer's weights -> (T,): for each query row, the mean total-variation distance
+    between its heads' rows (0: every head reads the same keys in the same amounts; 1: no two heads
+    share a key). A row that sees one or two keys scores 0 (with two, every head can only split ~0.5)."""
+    w = np.asarray(layer_weights, dtype=np.float64)
+    h, n_q, n_k = w.shape
+    seen = np.ones((n_q, n_k), bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), (n_q, n_k))
+    pairs = [(a, b) for a in range(h) for b in range(a + 1, h)]
+    if not pairs:
+        return np.zeros(n_q)
+    tv = np.mean([0.5 * np.abs(w[a] - w[b]).sum(-1) for a, b in pairs], axis=0)
+    return np.where(seen.sum(-1) >= 3, tv, 0.0)
+
+
+def distinct_heads_query(layer_weights, mask=None) -> int:
+    """The query row whose heads differ most (heads_disagreement): the row that shows what several
+    heads are for. Ties go to the earlier row."""
+    return int(np.argmax(heads_disagreement(layer_weights, mask)))
+
+
+def distinct_query_on(runner, text: str, layer: int) -> dict:
+    """distinct_heads_query on the text's own self-attention layer, with the score of every row."""
+    r = self_attention_record(runner, text)
+    w = r["layers"][layer]["weights"][0].float().numpy()
+    score = heads_disagreement(w, r["mask"])
+    return {"query": int(np.argmax(score)), "disagreement": score, "tokens": r["tokens"]}
+
+
 # -- 6. the KV cache ------------------------------------------------------------------------------
 def gpt_flops_per_token(t: int, config, cached: bool) -> dict:
     """FLOPs (2 x multiply-adds of the matrix products) to get the logits of the next token when t
