@@ -7,7 +7,6 @@ same settings, so no page re-declares them.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import boot, cache, classroom, state, timeline
+from . import boot, cache, classroom, slots, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -225,11 +224,13 @@ _FOLDER_MODE_LEFT = False  # st.navigation has been called in this process (side
 _PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 
 
-# At most this many sessions' full runs compute at once; the others wait on the lock, asleep.
-# Every run is CPU-bound, and each of torch's many small operations hands the interpreter lock
-# over: with 60 sessions' threads contending for it the server served 9 sentences a second where 4
-# sessions got 15 (bench/load.py). Partial reruns (fragments) are light and do not wait.
-RUN_SLOTS = threading.BoundedSemaphore(int(os.environ.get("ATTN_RUN_SLOTS", "2")))
+# At most this many sessions' full runs compute at once; the others wait, asleep. Every run is
+# CPU-bound, and each of torch's many small operations hands the interpreter lock over: with 60
+# sessions' threads contending for it the server served 9 sentences a second where 4 sessions got
+# 15 (bench/load.py). Partial reruns (fragments) are light and do not wait. The slots are fair
+# (ui/slots.py): a freed one goes to the waiting session that used them least lately, and heavy
+# computations run in a lane of their own, so one visitor's tabs cannot hold every slot.
+RUN_SLOTS = slots.RUN_SLOTS
 
 
 def end_run() -> None:
