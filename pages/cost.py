@@ -20,7 +20,7 @@ from model.registry import PRESETS, paths
 from ui import cache, slots, state
 from ui.context import current, model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
@@ -108,7 +108,7 @@ def quote(key: str) -> None:
 
 
 def chart(fig, key: str) -> None:
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def size_label(key: str) -> str:

@@ -23,7 +23,7 @@ from ui import state
 from ui import timeline as tl
 from ui.context import current
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, heatmap_labels, kind_layer_head
 from viz.heatmap import attention_heatmap
@@ -146,7 +146,7 @@ tr = dataclasses.replace(ctx, model=f"{base}@{step}").trace()
 
 def show(fig, key: str) -> None:
     """A chart; a shared cached figure is copied before presentation mode enlarges it."""
-    st.plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
 
 
 # presentation mode: the curves under the slider, the loss full width when it is alone (gpt)
@@ -201,7 +201,7 @@ with left:
         + "**"
     )
     fig = attention_heatmap(att.weights[layer, head], rows, att.key_tokens, mask=att.mask, labels=heatmap_labels())
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
 with right:
     st.markdown("**" + t("tl_model_view", step=f"{step:,}") + "**")
     fig = model_view(
@@ -211,7 +211,7 @@ with right:
         labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
         tile=MODEL_VIEW_TILE,
     )
-    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
+    plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
 
 # -- role scores per snapshot: when each head forms -------------------------------------------------
 st.subheader(t("tl_roles"))

@@ -16,7 +16,7 @@ from viz.table import to_csv
 
 from . import cache, state
 from .i18n import t
-from .layout import present_figure
+from .layout import plotly_chart, present_figure
 from .safe import md, short
 from .widgets import PLOTLY_CONFIG
 
@@ -73,7 +73,7 @@ def url_values() -> dict:
 
 
 def chart(fig, key):
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def section(model_name: str, device: str, runner, ids: list[int], read: list[int], prompt_len: int) -> None:

@@ -36,8 +36,9 @@ def session_id() -> str:
 class FairSlots:
     """n slots; hold(session) waits until a slot is free and no waiting session has used less."""
 
-    def __init__(self, n: int, half_life: float = HALF_LIFE, clock=time.monotonic):
+    def __init__(self, n: int, half_life: float = HALF_LIFE, clock=time.monotonic, fair: bool = True):
         self.n = max(1, int(n))
+        self.fair = fair
         self.half_life = half_life
         self.clock = clock
         self._cond = threading.Condition()
@@ -55,6 +56,8 @@ class FairSlots:
     def _next(self) -> int | None:
         if not self._waiting:
             return None
+        if not self.fair:
+            return min(w[1] for w in self._waiting)
         return min(self._waiting, key=lambda w: (self.usage(w[0]), w[1]))[1]
 
     def held(self) -> bool:
@@ -107,7 +110,10 @@ class FairSlots:
             return len(self._waiting)
 
 
-RUN_SLOTS = FairSlots(int(os.environ.get("ATTN_RUN_SLOTS", "2")))
+# ATTN_FAIR_SLOTS=0: first come, first served and no heavy lane (the old semaphore's behaviour), for
+# the bench's comparison only (bench/attack.py)
+FAIR = os.environ.get("ATTN_FAIR_SLOTS", "1") != "0"
+RUN_SLOTS = FairSlots(int(os.environ.get("ATTN_RUN_SLOTS", "2")), fair=FAIR)
 HEAVY_SLOTS = FairSlots(int(os.environ.get("ATTN_HEAVY_SLOTS", "1")))
 
 
@@ -115,6 +121,9 @@ HEAVY_SLOTS = FairSlots(int(os.environ.get("ATTN_HEAVY_SLOTS", "1")))
 def heavy(run_slots: FairSlots | None = None, heavy_slots: FairSlots | None = None):
     """A heavy computation (an uncached importance grid, timeline scores, a cost section): its run
     slot is handed back while it waits for and runs in the heavy lane, then taken again."""
+    if run_slots is None and not FAIR:
+        yield
+        return
     run_slots = run_slots or RUN_SLOTS
     heavy_slots = heavy_slots or HEAVY_SLOTS
     session = session_id()

@@ -218,9 +218,9 @@ def show_heatmap(weights_2d, query_tokens, key_tokens, key=None, config=None, wr
     """Draws attention_heatmap(weights_2d, query_tokens, key_tokens, **options) (mask, title, zmax,
     height, ...) with this page's axis labels; writes: the rows are labelled "reads → writes"."""
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, labels=heatmap_labels(writes), **options)
-    from .layout import present_figure  # bigger labels on a projector
+    from .layout import plotly_chart, present_figure  # bigger labels on a projector
 
-    return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
+    return plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
 
 
 def show_row_table(att, weights_2d, q: int, key: str, with_csv: bool = True) -> None:
