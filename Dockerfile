@@ -38,4 +38,5 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"]
 
-CMD ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]
+# python -m ui.serve: streamlit run app.py, with torch and the default model loaded as the server starts
+CMD ["python", "-m", "ui.serve", "--server.port=8501", "--server.address=0.0.0.0"]

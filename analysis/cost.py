@@ -483,12 +483,42 @@ def search_example(attn_record: dict, head: int, query: int) -> dict:
     }
 
 
+def heads_disagreement(layer_weights, mask=None) -> np.ndarray:
+    """(h, T, T) one layer's weights -> (T,): for each query row, the mean total-variation distance
+    between its heads' rows (0: every head reads the same keys in the same amounts; 1: no two heads
+    share a key). A row that sees one or two keys scores 0 (with two, every head can only split ~0.5)."""
+    w = np.asarray(layer_weights, dtype=np.float64)
+    h, n_q, n_k = w.shape
+    seen = np.ones((n_q, n_k), bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), (n_q, n_k))
+    pairs = [(a, b) for a in range(h) for b in range(a + 1, h)]
+    if not pairs:
+        return np.zeros(n_q)
+    tv = np.mean([0.5 * np.abs(w[a] - w[b]).sum(-1) for a, b in pairs], axis=0)
+    return np.where(seen.sum(-1) >= 3, tv, 0.0)
+
+
+def distinct_heads_query(layer_weights, mask=None) -> int:
+    """The query row whose heads differ most (heads_disagreement): the row that shows what several
+    heads are for. Ties go to the earlier row."""
+    return int(np.argmax(heads_disagreement(layer_weights, mask)))
+
+
+def distinct_query_on(runner, text: str, layer: int) -> dict:
+    """distinct_heads_query on the text's own self-attention layer, with the score of every row."""
+    r = self_attention_record(runner, text)
+    w = r["layers"][layer]["weights"][0].float().numpy()
+    score = heads_disagreement(w, r["mask"])
+    return {"query": int(np.argmax(score)), "disagreement": score, "tokens": r["tokens"]}
+
+
 # -- 6. the KV cache ------------------------------------------------------------------------------
 def gpt_flops_per_token(t: int, config, cached: bool) -> dict:
     """FLOPs (2 x multiply-adds of the matrix products) to get the logits of the next token when t
-    tokens have been read. Without the cache the model re-reads all t tokens (our GPT's forward,
-    every pair scored, logits at every position); with it, only the newest token goes through the layers and its
-    query meets the t cached keys (at most `window` of them for a sliding-window model)."""
+    tokens have been read. Without the cache the model re-reads all t tokens (our GPT's forward with
+    last_only=True: every position through the layers, every pair scored, the logits of the last
+    position only, all a next token needs; counting the logits at every position would inflate the
+    saving, 128x instead of 102x at t = 128); with it, only the newest token goes through the layers
+    and its query meets the t cached keys (at most `window` of them for a sliding-window model)."""
     d, ff, V, L = config.d_model, config.d_ff, config.vocab_size, config.num_layers
     keys = min(t, config.window) if getattr(config, "window", 0) else t
     if cached:
@@ -496,7 +526,7 @@ def gpt_flops_per_token(t: int, config, cached: bool) -> dict:
         return {"layers": L * per_layer, "logits": 2 * d * V, "total": L * per_layer + 2 * d * V}
     # our forward scores every pair and masks afterwards, so without the cache a window saves nothing
     per_layer = t * (2 * 4 * d * d + 2 * 2 * d * ff) + 2 * 2 * t * t * d
-    return {"layers": L * per_layer, "logits": 2 * t * d * V, "total": L * per_layer + 2 * t * d * V}
+    return {"layers": L * per_layer, "logits": 2 * d * V, "total": L * per_layer + 2 * d * V}
 
 
 @dataclass
@@ -564,8 +594,9 @@ def stream_greedy(runner, ids: list[int], n_new: int, policy: CachePolicy, eos: 
 
 
 def generation_timing(runner, ids: list[int], repeats: int = 3) -> dict:
-    """Seconds to get the logits of each next token, re-reading everything (no cache) and with the
-    cache (one token through the KV cache), for t = 1 .. len(ids); the same forward both ways."""
+    """Seconds to get the logits of each next token, re-reading everything (no cache; the last
+    position's logits only, next_token_logits) and with the cache (one token through the KV cache),
+    for t = 1 .. len(ids); the same forward both ways."""
     no_cache = [time_call(lambda: runner.next_token_logits(ids[:t]), repeats) for t in range(1, len(ids) + 1)]
     best = [math.inf] * len(ids)
     for _ in range(repeats):

@@ -63,11 +63,12 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def forward(self, ids, settings=DEFAULT, record=None, cache=None):
+    def forward(self, ids, settings=DEFAULT, record=None, cache=None, last_only=False):
         """ids (B, T) -> (logits (B, T, vocab), {"decoder": weights (N, B, h, T, T)}).
 
         cache: a KVCache holding the tokens read before ids (generation one token at a time): ids
-        are read at the positions after them, and the weights cover the cached rows, (N, B, h, T, rows)."""
+        are read at the positions after them, and the weights cover the cached rows, (N, B, h, T, rows).
+        last_only: the logits of the last position only (B, 1, vocab), all a next token needs."""
         T = ids.size(1)
         start = 0 if cache is None else cache.t
         if start + T > self.config.max_seq_len:
@@ -86,6 +87,8 @@ class GPT(nn.Module):
             mask = position_mask(queries, keys, self.config.window)
             extras = self.position.attention_extras_at(queries, keys, settings.use_position)
         x, weights = run_stack(self.blocks, x, mask, "decoder", settings, extras, record, cache)
+        if last_only:
+            x = x[:, -1:]
         return self.lm_head(self.norm(x)), {"decoder": weights}
 
 

@@ -553,7 +553,7 @@ class GPTRunner(SamplesText, ModelRunner):
     def next_token_logits(self, ids: list[int], **settings):
         """(vocab,) logits for the token after ids, and the last position's attention (L, H, T)."""
         s = settings_from(**settings)
-        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s), [])
+        logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, last_only=True), [])
         return logits[0, -1].float().cpu(), w["decoder"][:, 0, :, -1].float().cpu().numpy()
 
     def new_cache(self, keep=None) -> KVCache:

@@ -19,7 +19,7 @@ from model.runner import TranslatorRunner, clean_text
 from model.tokenizer import BOS, TO_EN, TO_ZH, Tokenizer
 from ui import cache
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
@@ -42,7 +42,7 @@ def draw(mask, q_tokens, k_tokens, key: str, title: str = "") -> None:
         labels={"x": t("axis_key"), "y": t("axis_query"), "allowed": t("arch_may_look"), "masked": t("masked")},
         height=None,
     )
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def link(model: str, kind: str, label_key: str) -> None:

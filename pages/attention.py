@@ -26,7 +26,7 @@ from model import KINDS
 from ui import cache, state
 from ui.context import partial
 from ui.i18n import t
-from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, present_figure
+from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import row_labels, rows_caption, written
 from ui.run import current
 from ui.safe import md
@@ -202,7 +202,7 @@ def explorer(tr, runner, temperature: float) -> None:
 
     def heatmap(w, key, filename):
         fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
-        st.plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
+        plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
         return fig
 
     # on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
@@ -265,7 +265,7 @@ def explorer(tr, runner, temperature: float) -> None:
                     tile=MODEL_VIEW_TILE,
                 )
                 mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
-                st.plotly_chart(
+                plotly_chart(
                     fig,
                     config=plotly_config(image_format, "attention_model_view"),
                     key=mv_key,
@@ -278,7 +278,7 @@ def explorer(tr, runner, temperature: float) -> None:
                     small = attention_heatmap(
                         w2d, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes), height=360
                     )
-                    st.plotly_chart(
+                    plotly_chart(
                         small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small"
                     )
                 else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives

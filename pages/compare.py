@@ -23,7 +23,7 @@ from ui import rows, state
 from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure, wrapping_columns
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure, wrapping_columns
 from ui.messages import notice_text
 from ui.run import current
 from ui.safe import md
@@ -164,7 +164,7 @@ for col, run, att, w, key in ((c_a, labels[0], att_a, wa, "cmp_heat_a"), (c_b, l
     with col:
         st.markdown(f"**{md(run)}**")
         fig = attention_heatmap(w, rows.row_labels(att), att.key_tokens, mask=att.mask, labels=hl)
-        st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, key), key=key)
+        plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, key), key=key)
 with c_d:
     st.markdown("**" + t("cmp_difference", b=md(labels[1]), a=md(labels[0])) + "**")
     fig = difference_heatmap(
@@ -174,9 +174,7 @@ with c_d:
         mask=mask,
         labels={**hl, "weight": t("iv_delta")},
     )
-    st.plotly_chart(
-        present_figure(fig), config=ui_iv.image_config(image_format, "compare_difference"), key="cmp_heat_d"
-    )
+    plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_difference"), key="cmp_heat_d")
 st.caption(t("cmp_scale_help"))
 
 st.subheader(t("cmp_all_heads"))
@@ -192,7 +190,7 @@ with left:
         scores=absdiff.reshape(n_layers, n_heads, -1).max(-1),
         labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
     )
-    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_model_view"), key="cmp_mv")
+    plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_model_view"), key="cmp_mv")
 st.caption(t("cmp_all_heads_help"))
 
 with st.expander(t("iv_export"), icon="⬇️"):

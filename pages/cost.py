@@ -17,10 +17,10 @@ import streamlit as st
 from analysis import cost
 from model.registry import PRESETS, paths
 from training.evaluate import evaluate
-from ui import cache, state
+from ui import cache, slots, state
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, head_picker, layer_picker, section_picker, show_heatmap
@@ -35,15 +35,18 @@ EVAL_N = 300
 MB = 1e6
 
 
-# -- cached computations (strings and numbers in, plain data out) --------------------------------
+# -- cached computations (strings and numbers in, plain data out); the slow ones measured or
+# evaluated live run in the heavy lane (ui/slots.py), so a visitor looping them cannot hold the class up
 @st.cache_data(show_spinner=False, max_entries=4)
 def live_layers() -> list[dict]:
-    return [cost.measure_layer(n, d, h) | {"size": key} for key, (d, h) in cost.SIZES.items() for n in LIVE_NS]
+    with slots.heavy():
+        return [cost.measure_layer(n, d, h) | {"size": key} for key, (d, h) in cost.SIZES.items() for n in LIVE_NS]
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def live_patterns() -> list[dict]:
-    return [cost.measure_pattern(p, n, w=64, dilation=2, block=64) for n in LIVE_PATTERN_NS for p in cost.PATTERNS]
+    with slots.heavy():
+        return [cost.measure_pattern(p, n, w=64, dilation=2, block=64) for n in LIVE_PATTERN_NS for p in cost.PATTERNS]
 
 
 @st.cache_data(show_spinner=False, max_entries=2)
@@ -53,12 +56,14 @@ def bench() -> dict | None:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def sweep() -> dict:
-    return cost.scaling_sweep()
+    with slots.heavy():
+        return cost.scaling_sweep()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def heads_table(name: str, device: str, text: str) -> list[dict]:
-    return cost.heads_scaling_table(cache.runner(name, device), text)
+    with slots.heavy():
+        return cost.heads_scaling_table(cache.runner(name, device), text)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -73,17 +78,25 @@ def online(name: str, device: str, text: str, layer: int, head: int, block: int,
 
 @st.cache_data(show_spinner=False, max_entries=2)
 def blockwise_live() -> dict:
-    return cost.blockwise_timing(1024)
+    with slots.heavy():
+        return cost.blockwise_timing(1024)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def quality(name: str, device: str) -> dict:
-    return evaluate(name, n=EVAL_N, runner=cache.runner(name, device))
+    with slots.heavy():
+        return evaluate(name, n=EVAL_N, runner=cache.runner(name, device))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def by_length(name: str, device: str) -> dict:
-    return cost.nll_by_length(cache.runner(name, device), n=EVAL_N)
+    with slots.heavy():
+        return cost.nll_by_length(cache.runner(name, device), n=EVAL_N)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def distinct_query(name: str, device: str, text: str, layer: int) -> dict:
+    return cost.distinct_query_on(cache.runner(name, device), text, layer)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -96,7 +109,7 @@ def quote(key: str) -> None:
 
 
 def chart(fig, key: str) -> None:
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def size_label(key: str) -> str:
@@ -127,6 +140,25 @@ def pick_query(tokens: list[str], label_key: str) -> int:
     )
 
 
+def pick_qkv_query(tokens: list[str], auto: int) -> int:
+    """The Q, K, V section's query (its own link key qq): by default the row whose heads differ most
+    on the layer shown (analysis.cost.distinct_heads_query), so the demo shows heads that do different
+    things; the default follows the layer and sentence until the reader picks another token."""
+    s = st.session_state
+    if s.get("cost_qkv_q") is None or s.get("cost_qkv_q") == s.get("_cost_qkv_auto"):
+        s["cost_qkv_q"] = auto
+    s["_cost_qkv_auto"] = auto
+    state.fit("cost_qkv_q", range(len(tokens)), lambda i: md(tokens[i]))
+    return st.pills(
+        t("cost_qkv_query"),
+        list(range(len(tokens))),
+        format_func=lambda i: md(tokens[i]),
+        key="cost_qkv_q",
+        selection_mode="single",
+        required=True,
+    )
+
+
 ctx = current()
 state.url_param("sec", "n2", state.choice(SECTIONS), key="cost_sec")
 state.url_param("w", 3, state.clamped("w", 1, W_MAX, int), key="cost_w")
@@ -137,6 +169,7 @@ state.url_param("glob", [0], lambda raw: [] if raw == "-" else [int(x) for x in 
 state.url_param("layer", 0, lambda raw: int(raw) - 1, key="cost_layer")
 state.url_param("head", 0, lambda raw: int(raw) - 1, key="cost_head")
 state.url_param("q", None, int, key="cost_q")
+state.url_param("qq", None, int, key="cost_qkv_q")
 state.url_param("fb", 4, state.clamped("fb", 1, FB_MAX, int), key="cost_fb")
 
 page_header("page_cost", "cost_intro")
@@ -380,6 +413,21 @@ def section_sparse() -> None:
             n_two=split[0]["n_two"],
         )
     )
+    spread = (bench() or {}).get("local_cost")
+    if spread:  # one sample's difference is not the cost: the bench's samples, mean and spread
+        st.caption(
+            t(
+                "cost_local_spread",
+                k=len(spread["samples"]),
+                n=spread["n"],
+                date=spread["date"],
+                **{
+                    f"{part}_{stat}": spread[part][stat]
+                    for part in ("one", "two")
+                    for stat in ("mean", "sd", "min", "max")
+                },
+            )
+        )
     layer = layer_picker(local.num_layers, "cost_layer", "cost_layer", "cost_layer_n")
     left, right = st.columns(2, gap="large")
     for col, name in ((left, "gpt"), (right, "gpt-local")):
@@ -556,7 +604,8 @@ def section_qkv() -> None:
     tokens = tokens_of(model_ctx.model, model_ctx.device, ctx.text)
     n = len(tokens)
     layer, head = pick_head(*st.columns(2))
-    q = pick_query(tokens, "cost_qkv_query")
+    auto = distinct_query(model_ctx.model, model_ctx.device, ctx.text, layer)
+    q = pick_qkv_query(tokens, auto["query"])
     r = search(model_ctx.model, model_ctx.device, ctx.text, layer, head, q)
     st.markdown(t("cost_qkv_intro", model=md(model_name), kind=t(f"cost_kind_{r['kind']}"), token=md(tokens[q])))
     top = int(np.argmax(r["weights"]))
@@ -596,6 +645,15 @@ def section_qkv() -> None:
             for h in range(lw.shape[0])
         )
     )
+    st.caption(
+        t(
+            "cost_heads_differ",
+            token=md(tokens[q]),
+            tv=float(auto["disagreement"][q]),
+            best=md(tokens[auto["query"]]),
+            best_tv=float(auto["disagreement"][auto["query"]]),
+        )
+    )
     chart(heads_grid(lw, tokens, {"head": t("cost_head_n", n="{h}")}, mask=r["mask"]), "cost_heads_grid")
     st.markdown("**" + t("cost_merged_title", token=md(tokens[q])) + "**")
     merged = np.vstack([r["head_outputs"].reshape(-1), r["merged"]])
@@ -610,7 +668,7 @@ def section_qkv() -> None:
         ),
         "cost_merged",
     )
-    url.update(layer=layer + 1, head=head + 1, q=q)
+    url.update(layer=layer + 1, head=head + 1, qq=None if q == auto["query"] else q)
 
 
 {"n2": section_n2, "sparse": section_sparse, "scale": section_scale, "flash": section_flash, "qkv": section_qkv}[sec]()

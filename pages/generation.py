@@ -16,7 +16,7 @@ from model.errors import InputError
 from model.tokenizer import EOS
 from ui import cache, kv_cache, state
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md, short
 from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
@@ -182,7 +182,7 @@ if n_steps:
                     "probability": t("gen_bars_probability"),
                 },
             )
-            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
+            plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
             st.caption(
                 t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id]))
             )
@@ -208,7 +208,7 @@ if n_steps:
                 labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
                 height=min(120 + 30 * L * H, 700),
             )
-            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_attention")
+            plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_attention")
 
     st.page_link(
         "pages/attention.py",

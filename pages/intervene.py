@@ -22,7 +22,7 @@ from model.trace import KINDS
 from ui import intervene as ui_iv
 from ui import rows, state
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
 from ui.widgets import (
@@ -199,7 +199,7 @@ else:
         height=280,
     )
     st.markdown(t("iv_edit_title", head=ui_iv.head_label(e[0]), row=md(q_labels[q])))
-    st.plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "edited_row"), key="iv_edit_bars")
+    plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "edited_row"), key="iv_edit_bars")
 
 # -- the intervened run ------------------------------------------------------------------------------
 off_t = tuple(off) if mode == "ablate" else ()
@@ -240,7 +240,7 @@ with left:
         labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
     )
     mv_key = f"iv_mv_{st.session_state.get('iv_mv_gen', 0)}"
-    st.plotly_chart(
+    plotly_chart(
         present_figure(fig),
         config=ui_iv.image_config(image_format, "intervene_model_view"),
         key=mv_key,
@@ -286,7 +286,7 @@ with right:
                 "probability": t("iv_probability"),
             },
         )
-        st.plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
+        plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
         st.caption(t("iv_bars_help"))
 
 # -- the difference downstream -----------------------------------------------------------------------
@@ -318,13 +318,13 @@ else:
             title=t("iv_diff_title", head=ui_iv.head_label(dhead)),
             labels={**heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")},
         )
-        st.plotly_chart(
+        plotly_chart(
             present_figure(heat), config=ui_iv.image_config(image_format, "attention_difference"), key="iv_diff_heat"
         )
         st.caption(t("iv_diff_help"))
     with cm:
         st.markdown("**" + t("iv_diff_all", kind=t(f"kind_{dk}")) + "**")
-        st.plotly_chart(
+        plotly_chart(
             present_figure(
                 marked_model_view(
                     np.abs(diff),

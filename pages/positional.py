@@ -21,7 +21,7 @@ from model.registry import PRESETS
 from ui import cache, state
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header
+from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.run import current
 from ui.safe import md, short
 from ui.widgets import (
@@ -131,7 +131,7 @@ if sec == "sin":
     with main_area():  # presentation mode: under the title, before the formula
         st.subheader(t("pos_heatmap_title", n=n, d=d))
         st.caption(t("pos_heatmap_help"))
-        st.plotly_chart(
+        plotly_chart(
             vp.pe_heatmap(
                 pe,
                 labels={
@@ -156,7 +156,7 @@ if sec == "sin":
         max_selections=MAX_DIMS,
         format_func=lambda x: t("pos_dim_label", d=x),
     )
-    st.plotly_chart(
+    plotly_chart(
         vp.pe_curves(
             pe,
             chosen,
@@ -174,11 +174,11 @@ if sec == "rel":
     dots = ex.dot_products(pe)
     left, right = st.columns(2, gap="large")
     with left:
-        st.plotly_chart(
+        plotly_chart(
             vp.matrix(dots, t("pos_axis_q"), t("pos_axis_p"), t("pos_axis_dot")), config=PLOTLY_CONFIG, key="pos_dots"
         )
     with right:
-        st.plotly_chart(
+        plotly_chart(
             vp.dot_vs_offset(dots, labels={"offset": t("pos_axis_offset"), "dot": t("pos_axis_dot")}),
             config=PLOTLY_CONFIG,
             key="pos_dot_offset",
@@ -242,7 +242,7 @@ if sec == "learned":
             ):
                 with col:
                     st.markdown(f"**{title}**")
-                    st.plotly_chart(
+                    plotly_chart(
                         vp.matrix(
                             sims[key],
                             t("pos_axis_position"),
@@ -264,7 +264,7 @@ if sec == "rope":
     st.latex(r"q_m \cdot k_n = (R_{m}\,q)\cdot(R_{n}\,k) = q \cdot R_{n-m}\,k")
     d_head = PRESETS["gpt-rope"].d_model // PRESETS["gpt-rope"].num_heads
     scores = ex.rope_scores(d_head, ROPE_OFFSETS, ROPE_STARTS)
-    st.plotly_chart(
+    plotly_chart(
         vp.rope_curves(
             ROPE_OFFSETS,
             scores,
@@ -281,7 +281,7 @@ if sec == "rope":
     st.latex(r"\text{score}(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,(i - j),\qquad m_h = 2^{-8h/H}")
     bias, slopes = ex.alibi(PRESETS["gpt-alibi"].num_heads, ALIBI_N)
     causal = np.tril(np.ones((ALIBI_N, ALIBI_N), bool))
-    st.plotly_chart(
+    plotly_chart(
         vp.alibi_grid(bias, slopes, causal, labels={"head": t("pos_alibi_head"), "bias": t("pos_axis_bias")}),
         config=PLOTLY_CONFIG,
         key="pos_alibi",
@@ -385,7 +385,7 @@ if sec == "long":
         bars = {model_label(nm): r["long"] for nm, r in results.items()}
         # the three read short texts equally well (their "alone" losses differ by hundredths): one line
         alone = {t("pos_alone_mean"): np.mean([r["alone"] for r in results.values()], axis=0)}
-        st.plotly_chart(
+        plotly_chart(
             vp.loss_by_bucket(
                 names, bars, dashed=alone, labels={"bucket": t("pos_axis_bucket"), "loss": t("pos_axis_loss")}
             ),

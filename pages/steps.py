@@ -21,7 +21,7 @@ from model.errors import InputError, ModelFileError
 from ui import cache, state
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import ARROW
 from ui.run import current
 from ui.safe import md
@@ -61,7 +61,7 @@ def rows(tokens) -> list[str]:
 
 def chart(fig, key: str) -> None:
     with main_area(first=True):  # presentation mode: the step's first chart under the step's title
-        st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+        plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def numbers(values, row_tokens, columns=None, key: str | None = None) -> pd.DataFrame:

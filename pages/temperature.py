@@ -22,7 +22,7 @@ from model.errors import InputError
 from ui import cache, state
 from ui.context import partial
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header
+from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.rows import row_labels
 from ui.run import current
 from ui.safe import md
@@ -233,7 +233,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
             log_ticks=AXIS_TEMPS,
             y_top=ev["top"],
         )
-        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_entropy")
+        plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_entropy")
         st.caption(
             t(
                 "temp_entropy_values",
@@ -290,7 +290,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
                 "probability": t("temp_bars_probability"),
             },
         )
-        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_next")
+        plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_next")
 
     # -- sampling temperature: a separate knob ------------------------------------------------------
     st.divider()
@@ -321,7 +321,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
                 "probability": t("temp_bars_probability"),
             },
         )
-        st.plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_sampling")
+        plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_sampling")
         st.caption(t("temp_bars_caption") + " " + t("temp_sampling_kept", n=int(kept.sum()), p=float(final.max())))
     else:
         stemp, top_k, top_p = (st.session_state[k] for k in ("temp_stemp", "temp_topk", "temp_topp"))

@@ -22,7 +22,7 @@ from analysis import timeline as probes
 from ui import state
 from ui import timeline as tl
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG, download, heatmap_labels, kind_layer_head
@@ -84,7 +84,7 @@ def toggle_play() -> None:
     if st.session_state.get("_tl_playing"):
         st.session_state["_tl_playing"] = False
         return
-    st.session_state["_tl_playing"] = True
+    st.session_state["_tl_playing"] = st.session_state["_tl_played"] = True
     if st.session_state["tl_step"] == steps[-1]:  # from the end: start again at step 0
         st.session_state["tl_step"] = steps[0]
 
@@ -99,8 +99,36 @@ with c_play:
         help=t("tl_play_help"),
         width="stretch",
     )
+
+
+def picked_while_playing(key: str) -> None:
+    """The reader moved the slider during Play: that step, and Play stops."""
+    st.session_state["tl_step"] = st.session_state[key]
+    st.session_state["_tl_playing"] = st.session_state["_tl_played"] = False
+
+
 with c_slider:
-    step = st.select_slider(t("tl_step"), options=steps, key="tl_step", format_func=step_label, help=t("tl_step_help"))
+    if playing or st.session_state.get("_tl_played"):
+        # During Play the server moves the step. A slider whose value the server sets between runs
+        # showed the step before the one drawn (issue 22: its thumb lagged one snapshot, more under
+        # load; tests/browser/test_timeline_play.py): during Play, and after it until the reader moves
+        # it (the first slider would flash the step Play started from), each step gets a slider of
+        # its own, keyed by the step, which shows the step it is drawn with. tl_step is the step shown.
+        step = st.session_state["tl_step"]
+        st.select_slider(
+            t("tl_step"),
+            options=steps,
+            value=step,
+            key=f"_tl_step_at_{step}",
+            format_func=step_label,
+            help=t("tl_step_help"),
+            on_change=picked_while_playing,
+            args=(f"_tl_step_at_{step}",),
+        )
+    else:
+        step = st.select_slider(
+            t("tl_step"), options=steps, key="tl_step", format_func=step_label, help=t("tl_step_help")
+        )
 index = steps.index(step)
 metrics = snaps[index]["metrics"]
 translator = "exact_match_en-zh" in snaps[-1]["metrics"]
@@ -146,7 +174,7 @@ tr = dataclasses.replace(ctx, model=f"{base}@{step}").trace()
 
 def show(fig, key: str) -> None:
     """A chart; a shared cached figure is copied before presentation mode enlarges it."""
-    st.plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(copy.deepcopy(fig)) if ctx.presentation else fig, config=PLOTLY_CONFIG, key=key)
 
 
 # presentation mode: the curves under the slider, the loss full width when it is alone (gpt)
@@ -201,7 +229,7 @@ with left:
         + "**"
     )
     fig = attention_heatmap(att.weights[layer, head], rows, att.key_tokens, mask=att.mask, labels=heatmap_labels())
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="tl_heatmap")
 with right:
     st.markdown("**" + t("tl_model_view", step=f"{step:,}") + "**")
     fig = model_view(
@@ -211,7 +239,7 @@ with right:
         labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
         tile=MODEL_VIEW_TILE,
     )
-    st.plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
+    plotly_chart(fig, config=PLOTLY_CONFIG, key="tl_mv", on_select=pick_tile, selection_mode="points")
 
 # -- role scores per snapshot: when each head forms -------------------------------------------------
 st.subheader(t("tl_roles"))

@@ -79,12 +79,40 @@ def test_flash_section_equals_ours_on_the_trained_head():
 
 def test_qkv_section_top_key_is_the_models_own():
     text = "The cat sat on the mat. It was happy."
-    at = open_page(PAGE, "gpt", sec="qkv", layer=3, head=4, q=9, text=text)
+    at = open_page(PAGE, "gpt", sec="qkv", layer=3, head=4, qq=9, text=text)
     tr = model.load("gpt", device="cpu").trace(text)
     att = tr.attention["decoder"]
     row = att.weights[2, 3, 9]
     top = att.key_tokens[int(row.argmax())]
     assert f"The top key is “{top}” with weight {row.max():.2f}" in shown(at).replace("\\", "")
+
+
+@pytest.mark.parametrize("name", ["translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local"])
+def test_qkv_default_query_is_a_row_where_the_heads_differ(name):
+    """Issue 23: the section defaulted to "The" (which sees 2 keys, so every head showed about 0.5)
+    and shared home's link key q. Its default is now computed per model, on its own key qq: the row
+    whose heads differ most (a row that sees at least 3 keys), and the heads' top keys are not all one."""
+    at = open_page(PAGE, name, sec="qkv", q=1)  # home's q=1 in the link no longer picks the query
+    m = model.load(name, device="cpu")
+    kind = "decoder" if m.kind == "gpt" else "encoder"
+    att = m.trace("The cat sat on the mat").attention[kind]
+    w = att.weights[0].astype(np.float64)  # layer 1, (h, T, T)
+    seen = np.broadcast_to(att.mask, w.shape[1:]) if att.mask is not None else np.ones(w.shape[1:], bool)
+    tv = [
+        np.mean([0.5 * np.abs(w[a, i] - w[b, i]).sum() for a in range(len(w)) for b in range(a + 1, len(w))])
+        if seen[i].sum() >= 3
+        else 0.0
+        for i in range(w.shape[1])
+    ]
+    q = int(np.argmax(tv))
+    assert at.session_state["cost_qkv_q"] == q and q != 1 and seen[q].sum() >= 3
+    assert len({int(w[h, q].argmax()) for h in range(len(w))}) >= 2  # heads visibly differ
+    assert tv[q] >= 0.3
+    assert f"is “{att.query_tokens[q]}” ({tv[q]:.2f})" in shown(at).replace("\\", "")
+    assert qp(at, "qq") is None  # the default is not written into the link
+    at.session_state["cost_qkv_q"] = 2  # the reader picks another token: it goes into the link
+    at.run()
+    assert qp(at, "qq") == "2"
 
 
 def test_generation_kv_section_counts_rows_flops_and_the_sink():
@@ -96,7 +124,7 @@ def test_generation_kv_section_counts_rows_flops_and_the_sink():
     assert f"{read} rows cached per layer × 3 layers" in text
     # FLOPs of the next token after all ids, counted by torch
     with torch.no_grad(), FlopCounterMode(display=False) as full:
-        m.module(torch.tensor([g.ids]))
+        m.module(torch.tensor([g.ids]), last_only=True)
     assert f"At t = {len(g.ids)}: {full.get_total_flops():,} against" in text
     w = m.trace_ids(g.ids).attention["decoder"].weights.astype(np.float64)
     mean = np.mean([[w[la, h, 1:, 0].mean() for h in range(w.shape[1])] for la in range(w.shape[0])])
@@ -128,3 +156,16 @@ def test_sparse_section_shows_gpt_local_beside_gpt():
     row = table[table["model"] == "gpt-local"].iloc[0]
     assert row["ratio"] == local["ratio"] and row["ratio"] >= 1.0
     assert "two-sentence stories" in shown(at)
+    # one sample is not the cost: the bench's samples, their mean and spread (issue 23)
+    import statistics
+
+    from analysis import cost
+
+    spread = cost.load_bench()["local_cost"]
+    ones = [r["one"] for r in spread["samples"]]
+    assert len(ones) >= 3
+    text = shown(at).replace("\\", "")
+    assert f"Over {len(ones)} held-out samples" in text
+    assert (
+        f"{statistics.mean(ones):+.3f} nats per one-sentence item on average (sd {statistics.stdev(ones):.3f}" in text
+    )

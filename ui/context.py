@@ -149,6 +149,29 @@ def _text_box() -> str:
 
 def _typed(box: str) -> None:
     st.session_state[TEXT_KEY] = st.session_state[box][: state.TEXT_READ_MAX]
+    st.session_state["_close_sidebar_on_phone"] = True
+
+
+PHONE_MAX_PX = 480  # ui/layout.py's phone width
+# After Apply on a phone the sidebar, which covers the page there, closes so the student sees the
+# result (a script run once in the browser; a wider screen keeps its sidebar open). Streamlit's own
+# collapse button is clicked, so its state and aria-expanded stay right.
+_CLOSE_SIDEBAR_JS = """<script>/*{n}*/
+if (window.innerWidth <= {w}) {{
+  const b = document.querySelector("[data-testid='stSidebarCollapseButton'] button");
+  const open = document.querySelector("[data-testid='stSidebar'][data-collapsed='false']");
+  if (b && open) b.click();
+}}
+</script>"""
+
+
+def _close_sidebar_on_phone(applied: bool) -> None:
+    """Apply was pressed (or the box's text applied with Ctrl+Enter / leaving it): close the sidebar
+    on a phone."""
+    if not (st.session_state.pop("_close_sidebar_on_phone", False) or applied):
+        return
+    n = st.session_state["_close_sidebar_n"] = st.session_state.get("_close_sidebar_n", 0) + 1
+    st.html(_CLOSE_SIDEBAR_JS.format(n=n, w=PHONE_MAX_PX), unsafe_allow_javascript=True)
 
 
 def sidebar() -> Context:
@@ -184,7 +207,8 @@ def sidebar() -> Context:
         # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
         # constant CSS), said in the reader's language by the help, and a labelled button applies too
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
-        st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
+        applied = st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
+        _close_sidebar_on_phone(applied)
         dev, note = devices.pick(st.session_state["device"])
         st.toggle(
             t("force_cpu"),

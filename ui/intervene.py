@@ -14,7 +14,7 @@ import streamlit as st
 from analysis import intervene
 from model import intervention
 
-from . import cache
+from . import cache, slots
 from .i18n import t
 
 EDIT_FIELDS = 6  # kind:layer:head:query:from:to
@@ -91,7 +91,7 @@ class Run(NamedTuple):
         return self._replace(off=(), edit=None)
 
 
-@st.cache_data(show_spinner=False, max_entries=200)
+@cache.bytes_cache(cache.TRACE_CACHE_MB * 2**20 * 0.25, 200)  # bounded in bytes too (ui/cache.py)
 def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target: str | None = None):
     """The run's trace (heads switched off, a row edited, or neither); target: a translator reads
     this translation instead of writing its own (model.runner: teacher forcing)."""
@@ -109,7 +109,8 @@ def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def importance(name: str, device: str, text: str, how: str = "zero"):
-    return intervene.importance(cache.runner(name, device), text, how=how)
+    with slots.heavy():  # every head off in turn: the heavy lane (a cache hit never waits)
+        return intervene.importance(cache.runner(name, device), text, how=how)
 
 
 @st.cache_data(show_spinner=False, max_entries=200)

@@ -15,7 +15,7 @@ from viz.table import to_csv
 
 from . import cache, state
 from .i18n import t
-from .layout import present_figure
+from .layout import plotly_chart, present_figure
 from .safe import md, short
 from .widgets import PLOTLY_CONFIG
 
@@ -69,7 +69,7 @@ def url_values() -> dict:
 
 
 def chart(fig, key):
-    st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
 def section(model_name: str, device: str, runner, ids: list[int], read: list[int], prompt_len: int) -> None:
@@ -152,7 +152,13 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     if b is not None and "generation" in b:
         g = b["generation"]
         st.caption(
-            t("kv_bench_caption", date=b["date"], t=g["t"][-1], ta=g["no_cache"][-1] * 1e3, tb=g["cache"][-1] * 1e3)
+            t(
+                "kv_bench_caption",
+                date=b.get("generation_date", b["date"]),
+                t=g["t"][-1],
+                ta=g["no_cache"][-1] * 1e3,
+                tb=g["cache"][-1] * 1e3,
+            )
         )
     table = pd.DataFrame(
         {

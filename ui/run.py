@@ -5,14 +5,13 @@ importing the sidebar (ui/context.py), which imports them."""
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from . import boot
+from . import boot, slots
 
 # the Context stored here is ui.context.Context; not imported, since ui/context.py imports this module
 Context = Any
@@ -28,7 +27,7 @@ _PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 # Every run is CPU-bound, and each of torch's many small operations hands the interpreter lock
 # over: with 60 sessions' threads contending for it the server served 9 sentences a second where 4
 # sessions got 15 (bench/load.py). Partial reruns (fragments) are light and do not wait.
-RUN_SLOTS = threading.BoundedSemaphore(int(os.environ.get("ATTN_RUN_SLOTS", "2")))
+RUN_SLOTS = slots.RUN_SLOTS  # fair (ui/slots.py): a freed slot goes to the session that used them least lately
 
 
 def begin_run(ctx: Context) -> None:

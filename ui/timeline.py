@@ -14,7 +14,7 @@ from analysis import timeline as probes
 from model import registry
 from model.errors import InputError
 
-from . import cache
+from . import cache, slots
 
 CONTINUATION_TOKENS = 12
 
@@ -37,7 +37,8 @@ def snapshots(name: str) -> list[dict]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def role_scores(name: str, step: int, device: str) -> dict:
-    return probes.role_scores(cache.runner(f"{name}@{step}", device))
+    with slots.heavy():  # a snapshot's probes: the heavy lane (a cache hit never waits)
+        return probes.role_scores(cache.runner(f"{name}@{step}", device))
 
 
 def role_curves(name: str, steps: list[int], device: str) -> dict:

@@ -11,7 +11,7 @@ from viz.table import to_csv, weights_table
 from . import state
 from .grammar import show_outside_language
 from .i18n import t
-from .layout import present_figure  # bigger labels on a projector
+from .layout import plotly_chart, present_figure  # bigger labels on a projector
 from .messages import error_text, notice_text
 from .rows import pill_labels
 from .safe import md
@@ -244,7 +244,7 @@ def show_heatmap(weights_2d, query_tokens, key_tokens, key=None, config=None, wr
     height, ...) with this page's axis labels; writes: the rows are labelled "reads → writes"."""
     fig = attention_heatmap(weights_2d, query_tokens, key_tokens, labels=heatmap_labels(writes), **options)
 
-    return st.plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
+    return plotly_chart(present_figure(fig), config=config or PLOTLY_CONFIG, key=key)
 
 
 def show_row_table(att, weights_2d, q: int, key: str, with_csv: bool = True) -> None:

@@ -87,9 +87,13 @@ class AppServer:
         port: int | None = None,
         cwd: Path = ROOT,
         prefix=(),
+        preload: bool = False,
     ):
-        """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user."""
+        """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user.
+        preload: start it as production does, `python -m ui.serve` (torch and the default model
+        loaded in the background as the server starts), instead of a bare `streamlit run SCRIPT`."""
         self.script, self.cwd, self.port, self.prefix = str(script), cwd, port or free_port(), list(prefix)
+        self.preload = preload
         self.url = f"http://127.0.0.1:{self.port}"
         # one torch thread per server, as in production (Dockerfile): on a busy machine two
         # spinning OpenMP threads per request made a 0.13 s translation take 2-20 s
@@ -108,9 +112,7 @@ class AppServer:
             *self.prefix,
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
-            self.script,
+            *(["ui.serve"] if self.preload else ["streamlit", "run", self.script]),
             "--server.headless",
             "true",
             "--server.port",

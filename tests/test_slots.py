@@ -1,0 +1,98 @@
+"""ui/slots.py: the run slots go to the session that used them least, and heavy work runs in its
+own lane with the run slot handed back (issue 26: one visitor's tabs held both run slots)."""
+
+import threading
+import time
+
+from ui.slots import FairSlots, heavy
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def wait_until(cond, timeout=5.0):
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError("timed out")
+        time.sleep(0.005)
+
+
+def test_a_freed_slot_goes_to_the_session_that_used_least_not_to_the_first_in_line():
+    clock = Clock()
+    slots = FairSlots(1, half_life=30.0, clock=clock)
+    with slots.hold("attacker"):  # the attacker has used the slot for 10 s
+        clock.now += 10
+    slots.acquire("student0")  # the slot is busy now
+    order = []
+
+    def take(session):
+        with slots.hold(session):
+            order.append(session)
+
+    first = threading.Thread(target=take, args=("attacker",))
+    first.start()
+    wait_until(lambda: slots.waiting() == 1)  # the attacker asked first
+    second = threading.Thread(target=take, args=("student",))
+    second.start()
+    wait_until(lambda: slots.waiting() == 2)
+    slots.release()
+    first.join(5)
+    second.join(5)
+    assert order == ["student", "attacker"]  # a plain (FIFO) semaphore gives ["attacker", "student"]
+
+
+def test_use_decays_so_a_session_is_not_punished_for_ever():
+    clock = Clock()
+    slots = FairSlots(1, half_life=30.0, clock=clock)
+    with slots.hold("a"):
+        clock.now += 8
+    assert abs(slots.usage("a") - 8) < 1e-9
+    clock.now += 30
+    assert abs(slots.usage("a") - 4) < 1e-9  # one half-life later
+
+
+def test_heavy_work_hands_the_run_slot_back_and_runs_one_at_a_time():
+    run, lane = FairSlots(1), FairSlots(1)
+    inside = threading.Event()
+    leave = threading.Event()
+
+    def attacker(name):
+        with run.hold(name):
+            with heavy(run, lane):
+                inside.set()
+                leave.wait(5)
+            assert run.held()  # taken again after the heavy part
+
+    a = threading.Thread(target=attacker, args=("tab1",))
+    a.start()
+    inside.wait(5)
+    b = threading.Thread(target=attacker, args=("tab2",))  # a second tab waits for the lane, holding nothing
+    b.start()
+    wait_until(lambda: lane.waiting() == 1)
+    got = []
+
+    def student_page():
+        with run.hold("student"):
+            got.append(True)
+
+    student = threading.Thread(target=student_page)
+    student.start()
+    student.join(2)
+    assert got == [True]  # the student's page ran while both attacker tabs were in or waiting for heavy work
+    leave.set()
+    a.join(5)
+    b.join(5)
+    assert not a.is_alive() and not b.is_alive()
+
+
+def test_heavy_outside_a_run_slot_only_uses_the_lane():
+    run, lane = FairSlots(1), FairSlots(1)
+    with heavy(run, lane):
+        assert not run.held() and lane.held()
+    assert not lane.held()

@@ -1,0 +1,150 @@
+"""Fair run slots: a few computations at once, handed out by how little each session used lately.
+
+A plain semaphore hands a freed slot to whichever thread wakes first, so a visitor whose tabs
+loop uncached importance grids could keep both run slots and the class waited behind them
+(issue 26: p95 2.80 s). Here a freed slot goes to the waiting session that used the fewest
+slot-seconds lately (its use decays with a half-life of HALF_LIFE s), ties to the one that asked
+first; and heavy computations (importance grids, timeline builds, the cost page's live sections)
+run in a lane of their own, HEAVY_SLOTS wide, which a page run enters after handing its run slot
+back, so however many tabs a visitor opens, the class's page runs never wait behind more than
+one slot's worth of someone else's heavy work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import threading
+import time
+
+HALF_LIFE = 30.0  # seconds: how long a session's use of the slots counts against it
+
+
+def session_id() -> str:
+    """The Streamlit session this thread runs for ("" outside one: a bare script, a test)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+    except Exception:  # noqa: BLE001  (no Streamlit runtime at all)
+        return ""
+    return getattr(ctx, "session_id", "") or ""
+
+
+class FairSlots:
+    """n slots; hold(session) waits until a slot is free and no waiting session has used less."""
+
+    def __init__(self, n: int, half_life: float = HALF_LIFE, clock=time.monotonic, fair: bool = True):
+        self.n = max(1, int(n))
+        self.fair = fair
+        self.half_life = half_life
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._free = self.n
+        self._use: dict[str, tuple[float, float]] = {}  # session -> (slot-seconds, when last updated)
+        self._waiting: list[tuple[str, int]] = []  # (session, ticket)
+        self._tickets = itertools.count()
+        self._local = threading.local()  # how many slots this thread holds (nested holds)
+
+    def usage(self, session: str) -> float:
+        """The session's slot-seconds, decayed to now."""
+        used, when = self._use.get(session, (0.0, self.clock()))
+        return used * math.exp(-math.log(2) * (self.clock() - when) / self.half_life)
+
+    def _next(self) -> int | None:
+        if not self._waiting:
+            return None
+        if not self.fair:
+            return min(w[1] for w in self._waiting)
+        return min(self._waiting, key=lambda w: (self.usage(w[0]), w[1]))[1]
+
+    def held(self) -> bool:
+        return getattr(self._local, "depth", 0) > 0
+
+    def acquire(self, session: str | None = None) -> str:
+        session = session_id() if session is None else session
+        with self._cond:
+            ticket = next(self._tickets)
+            self._waiting.append((session, ticket))
+            while not (self._free > 0 and self._next() == ticket):
+                self._cond.wait(timeout=1.0)  # a decaying use can change the order: look again now and then
+            self._waiting.remove((session, ticket))
+            self._free -= 1
+            self._cond.notify_all()  # a second free slot: the next in line may go too
+        self._local.depth = getattr(self._local, "depth", 0) + 1
+        self._local.start = getattr(self._local, "start", [])
+        self._local.start.append((session, self.clock()))
+        return session
+
+    def release(self) -> None:
+        session, start = self._local.start.pop()
+        self._local.depth -= 1
+        with self._cond:
+            now = self.clock()
+            self._use[session] = (self.usage(session) + (now - start), now)
+            if len(self._use) > 10_000:  # sessions come and go: forget the ones whose use has decayed
+                self._use = {s: u for s, u in self._use.items() if self.usage(s) > 0.01}
+            self._free += 1
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def hold(self, session: str | None = None):
+        self.acquire(session)
+        try:
+            yield
+        finally:
+            self.release()
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._waiting)
+
+
+# ATTN_FAIR_SLOTS=0: first come, first served and no heavy lane (the old semaphore's behaviour), for
+# the bench's comparison only (bench/attack.py)
+FAIR = os.environ.get("ATTN_FAIR_SLOTS", "1") != "0"
+RUN_SLOTS = FairSlots(int(os.environ.get("ATTN_RUN_SLOTS", "2")), fair=FAIR)
+HEAVY_SLOTS = FairSlots(int(os.environ.get("ATTN_HEAVY_SLOTS", "1")))
+
+
+@contextlib.contextmanager
+def heavy(run_slots: FairSlots | None = None, heavy_slots: FairSlots | None = None):
+    """A heavy computation (an uncached importance grid, timeline scores, a cost section): its run
+    slot is handed back while it waits for and runs in the heavy lane, then taken again."""
+    if run_slots is None and not FAIR:
+        yield
+        return
+    run_slots = run_slots or RUN_SLOTS
+    heavy_slots = heavy_slots or HEAVY_SLOTS
+    session = session_id()
+    held = run_slots.held()
+    if held:
+        run_slots.release()
+    try:
+        with heavy_slots.hold(session):
+            yield
+    finally:
+        if held:
+            run_slots.acquire(session)
+
+
+def heavy_call(fn):
+    """fn run in the heavy lane (put it inside an st.cache_data function: a cache hit never waits)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with heavy():
+            return fn(*args, **kwargs)
+
+    return wrapped
