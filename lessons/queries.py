@@ -514,7 +514,8 @@ def heads_agree(ctx):
         tops = [keys[int(w0[h, r, keys].argmax())] for h in range(n_heads)]
         return tops, min(gap(w0[h, r, keys], keys.index(tops[h])) for h in range(n_heads))
 
-    order = [prefer] + [r for r in range(len(toks)) if r != prefer]
+    # a row that sees one key only (a causal row 0) has nothing to agree on
+    order = [r for r in [prefer] + [r for r in range(len(toks)) if r != prefer] if len(visible(att, r)) > 1] or [prefer]
     clear = [(r, *tops_and_margin(r)) for r in order]
     clear = [c for c in clear if c[2] >= MARGINS["weight"]] or [(prefer, *tops_and_margin(prefer))]
     row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
