@@ -12,7 +12,7 @@ from ui import boot, classroom, hardening, layout, state  # noqa: E402
 from ui.context import RUN_SLOTS, end_run, sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
 
-hardening.apply()  # clear_cache refused, uploads dropped, metrics empty (once per process)
+hardening.apply()  # clear_cache refused, uploads bounded to the lesson uploader, metrics empty (once per process)
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
 ctx = sidebar()
@@ -34,6 +34,7 @@ PAGES = [
     ("pages/cost.py", "cost", "page_cost", "⏱️"),
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
     ("pages/lessons.py", "lessons", "page_lessons", "🎓"),
+    ("pages/editor.py", "editor", "page_editor", "📝"),
 ]
 pages = [
     st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0)) for i, (f, path, key, icon) in enumerate(PAGES)

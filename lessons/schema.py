@@ -151,31 +151,31 @@ def _type_name(want) -> str:
 
 def check_text(value: str, key: str, line: int, limit: int = MAX_TEXT) -> None:
     if len(value) > limit:
-        raise LessonError("too_long", line, key=key, limit=limit)
+        raise LessonError("too_long", line, field=key, limit=limit)
     if any(ord(ch) < 32 and ch not in "\n\t" for ch in value) or "\u202e" in value or "\u202d" in value:
-        raise LessonError("control_chars", line, key=key)
+        raise LessonError("control_chars", line, field=key)
     for tag in TAG.findall(value):
         if tag.replace(" ", "") not in ALLOWED_TAGS:
-            raise LessonError("markup", line, key=key)
+            raise LessonError("markup", line, field=key)
     if LINK.search(value):
-        raise LessonError("link", line, key=key)
+        raise LessonError("link", line, field=key)
 
 
 def _texts(value, key: str, line: int, params: tuple[str, ...] | None) -> dict:
     """A {en, zh} table of texts: both languages, plain text, only {placeholders} the query gives."""
     if not isinstance(value, dict):
-        raise LessonError("wrong_type", line, key=key, want=TYPE_NAMES[dict])
+        raise LessonError("wrong_type", line, field=key, want=TYPE_NAMES[dict])
     for lang in value:
         if lang not in LANGS:
-            raise LessonError("unknown_key", line, key=f"{key}.{lang}")
+            raise LessonError("unknown_key", line, field=f"{key}.{lang}")
     for lang in LANGS:
         if lang not in value:
-            raise LessonError("missing", line, key=f"{key}.{lang}")
+            raise LessonError("missing", line, field=f"{key}.{lang}")
         text = value[lang]
         if not isinstance(text, str):
-            raise LessonError("wrong_type", line, key=f"{key}.{lang}", want=TYPE_NAMES[str])
+            raise LessonError("wrong_type", line, field=f"{key}.{lang}", want=TYPE_NAMES[str])
         if not text.strip():
-            raise LessonError("missing", line, key=f"{key}.{lang}")
+            raise LessonError("missing", line, field=f"{key}.{lang}")
         check_text(text, f"{key}.{lang}", line)
         if params is not None:
             check_placeholders(text, f"{key}.{lang}", line, params)
@@ -187,12 +187,12 @@ def check_placeholders(text: str, key: str, line: int, params: tuple[str, ...]) 
     try:
         parsed = list(string.Formatter().parse(text))
     except ValueError:
-        raise LessonError("placeholder", line, key=key, name="{") from None
+        raise LessonError("placeholder", line, field=key, name="{") from None
     for _, name, spec, conv in parsed:
         if name is None:
             continue
         if name not in params or spec or conv:
-            raise LessonError("placeholder", line, key=key, name=name[:30], known=", ".join(params))
+            raise LessonError("placeholder", line, field=key, name=name[:30], known=", ".join(params))
 
 
 def known_models() -> tuple[str, ...]:
@@ -236,20 +236,20 @@ def validate(text) -> Lesson:
         raise LessonError("too_deep", 0)
     for key, value in data.items():
         if key not in TOP_KEYS:
-            raise LessonError("unknown_key", where.line(None, key), key=key[:40])
+            raise LessonError("unknown_key", where.line(None, key), field=key[:40])
         if not _type_ok(value, TOP_KEYS[key]):
-            raise LessonError("wrong_type", where.line(None, key), key=key, want=_type_name(TOP_KEYS[key]))
+            raise LessonError("wrong_type", where.line(None, key), field=key, want=_type_name(TOP_KEYS[key]))
     for key in ("id", "title", "step"):
         if key not in data:
-            raise LessonError("missing", 1 if key != "step" else len(where.lines), key=key)
+            raise LessonError("missing", 1 if key != "step" else len(where.lines), field=key)
     if not ID.match(data["id"]):
-        raise LessonError("bad_id", where.line(None, "id"), key="id")
+        raise LessonError("bad_id", where.line(None, "id"), field="id")
     if data.get("format", 1) != 1:
-        raise LessonError("bad_value", where.line(None, "format"), key="format", value=str(data["format"])[:20])
+        raise LessonError("bad_value", where.line(None, "format"), field="format", value=str(data["format"])[:20])
     title = _texts(data["title"], "title", where.line(None, "title"), ())
     for lang in LANGS:
         if len(title[lang]) > 120:
-            raise LessonError("too_long", where.line(None, "title"), key=f"title.{lang}", limit=120)
+            raise LessonError("too_long", where.line(None, "title"), field=f"title.{lang}", limit=120)
     intro = _texts(data["intro"], "intro", where.line(None, "intro"), ()) if "intro" in data else {}
     steps = data["step"]
     if not steps:
@@ -262,7 +262,7 @@ def validate(text) -> Lesson:
         s = validate_step(step, i, where, models)
         sid = s.get("id") or f"{data['id']}.{i + 1}"
         if sid in ids:
-            raise LessonError("bad_id", where.line(i, "id"), key=f"step {i + 1}: id")
+            raise LessonError("bad_id", where.line(i, "id"), field=f"step {i + 1}: id")
         ids.add(sid)
         out.append(s)
     return Lesson(data["id"], title, intro, out, text)
@@ -273,17 +273,19 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
     n = i + 1
     line = where.line(i)
     if not isinstance(step, dict):
-        raise LessonError("wrong_type", line, key=f"step {n}", want=TYPE_NAMES[dict])
+        raise LessonError("wrong_type", line, field=f"step {n}", want=TYPE_NAMES[dict])
     for key, value in step.items():
         if key not in STEP_KEYS:
-            raise LessonError("unknown_key", where.line(i, key), key=f"step {n}: {key[:40]}")
+            raise LessonError("unknown_key", where.line(i, key), field=f"step {n}: {key[:40]}")
         if not _type_ok(value, STEP_KEYS[key]):
-            raise LessonError("wrong_type", where.line(i, key), key=f"step {n}: {key}", want=_type_name(STEP_KEYS[key]))
+            raise LessonError(
+                "wrong_type", where.line(i, key), field=f"step {n}: {key}", want=_type_name(STEP_KEYS[key])
+            )
     for key in ("model", "sentence", "question", "query", "ask", "reveal"):
         if key not in step:
-            raise LessonError("missing", line, key=f"step {n}: {key}")
+            raise LessonError("missing", line, field=f"step {n}: {key}")
     if "id" in step and not STEP_ID.match(step["id"]):
-        raise LessonError("bad_id", where.line(i, "id"), key=f"step {n}: id")
+        raise LessonError("bad_id", where.line(i, "id"), field=f"step {n}: id")
     models = known_models() if models is None else models
     if step["model"] not in models:
         raise LessonError(
@@ -291,12 +293,16 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
         )
     sentences = step["sentence"] if isinstance(step["sentence"], list) else [step["sentence"]]
     if not sentences or len(sentences) > MAX_SENTENCES:
-        raise LessonError("bad_value", where.line(i, "sentence"), key=f"step {n}: sentence", value=str(len(sentences)))
+        raise LessonError(
+            "bad_value", where.line(i, "sentence"), field=f"step {n}: sentence", value=str(len(sentences))
+        )
     for s in sentences:
         if not isinstance(s, str):
-            raise LessonError("wrong_type", where.line(i, "sentence"), key=f"step {n}: sentence", want=TYPE_NAMES[str])
+            raise LessonError(
+                "wrong_type", where.line(i, "sentence"), field=f"step {n}: sentence", want=TYPE_NAMES[str]
+            )
         if not s.strip():
-            raise LessonError("missing", where.line(i, "sentence"), key=f"step {n}: sentence")
+            raise LessonError("missing", where.line(i, "sentence"), field=f"step {n}: sentence")
         check_text(s, f"step {n}: sentence", where.line(i, "sentence"), MAX_SENTENCE)
     q = QUERIES.get(step["query"])
     if q is None:
@@ -305,7 +311,7 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
         )
     if step["question"] not in question_kinds():
         raise LessonError(
-            "bad_value", where.line(i, "question"), key=f"step {n}: question", value=step["question"][:20]
+            "bad_value", where.line(i, "question"), field=f"step {n}: question", value=step["question"][:20]
         )
     if step["question"] not in q.questions:
         raise LessonError(
@@ -321,7 +327,7 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
     for key in ("ask", "reveal", "reveal_yes", "reveal_no"):
         if key in step:
             if key.startswith("reveal_") and step["question"] != "yesno":
-                raise LessonError("unknown_key", where.line(i, key), key=f"step {n}: {key}")
+                raise LessonError("unknown_key", where.line(i, key), field=f"step {n}: {key}")
             _texts(step[key], f"step {n}: {key}", where.line(i, key), q.params)
     show = step.get("show", list(q.shows))
     if len(show) > MAX_LIST or any(not isinstance(x, str) or x not in q.shows for x in show):
@@ -338,9 +344,9 @@ def _view(view: dict, i: int, where: _Where) -> dict:
     for key, value in view.items():
         line = where.line(i, "view", key)
         if key not in VIEW_KEYS:
-            raise LessonError("unknown_key", line, key=f"step {n}: view.{key[:40]}")
+            raise LessonError("unknown_key", line, field=f"step {n}: view.{key[:40]}")
         if not _type_ok(value, VIEW_KEYS[key]):
-            raise LessonError("wrong_type", line, key=f"step {n}: view.{key}", want=_type_name(VIEW_KEYS[key]))
+            raise LessonError("wrong_type", line, field=f"step {n}: view.{key}", want=_type_name(VIEW_KEYS[key]))
     bad = None
     if "kind" in view and view["kind"] not in KINDS:
         bad = "kind"
@@ -365,7 +371,7 @@ def _view(view: dict, i: int, where: _Where) -> dict:
         bad = "heads_off"
     if bad:
         raise LessonError(
-            "bad_value", where.line(i, "view", bad), key=f"step {n}: view.{bad}", value=str(view[bad])[:40]
+            "bad_value", where.line(i, "view", bad), field=f"step {n}: view.{bad}", value=str(view[bad])[:40]
         )
     return dict(view)
 
@@ -375,62 +381,67 @@ def _args(args: dict, q, i: int, where: _Where) -> dict:
     for key, value in args.items():
         line = where.line(i, "args", key)
         if key not in q.args:
-            raise LessonError("unknown_arg", line, step=n, query=q.name, key=key[:40], known=", ".join(q.args) or "—")
+            raise LessonError("unknown_arg", line, step=n, query=q.name, field=key[:40], known=", ".join(q.args) or "—")
         want = q.args[key]
         want = (float, int) if want is float else want
         if not _type_ok(value, want):
-            raise LessonError("wrong_type", line, key=f"step {n}: args.{key}", want=_type_name(want))
+            raise LessonError("wrong_type", line, field=f"step {n}: args.{key}", want=_type_name(want))
         if isinstance(value, str):
             check_text(value, f"step {n}: args.{key}", line, MAX_SENTENCE)
         if isinstance(value, list):
             if len(value) > MAX_LIST or any(not isinstance(x, str) for x in value):
-                raise LessonError("bad_value", line, key=f"step {n}: args.{key}", value=str(len(value)))
+                raise LessonError("bad_value", line, field=f"step {n}: args.{key}", value=str(len(value)))
             for x in value:
                 check_text(x, f"step {n}: args.{key}", line, MAX_SENTENCE)
         if isinstance(value, float) and not -1e6 < value < 1e6:
-            raise LessonError("bad_value", line, key=f"step {n}: args.{key}", value=str(value)[:20])
+            raise LessonError("bad_value", line, field=f"step {n}: args.{key}", value=str(value)[:20])
     if q.name == "sharpen_sketch":
         sk = args.get("sketches", [])
         if sk and (len(sk) != 3 or sorted(sk) != ["flatter", "same", "sharper"]):
             raise LessonError(
-                "bad_value", where.line(i, "args", "sketches"), key=f"step {n}: args.sketches", value=", ".join(sk)[:40]
+                "bad_value",
+                where.line(i, "args", "sketches"),
+                field=f"step {n}: args.sketches",
+                value=", ".join(sk)[:40],
             )
         if "row" in args and args["row"] != "clearest":
             raise LessonError(
-                "bad_value", where.line(i, "args", "row"), key=f"step {n}: args.row", value=args["row"][:40]
+                "bad_value", where.line(i, "args", "row"), field=f"step {n}: args.row", value=args["row"][:40]
             )
         if "temperature" in args and not 0.05 <= args["temperature"] <= 20:
             raise LessonError(
                 "bad_value",
                 where.line(i, "args", "temperature"),
-                key=f"step {n}: args.temperature",
+                field=f"step {n}: args.temperature",
                 value=str(args["temperature"]),
             )
     if q.name == "cell_weight":
         if "step" in args and not 0.05 <= args["step"] <= 0.5:
             raise LessonError(
-                "bad_value", where.line(i, "args", "step"), key=f"step {n}: args.step", value=str(args["step"])
+                "bad_value", where.line(i, "args", "step"), field=f"step {n}: args.step", value=str(args["step"])
             )
         if "tolerance" in args and not 0 <= args["tolerance"] <= 0.5:
             raise LessonError(
                 "bad_value",
                 where.line(i, "args", "tolerance"),
-                key=f"step {n}: args.tolerance",
+                field=f"step {n}: args.tolerance",
                 value=str(args["tolerance"]),
             )
     if q.name == "pe_dot":
         for k in ("p", "near", "far"):
             if k in args and not 0 <= args[k] <= 512:
-                raise LessonError("bad_value", where.line(i, "args", k), key=f"step {n}: args.{k}", value=str(args[k]))
+                raise LessonError(
+                    "bad_value", where.line(i, "args", k), field=f"step {n}: args.{k}", value=str(args[k])
+                )
     if q.name == "switch_off_changes" and "pick" in args and args["pick"] not in ("most_important", "least_important"):
         raise LessonError(
-            "bad_value", where.line(i, "args", "pick"), key=f"step {n}: args.pick", value=args["pick"][:40]
+            "bad_value", where.line(i, "args", "pick"), field=f"step {n}: args.pick", value=args["pick"][:40]
         )
     if q.name == "cells_compare" and "yes_if" in args and args["yes_if"] not in ("same", "different"):
         raise LessonError(
-            "bad_value", where.line(i, "args", "yes_if"), key=f"step {n}: args.yes_if", value=args["yes_if"][:40]
+            "bad_value", where.line(i, "args", "yes_if"), field=f"step {n}: args.yes_if", value=args["yes_if"][:40]
         )
     for key in q.required:
         if key not in args:
-            raise LessonError("missing", where.line(i, "args"), key=f"step {n}: args.{key}")
+            raise LessonError("missing", where.line(i, "args"), field=f"step {n}: args.{key}")
     return dict(args)
