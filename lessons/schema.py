@@ -109,7 +109,9 @@ class _Where:
         self.lines = _lines(text)
         self.steps = [i for i, ln in enumerate(self.lines) if re.match(r"^\s*\[\[\s*step\s*\]\]", ln)]
 
-    def line(self, step: int | None = None, *keys: str) -> int:
+    def line(self, step: int | None = None, *path: str) -> int:
+        """The line of path (e.g. "reveal", "zh") in step (None: the top of the file): the dotted
+        key's own line (reveal.zh = ...), else the line that opens its first part (reveal = {...})."""
         if step is None:
             start, end = 0, self.steps[0] if self.steps else len(self.lines)
         elif step < len(self.steps):
@@ -117,10 +119,9 @@ class _Where:
             end = self.steps[step + 1] if step + 1 < len(self.steps) else len(self.lines)
         else:
             return 0
-        for key in reversed(keys):  # the most precise key found first
-            pat = re.compile(
-                rf"^\s*(\[\s*step\.)?{re.escape(key)}\b|[{{,]\s*{re.escape(key)}\s*=|^\s*\w+\.{re.escape(key)}\s*="
-            )
+        for n in range(len(path), 0, -1):
+            dotted = r"\s*\.\s*".join(re.escape(p) for p in path[:n])
+            pat = re.compile(rf"^\s*{dotted}\s*[=.]|^\s*\[\s*(step\s*\.\s*)?{dotted}\s*\]")
             for i in range(start, end):
                 if pat.search(self.lines[i]):
                     return i + 1
@@ -161,8 +162,9 @@ def check_text(value: str, key: str, line: int, limit: int = MAX_TEXT) -> None:
         raise LessonError("link", line, field=key)
 
 
-def _texts(value, key: str, line: int, params: tuple[str, ...] | None) -> dict:
-    """A {en, zh} table of texts: both languages, plain text, only {placeholders} the query gives."""
+def _texts(value, key: str, line: int, params: tuple[str, ...] | None, lines=None) -> dict:
+    """A {en, zh} table of texts: both languages, plain text, only {placeholders} the query gives.
+    lines(lang): the line of that language's text (default: line)."""
     if not isinstance(value, dict):
         raise LessonError("wrong_type", line, field=key, want=TYPE_NAMES[dict])
     for lang in value:
@@ -172,6 +174,7 @@ def _texts(value, key: str, line: int, params: tuple[str, ...] | None) -> dict:
         if lang not in value:
             raise LessonError("missing", line, field=f"{key}.{lang}")
         text = value[lang]
+        line = lines(lang) if lines else line
         if not isinstance(text, str):
             raise LessonError("wrong_type", line, field=f"{key}.{lang}", want=TYPE_NAMES[str])
         if not text.strip():
@@ -246,7 +249,7 @@ def validate(text) -> Lesson:
         raise LessonError("bad_id", where.line(None, "id"), field="id")
     if data.get("format", 1) != 1:
         raise LessonError("bad_value", where.line(None, "format"), field="format", value=str(data["format"])[:20])
-    title = _texts(data["title"], "title", where.line(None, "title"), ())
+    title = _texts(data["title"], "title", where.line(None, "title"), (), lambda lg: where.line(None, "title", lg))
     for lang in LANGS:
         if len(title[lang]) > 120:
             raise LessonError("too_long", where.line(None, "title"), field=f"title.{lang}", limit=120)
@@ -328,7 +331,7 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
         if key in step:
             if key.startswith("reveal_") and step["question"] != "yesno":
                 raise LessonError("unknown_key", where.line(i, key), field=f"step {n}: {key}")
-            _texts(step[key], f"step {n}: {key}", where.line(i, key), q.params)
+            _texts(step[key], f"step {n}: {key}", where.line(i, key), q.params, lambda lg, k=key: where.line(i, k, lg))
     show = step.get("show", list(q.shows))
     if len(show) > MAX_LIST or any(not isinstance(x, str) or x not in q.shows for x in show):
         raise LessonError("bad_show", where.line(i, "show"), step=n, known=", ".join(q.shows) or "—")
