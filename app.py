@@ -41,7 +41,7 @@ pages = [
 ]
 layout.set_pages(pages)  # presentation mode's page switcher (the sidebar's navigation is hidden)
 st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: off for the pages/ folder's menu
-nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
+nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar", expanded=True)  # 13 pages: all shown
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
     with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/context.py)

@@ -56,8 +56,9 @@ def table(lesson: str, steps) -> list[dict] | None:
     )
 
 
+@st.fragment(run_every=3)
 def class_results(lesson: str, steps) -> None:
-    """Every step's results: per option how many chose it and whether it is right, with the
+    """Every step's results (refreshed every 3 s, so the CSV holds the answers given since): per option how many chose it and whether it is right, with the
     nicknames of who chose it; the CSV for the teacher to keep."""
     rows = table(lesson, steps)
     if rows is None:

@@ -97,7 +97,7 @@ def test_a_teacher_writes_a_lesson_and_runs_it_in_a_room(app_server, new_page, t
         s.wait_for_function("() => location.pathname.endsWith('/lessons')", timeout=30_000)
         settle(s)
         main(s).get_by_text("How many tokens does it cut it into?").first.wait_for(timeout=30_000)
-    nick = main(students[0]).get_by_label("Nickname for the teacher (optional)")
+    nick = main(students[0]).get_by_role("textbox", name="Nickname for the teacher (optional)")
     nick.fill("Ann")
     nick.press("Enter")
     settle(students[0])
