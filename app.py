@@ -13,7 +13,7 @@ from ui.context import sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
 from ui.run import RUN_SLOTS, end_run  # noqa: E402
 
-hardening.apply()  # clear_cache refused, uploads dropped, metrics empty (once per process)
+hardening.apply()  # clear_cache refused, uploads bounded to the lesson uploader, metrics empty (once per process)
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
 ctx = sidebar()
@@ -35,13 +35,14 @@ PAGES = [
     ("pages/cost.py", "cost", "page_cost", "⏱️"),
     ("pages/timeline.py", "timeline", "page_timeline", "⏳"),
     ("pages/lessons.py", "lessons", "page_lessons", "🎓"),
+    ("pages/editor.py", "editor", "page_editor", "📝"),
 ]
 pages = [
     st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0)) for i, (f, path, key, icon) in enumerate(PAGES)
 ]
 layout.set_pages(pages)  # presentation mode's page switcher (the sidebar's navigation is hidden)
 st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: off for the pages/ folder's menu
-nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar")
+nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar", expanded=True)  # 13 pages: all shown
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
     with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/run.py)

@@ -24,8 +24,8 @@ The checks (CHECKS):
                   source) is >= ALIGN_MIN on the held-out probe; peakedness alone is not alignment.
   pronoun_en/zh   a GPT head links the pronoun to its noun in that language when its mean weight on
                   the noun, over the held-out stories in that language, is >= PRONOUN_MIN.
-The lessons' answers follow the same idea with their own margins (analysis/lessons.py, MARGINS and
-passes(); tests/test_lessons.py checks every step on the shipped models).
+The lessons' answers follow the same idea with their own margins (lessons/steps.py, MARGINS and
+passes(); tests/test_lessons.py checks every step of every lesson file on its model).
 """
 
 from __future__ import annotations

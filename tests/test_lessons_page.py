@@ -4,7 +4,7 @@ chose to share them; answers that do not fit a lesson are left out, never a cras
 
 import pytest
 
-from analysis.lessons import LESSONS
+from lessons.files import BUILTIN as LESSONS
 from tests import apptest
 
 PAGE = "pages/lessons.py"

@@ -173,7 +173,9 @@ def _upload(server, session_id: str, n: int, size: int) -> list[int]:
 
 
 def test_uploads_are_dropped(server):
-    """The app has no uploader; Streamlit would keep every uploaded file in the session's memory."""
+    """A session that never drew the lesson editor's uploader (the app's only one) keeps no upload;
+    Streamlit would keep every uploaded file in the session's memory. (A session that drew it keeps
+    at most two files of 64 kB: tests/test_lesson_files.py.)"""
 
     async def body(c):
         msgs = await c.run(rerun(""))

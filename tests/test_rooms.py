@@ -449,3 +449,78 @@ def test_redis_never_scans_the_keyspace(redis_url, monkeypatch):
     assert store.answers(code, "lesson.2") == {0: 1}
     store.close(code, token)
     assert store.r.keys("*") == [] or set(store.r.keys("*")) <= {"rooms:expires"}
+
+
+# -- a lesson the teacher shares, nicknames and the class's results (issue 27) ------------------------------
+
+
+def test_a_shared_lesson_reaches_another_replica_and_ends_with_the_room(make_store):
+    teacher_side, student_side = make_store(), make_store()
+    code, token = teacher_side.create()
+    assert student_side.lesson(code) is None
+    lesson = 'id = "mine"\n' + "# " + "x" * 30_000 + "\n"  # larger than a room's state may be
+    teacher_side.set_lesson(code, token, lesson)
+    assert student_side.lesson(code) == lesson
+    assert len(lesson.encode()) > R.MAX_STATE
+    with pytest.raises(PermissionError):
+        student_side.set_lesson(code, "not-the-token", "x")
+    with pytest.raises(R.StateTooLarge):
+        teacher_side.set_lesson(code, token, "x" * (R.MAX_LESSON + 1))
+    assert student_side.lesson(code) == lesson  # a refused lesson changes nothing
+    teacher_side.close(code, token)
+    assert student_side.lesson(code) is None
+
+
+def test_a_shared_lesson_and_the_results_expire_with_the_room(make_store):
+    store = make_store(ttl=1)
+    code, token = store.create()
+    store.set_lesson(code, token, 'id = "x"\n')
+    store.answer(code, "~x.1", "s1", 0)
+    store.set_nickname(code, "s1", "Ann")
+    time.sleep(2.2)
+    assert store.lesson(code) is None and store.results(code) == [] and store.nicknames(code) == {}
+    with pytest.raises(KeyError):
+        store.set_nickname(code, "s1", "Bo")
+
+
+def test_results_list_every_answer_with_the_nicknames_students_chose(make_store):
+    store = make_store()
+    code, token = store.create()
+    store.answer(code, "~mine.1", "s1", 2)
+    store.answer(code, "~mine.1", "s2", 0)
+    store.answer(code, "~mine.2", "s1", 1)
+    store.set_nickname(code, "s1", "  Ann   Lee  " + "x" * 40)
+    store.set_nickname(code, "s2", "Bo")
+    store.set_nickname(code, "s2", "")  # anonymous again
+    assert sorted(store.results(code)) == [("~mine.1", "s1", 2), ("~mine.1", "s2", 0), ("~mine.2", "s1", 1)]
+    assert store.nicknames(code) == {"s1": ("Ann Lee " + "x" * 40)[: R.MAX_NICK]}
+    other, _ = store.create()
+    assert store.results(other) == [] and store.nicknames(other) == {}
+    store.close(code, token)
+    assert store.results(code) == [] and store.nicknames(code) == {}
+
+
+def test_the_class_results_csv_counts_each_option_and_marks_the_right_one():
+    import csv
+    import io
+
+    from lessons import results
+    from lessons.steps import Step
+
+    steps = [
+        Step("a.1", "yesno", ["yes", "no"], 1),
+        Step("a.2", "slider", ["0", "0.5", "1"], 1, value=0.45, tolerance=0.1),
+    ]
+    answers = [("a.1", "s1", 1), ("a.1", "s2", 0), ("a.1", "s3", 1), ("a.2", "s1", 1), ("a.2", "s2", 2)]
+    table = results.rows(steps, answers, {"s1": "=cmd|' /C calc'!A0"}, key=lambda s: s.id)
+    assert [(r["step"], r["option"], r["students"], r["right"]) for r in table] == [
+        (1, "0", 1, False),
+        (1, "1", 2, True),
+        (2, "1", 1, True),
+        (2, "2", 1, False),
+    ]
+    assert results.per_step(steps, answers, key=lambda s: s.id) == [(3, 2), (2, 1)]
+    rows = list(csv.reader(io.StringIO(results.to_csv(table))))
+    assert rows[0] == list(results.COLUMNS)
+    assert rows[2][5].startswith("'=")  # a spreadsheet formula is not run
+    assert rows[2][5].endswith("1 anonymous")

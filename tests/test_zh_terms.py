@@ -1,4 +1,5 @@
-"""Chinese wording of the whole translation table (every ui/strings/*.toml file, as ui.i18n assembles it):
+"""Chinese wording of the whole translation table (every ui/strings/*.toml file, as ui.i18n assembles it,
+and the Chinese texts of the lesson files in lessons/builtin and lessons/examples):
 one term per concept, as the attention tutorials our users read write them.
 
 - mask is 掩码 (never 遮蔽 / 遮住 / 遮挡 / 遮盖);
@@ -16,6 +17,26 @@ import pytest
 import ui.i18n as i18n
 
 ZH = {key: entry["zh"] for key, entry in i18n.TABLE.items() if isinstance(entry.get("zh"), str)}
+
+
+def _lesson_texts() -> dict[str, str]:
+    from pathlib import Path
+
+    from lessons import files, schema
+
+    out = {}
+    paths = sorted(files.BUILTIN_DIR.glob("*.toml")) + sorted((Path(files.__file__).parent / "examples").glob("*.toml"))
+    for path in paths:
+        lesson = schema.validate(path.read_bytes())
+        out[f"{path.name}: title"] = lesson.title["zh"]
+        for i, step in enumerate(lesson.steps):
+            for part in ("ask", "reveal", "reveal_yes", "reveal_no"):
+                if part in step:
+                    out[f"{path.name}: step {i + 1} {part}"] = step[part]["zh"]
+    return out
+
+
+ZH.update(_lesson_texts())
 CJK = "[\u4e00-\u9fff]"
 
 

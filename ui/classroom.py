@@ -32,7 +32,16 @@ import streamlit as st
 
 from . import state
 from .i18n import t
-from .rooms import MAX_STATE, TTL, RoomsFull, StoreError, format_code, normalize_code, rooms_from_setting
+from .rooms import (
+    MAX_STATE,
+    TTL,
+    RoomsFull,
+    StateTooLarge,
+    StoreError,
+    format_code,
+    normalize_code,
+    rooms_from_setting,
+)
 from .safe import echo
 
 _LOG = logging.getLogger(__name__)
@@ -51,6 +60,7 @@ KEEP = (
     "_room_student",
     "_room_notice",
     "les_answers",
+    "les_nick",
     "lang",
 )
 NOTICE_S = 60  # a room notice (a refused or stale secret) stays at the top of the page this long
@@ -440,3 +450,55 @@ def answer_counts(step_id: str) -> dict[int, int] | None:
     except StoreError as e:
         _store_failed(e)
         return {}
+
+
+# -- a lesson the teacher shares, and the class's results (lessons page) ---------------------------------
+
+
+def room_lesson() -> str | None:
+    """The lesson file the room's teacher shared (None outside a room or when none is shared)."""
+    if not code():
+        return None
+    try:
+        return store().lesson(code())
+    except StoreError as e:
+        _store_failed(e)
+        return None
+
+
+def share_lesson(text: str) -> bool:
+    """The teacher's own lesson into the room store (its own bounded key, gone with the room)."""
+    if not is_teacher():
+        return False
+    try:
+        store().set_lesson(code(), st.session_state["_room_token"], text)
+        return True
+    except StateTooLarge:
+        st.toast(t("room_lesson_too_large"), icon="✂️")
+    except (KeyError, PermissionError):
+        pass
+    except StoreError as e:
+        st.toast(_store_failed(e), icon="⚠️")
+    return False
+
+
+def set_nickname(nick: str) -> None:
+    """A student's nickname for the teacher's results (empty: anonymous again)."""
+    if code() and not is_teacher():
+        try:
+            store().set_nickname(code(), student_id(), nick)
+        except KeyError:
+            pass
+        except StoreError as e:
+            st.toast(_store_failed(e), icon="⚠️")
+
+
+def results() -> tuple[list[tuple[str, str, int]], dict[str, str]] | None:
+    """The room's answers [(step key, student, choice)] and nicknames; None outside a teacher's room."""
+    if not is_teacher():
+        return None
+    try:
+        return store().results(code()), store().nicknames(code())
+    except StoreError as e:
+        _store_failed(e)
+        return [], {}

@@ -6,8 +6,11 @@ place. app.py calls apply() on every run; it patches once per process.
   Streamlit obeys it by clearing every st.cache_data and st.cache_resource for every session
   (runtime/app_session.py, AppSession._handle_clear_cache_request): the loaded models and the
   class's traces, so every student waits for them again. Here it is refused and logged.
-- /_stcore/upload_file: the app has no file uploader, but Streamlit accepts uploads into any
-  session's memory (300 x 1 MB took one server +302 MB). Every upload is dropped.
+- /_stcore/upload_file: Streamlit accepts uploads into any session's memory (300 x 1 MB took one
+  server +302 MB). The app's one uploader is the lesson editor's (a lesson file, at most
+  UPLOAD_MAX bytes): an upload is kept only for a session that drew that uploader
+  (allow_uploads), only up to UPLOAD_MAX bytes, at most UPLOAD_FILES per session (the oldest go)
+  and UPLOAD_TOTAL bytes in the process. Every other upload is dropped.
 - /_stcore/metrics: sessions, cache names and sizes, compute times, public by default. It
   answers with no metrics.
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
@@ -17,9 +20,28 @@ deploy/nginx.conf also closes both routes in front of the app.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 
 _LOG = logging.getLogger(__name__)
 _DONE: set[str] = set()
+UPLOAD_MAX = 64_000  # bytes of one upload kept (lessons.schema.MAX_BYTES: a lesson file)
+UPLOAD_FILES = 2  # files one session keeps
+UPLOAD_TOTAL = 16 * 2**20  # bytes every session together keeps
+UPLOAD_SESSIONS = 2_000  # sessions that drew the uploader, remembered (the oldest forgotten)
+_UPLOADERS: OrderedDict[str, bool] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def allow_uploads(session_id: str | None) -> None:
+    """This session drew the lesson editor's uploader: its lesson-sized uploads are kept."""
+    if not session_id:
+        return
+    with _LOCK:
+        _UPLOADERS[session_id] = True
+        _UPLOADERS.move_to_end(session_id)
+        while len(_UPLOADERS) > UPLOAD_SESSIONS:
+            _UPLOADERS.popitem(last=False)
 
 
 def _refuse_clear_cache(self) -> None:
@@ -34,18 +56,43 @@ def refuse_clear_cache() -> None:
 
 
 def _drop_upload(session_id, file) -> None:
-    _LOG.warning("dropped an upload of %d bytes (this app has no uploader)", len(getattr(file, "data", b"")))
+    _LOG.warning("dropped an upload of %d bytes (no uploader in that session)", len(getattr(file, "data", b"")))
+
+
+def _stored_bytes(manager) -> int:
+    """The bytes of every upload the manager holds, from its file_storage (session -> file id -> file)."""
+    return sum(len(getattr(f, "data", b"")) for files in manager.file_storage.values() for f in files.values())
+
+
+def bounded_upload(manager):
+    """manager.add_file that keeps only what allow_uploads and the limits above allow."""
+    original = manager.add_file
+
+    def add_file(session_id, file) -> None:
+        size = len(getattr(file, "data", b""))
+        with _LOCK:
+            allowed = session_id in _UPLOADERS
+        if not allowed or size > UPLOAD_MAX or _stored_bytes(manager) + size > UPLOAD_TOTAL:
+            _LOG.warning("dropped an upload of %d bytes (allowed: %s, at most %d)", size, allowed, UPLOAD_MAX)
+            return
+        original(session_id, file)
+        kept = list(manager.file_storage.get(session_id, {}))
+        for file_id in kept[:-UPLOAD_FILES]:  # dicts keep insertion order: the oldest first
+            manager.remove_file(session_id, file_id)
+
+    return add_file
 
 
 def close_routes() -> bool:
-    """Uploads dropped and metrics emptied on the running server's runtime; False when there is
+    """Uploads bounded and metrics emptied on the running server's runtime; False when there is
     none yet (a bare script run, a test without a server)."""
     from streamlit.runtime import Runtime
 
     if not Runtime.exists():
         return False
     runtime = Runtime.instance()
-    runtime.uploaded_file_mgr.add_file = _drop_upload
+    mgr = runtime.uploaded_file_mgr
+    mgr.add_file = bounded_upload(mgr) if hasattr(mgr, "file_storage") else _drop_upload
     runtime.stats_mgr.registered_families = lambda: []
     runtime.stats_mgr.get_stats = lambda family_names=None: {}
     return True

@@ -1,20 +1,88 @@
-"""The lessons page's state: each lesson's steps (computed once per process from the cached
-models), the step shown and the student's answers, all in the URL (lesson, step, answers)."""
+"""The lessons page's state: the lesson shown (a built-in lesson file, or the teacher's own: loaded
+in the editor or by upload in this session, or shared through the room), its steps (built once per
+lesson text from the cached models), the step shown and the student's answers, all in the URL
+(lesson, step, answers)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
-from analysis.lessons import LESSONS, build, decode_answers, encode_answers
+from lessons import files
+from lessons.answers import decode_answers, encode_answers
+from lessons.build import build
+from lessons.schema import MAX_STEPS, LessonError, validate
 
-from . import cache, state
-from .i18n import t
+from . import cache, classroom, state
+from .i18n import lang, t
+
+CUSTOM = "custom"  # the link's name for the teacher's own lesson
+CHOICES = (*files.BUILTIN, CUSTOM)
+SESSION_KEY = "les_custom_text"  # the lesson file this session loaded (editor or upload)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=16)
+def steps_of(text: str, device: str = "auto"):
+    """A lesson file's steps (lessons.build) for the models as loaded now; one entry per lesson text."""
+    return build(validate(text), lambda name: cache.runner(name, device))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def builtin_text(name: str) -> str:
+    return (files.BUILTIN_DIR / f"{name}.toml").read_text(encoding="utf-8")
+
+
+def custom_text() -> str | None:
+    """The teacher's own lesson: in a room, the one the room shares (a student needs no file); else
+    the one this session loaded."""
+    shared = classroom.room_lesson()
+    if shared is not None and not classroom.is_teacher():
+        return shared
+    return st.session_state.get(SESSION_KEY)
+
+
+def use_custom(text: str) -> None:
+    """Make a valid lesson file this session's own lesson (and the room's, for a teacher)."""
+    st.session_state[SESSION_KEY] = text
+    share_custom()
+
+
+def share_custom() -> None:
+    """A teacher's own lesson goes into the room store once per room and text."""
+    text = st.session_state.get(SESSION_KEY)
+    if text and classroom.is_teacher():
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        if st.session_state.get("_les_shared") != (classroom.code(), digest) and classroom.share_lesson(text):
+            st.session_state["_les_shared"] = (classroom.code(), digest)
+
+
+def text_of(lesson: str) -> str | None:
+    return custom_text() if lesson == CUSTOM else builtin_text(lesson)
+
+
+def title(lesson: str) -> str:
+    text = text_of(lesson)
+    if text is None:
+        return t("lesson_name_custom")
+    try:
+        return validate(text).title[lang()]
+    except LessonError:
+        return t("lesson_name_custom")
+
+
+def choices() -> list[str]:
+    return [*files.BUILTIN, CUSTOM] if custom_text() is not None else list(files.BUILTIN)
+
+
 def steps(lesson: str, device: str = "auto"):
-    """The lesson's steps for the models as loaded now (analysis.lessons.build)."""
-    return build(lesson, lambda name: cache.runner(name, device))
+    return steps_of(text_of(lesson), device)
+
+
+def answer_key(lesson: str, step) -> str:
+    """What the room records a step's answers under: built-in steps by their id, a teacher's own by
+    "~" and its id (a teacher's copy of a built-in lesson may keep its ids)."""
+    return step.id if lesson != CUSTOM else "~" + step.id
 
 
 def _answers_of(lesson: str) -> dict[int, int]:
@@ -27,8 +95,11 @@ def read_url() -> tuple[str, int]:
     once, when the link brings them, never carried into another lesson."""
     fresh = state.from_link("answers", "les_answers_raw")
     linked_lesson = st.query_params.get("lesson")
-    lesson = state.url_param("lesson", LESSONS[0], state.choice(LESSONS), key="les_lesson")
-    state.url_param("step", 1, state.clamped("step", 1, 12, int), key="les_step")
+    lesson = state.url_param("lesson", files.BUILTIN[0], state.choice(CHOICES), key="les_lesson")
+    if lesson == CUSTOM and custom_text() is None:
+        st.session_state["les_lesson"] = lesson = files.BUILTIN[0]
+        state.notice(t("lesson_custom_missing"))
+    state.url_param("step", 1, state.clamped("step", 1, MAX_STEPS, int), key="les_step")
     linked = state.url_param("answers", "", lambda raw: (decode_answers(raw), raw)[1], key="les_answers_raw")
     if fresh and linked and linked_lesson == lesson:
         st.session_state["_les_linked"] = (lesson, decode_answers(linked))

@@ -39,6 +39,8 @@ CODE_LENGTH = 8
 TTL = 4 * 3600  # a room lives 4 hours after the teacher's last change
 MAX_STATE = 20_000  # bytes of JSON a room may hold
 MAX_ANSWER = 64
+MAX_LESSON = 64_000  # bytes of the lesson file a teacher shares with the room (its own key, not the state)
+MAX_NICK = 24  # characters of a student's nickname
 MAX_ROOMS = int(os.environ.get("ATTN_MAX_ROOMS", "2000"))  # open rooms in one store (every replica together)
 MAX_ROOMS_PROCESS = int(os.environ.get("ATTN_MAX_ROOMS_PROCESS", "500"))  # rooms one process opened and that are live
 
@@ -53,7 +55,17 @@ class RoomsFull(RuntimeError):
 
 
 class StateTooLarge(ValueError):
-    """A room state whose JSON is over MAX_STATE bytes."""
+    """A room state whose JSON is over MAX_STATE bytes (or a lesson over MAX_LESSON)."""
+
+
+def _lesson_text(text: str) -> str:
+    if not isinstance(text, str) or len(text.encode()) > MAX_LESSON:
+        raise StateTooLarge(f"a room's lesson is at most {MAX_LESSON} bytes")
+    return text
+
+
+def _nick(nick) -> str:
+    return " ".join(str(nick or "").split())[:MAX_NICK]
 
 
 def _store_errors(method):
@@ -112,7 +124,10 @@ class RoomStore:
     version (PermissionError for a wrong token, KeyError for no such room); check(code, token) ->
     bool; rotate(code, token) -> a new token (the old one stops working); answer(code, step,
     student, choice); answers(code, step) -> {choice: count}; close(code, token); count() -> open
-    rooms. Every method raises StoreError when the store itself fails."""
+    rooms; set_lesson(code, token, text) / lesson(code): the lesson file the teacher shares (at most
+    MAX_LESSON bytes, its own key, expiring with the room); set_nickname(code, student, nick) /
+    results(code) -> [(step, student, choice)] / nicknames(code) -> {student: nick}: the class's
+    results, which end with the room. Every method raises StoreError when the store itself fails."""
 
     ttl: float = TTL
     max_rooms: int = MAX_ROOMS
@@ -120,7 +135,23 @@ class RoomStore:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for name in ("__init__", "create", "get", "publish", "rotate", "answer", "answers", "close", "_check", "count"):
+        for name in (
+            "__init__",
+            "create",
+            "get",
+            "publish",
+            "rotate",
+            "answer",
+            "answers",
+            "close",
+            "_check",
+            "count",
+            "set_lesson",
+            "lesson",
+            "set_nickname",
+            "results",
+            "nicknames",
+        ):
             if name in cls.__dict__:
                 setattr(cls, name, _store_errors(cls.__dict__[name]))
 
@@ -165,6 +196,21 @@ class RoomStore:
     def _check(self, code: str, token: str) -> None:
         raise NotImplementedError
 
+    def set_lesson(self, code: str, token: str, text: str) -> None:
+        raise NotImplementedError
+
+    def lesson(self, code: str) -> str | None:
+        raise NotImplementedError
+
+    def set_nickname(self, code: str, student: str, nick: str) -> None:
+        raise NotImplementedError
+
+    def results(self, code: str) -> list[tuple[str, str, int]]:
+        raise NotImplementedError
+
+    def nicknames(self, code: str) -> dict[str, str]:
+        raise NotImplementedError
+
     def check(self, code: str, token: str) -> bool:
         """Whether token is this live room's teacher token."""
         try:
@@ -189,6 +235,11 @@ class SQLiteRooms(RoomStore):
                 "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))"
             )
             db.execute("CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires)")
+            db.execute("CREATE TABLE IF NOT EXISTS lessons (code TEXT PRIMARY KEY, text TEXT NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS nicknames (code TEXT NOT NULL, student TEXT NOT NULL, "
+                "nick TEXT NOT NULL, PRIMARY KEY (code, student))"
+            )
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -201,7 +252,8 @@ class SQLiteRooms(RoomStore):
     def _expire(self, db) -> None:
         """Drop expired rooms: both statements find them through the rooms_expires index."""
         now = time.time()
-        db.execute("DELETE FROM answers WHERE code IN (SELECT code FROM rooms WHERE expires < ?)", (now,))
+        for table in ("answers", "lessons", "nicknames"):
+            db.execute(f"DELETE FROM {table} WHERE code IN (SELECT code FROM rooms WHERE expires < ?)", (now,))
         db.execute("DELETE FROM rooms WHERE expires < ?", (now,))
 
     def count(self):
@@ -294,9 +346,42 @@ class SQLiteRooms(RoomStore):
     def close(self, code, token):
         db = self._db()
         self._check(code, token, db)
-        db.execute("DELETE FROM answers WHERE code = ?", (code,))
-        db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        for table in ("answers", "lessons", "nicknames", "rooms"):
+            db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
         self._mine().pop(code, None)
+
+    def set_lesson(self, code, token, text):
+        text = _lesson_text(text)
+        db = self._db()
+        self._check(code, token, db)
+        db.execute("INSERT OR REPLACE INTO lessons VALUES (?, ?)", (code, text))
+
+    def lesson(self, code):
+        if self.get(code) is None:
+            return None
+        row = self._db().execute("SELECT text FROM lessons WHERE code = ?", (code,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_nickname(self, code, student, nick):
+        if self.get(code) is None:
+            raise KeyError(code)
+        nick, student = _nick(nick), str(student)[:MAX_ANSWER]
+        if nick:
+            self._db().execute("INSERT OR REPLACE INTO nicknames VALUES (?, ?, ?)", (code, student, nick))
+        else:
+            self._db().execute("DELETE FROM nicknames WHERE code = ? AND student = ?", (code, student))
+
+    def results(self, code):
+        if self.get(code) is None:
+            return []
+        rows = self._db().execute("SELECT step, student, choice FROM answers WHERE code = ?", (code,)).fetchall()
+        return [(str(a), str(b), int(c)) for a, b, c in rows]
+
+    def nicknames(self, code):
+        if self.get(code) is None:
+            return {}
+        rows = self._db().execute("SELECT student, nick FROM nicknames WHERE code = ?", (code,)).fetchall()
+        return {str(a): str(b) for a, b in rows}
 
 
 class RedisRooms(RoomStore):
@@ -368,7 +453,8 @@ class RedisRooms(RoomStore):
         pipe.zadd(self.INDEX, {code: time.time() + self.ttl})
         for step_key in self.r.smembers(f"steps:{code}"):  # this room's answer keys, not a scan of all keys
             pipe.expire(step_key, int(self.ttl))
-        pipe.expire(f"steps:{code}", int(self.ttl))
+        for key in (f"steps:{code}", f"lesson:{code}", f"nicks:{code}"):
+            pipe.expire(key, int(self.ttl))
         return int(pipe.execute()[1])
 
     def answer(self, code, step, student, choice):
@@ -390,10 +476,47 @@ class RedisRooms(RoomStore):
 
     def close(self, code, token):
         self._check(code, token)
-        keys = [f"room:{code}", f"steps:{code}", *self.r.smembers(f"steps:{code}")]
+        keys = [f"room:{code}", f"steps:{code}", f"lesson:{code}", f"nicks:{code}", *self.r.smembers(f"steps:{code}")]
         self.r.delete(*keys)
         self.r.zrem(self.INDEX, code)
         self._mine().pop(code, None)
+
+    def set_lesson(self, code, token, text):
+        text = _lesson_text(text)
+        self._check(code, token)
+        self.r.set(f"lesson:{code}", text, ex=max(1, int(self.r.ttl(f"room:{code}") or self.ttl)))
+
+    def lesson(self, code):
+        if self.get(code) is None:
+            return None
+        return self.r.get(f"lesson:{code}")
+
+    def set_nickname(self, code, student, nick):
+        room = self.get(code)
+        if room is None:
+            raise KeyError(code)
+        nick, student, key = _nick(nick), str(student)[:MAX_ANSWER], f"nicks:{code}"
+        pipe = self.r.pipeline()
+        if nick:
+            pipe.hset(key, student, nick)
+        else:
+            pipe.hdel(key, student)
+        pipe.expire(key, max(1, int(room.expires - time.time())))
+        pipe.execute()
+
+    def results(self, code):
+        if self.get(code) is None:
+            return []
+        out, prefix = [], f"answers:{code}:"
+        for key in sorted(self.r.smembers(f"steps:{code}")):
+            step = key[len(prefix) :] if key.startswith(prefix) else key
+            out += [(step, student, int(choice)) for student, choice in self.r.hgetall(key).items()]
+        return out
+
+    def nicknames(self, code):
+        if self.get(code) is None:
+            return {}
+        return dict(self.r.hgetall(f"nicks:{code}"))
 
 
 DEFAULT_SQLITE = Path(tempfile.gettempdir()) / "attention-explorer-rooms.sqlite3"

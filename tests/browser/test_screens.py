@@ -32,9 +32,11 @@ PAGES = [
     ("cost", ""),
     ("timeline", ""),
     ("lessons", ""),
+    ("editor", ""),
 ]
-# the lessons page opens on a question; its charts are the answer's, drawn after the prediction
-NO_CHART_FIRST = {"lessons"}
+# the lessons page opens on a question; its charts are the answer's, drawn after the prediction;
+# the lesson editor draws no chart (its preview does, once opened)
+NO_CHART_FIRST = {"lessons", "editor"}
 LANGS = ("en", "zh")
 BAD = ("serious", "critical")
 

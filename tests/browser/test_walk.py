@@ -60,7 +60,7 @@ def test_attention_every_tab_and_every_tile(app_server, new_page, lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_step_of_every_lesson(app_server, new_page, lang):
-    from analysis.lessons import LESSONS
+    from lessons.files import BUILTIN as LESSONS
 
     page = new_page()
     for lesson in LESSONS:

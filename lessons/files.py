@@ -1,0 +1,141 @@
+"""Reading, writing and finding lesson files: the built-in ones (lessons/builtin/*.toml) and the
+server's lesson folder, which the editor may save into only where the operator allows it:
+
+    ATTN_LESSONS_DIR=/srv/lessons     the folder (unset: no folder, nothing is saved)
+    ATTN_LESSONS_SAVE=1               the editor may save into it (off by default)
+
+dumps() writes a lesson (the dicts schema.validate returns) back as TOML that validate() reads
+to the same lesson. Saved names are the lesson's id (schema.ID: letters, digits, - and _), so a
+file can never be written outside the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .schema import MAX_BYTES, Lesson, LessonError, validate
+
+BUILTIN_DIR = Path(__file__).with_name("builtin")
+BUILTIN = ("attention", "positions", "decoder")
+DIR_ENV, SAVE_ENV = "ATTN_LESSONS_DIR", "ATTN_LESSONS_SAVE"
+MAX_FOLDER_FILES = 200
+
+
+def builtin(name: str) -> Lesson:
+    if name not in BUILTIN:
+        raise KeyError(name)
+    return validate((BUILTIN_DIR / f"{name}.toml").read_bytes())
+
+
+def folder() -> Path | None:
+    raw = os.environ.get(DIR_ENV, "").strip()
+    return Path(raw) if raw else None
+
+
+def can_save() -> bool:
+    """Whether the editor may save to the server: the operator set both ATTN_LESSONS_DIR and ATTN_LESSONS_SAVE=1."""
+    return folder() is not None and os.environ.get(SAVE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def saved() -> list[str]:
+    """The ids of the lessons in the server's folder (valid files only, at most MAX_FOLDER_FILES)."""
+    d = folder()
+    if d is None or not d.is_dir():
+        return []
+    return sorted(p.stem for p in list(d.glob("*.toml"))[:MAX_FOLDER_FILES] if p.stat().st_size <= MAX_BYTES)
+
+
+def load_saved(lesson_id: str) -> Lesson:
+    from .schema import ID
+
+    d = folder()
+    if d is None or not ID.match(lesson_id):
+        raise LessonError("no_folder")
+    return validate((d / f"{lesson_id}.toml").read_bytes())
+
+
+def save(text: str) -> Path:
+    """Write a valid lesson into the server's folder as ID.toml (atomically); LessonError when the
+    operator does not allow it or the text is not a valid lesson."""
+    if not can_save():
+        raise LessonError("save_off")
+    lesson = validate(text)
+    d = folder()
+    d.mkdir(parents=True, exist_ok=True)
+    if len(list(d.glob("*.toml"))) >= MAX_FOLDER_FILES and not (d / f"{lesson.id}.toml").exists():
+        raise LessonError("folder_full", limit=MAX_FOLDER_FILES)
+    target = d / f"{lesson.id}.toml"
+    fd, tmp = tempfile.mkstemp(dir=d, suffix=".part")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, target)
+    return target
+
+
+# -- writing TOML (the few types a lesson holds) ---------------------------------------------------------
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(type(v))
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() and k.isascii() else json.dumps(k)
+
+
+STEP_ORDER = (
+    "id",
+    "model",
+    "sentence",
+    "question",
+    "query",
+    "view",
+    "args",
+    "ask",
+    "reveal",
+    "reveal_yes",
+    "reveal_no",
+    "show",
+)
+
+
+def dumps(lesson_id: str, title: dict, steps: list[dict], intro: dict | None = None) -> str:
+    """A lesson as TOML text."""
+    lines = [f"id = {_value(lesson_id)}", f"title = {_value(title)}"]
+    if intro:
+        lines.append(f"intro = {_value(intro)}")
+    for step in steps:
+        lines += ["", "[[step]]"]
+        for key in STEP_ORDER:
+            if key not in step:
+                continue
+            v = step[key]
+            if key == "sentence" and isinstance(v, list) and len(v) == 1:
+                v = v[0]
+            if key in ("view", "args") and not v:
+                continue
+            if key in ("ask", "reveal", "reveal_yes", "reveal_no"):
+                lines.append(f"{key}.en = {_value(v['en'])}")
+                lines.append(f"{key}.zh = {_value(v['zh'])}")
+            else:
+                lines.append(f"{key} = {_value(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def dump_lesson(lesson: Lesson) -> str:
+    return dumps(lesson.id, lesson.title, lesson.steps, lesson.intro)

@@ -1,0 +1,940 @@
+"""The fixed set of named queries a lesson step's answer can be. A lesson file names one (`query`)
+with its arguments (`args`) and the view (`view`: kind, layer, head, temperature, heads off,
+positions); the query computes the options, the right one, the margin (steps.MARGINS) and the
+numbers the texts fill in ({word}, {weight}, ...), all from the model. No code in a lesson file:
+a name not in QUERIES is refused when the file is read.
+
+Each Query says which question kinds it answers, which args it takes (name -> type), which numbers
+it gives the texts, what it reveals (chart names a step's `show` may pick), and when it does not
+apply (an encoder has no next token): it then raises pick.NotApplicable, which the editor shows.
+docs/lessons.md lists them for teachers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis import experiments, intervene
+from model import intervention
+from model.errors import InputError
+
+from .pick import (
+    NotApplicable,
+    choose_head,
+    content_rows,
+    find_key,
+    find_row,
+    head_of,
+    layer_of,
+    matrix,
+    visible,
+    written_tokens,
+)
+from .steps import (
+    MARGINS,
+    Bars,
+    Heat,
+    closest_sketch,
+    entropy,
+    estimate_margin,
+    gap,
+    nearest,
+    nearest_gap,
+    sketch_margin,
+)
+
+HEAD_RULES = ("mean", "decided", "sharpest", "furthest", "most_different")
+SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
+SKETCH_T = {"same": lambda t: 1.0, "sharper": lambda t: t, "flatter": lambda t: 1.0 / t}
+
+
+@dataclass
+class Ctx:
+    """What a query reads: the runner, the step's sentence, view and args."""
+
+    runner: object
+    sentence: str
+    view: dict
+    args: dict
+    question: str
+    traces: dict = field(default_factory=dict)  # (text, settings) -> Trace, shared by one build's steps
+
+    def settings(self, **over) -> dict:
+        v = {**self.view, **over}
+        s = {"temperature": float(v.get("temperature", 1.0)), "use_position": bool(v.get("positions", True))}
+        if v.get("temperature_layer") is not None:
+            s["temperature_layer"] = int(v["temperature_layer"]) - 1
+        if v.get("heads_off"):
+            s["ablate"] = list(v["heads_off"])
+        return s
+
+    def trace(self, text: str | None = None, **over):
+        text = self.sentence if text is None else text
+        key = (text, tuple(sorted((k, str(v)) for k, v in self.settings(**over).items())))
+        if key not in self.traces:
+            try:
+                self.traces[key] = self.runner.trace(text, **self.settings(**over))
+            except InputError as e:
+                raise NotApplicable("model_refuses", reason=str(e)) from e
+        return self.traces[key]
+
+    @property
+    def kind(self) -> str:
+        kinds = tuple(getattr(self.runner, "kinds", ()) or ())
+        kind = self.view.get("kind") or (kinds[0] if kinds else "encoder")
+        if kinds and kind not in kinds:
+            raise NotApplicable("no_kind", kind=kind)
+        return kind
+
+    def att(self, text: str | None = None, **over):
+        tr = self.trace(text, **over)
+        if self.kind not in tr.attention:
+            raise NotApplicable("no_kind", kind=self.kind)
+        return tr.attention[self.kind]
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    fn: Callable
+    questions: tuple[str, ...]
+    args: dict  # name -> type (str, float, int, bool, list)
+    params: tuple[str, ...]  # the numbers its texts may use
+    shows: tuple[str, ...] = ()  # chart names it can reveal
+    needs: str = ""  # "translate", "continue", "tutorial", "sinusoidal": when it applies
+    required: tuple[str, ...] = ()
+
+
+QUERIES: dict[str, Query] = {}
+COMMON_PARAMS = ("text", "model", "kind", "layer", "head")
+
+
+def query(questions, args=None, params=(), shows=(), needs="", required=()):
+    def register(fn):
+        name = fn.__name__.rstrip("_")
+        QUERIES[name] = Query(
+            name, fn, tuple(questions), dict(args or {}), COMMON_PARAMS + tuple(params), tuple(shows), needs, required
+        )
+        return fn
+
+    return register
+
+
+def applies(runner, name: str) -> str | None:
+    """None when query name can run on runner, else the NotApplicable key saying why not."""
+    needs = QUERIES[name].needs
+    if needs == "translate" and not getattr(runner, "can_translate", False):
+        return "needs_translate"
+    if needs == "continue" and not getattr(runner, "can_continue_text", False):
+        return "needs_continue"
+    if needs == "tutorial" and not getattr(runner, "has_tutorial_code", False):
+        return "needs_tutorial"
+    if needs == "sinusoidal" and getattr(getattr(runner, "config", None), "positional", "") != "sinusoidal":
+        return "needs_sinusoidal"
+    if needs == "ablate" and not can_ablate(runner):
+        return "needs_ablate"
+    return None
+
+
+def can_ablate(runner) -> bool:
+    if not getattr(runner, "has_tutorial_code", False):
+        return False
+    try:
+        return "ablate" in inspect.signature(runner.trace).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def run(name: str, runner, sentence: str, view: dict, args: dict, question: str, traces: dict | None = None) -> dict:
+    """The query's answer as Step fields (options, answer, params, reveal, rule, margin, ...)."""
+    q = QUERIES[name]
+    why = applies(runner, name)
+    if why:
+        raise NotApplicable(why, query=name)
+    ctx = Ctx(runner, sentence, dict(view or {}), dict(args or {}), question)
+    if traces is not None:  # traces shared by the steps of one build (same runner)
+        ctx.traces = traces.setdefault(id(runner), {})
+    out = q.fn(ctx)
+    out["params"] = {"text": sentence, "model": getattr(runner, "name", ""), **out.get("params", {})}
+    return out
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+
+
+def _yesno(truth: bool) -> tuple[list[str], int]:
+    return ["yes", "no"], 0 if truth else 1
+
+
+def _heat(weights, att, kind: str, layer: int, head: int | None, row: int | None) -> Heat:
+    writes = kind in ("decoder", "cross")
+    if head is None:
+        title, tp = "lesson_title_mean", {"kind": kind, "layer": layer + 1}
+    else:
+        title, tp = "lesson_title_head", {"kind": kind, "layer": layer + 1, "head": head + 1}
+    return Heat(
+        np.asarray(weights, dtype=np.float64),
+        list(att.query_tokens),
+        list(att.key_tokens),
+        mask=att.mask,
+        row=row,
+        title=title,
+        title_params=tp,
+        query_written=written_tokens(att) if writes else None,
+    )
+
+
+def _where(ctx, att, row: int | None, rows=None) -> tuple[int, int | None]:
+    """The view's (layer, head) 0-based, resolving a head rule on the row (or rows)."""
+    w = att.weights.astype(np.float64)
+    head = ctx.view.get("head", "mean")
+    if head in ("decided", "sharpest", "furthest"):
+        return choose_head(w, head, ctx.view.get("layer", "last"), row, rows)
+    layer = layer_of(ctx.view.get("layer", "last"), att.num_layers)
+    return layer, head_of(head, att.num_heads)
+
+
+def _where_params(kind, layer, head) -> dict:
+    return {"kind": kind, "layer": layer + 1, "head": "—" if head is None else head + 1}
+
+
+def _row_of(ctx, att, kind):
+    word = ctx.args.get("word")
+    if word in (None, "surest", "clearest"):
+        return None
+    return find_row(att, kind, word)
+
+
+def _counts(n: int) -> list[int]:
+    return sorted({max(1, n + d) for d in (-2, -1, 0, 1)})
+
+
+# -- the queries ----------------------------------------------------------------------------------------
+
+
+@query(["choice"], params=("n", "tokens"))
+def token_count(ctx):
+    """How many tokens the model cuts the sentence into (the keys of the view's attention kind)."""
+    att = ctx.att()
+    n = len(att.key_tokens)
+    counts = _counts(n)
+    return dict(
+        options=[str(c) for c in counts],
+        answer=counts.index(n),
+        literal=True,
+        params={"n": n, "tokens": " | ".join(att.key_tokens)},
+    )
+
+
+@query(["choice"], params=("n", "out", "read"))
+def row_count(ctx):
+    """How many rows the view's attention matrix has (cross-attention: one per token the decoder reads)."""
+    tr = ctx.trace()
+    att = ctx.att()
+    n = len(att.query_tokens)
+    counts = _counts(n)
+    return dict(
+        options=[str(c) for c in counts],
+        answer=counts.index(n),
+        literal=True,
+        params={"n": n, "out": tr.output_text, "read": " | ".join(att.query_tokens)},
+    )
+
+
+@query(["choice"], args={"word": str}, params=("word", "total", "n"), shows=("row",), required=("word",))
+def row_sum(ctx):
+    """What the row of `word` adds up to: one half, one, or the number of tokens."""
+    kind, att = ctx.kind, ctx.att()
+    row = find_row(att, kind, ctx.args["word"])
+    layer, head = _where(ctx, att, row)
+    m = matrix(att.weights.astype(np.float64), layer, head)
+    total = float(m[row].sum())
+    n = len(att.key_tokens)
+    sums = [0.5, 1.0, float(n)]
+    return dict(
+        options=["lesson_sum_half", "lesson_sum_one", "lesson_sum_n"],
+        option_params=[{}, {}, {"n": n}],
+        answer=nearest(total, sums),
+        params={**_where_params(kind, layer, head), "word": att.query_tokens[row], "total": f"{total:.4f}", "n": n},
+        reveal=[
+            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1})
+        ],
+        rule="weight",
+        margin=nearest_gap(total, sums),
+    )
+
+
+@query(
+    ["word"],
+    args={"word": str},
+    params=("word", "written", "top", "weight"),
+    shows=("heatmap", "row"),
+)
+def top_key(ctx):
+    """The key the row of `word` reads most (cross-attention: the row that writes `word`; "surest":
+    the row the head is surest of). Options: the keys that row may read."""
+    kind, att = ctx.kind, ctx.att()
+    w = att.weights.astype(np.float64)
+    row = _row_of(ctx, att, kind)
+    rows = content_rows(att, kind)
+    if row is None and ctx.view.get("head") != "sharpest":
+        raise NotApplicable("word_missing", word=str(ctx.args.get("word", "")))
+    layer, head = _where(ctx, att, row if row is not None else rows[0], rows)
+    m = matrix(w, layer, head)
+    if row is None:
+        row = max(rows, key=lambda i: m[i].max())
+    keys = visible(att, row)
+    values = m[row, keys]
+    top = int(np.argmax(values))
+    written = written_tokens(att)
+    return dict(
+        options=[att.key_tokens[j] for j in keys],
+        answer=top,
+        params={
+            **_where_params(kind, layer, head),
+            "word": att.query_tokens[row],
+            "written": written[row],
+            "top": att.key_tokens[keys[top]],
+            "weight": f"{values[top]:.2f}",
+        },
+        reveal=[
+            _heat(m, att, kind, layer, head, row),
+            Bars(
+                [att.key_tokens[j] for j in keys],
+                values,
+                "lesson_title_row",
+                {"word": att.query_tokens[row], "layer": layer + 1},
+            ),
+        ],
+        rule="weight",
+        margin=gap(values, top),
+        default_show=("heatmap",),
+    )
+
+
+@query(
+    ["word"],
+    args={"word": str},
+    params=("word", "top", "score", "weight", "d_k"),
+    shows=("scores", "row"),
+    needs="tutorial",
+    required=("word",),
+)
+def top_score(ctx):
+    """The key with the highest score q·k / √d_k in the row of `word` (one head; softmax keeps the
+    order, so the margin is the weights' gap)."""
+    kind, att = ctx.kind, ctx.att()
+    row = find_row(att, kind, ctx.args["word"])
+    layer, head = _where(ctx, att, row)
+    if head is None:
+        raise NotApplicable("needs_one_head")
+    scores = experiments.head_scores(ctx.runner, ctx.sentence, kind, layer, head, **ctx.settings())[row]
+    keys = visible(att, row)
+    top = int(np.argmax(scores[keys]))
+    w = att.weights.astype(np.float64)[layer, head, row]
+    d_k = ctx.runner.config.d_model // ctx.runner.config.num_heads
+    labels = [att.key_tokens[j] for j in keys]
+    word = att.query_tokens[row]
+    return dict(
+        options=labels,
+        answer=top,
+        params={
+            **_where_params(kind, layer, head),
+            "word": word,
+            "top": labels[top],
+            "score": f"{scores[keys[top]]:.2f}",
+            "weight": f"{w[keys[top]]:.2f}",
+            "d_k": d_k,
+        },
+        reveal=[
+            Bars(labels, scores[keys], "lesson_title_scores", {"word": word}, name="scores"),
+            Bars(labels, w[keys], "lesson_title_row_head", {"word": word, "layer": layer + 1, "head": head + 1}),
+        ],
+        rule="weight",
+        margin=gap(w[keys], top),
+    )
+
+
+def _cell(ctx, att, kind):
+    row = find_row(att, kind, ctx.args["word"])
+    key = find_key(att, ctx.args["key"])
+    return row, key
+
+
+@query(
+    ["yesno"],
+    args={"word": str, "key": str, "than": float},
+    params=("word", "key", "than", "weight"),
+    shows=("row",),
+    required=("word", "key", "than"),
+)
+def cell_above(ctx):
+    """Whether the weight of `word` on `key` is larger than `than`. Layer "auto": the last layer
+    where the weight is at least the weight margin away from `than`, else the last layer."""
+    kind, att = ctx.kind, ctx.att()
+    row, key = _cell(ctx, att, kind)
+    w = att.weights.astype(np.float64)
+    than = float(ctx.args["than"])
+    head = head_of(ctx.view.get("head", "mean"), att.num_heads) if ctx.view.get("head") not in HEAD_RULES[1:] else None
+    if ctx.view.get("layer") == "auto":
+        last = att.num_layers - 1
+        layer = next(
+            (la for la in range(last, -1, -1) if abs(matrix(w, la, head)[row, key] - than) >= MARGINS["weight"]), last
+        )
+    else:
+        layer, head = _where(ctx, att, row)
+    m = matrix(w, layer, head)
+    value = float(m[row, key])
+    opts, ans = _yesno(value > than)
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            **_where_params(kind, layer, head),
+            "word": att.query_tokens[row],
+            "key": att.key_tokens[key],
+            "than": than,
+            "weight": f"{value:.2f}",
+        },
+        reveal=[
+            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1})
+        ],
+        rule="weight",
+        margin=abs(value - than),
+    )
+
+
+@query(
+    ["slider"],
+    args={"word": str, "key": str, "step": float, "tolerance": float},
+    params=("word", "key", "weight"),
+    shows=("heatmap", "row"),
+    required=("word", "key"),
+)
+def cell_weight(ctx):
+    """The weight of `word` on `key`, estimated on a slider from 0 to 1 (in steps of `step`, default
+    0.05); right within `tolerance` (default 0.10)."""
+    kind, att = ctx.kind, ctx.att()
+    row, key = _cell(ctx, att, kind)
+    layer, head = _where(ctx, att, row)
+    m = matrix(att.weights.astype(np.float64), layer, head)
+    value = float(m[row, key])
+    step = float(ctx.args.get("step", 0.05))
+    tol = float(ctx.args.get("tolerance", 0.10))
+    grid = [round(i * step, 4) for i in range(int(round(1 / step)) + 1)]
+    return dict(
+        options=[f"{g:g}" for g in grid],
+        answer=nearest(value, grid),
+        value=value,
+        tolerance=tol,
+        params={
+            **_where_params(kind, layer, head),
+            "word": att.query_tokens[row],
+            "key": att.key_tokens[key],
+            "weight": f"{value:.2f}",
+        },
+        reveal=[
+            _heat(m, att, kind, layer, head, row),
+            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1}),
+        ],
+        rule="estimate",
+        margin=estimate_margin(value, grid, tol),
+        default_show=("heatmap",),
+    )
+
+
+@query(
+    ["yesno"],
+    args={"word": str, "key": str},
+    params=("word", "later", "weight"),
+    shows=("heatmap",),
+    required=("word", "key"),
+)
+def can_read(ctx):
+    """Whether the row of `word` may read `key` at all (the mask): a structural fact."""
+    kind, att = ctx.kind, ctx.att()
+    row, key = _cell(ctx, att, kind)
+    w = att.weights.astype(np.float64)
+    allowed = bool(att.mask[row, key]) if att.mask is not None else bool(w[:, :, row, key].max() > 0)
+    opts, ans = _yesno(allowed)
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            "kind": kind,
+            "layer": 1,
+            "head": "—",
+            "word": att.query_tokens[row],
+            "later": att.key_tokens[key],
+            "weight": f"{w[:, :, row, key].max():.2f}",
+        },
+        reveal=[_heat(w[0].mean(axis=0), att, kind, 0, None, row)],
+    )
+
+
+@query(["choice"], params=("token", "weight"))
+def first_token_weight(ctx):
+    """The weight the first token gives itself (mean over layers and heads): 1, 1/n or 0. Under a
+    causal mask a structural fact."""
+    kind, att = ctx.kind, ctx.att()
+    w = att.weights.astype(np.float64)
+    n = len(att.key_tokens)
+    first = float(w[:, :, 0, 0].mean())
+    values = [1.0, 1.0 / n, 0.0]
+    causal = att.mask is not None and not np.asarray(att.mask[0], bool)[1:].any()
+    return dict(
+        options=["1", f"1/{n}", "0"],
+        answer=nearest(first, values),
+        literal=True,
+        params={"kind": kind, "layer": "—", "head": "—", "token": att.key_tokens[0], "weight": f"{first:.2f}"},
+        rule="exact" if causal else "weight",
+        margin=math.inf if causal else nearest_gap(first, values),
+    )
+
+
+@query(["yesno"], args={"word": str}, params=("word", "n", "tops", "agree"), shows=("heatmaps",), required=("word",))
+def heads_agree(ctx):
+    """Whether every head of the layer gives a row the same top key, on a row where every head's top
+    key is clear (ahead by the weight margin): rows where the heads disagree first, `word` first
+    among equals; with none, a row where they clearly agree."""
+    kind, att = ctx.kind, ctx.att()
+    w = att.weights.astype(np.float64)
+    layer = layer_of(ctx.view.get("layer", 1), att.num_layers)
+    w0 = w[layer]
+    toks = list(att.query_tokens)
+    prefer = find_row(att, kind, ctx.args["word"])
+    n_heads = w0.shape[0]
+
+    def tops_and_margin(r):
+        keys = visible(att, r)
+        tops = [keys[int(w0[h, r, keys].argmax())] for h in range(n_heads)]
+        return tops, min(gap(w0[h, r, keys], keys.index(tops[h])) for h in range(n_heads))
+
+    # a row that sees one key only (a causal row 0) has nothing to agree on
+    order = [r for r in [prefer] + [r for r in range(len(toks)) if r != prefer] if len(visible(att, r)) > 1] or [prefer]
+    clear = [(r, *tops_and_margin(r)) for r in order]
+    clear = [c for c in clear if c[2] >= MARGINS["weight"]] or [(prefer, *tops_and_margin(prefer))]
+    row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
+    agree = len(set(tops)) == 1
+    opts, ans = _yesno(agree)
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            "kind": kind,
+            "layer": layer + 1,
+            "head": "—",
+            "word": toks[row],
+            "n": n_heads,
+            "tops": ", ".join(f"{h + 1}: {att.key_tokens[k]}" for h, k in enumerate(tops)),
+            "agree": ans == 0,
+        },
+        reveal=[_heat(w0[h], att, kind, layer, h, row) for h in range(n_heads)],
+        rule="weight",
+        margin=margin,
+        reveal_name="heatmaps",
+    )
+
+
+def sharpen(row: np.ndarray, temperature: float) -> np.ndarray:
+    """What a row of weights becomes when its scores are divided by T (and nothing else changes):
+    softmax(log(w) / T) = w^(1/T), normalised; cells at 0 stay 0."""
+    w = np.asarray(row, dtype=np.float64)
+    logw = np.where(w > 0, np.log(np.where(w > 0, w, 1.0)), -np.inf)
+    return experiments.softmax_at(logw, temperature)
+
+
+@query(
+    ["sketch"],
+    args={"word": str, "row": str, "temperature": float, "sketches": list, "every_layer": bool},
+    params=("word", "temp", "before", "after"),
+    shows=("row",),
+    required=("word",),
+)
+def sharpen_sketch(ctx):
+    """Which of three sketches (the row at T = 1 made "same", "sharper" or "flatter" by the
+    temperature) is the model's real row with the scores divided by `temperature` (in the view's
+    layer only; every layer with every_layer). `row` = "clearest": the row of the head whose
+    sketches are most clearly apart (a one-hot row stays one-hot)."""
+    kind, att = ctx.kind, ctx.att()
+    temp = float(ctx.args.get("temperature", 0.2))
+    order = list(ctx.args.get("sketches", ["same", "sharper", "flatter"]))
+    base_row = find_row(att, kind, ctx.args["word"])
+    layer, head = _where(ctx, att, base_row)
+    if head is None:
+        raise NotApplicable("needs_one_head")
+    w = att.weights.astype(np.float64)[layer, head]
+    over = (
+        {"temperature": temp} if ctx.args.get("every_layer") else {"temperature": temp, "temperature_layer": layer + 1}
+    )
+    real_all = ctx.att(**over).weights.astype(np.float64)[layer, head]
+
+    def option(r):
+        keys = visible(att, r)
+        sketches = [sharpen(w[r, keys], SKETCH_T[s](temp)) for s in order]
+        return r, keys, sketches, sketch_margin(real_all[r, keys], sketches)
+
+    if ctx.args.get("row") == "clearest":
+        rows = [r for r in range(len(att.query_tokens)) if len(visible(att, r)) > 1] or [base_row]
+        r, keys, sketches, _ = max((option(r) for r in rows), key=lambda o: o[3])
+    else:
+        r, keys, sketches, _ = option(base_row)
+    real = real_all[r, keys]
+    labels = [att.key_tokens[j] for j in keys]
+    where = {"word": att.query_tokens[r], "layer": layer + 1, "head": head + 1, "temp": temp}
+    return dict(
+        options=["A", "B", "C"][: len(order)],
+        answer=closest_sketch(real, sketches),
+        sketches=sketches,
+        sketch_labels=labels,
+        params={
+            **_where_params(kind, layer, head),
+            **where,
+            "before": f"{w[r, keys].max():.2f}",
+            "after": f"{real.max():.2f}",
+        },
+        reveal=[Bars(labels, real, "lesson_title_row_temp", where)],
+        rule="sketch",
+        margin=sketch_margin(real, sketches),
+    )
+
+
+@query(["choice"], params=("d_model", "h", "d_k", "sqrt"))
+def head_dim(ctx):
+    """d_k, the length of each head's query and key vectors (d_model / h): a structural fact."""
+    c = ctx.runner.config
+    d_k = c.d_model // c.num_heads
+    opts = sorted({d_k, c.d_model, c.num_heads, int(math.isqrt(d_k)) or 1})
+    return dict(
+        options=[str(v) for v in opts],
+        answer=opts.index(d_k),
+        literal=True,
+        params={
+            "kind": "",
+            "layer": "—",
+            "head": "—",
+            "d_model": c.d_model,
+            "h": c.num_heads,
+            "d_k": d_k,
+            "sqrt": f"{math.sqrt(d_k):.2f}",
+        },
+    )
+
+
+@query(["choice"], args={"also": list}, params=("out",), needs="translate")
+def translation(ctx):
+    """Which text the translator writes for the sentence; the other options are its translations of
+    the sentences in `also` and of the sentence with positions off."""
+    out = ctx.trace().output_text
+    outs = {out, ctx.trace(positions=False).output_text} | {ctx.trace(s).output_text for s in ctx.args.get("also", [])}
+    outs = sorted(outs)
+    if len(outs) < 2:
+        raise NotApplicable("too_few_options")
+    return dict(
+        options=outs, answer=outs.index(out), literal=True, params={"kind": "", "layer": "—", "head": "—", "out": out}
+    )
+
+
+@query(["yesno"], args={"other": str}, params=("a", "b", "out_a", "out_b"), needs="translate", required=("other",))
+def same_output(ctx):
+    """Whether the sentence and `other` get the same translation (under the view: positions off ...)."""
+    a, b = ctx.trace().output_text, ctx.trace(ctx.args["other"]).output_text
+    opts, ans = _yesno(a == b)
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            "kind": "",
+            "layer": "—",
+            "head": "—",
+            "a": ctx.sentence,
+            "b": ctx.args["other"],
+            "out_a": a,
+            "out_b": b,
+        },
+    )
+
+
+@query(
+    ["yesno"],
+    args={"other": str, "word": str, "key": str, "yes_if": str},
+    params=("a", "b", "wa", "wb"),
+    shows=("heatmap",),
+    required=("other", "word", "key"),
+)
+def cells_compare(ctx):
+    """Whether `word` reads `key` with the same weight (within 0.01) in the sentence as in `other`;
+    yes_if "same" (default) or "different" says which answer is "yes". Head "most_different": the
+    head where they differ most. Equal to 1e-6 (by symmetry, e.g. positions off) is a structural
+    fact; otherwise the margin is the difference (weight rule)."""
+    kind = ctx.kind
+    ea, eb = ctx.att(), ctx.att(ctx.args["other"])
+    ra, ka = _cell(ctx, ea, kind)
+    rb, kb = find_row(eb, kind, ctx.args["word"]), find_key(eb, ctx.args["key"])
+    wa, wb = ea.weights.astype(np.float64), eb.weights.astype(np.float64)
+    if ctx.view.get("head") == "most_different":
+        da, db = wa[:, :, ra, ka], wb[:, :, rb, kb]
+        if ctx.view.get("layer", "any") == "any":
+            layer, head = (int(x) for x in np.unravel_index(int(np.abs(da - db).argmax()), da.shape))
+        else:
+            layer = layer_of(ctx.view.get("layer"), ea.num_layers)
+            head = int(np.abs(da[layer] - db[layer]).argmax())
+    else:
+        layer, head = _where(ctx, ea, ra)
+    ma, mb = matrix(wa, layer, head), matrix(wb, layer, head)
+    diff = abs(float(ma[ra, ka]) - float(mb[rb, kb]))
+    same = diff < SAME_WEIGHT
+    yes_if_same = ctx.args.get("yes_if", "same") != "different"
+    opts, ans = _yesno(same if yes_if_same else not same)
+    exact = diff < 1e-6
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            **_where_params(kind, layer, head),
+            "a": ctx.sentence,
+            "b": ctx.args["other"],
+            "wa": f"{ma[ra, ka]:.3f}",
+            "wb": f"{mb[rb, kb]:.3f}",
+        },
+        reveal=[_heat(ma, ea, kind, layer, head, ra), _heat(mb, eb, kind, layer, head, rb)],
+        rule="exact" if exact else "weight",
+        margin=math.inf if exact else diff,
+    )
+
+
+@query(
+    ["choice"],
+    args={"p": int, "near": int, "far": int},
+    params=("near", "far", "d_model", "p", "q_near", "q_far"),
+    shows=("pe",),
+    needs="sinusoidal",
+)
+def pe_dot(ctx):
+    """Which dot product of the sinusoidal encoding is larger: PE(p)·PE(near) or PE(p)·PE(far)."""
+    d = ctx.runner.config.d_model
+    p, q1, q2 = int(ctx.args.get("p", 3)), int(ctx.args.get("near", 4)), int(ctx.args.get("far", 10))
+    n = max(16, p + 1, q1 + 1, q2 + 1)
+    pe = experiments.pe_table(d, n)
+    near, far = float(pe[p] @ pe[q1]), float(pe[p] @ pe[q2])
+    return dict(
+        options=["lesson_pe_near", "lesson_pe_far", "lesson_pe_equal"],
+        option_params=[{"p": p, "q": q1}, {"p": p, "q": q2}, {}],
+        answer=0 if near > far + 1e-6 else 1 if far > near + 1e-6 else 2,
+        params={
+            "kind": "",
+            "layer": "—",
+            "head": "—",
+            "near": f"{near:.2f}",
+            "far": f"{far:.2f}",
+            "d_model": d,
+            "p": p,
+            "q_near": q1,
+            "q_far": q2,
+        },
+        reveal=[Bars([str(i) for i in range(n)], pe[p] @ pe.T, "lesson_title_pe", {"p": p, "n": n - 1}, name="pe")],
+    )
+
+
+def next_probs(runner, prompt: str, settings: dict) -> np.ndarray:
+    s = {k: v for k, v in settings.items() if k in ("temperature", "use_position")}
+    try:
+        logits = experiments.gpt_next_token_logits(runner, prompt, **s).astype(np.float64)
+    except InputError as e:
+        raise NotApplicable("model_refuses", reason=str(e)) from e
+    probs = np.exp(logits - logits.max())
+    return probs / probs.sum()
+
+
+@query(["word"], params=("prompt", "top", "p"), shows=("next",), needs="continue")
+def next_token(ctx):
+    """The token the model thinks most likely after the sentence, among its five likeliest
+    (listed alphabetically, so the answer's place tells nothing)."""
+    probs = next_probs(ctx.runner, ctx.sentence, ctx.settings())
+    top5 = [int(i) for i in np.argsort(-probs)[:5]]
+    labels = ctx.runner.tokenizer.labels(top5)
+    order = sorted(range(5), key=lambda i: labels[i])
+    return dict(
+        options=[labels[i] for i in order],
+        answer=order.index(0),
+        params={
+            "kind": "decoder",
+            "layer": "—",
+            "head": "—",
+            "prompt": ctx.sentence,
+            "top": labels[0],
+            "p": f"{probs[top5[0]]:.2f}",
+        },
+        reveal=[Bars(labels, probs[top5], "lesson_title_next", {"prompt": ctx.sentence}, name="next")],
+        rule="prob",
+        margin=float(probs[top5[0]] - probs[top5[1]]),
+    )
+
+
+@query(["yesno"], params=("prompt", "top", "p", "rest"), shows=("next",), needs="continue")
+def sample_differs(ctx):
+    """Whether sampling at temperature 1 could write another token than the greedy one after the
+    sentence: yes when the other tokens share at least 0.10, no when under 0.001."""
+    probs = next_probs(ctx.runner, ctx.sentence, ctx.settings())
+    top = int(probs.argmax())
+    label = ctx.runner.tokenizer.labels([top])[0]
+    rest = 1 - float(probs[top])
+    opts, ans = _yesno(rest >= MARGINS["prob"])
+    top5 = [int(i) for i in np.argsort(-probs)[:5]]
+    return dict(
+        options=opts,
+        answer=ans,
+        params={
+            "kind": "decoder",
+            "layer": "—",
+            "head": "—",
+            "prompt": ctx.sentence,
+            "top": label,
+            "p": f"{probs[top]:.3f}",
+            "rest": f"{rest:.3f}",
+        },
+        reveal=[
+            Bars(
+                ctx.runner.tokenizer.labels(top5),
+                probs[top5],
+                "lesson_title_next",
+                {"prompt": ctx.sentence},
+                name="next",
+            )
+        ],
+        rule="prob",
+        margin=rest if ans == 0 else MARGINS["prob"] * (rest < 0.001),
+        default_show=(),
+    )
+
+
+@query(["yesno"], args={"pick": str}, params=("heads", "before", "after", "loss"), needs="ablate")
+def switch_off_changes(ctx):
+    """Whether switching heads off (output 0) changes the output (translator: the translation; GPT:
+    the next token). The heads: the view's heads_off, or `pick` "most_important" (the most important
+    head, by intervene.importance on the sentence, whose output clearly changes) / "least_important"
+    (the least important whose output clearly stays; translator only). Margin: change_margin."""
+    from .steps import change_margin
+
+    r = ctx.runner
+    pick = ctx.args.get("pick")
+    if pick:
+        if r.kind != "translator":
+            raise NotApplicable("needs_translate", query="switch_off_changes")
+        imp = intervene.importance(r, ctx.sentence, how="zero")
+        _, base_ids = intervene.step_probs(r, ctx.sentence)
+        ranked = [int(i) for i in np.argsort(-imp.score)]
+        want = pick == "most_important"
+        for i in ranked if want else ranked[::-1]:
+            if bool(imp.changed[i]) != want:
+                continue
+            iv = intervention.build(r, [imp.heads[i]], "zero")
+            probs, _ = intervene.step_probs(r, ctx.sentence, iv, target=base_ids)
+            margin = change_margin(probs, base_ids)
+            if margin >= MARGINS["change"]:
+                break
+        else:
+            raise NotApplicable("no_clear_head")
+        kind, lyr, hd = imp.heads[i]
+        opts, ans = _yesno(bool(imp.changed[i]))
+        return dict(
+            options=opts,
+            answer=ans,
+            params={
+                "kind": kind,
+                "layer": lyr + 1,
+                "head": hd + 1,
+                "heads": f"{kind}:{lyr + 1}:{hd + 1}",
+                "before": ctx.trace(heads_off=[]).output_text,
+                "after": imp.outputs[i],
+                "loss": f"{imp.score[i]:.2f}",
+            },
+            rule="change",
+            margin=margin,
+        )
+    heads = list(ctx.view.get("heads_off") or [])
+    if not heads:
+        raise NotApplicable("needs_heads_off")
+    try:
+        iv = intervention.build(r, heads, "zero")
+    except InputError as e:
+        raise NotApplicable("model_refuses", reason=str(e)) from e
+    first = heads[0].split(":")
+    params = {"kind": first[0], "layer": first[1], "head": first[2], "heads": ", ".join(heads)}
+    if r.kind == "translator":
+        before = ctx.trace(heads_off=[]).output_text
+        after = ctx.trace().output_text
+        _, base_ids = intervene.step_probs(r, ctx.sentence)
+        probs, _ = intervene.step_probs(r, ctx.sentence, iv, target=base_ids)
+        base_loss = -np.log(np.clip(intervene.step_probs(r, ctx.sentence, None, target=base_ids)[0], 1e-30, None))
+        gold = list(base_ids[1:]) + [0]
+        loss = float(
+            np.mean([-np.log(max(probs[t, g], 1e-30)) - base_loss[t, g] for t, g in enumerate(gold[: len(probs)])])
+        )
+        changed = before != after
+        margin = change_margin(probs, base_ids)
+    else:
+        base = next_probs(r, ctx.sentence, {})
+        off = next_probs_off(r, ctx.sentence, iv)
+        b, o = int(base.argmax()), int(off.argmax())
+        before, after = r.tokenizer.labels([b])[0], r.tokenizer.labels([o])[0]
+        changed = b != o
+        lo = np.log(np.clip(off, 1e-30, None))
+        margin = float(lo[o] - lo[b]) if changed else float(lo[b] - np.sort(lo)[-2])
+        loss = float(np.log(base[b]) - lo[b])
+    opts, ans = _yesno(changed)
+    return dict(
+        options=opts,
+        answer=ans,
+        params={**params, "before": before, "after": after, "loss": f"{loss:.2f}"},
+        rule="change",
+        margin=margin,
+    )
+
+
+def next_probs_off(runner, prompt: str, iv) -> np.ndarray:
+    probs, _ = intervene.step_probs(runner, prompt, iv)
+    return np.asarray(probs[-1], dtype=np.float64)
+
+
+@query(
+    ["choice"],
+    args={"word": str, "other": str},
+    params=("word", "other", "h_word", "h_other"),
+    shows=("heatmap",),
+    required=("word", "other"),
+)
+def entropy_higher(ctx):
+    """Which of two rows (`word`, `other`) has the higher entropy (the flatter row) in the view's
+    layer and head; margin: the difference in nats (entropy rule)."""
+    kind, att = ctx.kind, ctx.att()
+    ra, rb = find_row(att, kind, ctx.args["word"]), find_row(att, kind, ctx.args["other"])
+    if ra == rb:
+        raise NotApplicable("too_few_options")
+    layer, head = _where(ctx, att, ra)
+    m = matrix(att.weights.astype(np.float64), layer, head)
+    ha, hb = entropy(m[ra]), entropy(m[rb])
+    return dict(
+        options=[att.query_tokens[ra], att.query_tokens[rb]],
+        answer=0 if ha > hb else 1,
+        literal=True,
+        params={
+            **_where_params(kind, layer, head),
+            "word": att.query_tokens[ra],
+            "other": att.query_tokens[rb],
+            "h_word": f"{ha:.2f}",
+            "h_other": f"{hb:.2f}",
+        },
+        reveal=[_heat(m, att, kind, layer, head, ra)],
+        rule="entropy",
+        margin=abs(ha - hb),
+    )
+
+
+def question_kinds() -> tuple[str, ...]:
+    return ("word", "choice", "sketch", "yesno", "slider")

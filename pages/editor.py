@@ -1,0 +1,110 @@
+"""The lesson editor: build a lesson step by step with the answers computed from the model, preview
+it as a student, download it, load one by upload, save it where the operator allows, use it on the
+lessons page (ui/editor.py holds the logic, lessons/ the engine)."""
+
+from __future__ import annotations
+
+from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows the title and a loading message)
+
+# isort: split
+
+import streamlit as st
+
+from lessons import files
+from lessons.queries import QUERIES
+from ui import editor
+from ui.i18n import t
+from ui.layout import page_header
+from ui.run import current
+from ui.safe import md
+
+ctx = current()
+page_header("page_editor", "ed_intro")
+editor.init(ctx)
+
+note = st.session_state.pop("_ed_note", None)
+if note:
+    (st.success if note[0] == "ok" else st.warning)(note[1], icon="✅" if note[0] == "ok" else "⚠️")
+
+with st.expander(t("ed_load"), icon="📂", expanded=not editor.steps()):
+    editor.uploader()
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox(t("ed_start_from"), files.BUILTIN, key="ed_builtin", format_func=editor.lesson_state.title)
+        st.button(
+            t("ed_load_builtin"),
+            key="ed_load_builtin",
+            on_click=lambda: editor.load_builtin(st.session_state["ed_builtin"]),
+        )
+
+st.subheader(t("ed_lesson"))
+c1, c2, c3 = st.columns([1, 2, 2])
+c1.text_input(t("ed_lesson_id"), key="ed_lesson_id", max_chars=40, help=t("ed_lesson_id_help"))
+c2.text_input(t("ed_title_en"), key="ed_title_en", max_chars=120)
+c3.text_input(t("ed_title_zh"), key="ed_title_zh", max_chars=120)
+
+st.subheader(t("ed_new_step"))
+c1, c2, c3 = st.columns([1, 2, 2])
+c1.selectbox(t("ed_model"), list(editor.schema.known_models()), key="ed_model", format_func=md)
+c2.text_input(t("ed_sentence"), key="ed_sentence", max_chars=300)
+c3.selectbox(
+    t("ed_query"),
+    list(QUERIES),
+    key="ed_query",
+    format_func=lambda q: t(f"ed_query_{q}"),
+    on_change=editor.default_texts,
+    help=t("ed_query_help"),
+)
+spec = editor.draft(ctx)
+spec.update(editor.texts())
+checked, problem = editor.check(spec)
+if problem:
+    st.warning(problem, icon="⚠️")
+ok = checked is not None and editor.show_answer(checked, ctx)
+st.button(t("ed_add"), key="ed_add", icon="➕", disabled=not ok, on_click=editor.add, args=(checked,), type="primary")
+
+st.subheader(t("ed_steps", n=len(editor.steps())))
+for i, s in enumerate(editor.steps()):
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.markdown(
+            t(
+                "ed_step_line",
+                i=i + 1,
+                query=t(f"ed_query_{s['query']}"),
+                model=md(s["model"]),
+                sentence=md(s["sentence"][0]),
+            )
+        )
+        st.button("↑", key=f"ed_up_{i}", disabled=i == 0, on_click=editor.move, args=(i, -1), help=t("ed_up"))
+        st.button(
+            "↓",
+            key=f"ed_down_{i}",
+            disabled=i == len(editor.steps()) - 1,
+            on_click=editor.move,
+            args=(i, 1),
+            help=t("ed_down"),
+        )
+        st.button("✕", key=f"ed_del_{i}", on_click=editor.remove, args=(i,), help=t("ed_delete"))
+
+text, problem = editor.checked_lesson()
+if problem and editor.steps():
+    st.warning(problem, icon="⚠️")
+if text is not None:
+    with st.container(horizontal=True):
+        st.download_button(
+            t("ed_download"),
+            text.encode("utf-8"),
+            file_name=f"{st.session_state['ed_lesson_id'] or 'lesson'}.toml",
+            mime="application/toml",
+            key="ed_download",
+            icon="⬇️",
+            on_click="ignore",
+        )
+        st.button(t("ed_use"), key="ed_use", icon="🎓", on_click=editor.use, args=(text,), help=t("ed_use_help"))
+        if files.can_save():
+            st.button(t("ed_save"), key="ed_save", icon="💾", on_click=editor.save, args=(text,))
+    if not files.can_save():
+        st.caption(t("ed_save_off"))
+    st.toggle(t("ed_preview"), key="ed_preview")
+    if st.session_state.get("ed_preview"):
+        with st.container(border=True):
+            editor.preview(text, ctx.device)

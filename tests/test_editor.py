@@ -1,0 +1,84 @@
+"""The lesson editor (pages/editor.py): the answer it shows for a step is the model's (recomputed
+here with numpy), with its margin; a step that fails the margin rule is warned about and cannot be
+added; a query that does not apply to the model says so; steps are added, reordered and removed,
+previewed as a student, and the lesson they make is a valid lesson file that the lessons page uses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import model
+from lessons import schema
+from tests import apptest
+
+PAGE = "pages/editor.py"
+
+
+def editor(model_name="translator", **params):
+    return apptest.open_page(PAGE, model_name, 180, **params)
+
+
+def texts(at) -> str:
+    return " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+
+
+def test_the_computed_answer_is_the_models_and_its_margin_is_shown():
+    at = editor()
+    tr = model.load("translator", device="cpu").trace("The cat sat on the mat")
+    w = tr.attention["encoder"].weights.astype(np.float64)[-1].mean(0)[1]  # the last layer, "cat"
+    top = ["The", "cat", "sat", "on", "the", "mat"][int(np.argmax(w))]
+    margin = np.sort(w)[-1] - np.sort(w)[-2]
+    shown = texts(at)
+    assert f"Computed answer: {top}" in shown, shown
+    assert f"margin {margin:.3f}" in shown
+    assert at.success and "margin rule holds" in at.success[0].value
+    assert not at.button(key="ed_add").disabled
+
+
+def test_a_step_that_fails_the_margin_rule_is_warned_about_and_cannot_be_added():
+    at = editor("gpt")
+    at.selectbox(key="ed_query").set_value("heads_agree").run()
+    at.selectbox(key="ed_layer").set_value(1).run()
+    at.selectbox(key="ed_arg_word").set_value("mat").run()
+    warned = " ".join(w.value for w in at.warning)
+    assert "below 0.1" in warned, warned
+    # it may be kept in the lesson as a draft, but students never see it
+    at.button(key="ed_add").click().run()
+    at.toggle(key="ed_preview").set_value(True).run()
+    assert any("None of this lesson" in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_a_query_that_does_not_apply_says_why():
+    at = editor("translator")
+    at.selectbox(key="ed_query").set_value("next_token").run()
+    assert any("no next token" in i.value for i in at.info), [i.value for i in at.info]
+    assert at.button(key="ed_add").disabled
+    at = editor("gpt")
+    at.selectbox(key="ed_query").set_value("translation").run()
+    assert any("translates" in i.value for i in at.info)
+
+
+def test_add_reorder_remove_preview_and_use_on_the_lessons_page():
+    at = editor()
+    at.button(key="ed_add").click().run()
+    at.selectbox(key="ed_query").set_value("token_count").run()
+    at.button(key="ed_add").click().run()
+    at.selectbox(key="ed_query").set_value("head_dim").run()
+    at.button(key="ed_add").click().run()
+    assert [s["query"] for s in at.session_state["ed_steps"]] == ["top_key", "token_count", "head_dim"]
+    at.button(key="ed_up_1").click().run()
+    at.button(key="ed_del_2").click().run()
+    assert [s["query"] for s in at.session_state["ed_steps"]] == ["token_count", "top_key"]
+    from lessons import files
+
+    ss = at.session_state
+    text = files.dumps(ss["ed_lesson_id"], {"en": ss["ed_title_en"], "zh": ss["ed_title_zh"]}, ss["ed_steps"])
+    lesson = schema.validate(text)  # what the download button gives
+    assert [s["query"] for s in lesson.steps] == ["token_count", "top_key"]
+    at.toggle(key="ed_preview").set_value(True).run()
+    assert any("How many tokens" in m.value for m in at.markdown)
+    at.button_group(key="edp_pick_0").set_value(2).run()  # 6 tokens: options 4, 5, 6, 7
+    assert any("the model says **6**" in s.value for s in at.success)
+    at.button(key="ed_use").click().run()
+    assert at.session_state["les_custom_text"]
+    apptest.ok(at)

@@ -1,0 +1,462 @@
+"""The lesson editor (pages/editor.py lays it out): a teacher builds a lesson step by step, choosing
+the sentence, model and view, the question and the named query; the answer the app computes and
+its margin show at once, with a warning where the margin rule fails and a notice where the query
+does not apply to the model. Steps can be reordered and removed, the lesson previewed as a student
+sees it, downloaded as a TOML file, loaded from such a file (upload, at most schema.MAX_BYTES),
+saved to the server's lesson folder where the operator allows it (lessons/files.py), and used on
+the lessons page (in a room: shared with the class through the room store)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons import files, schema
+from lessons.build import build_step
+from lessons.pick import NotApplicable
+from lessons.queries import HEAD_RULES, QUERIES, applies, can_ablate
+from lessons.steps import MARGINS, passes
+
+from . import cache, hardening
+from . import lessons as lesson_state
+from .i18n import LANGS, lang, t
+from .lesson_view import answer_text, fill, option_label, params_text
+from .safe import echo, md
+
+TEMPERATURES = [0.2, 0.5, 1.0, 2.0, 5.0]
+ARG_WIDGETS = {  # how the editor asks for each query argument
+    "word": "row",
+    "key": "key",
+    "other": "text",
+    "also": "text",
+    "than": "weight",
+    "tolerance": "weight",
+    "step": "step",
+    "temperature": "temp",
+    "pick": "pick",
+    "yes_if": "yes_if",
+    "every_layer": "flag",
+    "row": "clearest",
+    "p": "pos",
+    "near": "pos",
+    "far": "pos",
+    "sketches": None,  # the default order
+}
+
+
+def _set_default(key: str, value) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def _fit(key: str, options: list, default=None) -> None:
+    """session_state[key] one of options (the default, else the first, when it is not)."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default if default in options else options[0]
+
+
+def steps() -> list[dict]:
+    return st.session_state.setdefault("ed_steps", [])
+
+
+def init(ctx) -> None:
+    """The editor's fields on their first run: the sidebar's model and sentence, the first query."""
+    models = list(schema.known_models())
+    _set_default("ed_model", ctx.model if ctx.model in models else models[0])
+    _set_default("ed_sentence", ctx.text)
+    _set_default("ed_lesson_id", "my-lesson")
+    _set_default("ed_title_en", "My lesson")
+    _set_default("ed_title_zh", "我的课程")
+    _set_default("ed_query", "top_key")
+    _fit("ed_model", models)
+    if "ed_ask_en" not in st.session_state:
+        default_texts()
+
+
+def default_texts() -> None:
+    """The query's example question and reveal, in both languages (the teacher rewrites them)."""
+    from .i18n import TABLE
+
+    q = st.session_state.get("ed_query", "top_key")
+    for part in ("ask", "reveal"):
+        entry = TABLE.get(f"ed_default_{part}_{q}", {})
+        for lg in LANGS:
+            st.session_state[f"ed_{part}_{lg}"] = entry.get(lg, "")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def tokens(name: str, sentence: str, device: str) -> dict:
+    """{kind: (row names, key tokens)} of the sentence on the model (cross rows: what they write)."""
+    from lessons.pick import row_names
+
+    tr = cache.runner(name, device).trace(sentence)
+    return {k: (row_names(a, k), list(a.key_tokens)) for k, a in tr.attention.items()}
+
+
+def runner_or_none(name: str, device: str):
+    try:
+        return cache.runner(name, device)
+    except Exception:  # a model that cannot load here: the notice below says so
+        return None
+
+
+def draft(ctx) -> dict:
+    """The step being built, from the editor's controls (drawn here)."""
+    q = QUERIES[st.session_state["ed_query"]]
+    runner = runner_or_none(st.session_state["ed_model"], ctx.device)
+    spec = {
+        "model": st.session_state["ed_model"],
+        "sentence": [st.session_state.get("ed_sentence") or ctx.text],
+        "query": q.name,
+    }
+    _fit("ed_question", list(q.questions))
+    st.selectbox(t("ed_question"), list(q.questions), key="ed_question", format_func=lambda k: t(f"ed_question_{k}"))
+    spec["question"] = st.session_state["ed_question"]
+    view, args = {}, {}
+    if runner is None:
+        return {**spec, "view": view, "args": args}
+    try:
+        toks = tokens(spec["model"], spec["sentence"][0], ctx.device)
+    except Exception:
+        toks = {}
+    kinds = list(toks) or list(getattr(runner, "kinds", ("encoder",)))
+    needs_view = q.name not in ("head_dim", "pe_dot", "translation", "same_output")
+    cols = st.columns(3)
+    if needs_view and q.name not in ("next_token", "sample_differs", "switch_off_changes"):
+        _fit("ed_kind", kinds)
+        with cols[0]:
+            st.selectbox(t("ed_kind"), kinds, key="ed_kind", format_func=lambda k: t(f"kind_{k}"))
+        view["kind"] = st.session_state["ed_kind"]
+        n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
+        heads = ["mean", *range(1, n_heads + 1), "decided", "sharpest", "furthest"]
+        if q.name == "cells_compare":
+            heads.append("most_different")
+        if q.name not in ("token_count", "row_count", "can_read", "first_token_weight", "heads_agree"):
+            _fit("ed_head", heads)
+            with cols[1]:
+                st.selectbox(t("ed_head"), heads, key="ed_head", format_func=_head_label)
+            view["head"] = st.session_state["ed_head"]
+        layers = ["last", *range(1, n_layers + 1)]
+        if view.get("head") in HEAD_RULES[1:]:
+            layers.append("any")
+        if q.name == "cell_above":
+            layers.append("auto")
+        if q.name not in ("token_count", "row_count", "can_read", "first_token_weight"):
+            _fit("ed_layer", layers)
+            with cols[2]:
+                st.selectbox(t("ed_layer"), layers, key="ed_layer", format_func=_layer_label)
+            view["layer"] = st.session_state["ed_layer"]
+    with st.expander(t("ed_view_more"), icon="⚙️"):
+        c1, c2 = st.columns(2)
+        with c1:
+            _fit("ed_temp", TEMPERATURES, 1.0)
+            st.select_slider(t("ed_temperature"), TEMPERATURES, key="ed_temp")
+            _set_default("ed_pos", True)
+            st.toggle(t("ed_positions"), key="ed_pos")
+        with c2:
+            off = _head_names(runner) if can_ablate(runner) else []
+            st.session_state["ed_off"] = [h for h in st.session_state.get("ed_off", []) if h in off][: schema.MAX_LIST]
+            if off:
+                st.multiselect(
+                    t("ed_heads_off"), off, key="ed_off", format_func=_head_off_label, max_selections=schema.MAX_LIST
+                )
+    if st.session_state["ed_temp"] != 1.0:
+        view["temperature"] = float(st.session_state["ed_temp"])
+    if not st.session_state["ed_pos"]:
+        view["positions"] = False
+    if st.session_state["ed_off"]:
+        view["heads_off"] = list(st.session_state["ed_off"])
+    rows, keys = toks.get(view.get("kind") or kinds[0], ([], []))
+    for name in q.args:
+        widget = ARG_WIDGETS.get(name)
+        value = _arg(name, widget, q.name, rows, keys)
+        if value is not None:
+            args[name] = value
+    if q.shows:
+        _set_default("ed_show", list(q.shows))
+        st.session_state["ed_show"] = [s for s in st.session_state["ed_show"] if s in q.shows]
+        st.multiselect(t("ed_show"), list(q.shows), key="ed_show", format_func=lambda s: t(f"ed_chart_{s}"))
+        spec["show"] = list(st.session_state["ed_show"])
+    return {**spec, "view": view, "args": args}
+
+
+def _unique(items) -> list:
+    return list(dict.fromkeys(str(x) for x in items))
+
+
+def _arg(name: str, widget, query: str, rows, keys):
+    key = f"ed_arg_{name}"
+    label = t(f"ed_arg_{name}") if widget not in (None, "step") else ""
+    if widget == "row":
+        opts = _unique(r for r in rows if r not in ("<s>",)) or ["?"]
+        if query == "top_key":
+            opts.append("surest")
+        _fit(key, opts, opts[min(1, len(opts) - 1)])
+        st.selectbox(label, opts, key=key, format_func=lambda w: t("ed_surest") if w == "surest" else md(w))
+        return st.session_state[key]
+    if widget == "key":
+        opts = _unique(keys) or ["?"]
+        _fit(key, opts)
+        st.selectbox(label, opts, key=key, format_func=md)
+        return st.session_state[key]
+    if widget == "text":
+        _set_default(key, "")
+        st.text_input(label, key=key, max_chars=schema.MAX_SENTENCE)
+        value = st.session_state[key].strip()
+        if name == "also":
+            return [value] if value else None
+        return value or None
+    if widget == "weight":
+        _set_default(key, 0.10 if name == "tolerance" else 0.3)
+        st.number_input(label, 0.0, 1.0 if name == "than" else 0.5, key=key, step=0.05)
+        return float(st.session_state[key])
+    if widget == "step":
+        return None  # the slider's steps of 0.05
+    if widget == "temp":
+        _fit(key, [0.2, 0.5, 2.0, 5.0], 0.2)
+        st.select_slider(label, [0.2, 0.5, 2.0, 5.0], key=key)
+        return float(st.session_state[key])
+    if widget == "pick":
+        opts = ["heads_off", "most_important", "least_important"]
+        _fit(key, opts)
+        st.selectbox(label, opts, key=key, format_func=lambda p: t(f"ed_pick_{p}"))
+        return None if st.session_state[key] == "heads_off" else st.session_state[key]
+    if widget == "yes_if":
+        _fit(key, ["same", "different"])
+        st.selectbox(label, ["same", "different"], key=key, format_func=lambda p: t(f"ed_yes_if_{p}"))
+        return st.session_state[key]
+    if widget == "flag":
+        _set_default(key, False)
+        st.toggle(label, key=key)
+        return True if st.session_state[key] else None
+    if widget == "clearest":
+        _set_default(key, False)
+        st.toggle(label, key=key)
+        return "clearest" if st.session_state[key] else None
+    if widget == "pos":
+        _set_default(key, {"p": 3, "near": 4, "far": 10}[name])
+        st.number_input(label, 0, 64, key=key, step=1)
+        return int(st.session_state[key])
+    return None
+
+
+def _head_label(h) -> str:
+    return t("ed_head_n", head=h) if isinstance(h, int) else t(f"ed_head_{h}")
+
+
+def _layer_label(la) -> str:
+    return t("ed_layer_n", layer=la) if isinstance(la, int) else t(f"ed_layer_{la}")
+
+
+def _head_names(runner) -> list[str]:
+    c = runner.config
+    out = []
+    for kind in getattr(runner, "kinds", ()):
+        n_layers = c.num_layers
+        for la in range(1, n_layers + 1):
+            out += [f"{kind}:{la}:{h}" for h in range(1, c.num_heads + 1)]
+    return out
+
+
+def _head_off_label(name: str) -> str:
+    kind, la, h = name.split(":")
+    return t("ed_head_off", kind=t(f"kind_{kind}"), layer=la, head=h)
+
+
+def texts() -> dict:
+    """The step's question and reveal in both languages (text areas)."""
+    out = {}
+    cols = st.columns(2)
+    for col, lg in zip(cols, LANGS):
+        with col:
+            for part in ("ask", "reveal"):
+                st.text_area(t(f"ed_{part}_{lg}"), key=f"ed_{part}_{lg}", max_chars=schema.MAX_TEXT, height=90)
+    for part in ("ask", "reveal"):
+        out[part] = {lg: st.session_state.get(f"ed_{part}_{lg}", "") for lg in LANGS}
+    return out
+
+
+def check(spec: dict, index: int = 0):
+    """(the step as a lesson file checks it, or None; the error text in the reader's language)."""
+    text = files.dumps("draft", {"en": "draft", "zh": "draft"}, [spec])
+    try:
+        return schema.validate(text).steps[0], None
+    except schema.LessonError as e:
+        return None, error_text(e)
+
+
+def error_text(e: schema.LessonError) -> str:
+    params = {k: echo(v, 80) if isinstance(v, str) else v for k, v in e.params.items()}
+    body = t(f"lesson_error_{e.code}", **params)
+    return t("lesson_error_line", line=e.line, error=body) if e.line else body
+
+
+def na_text(e: NotApplicable) -> str:
+    params = {
+        k: (t(f"kind_{v}") if k == "kind" and v in ("encoder", "decoder", "cross") else echo(v, 80))
+        for k, v in e.params.items()
+    }
+    return t(f"query_na_{e.key}", **params)
+
+
+def show_answer(spec: dict, ctx) -> bool:
+    """The computed answer and its margin for the draft step; True when it can be added."""
+    runner = runner_or_none(spec["model"], ctx.device)
+    if runner is None:
+        st.warning(t("ed_model_missing", model=echo(spec["model"], 40)), icon="⚠️")
+        return False
+    why = applies(runner, spec["query"])
+    if why:
+        st.info(na_text(NotApplicable(why)), icon="ℹ️")
+        return False
+    try:
+        step = build_step(spec, lambda name: cache.runner(name, ctx.device), "draft")
+    except NotApplicable as e:
+        st.info(na_text(e), icon="ℹ️")
+        return False
+    rule = step.rule
+    margin = "∞" if step.margin == float("inf") else f"{step.margin:.3f}"
+    st.markdown(
+        t("ed_computed", answer=answer_text(step), ask=fill(step.ask, step.params) if step.ask.get(lang()) else "")
+    )
+    st.caption(
+        t(f"ed_rule_{rule}", margin=margin, threshold=MARGINS[rule])
+        + " · "
+        + t("ed_options", options=", ".join(option_label(step, i) for i in range(min(len(step.options), 12))))
+    )
+    if not passes(step):
+        st.warning(t("ed_margin_fails", margin=margin, threshold=MARGINS[rule]), icon="⚠️")
+    else:
+        st.success(t("ed_margin_ok"), icon="✅")
+    numbers = ", ".join(f"{k} = {v}" for k, v in params_text(step.params).items() if k not in ("text", "model"))
+    st.caption(t("ed_numbers", numbers=numbers))
+    return True
+
+
+def add(spec: dict) -> None:
+    steps().append(spec)
+
+
+def move(i: int, delta: int) -> None:
+    s = steps()
+    j = i + delta
+    if 0 <= i < len(s) and 0 <= j < len(s):
+        s[i], s[j] = s[j], s[i]
+
+
+def remove(i: int) -> None:
+    s = steps()
+    if 0 <= i < len(s):
+        del s[i]
+
+
+def lesson_text() -> str:
+    lesson_id = st.session_state.get("ed_lesson_id", "").strip() or "my-lesson"
+    title = {lg: st.session_state.get(f"ed_title_{lg}", "").strip() or "—" for lg in LANGS}
+    return files.dumps(lesson_id, title, steps())
+
+
+def checked_lesson():
+    """(the lesson text, or None; the error in the reader's language)."""
+    if not steps():
+        return None, t("ed_no_steps")
+    text = lesson_text()
+    try:
+        schema.validate(text)
+        return text, None
+    except schema.LessonError as e:
+        return None, error_text(e)
+
+
+def load_text(raw: bytes) -> str | None:
+    """A lesson file (upload) into the editor and this session's lessons; None after an error shown."""
+    try:
+        lesson = schema.validate(raw)
+    except schema.LessonError as e:
+        st.error(error_text(e), icon="🚫")
+        return None
+    st.session_state["ed_steps"] = [dict(s) for s in lesson.steps]
+    st.session_state["ed_lesson_id"] = lesson.id
+    for lg in LANGS:
+        st.session_state[f"ed_title_{lg}"] = lesson.title[lg]
+    lesson_state.use_custom(lesson.text)
+    return lesson.text
+
+
+def uploader() -> None:
+    """The lesson file uploader: this session's uploads are kept (ui/hardening.py bounds them)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    hardening.allow_uploads(getattr(run, "session_id", None))
+    up = st.file_uploader(t("ed_upload"), type=["toml"], key="ed_upload", max_upload_size=1, help=t("ed_upload_help"))
+    if up is None:
+        return
+    if st.session_state.get("_ed_loaded") == up.file_id:
+        return
+    st.session_state["_ed_loaded"] = up.file_id
+    raw = up.getvalue()
+    if len(raw) > schema.MAX_BYTES:
+        st.error(error_text(schema.LessonError("too_large", 0, size=len(raw), limit=schema.MAX_BYTES)), icon="🚫")
+        return
+    if load_text(raw) is not None:
+        st.success(t("ed_uploaded", n=len(steps())), icon="📥")
+
+
+def load_builtin(name: str) -> None:
+    lesson = files.builtin(name)
+    st.session_state["ed_steps"] = [dict(s) for s in lesson.steps]
+    st.session_state["ed_lesson_id"] = f"{lesson.id}-copy"
+    for lg in LANGS:
+        st.session_state[f"ed_title_{lg}"] = lesson.title[lg]
+
+
+def save(text: str) -> None:
+    try:
+        path = files.save(text)
+        st.session_state["_ed_note"] = ("ok", t("ed_saved", name=md(path.name)))
+    except schema.LessonError as e:
+        st.session_state["_ed_note"] = ("warn", error_text(e))
+    except OSError:
+        st.session_state["_ed_note"] = ("warn", t("lesson_error_save_failed"))
+
+
+def use(text: str) -> None:
+    lesson_state.use_custom(text)
+    st.session_state["_ed_note"] = ("ok", t("ed_used"))
+
+
+def preview(text: str, device: str) -> None:
+    """The lesson as a student sees it (the steps that pass the margin rule), with its own answers."""
+    from .lesson_view import predict, show_question, show_verdict
+
+    built = lesson_state.steps_of(text, device)
+    if not built:
+        st.info(t("lesson_no_steps"), icon="ℹ️")
+        return
+    n = len(built)
+    index = min(max(st.session_state.get("edp_step", 1) - 1, 0), n - 1)
+    st.session_state["edp_step"] = index + 1
+    answers = st.session_state.setdefault("edp_answers", {})
+    if answers.get("_text") != text:  # a changed lesson starts unanswered
+        answers.clear()
+        answers["_text"] = text
+    step = built[index]
+    st.progress((index + 1) / n, text=t("lesson_step", i=index + 1, n=n))
+    show_question(step, prefix="edp")
+    given = answers.get(index)
+
+    def _answered(choice: int) -> None:
+        answers.setdefault(index, choice)
+
+    predict(step, f"edp_pick_{index}", given, _answered)
+    if given is not None:
+        show_verdict(step, given, prefix="edp")
+    with st.container(horizontal=True):
+        st.button(t("lesson_back"), icon="⬅️", disabled=index == 0, on_click=_go, args=(-1,), key="edp_back")
+        st.button(t("lesson_next"), icon="➡️", disabled=index == n - 1, on_click=_go, args=(1,), key="edp_next")
+    if n < len(steps()):
+        st.caption(t("ed_preview_dropped", n=len(steps()) - n))
+
+
+def _go(delta: int) -> None:
+    st.session_state["edp_step"] = st.session_state.get("edp_step", 1) + delta

@@ -1,0 +1,136 @@
+"""Drawing one lesson step: its question, the student's prediction (pills, sketches or a slider),
+the verdict and the reveal (texts from the lesson file with the model's numbers, charts from the
+query). The lessons page and the editor's student preview both use it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons.steps import Bars, Heat
+
+from .i18n import lang, t
+from .layout import present_figure
+from .safe import md
+from .widgets import PLOTLY_CONFIG, heatmap_labels, show_row_table
+
+
+class _Params(dict):
+    def __missing__(self, key):  # a number this query did not give on this model: shown, not a crash
+        return "?"
+
+
+def params_text(params: dict) -> dict:
+    """A step's numbers as text for its sentence: attention kinds translated, tokens escaped."""
+    return {
+        k: (t(f"kind_{v}") if v in ("encoder", "decoder", "cross") else "")
+        if k == "kind"
+        else md(v)
+        if isinstance(v, str)
+        else v
+        for k, v in params.items()
+    }
+
+
+def fill(texts: dict, params: dict) -> str:
+    """The lesson file's text in the reader's language with the model's numbers filled in."""
+    text = texts.get(lang()) or texts.get("en") or ""
+    return text.format_map(_Params(params_text(params)))
+
+
+def option_label(step, i: int) -> str:
+    opt = step.options[i]
+    if step.kind == "yesno":
+        return t(f"lesson_{opt}")
+    if step.kind == "sketch":
+        return t("lesson_sketch", label=opt)
+    if step.kind == "choice" and not step.literal:
+        return t(opt, **((step.option_params or [{}] * len(step.options))[i]))
+    return md(opt)
+
+
+def show_reveal(step, item, n: int, prefix: str = "les") -> None:
+    from viz.heatmap import attention_heatmap
+    from viz.lessons import bars
+
+    from .rows import ARROW
+
+    if isinstance(item, Heat):
+        title = t(item.title, **params_text(item.title_params)) if item.title else ""
+        writes = item.query_written is not None
+        q_labels = (
+            [f"{r}{ARROW}{w}" for r, w in zip(item.query_tokens, item.query_written)] if writes else item.query_tokens
+        )
+        fig = attention_heatmap(item.weights, q_labels, item.key_tokens, mask=item.mask, labels=heatmap_labels(writes))
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            st.markdown(f"**{title}**")
+            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"{prefix}_heat_{step.id}_{n}")
+        if item.row is not None:
+            with right:
+                show_row_table(item, item.weights, item.row, key=f"{prefix}_table_{step.id}_{n}", with_csv=False)
+    elif isinstance(item, Bars):
+        title = t(item.title, **params_text(item.title_params)) if item.title else ""
+        hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None
+        if hi is None and step.kind == "word" and step.answer_label in item.labels:
+            hi = list(item.labels).index(step.answer_label)
+        fig = bars(item.labels, item.values, title=title, highlight=hi)
+        st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"{prefix}_bars_{step.id}_{n}")
+
+
+def show_question(step, prefix: str = "les") -> None:
+    from viz.lessons import sketch
+
+    st.markdown("### " + fill(step.ask, step.params))
+    if step.kind == "sketch":
+        cols = st.columns(len(step.sketches))
+        for i, (col, values) in enumerate(zip(cols, step.sketches)):
+            with col:
+                fig = sketch(values, step.sketch_labels, title=option_label(step, i))
+                st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"{prefix}_sketch_{step.id}_{i}")
+
+
+def predict(step, key: str, given: int | None, on_answer) -> None:
+    """The prediction control: pills (a click answers), or a slider and its "answer" button."""
+    if given is not None:
+        st.session_state[key] = given if step.kind != "slider" else step.options[given]
+    if step.kind == "slider":
+        st.select_slider(t("lesson_your_estimate"), step.options, key=key, disabled=given is not None)
+
+        def _send():
+            value = st.session_state.get(key)
+            if value in step.options:
+                on_answer(step.options.index(value))
+
+        st.button(t("lesson_submit"), key=f"{key}_go", disabled=given is not None, on_click=_send, type="primary")
+        return
+
+    def _picked():
+        choice = st.session_state.get(key)
+        if choice is not None:
+            on_answer(choice)
+
+    st.pills(
+        t("lesson_your_prediction"),
+        list(range(len(step.options))),
+        format_func=lambda i: option_label(step, i),
+        key=key,
+        selection_mode="single",
+        disabled=given is not None,
+        on_change=_picked,
+    )
+
+
+def show_verdict(step, given: int, prefix: str = "les") -> None:
+    if step.is_right(given):
+        st.success(t("lesson_right", answer=answer_text(step)), icon="✅")
+    else:
+        st.error(t("lesson_wrong", given=option_label(step, given), answer=answer_text(step)), icon="❌")
+    st.markdown(fill(step.reveal_text, step.params))
+    for k, item in enumerate(step.reveal):
+        show_reveal(step, item, k, prefix)
+
+
+def answer_text(step) -> str:
+    if step.kind == "slider" and step.value is not None:
+        return f"{step.value:.2f}"
+    return option_label(step, step.answer)
