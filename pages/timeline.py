@@ -99,6 +99,8 @@ with c_play:
         help=t("tl_play_help"),
         width="stretch",
     )
+
+
 def picked_while_playing(key: str) -> None:
     """The reader moved the slider during Play: that step, and Play stops."""
     st.session_state["tl_step"] = st.session_state[key]
@@ -124,7 +126,9 @@ with c_slider:
             args=(f"_tl_step_at_{step}",),
         )
     else:
-        step = st.select_slider(t("tl_step"), options=steps, key="tl_step", format_func=step_label, help=t("tl_step_help"))
+        step = st.select_slider(
+            t("tl_step"), options=steps, key="tl_step", format_func=step_label, help=t("tl_step_help")
+        )
 index = steps.index(step)
 metrics = snaps[index]["metrics"]
 translator = "exact_match_en-zh" in snaps[-1]["metrics"]
