@@ -103,6 +103,8 @@ def run(log=print, bare: bool = True) -> list[dict]:
 
     with sync_playwright() as pw:
         rows = [visit(pw, *case, preload=True, log=log) for case in CASES]
+        if os.environ.get("ATTN_FIRST_VISIT_PRELOADED_ONLY"):
+            return rows
         if bare:
             rows += [visit(pw, *case, preload=False, log=log) for case in CASES]
     return rows
