@@ -367,10 +367,9 @@ def recompute_post(runner, w, a):
     return {"residual": x + a, "norm1": h1}  # the cross sub-layer is checked by the "cross" case
 
 
-# Tests that start a real server (tests/browser/, the websocket protocol tests) share one pytest-xdist
-# worker (`./scripts/test` runs two, --dist loadgroup), one at a time as in a serial run: timing
-# bounds such as "a room follows within 3 s" hold when two servers do not compete for the two
-# cores. The rest is spread over both workers. The explorer and the other AppTest walks over every
+# With ATTN_TEST_WORKERS=2 (pytest-xdist, --dist loadgroup) the tests that start a real server
+# (tests/browser/, the websocket protocol tests) are meant to share one worker; ./scripts/test
+# runs in one process by default. The explorer and the other AppTest walks over every
 # page are marked slow, so `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py",)
 SLOW_FILES = ("test_explore.py", "test_claims.py", "test_lessons_page.py", "test_timeline.py", "test_trained.py")

@@ -88,7 +88,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     slot main_area() fills with the page's main chart, so the chart comes before every control and
     explanation and starts on the projector's first screen."""
     ctx = current()
-    _RUN.main, _RUN.first_taken, _RUN.described = None, False, set()
+    _RUN.main, _RUN.first_taken, _RUN.described = None, False, {}
     st.html(_EVERY_PAGE_CSS)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
@@ -359,10 +359,12 @@ def describe_chart(fig) -> None:
     (once per figure and run: present_figure and plotly_chart both call it)."""
     import html
 
-    done = _RUN.__dict__.setdefault("described", set())
-    if id(fig) in done:
+    # the figures themselves are kept for the run: a figure drawn and freed gives its id to the next
+    # one, which an id alone would then take for one already described
+    done = _RUN.__dict__.setdefault("described", {})
+    if done.get(id(fig)) is fig:
         return
-    done.add(id(fig))
+    done[id(fig)] = fig
     text = chart_alt(fig)
     if text:
         st.html(f'<div class="attn-sr-only attn-chart-alt" style="{_SR_ONLY}">{html.escape(text)}</div>')
