@@ -217,33 +217,24 @@ def _counts(n: int) -> list[int]:
 # -- the queries ----------------------------------------------------------------------------------------
 
 
+def _count_question(n: int, **params) -> dict:
+    """A choice among counts near n, the right one n (a literal option: no margin to measure)."""
+    counts = _counts(n)
+    return dict(options=[str(c) for c in counts], answer=counts.index(n), literal=True, params={"n": n, **params})
+
+
 @query(["choice"], params=("n", "tokens"))
 def token_count(ctx):
     """How many tokens the model cuts the sentence into (the keys of the view's attention kind)."""
     att = ctx.att()
-    n = len(att.key_tokens)
-    counts = _counts(n)
-    return dict(
-        options=[str(c) for c in counts],
-        answer=counts.index(n),
-        literal=True,
-        params={"n": n, "tokens": " | ".join(att.key_tokens)},
-    )
+    return _count_question(len(att.key_tokens), tokens=" | ".join(att.key_tokens))
 
 
 @query(["choice"], params=("n", "out", "read"))
 def row_count(ctx):
     """How many rows the view's attention matrix has (cross-attention: one per token the decoder reads)."""
-    tr = ctx.trace()
     att = ctx.att()
-    n = len(att.query_tokens)
-    counts = _counts(n)
-    return dict(
-        options=[str(c) for c in counts],
-        answer=counts.index(n),
-        literal=True,
-        params={"n": n, "out": tr.output_text, "read": " | ".join(att.query_tokens)},
-    )
+    return _count_question(len(att.query_tokens), out=ctx.trace().output_text, read=" | ".join(att.query_tokens))
 
 
 @query(["choice"], args={"word": str}, params=("word", "total", "n"), shows=("row",), required=("word",))

@@ -398,6 +398,13 @@ def _args(args: dict, q, i: int, where: _Where) -> dict:
                 check_text(x, f"step {n}: args.{key}", line, MAX_SENTENCE)
         if isinstance(value, float) and not -1e6 < value < 1e6:
             raise LessonError("bad_value", line, field=f"step {n}: args.{key}", value=str(value)[:20])
+
+    def within(key, lo, hi):  # a number the query takes only in [lo, hi]
+        if key in args and not lo <= args[key] <= hi:
+            raise LessonError(
+                "bad_value", where.line(i, "args", key), field=f"step {n}: args.{key}", value=str(args[key])
+            )
+
     if q.name == "sharpen_sketch":
         sk = args.get("sketches", [])
         if sk and (len(sk) != 3 or sorted(sk) != ["flatter", "same", "sharper"]):
@@ -411,31 +418,13 @@ def _args(args: dict, q, i: int, where: _Where) -> dict:
             raise LessonError(
                 "bad_value", where.line(i, "args", "row"), field=f"step {n}: args.row", value=args["row"][:40]
             )
-        if "temperature" in args and not 0.05 <= args["temperature"] <= 20:
-            raise LessonError(
-                "bad_value",
-                where.line(i, "args", "temperature"),
-                field=f"step {n}: args.temperature",
-                value=str(args["temperature"]),
-            )
+        within("temperature", 0.05, 20)
     if q.name == "cell_weight":
-        if "step" in args and not 0.05 <= args["step"] <= 0.5:
-            raise LessonError(
-                "bad_value", where.line(i, "args", "step"), field=f"step {n}: args.step", value=str(args["step"])
-            )
-        if "tolerance" in args and not 0 <= args["tolerance"] <= 0.5:
-            raise LessonError(
-                "bad_value",
-                where.line(i, "args", "tolerance"),
-                field=f"step {n}: args.tolerance",
-                value=str(args["tolerance"]),
-            )
+        within("step", 0.05, 0.5)
+        within("tolerance", 0, 0.5)
     if q.name == "pe_dot":
         for k in ("p", "near", "far"):
-            if k in args and not 0 <= args[k] <= 512:
-                raise LessonError(
-                    "bad_value", where.line(i, "args", k), field=f"step {n}: args.{k}", value=str(args[k])
-                )
+            within(k, 0, 512)
     if q.name == "switch_off_changes" and "pick" in args and args["pick"] not in ("most_important", "least_important"):
         raise LessonError(
             "bad_value", where.line(i, "args", "pick"), field=f"step {n}: args.pick", value=args["pick"][:40]
