@@ -23,16 +23,24 @@ SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
+def _timing(name: str, device: str, ids: tuple) -> dict:
+    """The cost per new token with and without the cache along ids (timed, so worth keeping apart
+    from the cache policies' sliders)."""
+    runner = cache.runner(name, device)
+    timing = cost.generation_timing(runner, list(ids))
+    timing["flops_no_cache"] = [cost.gpt_flops_per_token(t, runner.config, False)["total"] for t in timing["t"]]
+    timing["flops_cache"] = [cost.gpt_flops_per_token(t, runner.config, True)["total"] for t in timing["t"]]
+    return timing
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
 def numbers(name: str, device: str, ids: tuple, read: tuple, prompt_len: int, sink: int, window: int) -> dict:
     """Everything the section shows, from one fetch of the runner: the cache after `read` (rows,
     positions, bytes), the cost per new token with and without the cache along `ids`, the sink check
     on `ids` (analysis.claims: first-token share per head against uniform), and the three cache
     policies' loss and continuation."""
     runner = cache.runner(name, device)
-    cfg = runner.config
-    timing = cost.generation_timing(runner, list(ids))
-    timing["flops_no_cache"] = [cost.gpt_flops_per_token(t, cfg, False)["total"] for t in timing["t"]]
-    timing["flops_cache"] = [cost.gpt_flops_per_token(t, cfg, True)["total"] for t in timing["t"]]
+    timing = _timing(name, device, ids)  # moving the sink / window sliders does not time it again
     sink_check = None
     if len(ids) > 1:
         att = runner.trace_ids(list(ids)).attention["decoder"]
