@@ -49,12 +49,13 @@ def _anonymous(n: int) -> str:
     return f"{n} anonymous"
 
 
-def per_step(steps, answers, key) -> list[tuple[int, int]]:
-    """(answered, right) per step."""
-    by_key: dict[str, list[int]] = {}
-    for step_key, _, choice in answers:
-        by_key.setdefault(step_key, []).append(int(choice))
-    return [(len(by_key.get(key(s), [])), sum(s.is_right(c) for c in by_key.get(key(s), []))) for s in steps]
+def per_step(table: list[dict], n_steps: int) -> list[tuple[int, int]]:
+    """(answered, right) for each of the n_steps steps, from rows()' table."""
+    answered, right = [0] * n_steps, [0] * n_steps
+    for r in table:
+        answered[r["step"] - 1] += r["students"]
+        right[r["step"] - 1] += r["students"] if r["right"] else 0
+    return list(zip(answered, right))
 
 
 def to_csv(table: list[dict], header: dict[str, str] | None = None, yes: str = "yes", no: str = "no") -> str:

@@ -102,7 +102,7 @@ def student_id() -> str:
     return st.session_state["_room_student"]
 
 
-def _store_failed(e: Exception) -> str:
+def store_failed(e: Exception) -> str:
     """The notice for a store that failed; the reason goes to the server's log only."""
     _LOG.warning("room store failed: %r (cause %r)", e, e.__cause__)
     return t("room_store_error")
@@ -113,7 +113,7 @@ def _get(room_code: str):
     try:
         return store().get(room_code)
     except StoreError as e:
-        st.session_state["_room_error"] = _store_failed(e)
+        st.session_state["_room_error"] = store_failed(e)
         return None
 
 
@@ -201,7 +201,7 @@ def from_link() -> None:
     try:
         teacher = bool(kept) and store().check(room_code, kept)
     except StoreError as e:
-        teacher, st.session_state["_room_error"] = False, _store_failed(e)
+        teacher, st.session_state["_room_error"] = False, store_failed(e)
     if teacher:
         st.session_state.update(_room_code=room_code, _room_token=kept, _room_published=None)
     else:
@@ -218,7 +218,7 @@ def _open() -> None:
         st.session_state["_room_error"] = t("room_full")
         return
     except StoreError as e:
-        st.session_state["_room_error"] = _store_failed(e)
+        st.session_state["_room_error"] = store_failed(e)
         return
     st.session_state.update(_room_code=room_code, _room_token=token, _room_published=None, _room_link=room_code)
     _remember(room_code, token)
@@ -233,7 +233,7 @@ def _rotate() -> None:
         _become_student(code())
         return
     except StoreError as e:
-        st.session_state["_room_error"] = _store_failed(e)
+        st.session_state["_room_error"] = store_failed(e)
         return
     st.session_state["_room_token"] = new
     _remember(code(), new)
@@ -247,7 +247,7 @@ def _close() -> None:
         except (KeyError, PermissionError):
             pass
         except StoreError as e:
-            st.session_state["_room_error"] = _store_failed(e)
+            st.session_state["_room_error"] = store_failed(e)
         _remember(None, None)
     for key in ("_room_code", "_room_token", "_room_published", "_room_link"):
         st.session_state.pop(key, None)
@@ -338,7 +338,7 @@ def _follow(pages) -> None:
     try:
         room = store().get(code()) if code() else None
     except StoreError as e:  # the store is down for a moment: say so, keep polling, keep the page
-        _store_failed(e)
+        store_failed(e)
         st.warning(t("room_store_error"), icon="⚠️")
         return
     if room is None:
@@ -400,7 +400,7 @@ def publish(url_path: str | None) -> None:
         _close()
         st.toast(t("room_ended"), icon="🏁")
     except StoreError as e:  # a full disk, a broken store: the teacher's page keeps working
-        st.toast(_store_failed(e), icon="⚠️")
+        st.toast(store_failed(e), icon="⚠️")
 
 
 def _size(view: dict) -> int:
@@ -438,7 +438,7 @@ def record_answer(step_id: str, choice: int) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(_store_failed(e), icon="⚠️")
+            st.toast(store_failed(e), icon="⚠️")
 
 
 def answer_counts(step_id: str) -> dict[int, int] | None:
@@ -448,7 +448,7 @@ def answer_counts(step_id: str) -> dict[int, int] | None:
     try:
         return store().answers(code(), step_id)
     except StoreError as e:
-        _store_failed(e)
+        store_failed(e)
         return {}
 
 
@@ -462,7 +462,7 @@ def room_lesson() -> str | None:
     try:
         return store().lesson(code())
     except StoreError as e:
-        _store_failed(e)
+        store_failed(e)
         return None
 
 
@@ -478,7 +478,7 @@ def share_lesson(text: str) -> bool:
     except (KeyError, PermissionError):
         pass
     except StoreError as e:
-        st.toast(_store_failed(e), icon="⚠️")
+        st.toast(store_failed(e), icon="⚠️")
     return False
 
 
@@ -490,15 +490,26 @@ def set_nickname(nick: str) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(_store_failed(e), icon="⚠️")
+            st.toast(store_failed(e), icon="⚠️")
 
 
 def results() -> tuple[list[tuple[str, str, int]], dict[str, str]] | None:
     """The room's answers [(step key, student, choice)] and nicknames; None outside a teacher's room."""
-    if not is_teacher():
+    read = results_reader()
+    if read is None:
         return None
     try:
-        return store().results(code()), store().nicknames(code())
+        return read()
     except StoreError as e:
-        _store_failed(e)
+        store_failed(e)
         return [], {}
+
+
+def results_reader():
+    """A function of no arguments that reads the room's answers and nicknames when it is called,
+    also outside this session's script run (a download made when the teacher clicks it, on
+    Streamlit's own thread, holds the answers given up to the click); None outside a teacher's room."""
+    if not is_teacher():
+        return None
+    rooms, room = store(), code()
+    return lambda: (rooms.results(room), rooms.nicknames(room))

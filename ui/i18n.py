@@ -42,11 +42,17 @@ def lang() -> str:
 
 
 def t(key: str, **params) -> str:
+    return text_in(lang(), key, **params)
+
+
+def text_in(language: str, key: str, **params) -> str:
+    """t() in a given language: for code that runs outside the reader's session (a deferred
+    download), where lang() would fall back to the default."""
     entry = TABLE.get(key)
-    if entry is None or lang() not in entry:
+    if entry is None or language not in entry:
         MISSING.add(key)
         return key
-    text = entry[lang()]
+    text = entry[language]
     return text.format(**params) if params else text
 
 

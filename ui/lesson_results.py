@@ -10,9 +10,10 @@ from lessons import results
 
 from . import classroom
 from . import lessons as lesson_state
-from .i18n import t
+from .i18n import lang, t, text_in
 from .layout import present_figure
 from .lesson_view import fill, option_label
+from .rooms import StoreError
 from .widgets import PLOTLY_CONFIG
 
 
@@ -40,38 +41,55 @@ def class_answers(step, key: str, revealed: bool) -> None:
     st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"les_class_{step.id}")
 
 
-def table(lesson: str, steps) -> list[dict] | None:
-    got = classroom.results()
-    if got is None:
+def table_maker(lesson: str, steps):
+    """A function of no arguments that returns the results table from the room's answers as they
+    are when it is called (None outside a teacher's room). The texts are written now, in the
+    reader's language: the download calls it on Streamlit's thread, outside the session."""
+    read = classroom.results_reader()
+    if read is None:
         return None
-    answers, nicks = got
-    return results.rows(
-        steps,
-        answers,
-        nicks,
-        key=lambda s: lesson_state.answer_key(lesson, s),
-        ask=lambda s: fill(s.ask, s.params),
-        label=option_label,
-        anonymous=lambda n: t("lesson_results_anonymous", n=n),
-    )
+    language = lang()
+    asks = {s.id: fill(s.ask, s.params) for s in steps}
+    labels = {(s.id, i): option_label(s, i) for s in steps for i in range(len(s.options))}
+
+    def make() -> list[dict]:
+        answers, nicks = read()
+        return results.rows(
+            steps,
+            answers,
+            nicks,
+            key=lambda s: lesson_state.answer_key(lesson, s),
+            ask=lambda s: asks[s.id],
+            label=lambda s, i: labels[(s.id, i)],
+            anonymous=lambda n: text_in(language, "lesson_results_anonymous", n=n),
+        )
+
+    return make
 
 
 @st.fragment(run_every=3)
 def class_results(lesson: str, steps) -> None:
-    """Every step's results (refreshed every 3 s, so the CSV holds the answers given since): per option how many chose it and whether it is right, with the
-    nicknames of who chose it; the CSV for the teacher to keep."""
-    rows = table(lesson, steps)
-    if rows is None:
+    """Every step's results (the table refreshed every 3 s): per option how many chose it and
+    whether it is right, with the nicknames of who chose it; the CSV for the teacher to keep, read
+    from the room store when the teacher clicks (so it holds every answer given until then)."""
+    make = table_maker(lesson, steps)
+    if make is None:
         return
+    try:
+        rows = make()
+    except StoreError as e:
+        st.toast(classroom.store_failed(e), icon="⚠️")
+        return
+    header = {c: t(f"lesson_results_col_{c}") for c in results.COLUMNS}
+    yes, no = t("lesson_yes"), t("lesson_no")
     with st.expander(t("lesson_results"), icon="📊"):
-        per = results.per_step(steps, classroom.results()[0], key=lambda s: lesson_state.answer_key(lesson, s))
+        per = results.per_step(rows, len(steps))
         st.caption(" · ".join(t("lesson_results_step", i=i + 1, answered=a, right=r) for i, (a, r) in enumerate(per)))
-        header = {c: t(f"lesson_results_col_{c}") for c in results.COLUMNS}
         if rows:
             st.dataframe([{header[c]: r[c] for c in results.COLUMNS} for r in rows], hide_index=True)
         st.download_button(
             t("lesson_results_csv"),
-            results.to_csv(rows, header, yes=t("lesson_yes"), no=t("lesson_no")).encode("utf-8-sig"),
+            lambda: results.to_csv(make(), header, yes=yes, no=no).encode("utf-8-sig"),
             file_name="class-results.csv",
             mime="text/csv",
             key="les_results_csv",
