@@ -3,8 +3,9 @@ within 2 s of the server answering, on a server started as production starts it,
 
     .venv/bin/python -m bench.first_visit
 
-For each case (the home page in English, a Chinese reader, a deep link to the attention page) a
-new server is started (`streamlit run app.py`); as soon as it answers its health check, a fresh
+First the floor (bench/floor_app.py: a title, one heatmap and one table, Streamlit and Plotly
+without the app), then each case (the home page in English, a Chinese reader, a deep link to the
+attention page): a new server is started (`streamlit run app.py`); as soon as it answers its health check, a fresh
 Chromium opens the link and the page is polled every 50 ms until the page is drawn. Reported:
 when the app's title first shows (target <= 1 s), when a loading message or spinner first shows,
 when the page is complete, and whether Streamlit's file-name menu (app, architecture, attention
@@ -50,10 +51,14 @@ CASES = [
 ]
 
 
-def visit(pw, label, path, title, loading, locale, preload=True, timeout=60.0, log=print) -> dict:
+FLOOR = ("the floor: bench/floor_app.py, Streamlit and Plotly alone", "/", "Transformer Attention Explorer", "Loading", "en-US")
+
+
+def visit(pw, label, path, title, loading, locale, preload=True, timeout=60.0, log=print, script="app.py") -> dict:
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-    server = AppServer(env=env, log=SCREENSHOTS / "bench-first-visit.log", preload=preload).start()
-    label = f"{label} ({'python -m ui.serve: preloaded' if preload else 'bare streamlit run'})"
+    server = AppServer(script, env=env, log=SCREENSHOTS / "bench-first-visit.log", preload=preload).start()
+    if script == "app.py":
+        label = f"{label} ({'python -m ui.serve: preloaded' if preload else 'bare streamlit run'})"
     row = {"case": label, "title_s": None, "loading_s": None, "drawn_s": None, "file_menu": False}
     try:
         browser = launch(pw)
@@ -102,7 +107,9 @@ def run(log=print, bare: bool = True) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        rows = [visit(pw, *case, preload=True, log=log) for case in CASES]
+        # the floor first: what a title, one heatmap and one table take here without the app
+        rows = [visit(pw, *FLOOR, preload=False, log=log, script="bench/floor_app.py")]
+        rows += [visit(pw, *case, preload=True, log=log) for case in CASES]
         if os.environ.get("ATTN_FIRST_VISIT_PRELOADED_ONLY"):
             return rows
         if bare:

@@ -167,8 +167,9 @@ def run(name: str, runner, sentence: str, view: dict, args: dict, question: str,
 # -- helpers ------------------------------------------------------------------------------------------
 
 
-def _yesno(truth: bool) -> tuple[list[str], int]:
-    return ["yes", "no"], 0 if truth else 1
+def _yesno(truth: bool, **rest) -> dict:
+    """A yes/no query's result: "yes" is right when truth holds; rest: its params, reveal, rule, margin."""
+    return dict(options=["yes", "no"], answer=0 if truth else 1, **rest)
 
 
 def _heat(weights, att, kind: str, layer: int, head: int | None, row: int | None) -> Heat:
@@ -381,10 +382,8 @@ def cell_above(ctx):
         layer, head = _where(ctx, att, row)
     m = matrix(w, layer, head)
     value = float(m[row, key])
-    opts, ans = _yesno(value > than)
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        value > than,
         params={
             **_where_params(kind, layer, head),
             "word": att.query_tokens[row],
@@ -452,10 +451,8 @@ def can_read(ctx):
     row, key = _cell(ctx, att, kind)
     w = att.weights.astype(np.float64)
     allowed = bool(att.mask[row, key]) if att.mask is not None else bool(w[:, :, row, key].max() > 0)
-    opts, ans = _yesno(allowed)
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        allowed,
         params={
             "kind": kind,
             "layer": 1,
@@ -512,10 +509,8 @@ def heads_agree(ctx):
     clear = [c for c in clear if c[2] >= MARGINS["weight"]] or [(prefer, *tops_and_margin(prefer))]
     row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
     agree = len(set(tops)) == 1
-    opts, ans = _yesno(agree)
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        agree,
         params={
             "kind": kind,
             "layer": layer + 1,
@@ -523,7 +518,7 @@ def heads_agree(ctx):
             "word": toks[row],
             "n": n_heads,
             "tops": ", ".join(f"{h + 1}: {att.key_tokens[k]}" for h, k in enumerate(tops)),
-            "agree": ans == 0,
+            "agree": agree,
         },
         reveal=[_heat(w0[h], att, kind, layer, h, row) for h in range(n_heads)],
         rule="weight",
@@ -635,10 +630,8 @@ def translation(ctx):
 def same_output(ctx):
     """Whether the sentence and `other` get the same translation (under the view: positions off ...)."""
     a, b = ctx.trace().output_text, ctx.trace(ctx.args["other"]).output_text
-    opts, ans = _yesno(a == b)
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        a == b,
         params={
             "kind": "",
             "layer": "—",
@@ -681,11 +674,9 @@ def cells_compare(ctx):
     diff = abs(float(ma[ra, ka]) - float(mb[rb, kb]))
     same = diff < SAME_WEIGHT
     yes_if_same = ctx.args.get("yes_if", "same") != "different"
-    opts, ans = _yesno(same if yes_if_same else not same)
     exact = diff < 1e-6
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        same if yes_if_same else not same,
         params={
             **_where_params(kind, layer, head),
             "a": ctx.sentence,
@@ -775,11 +766,9 @@ def sample_differs(ctx):
     top = int(probs.argmax())
     label = ctx.runner.tokenizer.labels([top])[0]
     rest = 1 - float(probs[top])
-    opts, ans = _yesno(rest >= MARGINS["prob"])
     top5 = [int(i) for i in np.argsort(-probs)[:5]]
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        rest >= MARGINS["prob"],
         params={
             "kind": "decoder",
             "layer": "—",
@@ -799,7 +788,7 @@ def sample_differs(ctx):
             )
         ],
         rule="prob",
-        margin=rest if ans == 0 else MARGINS["prob"] * (rest < 0.001),
+        margin=rest if rest >= MARGINS["prob"] else MARGINS["prob"] * (rest < 0.001),
         default_show=(),
     )
 
@@ -832,10 +821,8 @@ def switch_off_changes(ctx):
         else:
             raise NotApplicable("no_clear_head")
         kind, lyr, hd = imp.heads[i]
-        opts, ans = _yesno(bool(imp.changed[i]))
-        return dict(
-            options=opts,
-            answer=ans,
+        return _yesno(
+            bool(imp.changed[i]),
             params={
                 "kind": kind,
                 "layer": lyr + 1,
@@ -878,10 +865,8 @@ def switch_off_changes(ctx):
         lo = np.log(np.clip(off, 1e-30, None))
         margin = float(lo[o] - lo[b]) if changed else float(lo[b] - np.sort(lo)[-2])
         loss = float(np.log(base[b]) - lo[b])
-    opts, ans = _yesno(changed)
-    return dict(
-        options=opts,
-        answer=ans,
+    return _yesno(
+        changed,
         params={**params, "before": before, "after": after, "loss": f"{loss:.2f}"},
         rule="change",
         margin=margin,
