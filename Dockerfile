@@ -1,5 +1,5 @@
 # The Transformer Attention Explorer as a container: CPU torch, the shipped weights, one
-# `streamlit run app.py` on port 8501 with .streamlit/config.toml's production settings.
+# `python -m ui.serve` (streamlit run app.py, preloaded) on port 8501 with .streamlit/config.toml's production settings.
 #   docker build -t attention-explorer .
 #   docker run --rm -p 8501:8501 attention-explorer
 # docs/hosting.md: running several replicas behind nginx (deploy/nginx.conf).
