@@ -42,7 +42,8 @@ c1.text_input(t("ed_lesson_id"), key="ed_lesson_id", max_chars=40, help=t("ed_le
 c2.text_input(t("ed_title_en"), key="ed_title_en", max_chars=120)
 c3.text_input(t("ed_title_zh"), key="ed_title_zh", max_chars=120)
 
-st.subheader(t("ed_new_step"))
+editing = editor.editing()
+st.subheader(t("ed_new_step") if editing is None else t("ed_editing_step", i=editing + 1))
 c1, c2, c3 = st.columns([1, 2, 2])
 c1.selectbox(t("ed_model"), list(editor.schema.known_models()), key="ed_model", format_func=md)
 c2.text_input(t("ed_sentence"), key="ed_sentence", max_chars=300)
@@ -56,11 +57,23 @@ c3.selectbox(
 )
 spec = editor.draft(ctx)
 spec.update(editor.texts())
+spec = editor.with_unedited(spec)
 checked, problem = editor.check(spec)
 if problem:
     st.warning(problem, icon="⚠️")
 ok = checked is not None and editor.show_answer(checked, ctx)
-st.button(t("ed_add"), key="ed_add", icon="➕", disabled=not ok, on_click=editor.add, args=(checked,), type="primary")
+with st.container(horizontal=True):
+    st.button(
+        t("ed_add") if editing is None else t("ed_replace", i=editing + 1),
+        key="ed_add",
+        icon="➕" if editing is None else "💾",
+        disabled=not ok,
+        on_click=editor.add,
+        args=(checked,),
+        type="primary",
+    )
+    if editing is not None:
+        st.button(t("ed_cancel_edit"), key="ed_cancel_edit", on_click=editor.stop_editing)
 
 st.subheader(t("ed_steps", n=len(editor.steps())))
 for i, s in enumerate(editor.steps()):
@@ -83,6 +96,7 @@ for i, s in enumerate(editor.steps()):
             args=(i, 1),
             help=t("ed_down"),
         )
+        st.button("✎", key=f"ed_edit_{i}", on_click=editor.edit, args=(i,), help=t("ed_edit"))
         st.button("✕", key=f"ed_del_{i}", on_click=editor.remove, args=(i,), help=t("ed_delete"))
 
 text, problem = editor.checked_lesson()

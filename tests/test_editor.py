@@ -6,9 +6,10 @@ previewed as a student, and the lesson they make is a valid lesson file that the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import model
-from lessons import schema
+from lessons import files, schema
 from tests import apptest
 
 PAGE = "pages/editor.py"
@@ -69,8 +70,6 @@ def test_add_reorder_remove_preview_and_use_on_the_lessons_page():
     at.button(key="ed_up_1").click().run()
     at.button(key="ed_del_2").click().run()
     assert [s["query"] for s in at.session_state["ed_steps"]] == ["token_count", "top_key"]
-    from lessons import files
-
     ss = at.session_state
     text = files.dumps(ss["ed_lesson_id"], {"en": ss["ed_title_en"], "zh": ss["ed_title_zh"]}, ss["ed_steps"])
     lesson = schema.validate(text)  # what the download button gives
@@ -81,4 +80,38 @@ def test_add_reorder_remove_preview_and_use_on_the_lessons_page():
     assert any("the model says **6**" in s.value for s in at.success)
     at.button(key="ed_use").click().run()
     assert at.session_state["les_custom_text"]
+    apptest.ok(at)
+
+
+@pytest.mark.parametrize("lesson", files.BUILTIN)
+def test_a_step_is_edited_in_place_from_its_own_values(lesson):
+    """Every step of every built-in lesson goes back into the form with its own values: saved
+    again unchanged, it is the same step; one changed in the form replaces it, in place."""
+    at = editor()
+    at.selectbox(key="ed_builtin").set_value(lesson).run()
+    at.button(key="ed_load_builtin").click().run()
+    before = [dict(s) for s in at.session_state["ed_steps"]]
+    keep = ("model", "sentence", "query", "question", "view", "args", "show", "ask", "reveal")
+    changed = {}
+    for i, step in enumerate(before):
+        at.button(key=f"ed_edit_{i}").click().run()
+        assert f"Editing step {i + 1}" in " ".join(h.value for h in at.subheader)
+        assert at.text_input(key="ed_sentence").value == step["sentence"][0]
+        at.button(key="ed_add").click().run()
+        assert "ed_editing" not in at.session_state and len(at.session_state["ed_steps"]) == len(before)
+        saved = at.session_state["ed_steps"][i]
+        diff = {k: (step.get(k), saved.get(k)) for k in keep if step.get(k) != saved.get(k)}
+        if diff:
+            changed[i + 1] = diff
+    assert not changed, "\n".join(f"{i}: {d}" for i, d in changed.items())
+    at.button(key="ed_edit_1").click().run()
+    at.text_input(key="ed_sentence").set_value("The dog sat on the mat").run()
+    at.button(key="ed_cancel_edit").click().run()
+    assert at.session_state["ed_steps"][1] == before[1]  # cancelled: nothing changed
+    at.button(key="ed_edit_1").click().run()
+    at.text_input(key="ed_sentence").set_value("The dog sat on the mat").run()
+    at.button(key="ed_add").click().run()
+    after = at.session_state["ed_steps"]
+    assert after[1]["sentence"] == ["The dog sat on the mat"] and after[1]["query"] == before[1]["query"]
+    assert [s["query"] for s in after] == [s["query"] for s in before]
     apptest.ok(at)

@@ -332,8 +332,84 @@ def show_answer(spec: dict, ctx) -> bool:
     return True
 
 
+def editing() -> int | None:
+    """The number of the step the form above is editing, or None (the form builds a new step)."""
+    i = st.session_state.get("ed_editing")
+    return i if isinstance(i, int) and 0 <= i < len(steps()) else None
+
+
 def add(spec: dict) -> None:
-    steps().append(spec)
+    """The form's step: in place of the one being edited, else after the last."""
+    i = editing()
+    if i is None:
+        steps().append(spec)
+    else:
+        steps()[i] = spec
+        stop_editing()
+
+
+def stop_editing() -> None:
+    st.session_state.pop("ed_editing", None)
+    st.session_state.pop("_ed_original", None)
+
+
+def edit(i: int) -> None:
+    """Step i back into the form (its model, sentence, query, view, arguments, charts and texts),
+    so the teacher changes what they need and saves it in place (a callback: before the widgets)."""
+    if not 0 <= i < len(steps()):
+        return
+    step, ss = steps()[i], st.session_state
+    view, args = step.get("view", {}), step.get("args", {})
+    ss["ed_model"], ss["ed_sentence"], ss["ed_query"] = step["model"], step["sentence"][0], step["query"]
+    if step.get("question"):
+        ss["ed_question"] = step["question"]
+    for field in ("kind", "head", "layer"):
+        if field in view:
+            ss[f"ed_{field}"] = view[field]
+    ss["ed_temp"] = float(view.get("temperature", 1.0))
+    ss["ed_pos"] = bool(view.get("positions", True))
+    ss["ed_off"] = list(view.get("heads_off", []))
+    for name, widget in ARG_WIDGETS.items():
+        value = args.get(name)
+        if widget in ("row", "key", "yes_if", "temp", "weight", "pos") and value is not None:
+            ss[f"ed_arg_{name}"] = value
+        elif widget == "text":
+            ss[f"ed_arg_{name}"] = (value[0] if isinstance(value, list) else value) or ""
+        elif widget == "pick":
+            ss[f"ed_arg_{name}"] = value or "heads_off"
+        elif widget == "flag":
+            ss[f"ed_arg_{name}"] = bool(value)
+        elif widget == "clearest":
+            ss[f"ed_arg_{name}"] = value == "clearest"
+    # a step without `show` reveals its query's default charts; the form shows them all ticked
+    ss["ed_show"] = list(step.get("show", QUERIES[step["query"]].shows))
+    for part in ("ask", "reveal"):
+        for lg in LANGS:
+            ss[f"ed_{part}_{lg}"] = step.get(part, {}).get(lg, "")
+    ss["ed_editing"] = i
+    ss["_ed_original"] = dict(step)
+
+
+FORM_VIEW = ("kind", "head", "layer", "temperature", "positions", "heads_off")  # what draft() asks
+
+
+def with_unedited(spec: dict) -> dict:
+    """The form's step with what the form does not ask kept from the step being edited (a view's
+    page, an argument such as a sketch order, a yes/no reveal's two texts, the other sentences;
+    `show` left out where the step had none and the ticks are unchanged); while the query is the
+    same: another query's extras would not fit."""
+    original = st.session_state.get("_ed_original") if editing() is not None else None
+    if not original or original.get("query") != spec.get("query"):
+        return spec
+    asked = {name for name, widget in ARG_WIDGETS.items() if widget not in (None, "step")}
+    out = {**original, **spec}
+    out["view"] = {**{k: v for k, v in original.get("view", {}).items() if k not in FORM_VIEW}, **spec["view"]}
+    out["args"] = {**{k: v for k, v in original.get("args", {}).items() if k not in asked}, **spec["args"]}
+    if spec["sentence"][0] == original["sentence"][0]:
+        out["sentence"] = list(original["sentence"])
+    if "show" not in original and spec.get("show") == list(QUERIES[spec["query"]].shows):
+        out.pop("show", None)
+    return out
 
 
 def move(i: int, delta: int) -> None:
@@ -341,12 +417,14 @@ def move(i: int, delta: int) -> None:
     j = i + delta
     if 0 <= i < len(s) and 0 <= j < len(s):
         s[i], s[j] = s[j], s[i]
+        stop_editing()  # the numbers moved under the form
 
 
 def remove(i: int) -> None:
     s = steps()
     if 0 <= i < len(s):
         del s[i]
+        stop_editing()
 
 
 def lesson_text() -> str:
