@@ -29,7 +29,7 @@ if note:
 with st.expander(t("ed_load"), icon="📂", expanded=not editor.steps()):
     editor.uploader()
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.selectbox(t("ed_start_from"), files.BUILTIN, key="ed_builtin", format_func=editor.lesson_state.title)
+        editor.start_picker()
         st.button(
             t("ed_load_builtin"),
             key="ed_load_builtin",

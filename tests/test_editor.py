@@ -115,3 +115,26 @@ def test_a_step_is_edited_in_place_from_its_own_values(lesson):
     assert after[1]["sentence"] == ["The dog sat on the mat"] and after[1]["query"] == before[1]["query"]
     assert [s["query"] for s in after] == [s["query"] for s in before]
     apptest.ok(at)
+
+
+def test_a_lesson_saved_on_the_server_is_offered_again_and_loads_with_its_own_id(tmp_path, monkeypatch):
+    monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(files.SAVE_ENV, "1")
+    at = editor()
+    at.text_input(key="ed_lesson_id").set_value("week-3").run()
+    at.button(key="ed_add").click().run()
+    at.selectbox(key="ed_query").set_value("token_count").run()
+    at.button(key="ed_add").click().run()
+    at.button(key="ed_save").click().run()
+    assert (tmp_path / "week-3.toml").is_file() and at.success, [s.value for s in at.success]
+    at = editor()  # another session: the saved lesson is under "Start from"
+    box = at.selectbox(key="ed_builtin")
+    assert box.options[-1] == "Saved on this server: week-3", box.options
+    box.set_value("saved:week-3").run()
+    at.button(key="ed_load_builtin").click().run()
+    assert [s["query"] for s in at.session_state["ed_steps"]] == ["top_key", "token_count"]
+    assert at.text_input(key="ed_lesson_id").value == "week-3"  # saving again replaces the file
+    (tmp_path / "week-3.toml").unlink()  # removed from the folder meanwhile: the box starts over
+    at.run()
+    assert at.selectbox(key="ed_builtin").value == files.BUILTIN[0]
+    apptest.ok(at)

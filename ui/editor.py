@@ -480,12 +480,41 @@ def uploader() -> None:
         st.success(t("ed_uploaded", n=len(steps())), icon="📥")
 
 
+SAVED = "saved:"  # "Start from" names a lesson in the server's folder "saved:ID"
+
+
+def starts() -> list[str]:
+    """What the editor can start from: the built-in lessons, then those saved in the server's folder."""
+    return [*files.BUILTIN, *(SAVED + i for i in files.saved())]
+
+
+def start_picker() -> None:
+    """The "Start from" box (a saved lesson removed from the folder since: the first again)."""
+    options = starts()
+    _fit("ed_builtin", options)
+    st.selectbox(t("ed_start_from"), options, key="ed_builtin", format_func=start_label)
+
+
+def start_label(name: str) -> str:
+    if name.startswith(SAVED):
+        return t("ed_saved_lesson", id=name[len(SAVED) :])  # plain text in a select box; the id is [A-Za-z0-9_-]
+    return lesson_state.title(name)
+
+
 def load_builtin(name: str) -> None:
-    lesson = files.builtin(name)
-    st.session_state["ed_steps"] = [dict(s) for s in lesson.steps]
-    st.session_state["ed_lesson_id"] = f"{lesson.id}-copy"
+    """A built-in lesson (a copy: its id gets "-copy") or a saved one (its own id: saving it again
+    replaces the file) into the editor."""
+    ss = st.session_state
+    try:
+        lesson = files.load_saved(name[len(SAVED) :]) if name.startswith(SAVED) else files.builtin(name)
+    except (schema.LessonError, OSError, KeyError) as e:
+        ss["_ed_note"] = ("warn", error_text(e) if isinstance(e, schema.LessonError) else t("lesson_error_no_folder"))
+        return
+    stop_editing()
+    ss["ed_steps"] = [dict(s) for s in lesson.steps]
+    ss["ed_lesson_id"] = lesson.id if name.startswith(SAVED) else f"{lesson.id}-copy"
     for lg in LANGS:
-        st.session_state[f"ed_title_{lg}"] = lesson.title[lg]
+        ss[f"ed_title_{lg}"] = lesson.title[lg]
 
 
 def save(text: str) -> None:
