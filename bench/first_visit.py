@@ -51,7 +51,13 @@ CASES = [
 ]
 
 
-FLOOR = ("the floor: bench/floor_app.py, Streamlit and Plotly alone", "/", "Transformer Attention Explorer", "Loading", "en-US")
+FLOOR = (
+    "the floor: bench/floor_app.py, Streamlit and Plotly alone",
+    "/",
+    "Transformer Attention Explorer",
+    "Loading",
+    "en-US",
+)
 
 
 def visit(pw, label, path, title, loading, locale, preload=True, timeout=60.0, log=print, script="app.py") -> dict:
