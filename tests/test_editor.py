@@ -138,3 +138,18 @@ def test_a_lesson_saved_on_the_server_is_offered_again_and_loads_with_its_own_id
     at.run()
     assert at.selectbox(key="ed_builtin").value == files.BUILTIN[0]
     apptest.ok(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_sentence_the_model_refuses_is_explained_in_the_readers_language(lang, page_language):
+    from ui.i18n import TABLE
+
+    page_language(lang)
+    at = editor(lang=lang)
+    at.text_input(key="ed_sentence").set_value("\u200b ").run()  # a zero-width space: no token to read
+    shown = " ".join(i.value for i in at.info) + " ".join(w.value for w in at.warning)
+    assert TABLE["query_na_model_refuses"][lang].split("{")[0].strip() in shown, shown
+    if lang == "zh":  # the model's reason too, not its English line
+        assert TABLE["empty_text_hint"]["zh"][:6] in shown and "the text is empty" not in shown, shown
+    assert at.button(key="ed_add").disabled
+    apptest.ok(at)

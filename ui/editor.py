@@ -15,11 +15,13 @@ from lessons.build import build_step
 from lessons.pick import NotApplicable
 from lessons.queries import HEAD_RULES, QUERIES, applies, can_ablate
 from lessons.steps import MARGINS, passes
+from model.errors import InputError
 
 from . import cache, hardening
 from . import lessons as lesson_state
 from .i18n import LANGS, lang, t
 from .lesson_view import answer_text, fill, option_label, params_text
+from .messages import error_text as error_text_of_model
 from .safe import echo, md
 
 TEMPERATURES = [0.2, 0.5, 1.0, 2.0, 5.0]
@@ -295,6 +297,8 @@ def na_text(e: NotApplicable) -> str:
         k: (t(f"kind_{v}") if k == "kind" and v in ("encoder", "decoder", "cross") else echo(v, 80))
         for k, v in e.params.items()
     }
+    if e.key == "model_refuses" and isinstance(e.__cause__, InputError):
+        params["reason"] = error_text_of_model(e.__cause__)  # the model's reason in the reader's language
     return t(f"query_na_{e.key}", **params)
 
 
