@@ -45,6 +45,15 @@ def _rerun(text: str, page: str) -> bytes:
     return m.SerializeToString()
 
 
+def shows_exception(msg: ForwardMsg) -> bool:
+    """Whether a message from the server draws an exception box on the page."""
+    return (
+        msg.WhichOneof("type") == "delta"
+        and msg.delta.WhichOneof("type") == "new_element"
+        and msg.delta.new_element.WhichOneof("type") == "exception"
+    )
+
+
 async def _run_once(ws, text: str, page: str, timeout: float) -> tuple[float, int, bool]:
     """(seconds, bytes received, ok) for one rerun."""
     t0 = time.perf_counter()
@@ -56,11 +65,7 @@ async def _run_once(ws, text: str, page: str, timeout: float) -> tuple[float, in
         msg = ForwardMsg()
         msg.ParseFromString(data)
         kind = msg.WhichOneof("type")
-        if (
-            kind == "delta"
-            and msg.delta.WhichOneof("type") == "new_element"
-            and msg.delta.new_element.WhichOneof("type") == "exception"
-        ):
+        if shows_exception(msg):
             ok = False
         if kind == "script_finished":
             if msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -127,17 +132,7 @@ def run(classes=(1, 10, 30), seconds=60, page="", interval=(2.0, 4.0), timeout=6
             times, errors, rss = asyncio.run(_class(server, n, seconds, page, interval, timeout))
         finally:
             server.stop()
-        row = {
-            "students": n,
-            "requests": len(times),
-            "p50_s": statistics.median(times) if times else None,
-            "p95_s": pct(times, 95) if times else None,
-            "max_s": max(times) if times else None,
-            "rss_start_mb": rss0 / 1e6,
-            "rss_max_mb": max(rss) / 1e6 if rss else None,
-            "errors": len(errors),
-            "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random",
-        }
+        row = _row(n, times, errors, rss0 / 1e6, max(rss) / 1e6 if rss else None)
         log(
             f"  load {n} students, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
             f"p95 {row['p95_s']:.2f} s, RSS {row['rss_start_mb']:.0f} -> {row['rss_max_mb']:.0f} MB, "
@@ -145,6 +140,21 @@ def run(classes=(1, 10, 30), seconds=60, page="", interval=(2.0, 4.0), timeout=6
         )
         rows.append(row)
     return rows
+
+
+def _row(n: int, times: list[float], errors: list, rss_start_mb, rss_max_mb) -> dict:
+    """One class's figures: requests, p50 / p95 / max seconds, the server's memory, errors."""
+    return {
+        "students": n,
+        "requests": len(times),
+        "p50_s": statistics.median(times) if times else None,
+        "p95_s": pct(times, 95) if times else None,
+        "max_s": max(times) if times else None,
+        "rss_start_mb": rss_start_mb,
+        "rss_max_mb": rss_max_mb,
+        "errors": len(errors),
+        "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random",
+    }
 
 
 class _Remote:
@@ -162,18 +172,7 @@ def run_url(url: str, n: int, seconds: int = 60, page: str = "", interval=(2.0, 
     server = _Remote(url)
     asyncio.run(_class(server, 1, 1, page, (0.0, 0.1), timeout * 3))
     times, errors, _ = asyncio.run(_class(server, n, seconds, page, interval, timeout))
-    row = {
-        "students": n,
-        "requests": len(times),
-        "p50_s": statistics.median(times) if times else None,
-        "p95_s": pct(times, 95) if times else None,
-        "max_s": max(times) if times else None,
-        "rss_start_mb": None,
-        "rss_max_mb": None,
-        "errors": len(errors),
-        "url": url,
-        "weights": "trained" if (ROOT / "model/weights/translator.safetensors").exists() else "random",
-    }
+    row = {**_row(n, times, errors, None, None), "url": url}
     log(
         f"  load {n} students via {url}, {seconds} s: {len(times)} requests, p50 {row['p50_s']:.2f} s, "
         f"p95 {row['p95_s']:.2f} s, {len(errors)} errors {errors[:2]}"

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load import _rerun, pct, sentences  # noqa: E402
+from bench.load import _rerun, pct, sentences, shows_exception  # noqa: E402
 from tests.browser.helpers import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
@@ -62,11 +62,7 @@ async def _ask(ws, text: str, page: str, timeout: float = 120) -> tuple[float, b
         msg = ForwardMsg()
         msg.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
         kind = msg.WhichOneof("type")
-        if (
-            kind == "delta"
-            and msg.delta.WhichOneof("type") == "new_element"
-            and msg.delta.new_element.WhichOneof("type") == "exception"
-        ):
+        if shows_exception(msg):
             ok = False
         if kind == "script_finished":
             return time.perf_counter() - t0, ok and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
