@@ -157,12 +157,9 @@ def explorer(tr, runner, temperature: float) -> None:
     only this (ui.context.partial), not the sidebar and the model."""
     # -- controls --------------------------------------------------------------------------------
     kinds = tr.kinds()
-    state.fit("att_kind", kinds, lambda k: t(f"kind_{k}"))
     n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
-    if st.session_state.get("att_layer") is None:
+    if st.session_state.get("att_layer") is None:  # the last layer first; the pickers fit a link's values
         st.session_state["att_layer"] = n_layers - 1
-    state.fit("att_layer", range(n_layers), layer_label)
-    state.fit("att_head", ["mean", *range(n_heads)], head_label)
 
     # on a projector the controls go without their labels (the options say what they are) and the
     # explanation, so that the first screen at 1280 x 800 reaches the chart
