@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import time
 import urllib.error
 import urllib.request
@@ -191,3 +192,67 @@ def test_uploads_are_dropped(server):
     )
     assert set(statuses) == {204}, statuses  # accepted as a browser's upload would be...
     assert rss1 - rss0 < 50 * 2**20, (statuses, rss0, rss1)  # ...and dropped: 100 MB never kept
+
+
+@pytest.fixture(scope="module")
+def hf_server(tmp_path_factory):
+    """The app as a hosted demo runs it with Hugging Face on (ATTN_HF=1, offline, its own HOME)."""
+    home = tmp_path_factory.mktemp("home")
+    env = {"ATTN_HF": "1", "HF_HUB_OFFLINE": "1", "HOME": str(home), "ATTN_HF_MODELS": None}
+    if not has_trained_weights():
+        env["ATTN_RANDOM_WEIGHTS"] = "1"
+    s = AppServer(env=env, log=SCREENSHOTS / "streamlit-protocol-hf.log")
+    try:
+        s.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+    yield s
+    s.stop()
+
+
+def _alerts(msgs: list[ForwardMsg]) -> list[str]:
+    return [
+        m.delta.new_element.alert.body
+        for m in msgs
+        if m.WhichOneof("type") == "delta"
+        and m.delta.WhichOneof("type") == "new_element"
+        and m.delta.new_element.WhichOneof("type") == "alert"
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RSS from /proc (Linux)")
+def test_fifty_spellings_of_one_folder_are_each_refused_and_leave_memory_flat(hf_server):
+    """One client tries 50 spellings of the packaged model's folder (trailing slashes, //, /./,
+    ../model, ~ and case) in the link: each is refused with the notice (no model is loaded for
+    it), none crashes the page, and the server's memory stays within 100 MB."""
+    from bench.load import shows_exception
+    from model import hf
+
+    folder = next(iter(hf.packaged().values()), "/nowhere/model")
+    parts = folder.strip("/").split("/")
+    spellings = [folder + "/" * k for k in range(1, 6)]
+    spellings += ["/" + "/".join(parts[:i]) + "//" + "/".join(parts[i:]) for i in range(1, len(parts))]
+    spellings += ["/" + "/".join(parts[:i]) + "/./" + "/".join(parts[i:]) for i in range(1, len(parts))]
+    spellings += [folder + "/../" + parts[-1], folder.upper(), " " + folder, folder + "/.", "hf:" + folder]
+    spellings += [folder + "/" + "./" * k for k in range(1, 50)]
+    spellings = list(dict.fromkeys(spellings))[:50]
+    assert len(spellings) == 50
+
+    async def body(c):
+        await c.run(rerun("model=translator"))
+        start, crashed, not_refused = hf_server.rss_bytes(), [], []
+        for spelling in spellings:
+            msgs = await c.run(rerun("model=" + quote("hf:" + spelling, safe="")))
+            if any(shows_exception(m) for m in msgs):
+                crashed.append(spelling)
+            if not any("is not valid" in a for a in _alerts(msgs)):
+                not_refused.append(spelling)
+        return start, hf_server.rss_bytes(), crashed, not_refused
+
+    start, end, crashed, not_refused = drive(hf_server, body)
+    print(
+        f"server RSS: {start / 2**20:.0f} MB before, {end / 2**20:.0f} MB after 50 spellings ({(end - start) / 2**20:+.0f} MB)"
+    )
+    assert not crashed, crashed
+    assert not not_refused, not_refused
+    assert end - start < 100 * 2**20, (start, end)
