@@ -114,7 +114,7 @@ def run(log=print, bare: bool = True) -> list[dict]:
 
     with sync_playwright() as pw:
         # the floor first: what a title, one heatmap and one table take here without the app
-        rows = [visit(pw, *FLOOR, preload=False, log=log, script="bench/floor_app.py")]
+        rows = [visit(pw, *FLOOR, preload="bench.floor_serve", log=log, script="bench/floor_app.py")]
         rows += [visit(pw, *case, preload=True, log=log) for case in CASES]
         if os.environ.get("ATTN_FIRST_VISIT_PRELOADED_ONLY"):
             return rows

@@ -3,7 +3,8 @@ values and one small table, nothing of the project's (no torch, no model). bench
 times its first visit beside the app's, so the app's figure reads against what Streamlit and
 Plotly themselves take in Chromium here.
 
-    streamlit run bench/floor_app.py
+    python -m bench.floor_serve    (numpy and plotly imported before the server listens, as
+                                    python -m ui.serve preloads the app's libraries)
 """
 
 import numpy as np

@@ -13,8 +13,6 @@ page and no later run can be touched by it.
 
 from __future__ import annotations
 
-import sys
-
 import streamlit as st
 
 from .i18n import LANGS, TABLE, lang_from_locale
@@ -32,22 +30,7 @@ def _show() -> None:
     with box.container():
         st.title(TABLE["app_title"][lang])
         st.info(TABLE["loading_app"][lang], icon="⏳")
-        _warm_chart_code()
     st.session_state[_KEY] = box
-
-
-def _warm_chart_code() -> None:
-    """An empty, hidden Plotly chart, so the browser fetches and compiles Streamlit's Plotly code
-    (a 4.7 MB script, the largest on the page) while the server is still running the page, not
-    after its first chart arrives. Only where plotly is imported already (python -m ui.serve
-    preloads it): importing it here would delay the title it is meant to hurry."""
-    if "plotly.graph_objects" not in sys.modules:
-        return
-    import plotly.graph_objects as go
-
-    st.html("<style>.st-key-attn_warm_chart {display: none;}</style>")
-    with st.container(key="attn_warm_chart"):
-        st.plotly_chart(go.Figure(), key="attn_warm_chart_fig", config={"staticPlot": True})
 
 
 def done() -> None:

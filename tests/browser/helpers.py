@@ -91,7 +91,8 @@ class AppServer:
     ):
         """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user.
         preload: start it as production does, `python -m ui.serve` (torch and the default model
-        loaded in the background as the server starts), instead of a bare `streamlit run SCRIPT`."""
+        loaded as the server starts), instead of a bare `streamlit run SCRIPT`; a module name: that
+        launcher instead (bench/floor_app.py's own)."""
         self.script, self.cwd, self.port, self.prefix = str(script), cwd, port or free_port(), list(prefix)
         self.preload = preload
         self.url = f"http://127.0.0.1:{self.port}"
@@ -112,7 +113,13 @@ class AppServer:
             *self.prefix,
             sys.executable,
             "-m",
-            *(["ui.serve"] if self.preload else ["streamlit", "run", self.script]),
+            *(
+                [self.preload]
+                if isinstance(self.preload, str)
+                else ["ui.serve"]
+                if self.preload
+                else ["streamlit", "run", self.script]
+            ),
             "--server.headless",
             "true",
             "--server.port",
