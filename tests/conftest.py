@@ -373,7 +373,15 @@ def recompute_post(runner, w, a):
 # the two cores. The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py",)
-SLOW_FILES = ("test_explore.py", "test_claims.py", "test_lessons_page.py", "test_timeline.py", "test_trained.py")
+# test_cli.py: each test runs the CLI in a subprocess (torch imported again), one of them trains
+SLOW_FILES = (
+    "test_explore.py",
+    "test_claims.py",
+    "test_lessons_page.py",
+    "test_timeline.py",
+    "test_trained.py",
+    "test_cli.py",
+)
 
 
 @pytest.hookimpl(tryfirst=True)

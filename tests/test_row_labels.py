@@ -66,6 +66,7 @@ def test_json_keeps_fields_and_adds_written(translator):
     assert "query_written" not in data["attention"]["encoder"]
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (torch imported again): out of the fast loop
 def test_cli_json_and_text_name_the_written_tokens(translator):
     import subprocess
     import sys
