@@ -20,21 +20,11 @@ from model.errors import InputError
 from model.intervention import all_heads, head_name, parse_head
 from model.trace import KINDS
 from ui import intervene as ui_iv
-from ui import rows, state
+from ui import rows, state, widgets
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
-from ui.widgets import (
-    action_button,
-    download,
-    head_picker,
-    heatmap_labels,
-    image_format_picker,
-    kind_picker,
-    layer_picker,
-    show_input_error,
-)
 from viz.generation import compare_bars
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
 from viz.table import to_csv
@@ -85,7 +75,7 @@ if edit_linked and st.session_state.get("iv_edit"):  # a link's edit opens on it
     st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
 if st.session_state.get("iv_kind") not in kinds:
     st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
-kind = kind_picker(kinds, "iv_kind")
+kind = widgets.kind_picker(kinds, "iv_kind")
 att0 = base.attention[kind]
 L, H = att0.num_layers, att0.num_heads
 all_names = [head_name(*h) for h in all_heads(runner)]
@@ -131,15 +121,15 @@ if mode == "ablate":
     sinks = [head_name(*h) for h in sink.heads]
     with st.container(horizontal=True, vertical_alignment="bottom"):
         if sinks:
-            action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn")
+            widgets.action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn")
         st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
-        action_button(
+        widgets.action_button(
             "iv_only",
             "🎯",
             lambda: set_off([n for n in kind_names if n != st.session_state["iv_focus"]]),
             key="iv_only_btn",
         )
-        action_button("iv_clear", "↩️", set_off, ([],), key="iv_clear_btn", explain=False, disabled=not off)
+        widgets.action_button("iv_clear", "↩️", set_off, ([],), key="iv_clear_btn", explain=False, disabled=not off)
     if not sinks:
         st.caption(t("iv_no_sink", kind=t(f"kind_{kind}"), factor=claims.SINK_FACTOR, max=sink.numbers["max_ratio"]))
 else:
@@ -159,9 +149,9 @@ else:
     k_labels = rows.unique(list(att_e.key_tokens))
     c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
     with c1:
-        e_layer = layer_picker(L, "iv_e_layer", index=min(e_layer, L - 1))
+        e_layer = widgets.layer_picker(L, "iv_e_layer", index=min(e_layer, L - 1))
     with c2:
-        e_head = head_picker(H, "iv_e_head", index=min(e_head, H - 1))
+        e_head = widgets.head_picker(H, "iv_e_head", index=min(e_head, H - 1))
     q = min(e[1], len(q_labels) - 1)
     with c3:
         q = st.selectbox(
@@ -213,7 +203,7 @@ try:
         out0 = ui_iv.outputs(run.untouched(), target)
         out1 = ui_iv.outputs(run, target)
 except InputError as err:
-    show_input_error(err)
+    widgets.show_input_error(err)
     copy_link()
     st.stop()
 touched = bool(off_t) or edit_api is not None
@@ -227,7 +217,7 @@ with left:
             try:
                 imp = ui_iv.importance(ctx.model, ctx.device, ctx.text, how)
             except InputError as err:
-                show_input_error(err)
+                widgets.show_input_error(err)
         st.caption(t("iv_model_view_help"))
     grid = imp.grid(kind, L, H) if imp is not None else None
     mine = [parse_head(h)[1:] for h in off_t if parse_head(h)[0] == kind]
@@ -316,7 +306,7 @@ else:
             list(a_att.key_tokens)[:k_n],
             mask=mask,
             title=t("iv_diff_title", head=ui_iv.head_label(dhead)),
-            labels={**heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")},
+            labels={**widgets.heatmap_labels(a_att.query_written is not None), "weight": t("iv_delta")},
         )
         plotly_chart(
             present_figure(heat), config=ui_iv.image_config(image_format, "attention_difference"), key="iv_diff_heat"
@@ -363,14 +353,14 @@ if imp is not None:
     )
 
 with st.expander(t("iv_export"), icon="⬇️"):
-    image_format_picker("iv_img")
+    widgets.image_format_picker("iv_img")
     payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
     if imp is not None:
         payload["importance"] = imp.to_json()
     with st.container(horizontal=True):
-        download(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), "intervene.json", "iv_json")
+        widgets.download(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), "intervene.json", "iv_json")
         if touched:
-            download(
+            widgets.download(
                 t("iv_download_csv"),
                 to_csv(
                     difference_table(
@@ -386,7 +376,7 @@ with st.expander(t("iv_export"), icon="⬇️"):
                 "iv_csv",
             )
         if imp is not None:
-            download(
+            widgets.download(
                 t("iv_download_importance"),
                 to_csv(pd.DataFrame(imp.to_json()["heads"])),
                 "head_importance.csv",
