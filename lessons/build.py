@@ -62,6 +62,7 @@ def _step(spec: dict, out: dict, step_id: str) -> Step:
         reveal=reveal,
         model=spec["model"],
         query=spec["query"],
+        page=spec.get("view", {}).get("page", ""),
         **fields,
     )
 

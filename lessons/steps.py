@@ -79,6 +79,7 @@ class Step:
     margin: float = math.inf
     model: str = ""
     query: str = ""
+    page: str = ""  # the app page that shows this view (the file's view.page): the reveal links to it
     value: float | None = None  # a slider's true number
     tolerance: float = 0.0
 

@@ -84,3 +84,42 @@ def test_the_class_answer_chart_has_whole_number_ticks(counts):
     assert fig.layout.yaxis.range[1] >= 1
     # and the rule finds the chart as it was drawn before (value_format=".0f", no counts flag)
     assert count_axis_problems(json.loads(pio.to_json(bars(["A", "B", "C"], [0, 0, 0], value_format=".0f"))))
+
+
+# the session keys each page keeps its attention kind, layer and head under (0-based layer, head)
+VIEW_KEYS = {
+    "attention": ("att_kind", "att_layer", "att_head"),
+    "temperature": ("temp_kind", "temp_layer", "temp_head"),
+    "steps": ("steps_kind", "steps_layer", None),
+}
+
+
+def test_every_step_that_names_its_page_links_to_that_view():
+    """A built-in step whose file names view.page reveals a link; the page opened from it shows the
+    step's model, sentence, attention kind, layer and head (the numbers the step was computed on)."""
+    from lessons import files
+    from lessons.build import build
+    from model import registry
+    from ui.lesson_view import explore_target
+    from ui.state import TEXT_KEY
+
+    checked = 0
+    for name in files.BUILTIN:
+        for step in build(files.builtin(name), lambda m: registry.load(m, device="cpu")):
+            target = explore_target(step)
+            if target is None:
+                continue
+            page, params = target
+            at = apptest.open_page(page, params["model"], 180, **{k: v for k, v in params.items() if k != "model"})
+            apptest.ok(at)
+            assert at.session_state[TEXT_KEY] == params["text"], (step.id, params)
+            checked += 1
+            if step.page not in VIEW_KEYS:  # a page without an attention kind, layer and head (positional)
+                continue
+            kind_key, layer_key, head_key = VIEW_KEYS[step.page]
+            assert at.session_state[kind_key] == params["kind"], (step.id, params)
+            if "layer" in params:
+                assert at.session_state[layer_key] == int(params["layer"]) - 1, (step.id, params)
+            if head_key and "head" in params:
+                assert at.session_state[head_key] == int(params["head"]) - 1, (step.id, params)
+    assert checked >= 4, checked  # the built-in lessons name a page in at least four steps

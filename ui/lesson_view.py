@@ -4,9 +4,12 @@ query). The lessons page and the editor's student preview both use it."""
 
 from __future__ import annotations
 
+import numbers
+
 import streamlit as st
 
 from lessons.steps import Bars, Heat
+from model.trace import KINDS
 
 from .i18n import lang, t
 from .layout import present_figure
@@ -128,6 +131,30 @@ def show_verdict(step, given: int, prefix: str = "les") -> None:
     st.markdown(fill(step.reveal_text, step.params))
     for k, item in enumerate(step.reveal):
         show_reveal(step, item, k, prefix)
+    explore_link(step)
+
+
+def explore_target(step) -> tuple[str, dict] | None:
+    """The page file and link parameters that open a step's view where the lesson file names its
+    page (view.page): the step's model and sentence, its attention kind, layer and head (1-based,
+    the numbers the step used); None for a step without a page."""
+    if not step.page:
+        return None
+    params = {"model": step.model, "text": step.params.get("text", "")}
+    if step.params.get("kind") in KINDS:
+        params["kind"] = step.params["kind"]
+    for name in ("layer", "head"):
+        value = step.params.get(name)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            params[name] = str(int(value))
+    return f"pages/{step.page}.py", params
+
+
+def explore_link(step) -> None:
+    target = explore_target(step)
+    if target is not None:
+        label = t("lesson_explore", page=t(f"page_{step.page}"))
+        st.page_link(target[0], label=label, icon="🔎", query_params=target[1])
 
 
 def answer_text(step) -> str:
