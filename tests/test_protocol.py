@@ -17,21 +17,14 @@ import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.helpers import SCREENSHOTS, AppServer, has_trained_weights
+from tests.browser.helpers import served
 
 websockets = pytest.importorskip("websockets")
 
 
 @pytest.fixture(scope="module")
 def server():
-    env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-    s = AppServer(env=env, log=SCREENSHOTS / "streamlit-protocol.log")
-    try:
-        s.start()
-    except RuntimeError as e:
-        pytest.fail(f"the app did not start: {e}", pytrace=False)
-    yield s
-    s.stop()
+    yield from served("streamlit-protocol.log")
 
 
 class Client:
@@ -199,15 +192,7 @@ def hf_server(tmp_path_factory):
     """The app as a hosted demo runs it with Hugging Face on (ATTN_HF=1, offline, its own HOME)."""
     home = tmp_path_factory.mktemp("home")
     env = {"ATTN_HF": "1", "HF_HUB_OFFLINE": "1", "HOME": str(home), "ATTN_HF_MODELS": None}
-    if not has_trained_weights():
-        env["ATTN_RANDOM_WEIGHTS"] = "1"
-    s = AppServer(env=env, log=SCREENSHOTS / "streamlit-protocol-hf.log")
-    try:
-        s.start()
-    except RuntimeError as e:
-        pytest.fail(f"the app did not start: {e}", pytrace=False)
-    yield s
-    s.stop()
+    yield from served("streamlit-protocol-hf.log", env)
 
 
 def _alerts(msgs: list[ForwardMsg]) -> list[str]:

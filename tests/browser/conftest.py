@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from .helpers import CHROMIUM, ROOT, SCREENSHOTS, VIEWPORT, AppServer, chromium_problem, has_trained_weights, launch
+from .helpers import CHROMIUM, ROOT, VIEWPORT, chromium_problem, launch, served
 
 BROWSER_FIXTURES = {"app_server", "browser", "new_page"}
 SKIP = os.environ.get("ATTN_SKIP_BROWSER") == "1"
@@ -26,23 +26,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
             if SKIP:
                 item.add_marker(pytest.mark.skip(reason="ATTN_SKIP_BROWSER=1"))
-
-
-def app_env() -> dict:
-    """Until trained weights exist the app runs on seed-0 random weights (and says so)."""
-    return {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-
-
-def served(log_name: str):
-    """For a fixture to `yield from`: an app server started with app_env() (its log in
-    screenshots/LOG_NAME), stopped afterwards; one that does not start fails the test with why."""
-    server = AppServer(env=app_env(), log=SCREENSHOTS / log_name)
-    try:
-        server.start()
-    except RuntimeError as e:
-        pytest.fail(f"the app did not start: {e}", pytrace=False)
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -184,6 +184,25 @@ class AppServer:
         self.stop()
 
 
+def app_env() -> dict:
+    """Until trained weights exist the app runs on seed-0 random weights (and says so)."""
+    return {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+
+
+def served(log_name: str, env: dict | None = None):
+    """For a fixture to `yield from`: an app server started with app_env() and env (its log in
+    screenshots/LOG_NAME), stopped afterwards; one that does not start fails the test with why."""
+    import pytest
+
+    server = AppServer(env={**app_env(), **(env or {})}, log=SCREENSHOTS / log_name)
+    try:
+        server.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+    yield server
+    server.stop()
+
+
 def launch(playwright, **kwargs):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)
 

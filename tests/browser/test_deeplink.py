@@ -4,8 +4,7 @@ st.navigation runs), and the view the link names, kept across the next click."""
 
 from urllib.parse import parse_qs, urlparse
 
-from .conftest import app_env
-from .helpers import SCREENSHOTS, AppServer, click_and_settle, exceptions, goto
+from .helpers import SCREENSHOTS, AppServer, app_env, click_and_settle, exceptions, goto
 
 
 def test_deep_link_on_a_fresh_server_keeps_the_view(new_page):

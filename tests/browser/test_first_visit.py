@@ -14,8 +14,7 @@ import pytest
 
 from ui.i18n import TABLE
 
-from .conftest import served
-from .helpers import AppServer
+from .helpers import AppServer, served
 
 pytestmark = pytest.mark.browser
 

@@ -10,20 +10,13 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from .conftest import app_env
-from .helpers import SCREENSHOTS, AppServer, click_and_settle, exceptions, goto, settle
+from .helpers import SCREENSHOTS, click_and_settle, exceptions, goto, served, settle
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"
-    s = AppServer(env={**app_env(), "ATTN_ROOMS": f"sqlite:///{store}"}, log=SCREENSHOTS / "streamlit-room-secret.log")
-    try:
-        s.start()
-    except RuntimeError as e:
-        pytest.fail(f"the app did not start: {e}", pytrace=False)
-    yield s
-    s.stop()
+    yield from served("streamlit-room-secret.log", {"ATTN_ROOMS": f"sqlite:///{store}"})
 
 
 def href(page) -> str:

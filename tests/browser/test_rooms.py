@@ -13,8 +13,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from .conftest import app_env
-from .helpers import SCREENSHOTS, SIDEBAR, AppServer, click_and_settle, exceptions, goto, settle, submit_text
+from .helpers import SCREENSHOTS, SIDEBAR, AppServer, app_env, click_and_settle, exceptions, goto, settle, submit_text
 
 FOLLOW_S = 3.0  # a student sees each change within 2 s on a quiet machine; 3 s leaves room for a loaded CI run (measured 0.56-2.43 s with the suite on 2 workers)
 

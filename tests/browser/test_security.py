@@ -406,7 +406,7 @@ def _unprivileged_prefix() -> list[str] | None:
 
 @pytest.fixture(scope="module", params=["server user", "unprivileged"])
 def hosted(request):
-    from .conftest import app_env
+    from .helpers import app_env
 
     prefix = []
     if request.param == "unprivileged":
