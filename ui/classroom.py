@@ -493,18 +493,6 @@ def set_nickname(nick: str) -> None:
             st.toast(store_failed(e), icon="⚠️")
 
 
-def results() -> tuple[list[tuple[str, str, int]], dict[str, str]] | None:
-    """The room's answers [(step key, student, choice)] and nicknames; None outside a teacher's room."""
-    read = results_reader()
-    if read is None:
-        return None
-    try:
-        return read()
-    except StoreError as e:
-        store_failed(e)
-        return [], {}
-
-
 def results_reader():
     """A function of no arguments that reads the room's answers and nicknames when it is called,
     also outside this session's script run (a download made when the teacher clicks it, on

@@ -456,6 +456,7 @@ def load_text(raw: bytes) -> str | None:
     except schema.LessonError as e:
         st.error(error_text(e), icon="🚫")
         return None
+    stop_editing()  # the form's step number and kept fields were the old lesson's
     st.session_state["ed_steps"] = [dict(s) for s in lesson.steps]
     st.session_state["ed_lesson_id"] = lesson.id
     for lg in LANGS:
