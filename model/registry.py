@@ -45,6 +45,9 @@ PRESETS: dict[str, ModelConfig] = {
     ),
 }
 NAMES = tuple(PRESETS)
+# real pretrained models that pip packages ship, loaded through the Hugging Face adapter when those
+# packages are installed (model/hf/pretrained.py holds their files' names; this is what load() routes)
+PACKAGED = ("smollm2-135m",)
 
 
 def weights_dir() -> Path:
@@ -137,6 +140,10 @@ def load(name: str, device: str | None = None, random_weights: bool = False, dir
         from model import hf
 
         return hf.load(name, device=device)
+    if name in PACKAGED:  # a real pretrained model a pip package ships (model/hf/pretrained.py)
+        from model.hf import pretrained
+
+        return pretrained.load(name, device=device)
     name, step = split_snapshot(name)  # "translator@300": the run's snapshot at step 300
     check_name(name)
     # development only: lets the app run before `python -m model train` has produced weights

@@ -100,9 +100,9 @@ def sample_steps(
     Returns (ids, steps); every step keeps its distribution and the newest token's attention."""
     gen = torch.Generator().manual_seed(int(seed))
     steps = []
-    # our GPTs read each new token through their KV cache (one forward, model/gpt.py); the others
-    # re-read the whole sequence for every token
-    cache = runner.new_cache() if runner.has_tutorial_code and runner.can_continue_text else None
+    # a decoder with a KV cache (our GPTs: model/gpt.py; a Hugging Face decoder: its DynamicCache)
+    # reads only each new token; the others re-read the whole sequence for every token
+    cache = runner.new_cache() if getattr(runner, "has_kv_cache", False) else None
     unread = list(ids)
     for _ in range(max(0, int(max_new_tokens))):
         if len(ids) >= runner.config.max_seq_len:
@@ -265,6 +265,7 @@ class ModelRunner(TracesText):
     can_continue_text = False
     can_translate = False
     has_tutorial_code = True
+    has_kv_cache = False  # new_cache / read_cached work (our GPTs)
 
     def __init__(
         self,
@@ -518,6 +519,7 @@ class GPTRunner(SamplesText, ModelRunner):
     kind = "gpt"
     kinds = ("decoder",)
     can_continue_text = True
+    has_kv_cache = True
 
     def prompt_ids(self, text, room: int | None = None) -> tuple[str, list[int], list[str]]:
         """<s> and the text's ids; an empty text gives <s> alone. room counts the <s>."""

@@ -309,7 +309,7 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
         found["hf_translate"] = raised(lambda: r["gpt2"].translate(["The cat"]))
         found["no_walkthrough"] = raised(lambda: walk(r["bert"], TEXT))
         with mp.context() as m2:  # a machine with 128 MiB free
-            m2.setattr(hf.loading, "_free_memory", lambda dev: 2**27)
+            m2.setattr(hf.loading, "free_memory", lambda dev: 2**27)
             found["hf_too_large"] = load(f["medium"])
         with mp.context() as m2:  # the model's forward runs out of memory
             m2.setattr(r["gpt2"].hf_model, "forward", out_of_memory)
@@ -325,6 +325,13 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
         found["hf_local_only"] = load("openai-community/gpt2")
         mp.setenv("ATTN_HF", "0")
         found["hf_off"] = load(f["empty"])
+        with mp.context() as m2:  # the real model's cache folder cannot be made
+            m2.setenv("ATTN_CACHE_DIR", "/dev/null/attention-explorer")
+            m2.setattr(hf.pretrained, "current", lambda name: False)
+            found["hf_cache_unwritable"] = raised(lambda: hf.pretrained.converted("smollm2-135m"))
+        with mp.context() as m2:  # its package is not installed
+            m2.setattr(hf.pretrained, "gguf_path", lambda name: None)
+            found["hf_packaged_missing"] = raised(lambda: hf.pretrained.convert("smollm2-135m", Path("/nowhere")))
         mp.setenv("ATTN_HF", "1")
         mp.setattr(hf.policy, "installed", lambda: False)
         found["hf_no_transformers"] = load(f["empty"])

@@ -9,12 +9,15 @@ so every page can show it. The adapter, one job a module:
 - sizes.py    the config summary, the family, and the size estimated before anything is allocated
 - loading.py  loading (safetensors only, no remote code) and the byte-bounded cache of served runners
 - runner.py   HFRunner, the Runner protocol over a transformers model
+- pretrained.py a real pretrained decoder a pip package ships as GGUF (SmolLM2-135M), converted once to
+              safetensors in a cache folder
 
 docs/hf.md says how temperature, switched-off positions and heads reach each family.
 transformers is imported only when an hf: model is loaded; without it the app and CLI work and ask
 for requirements-hf.txt.
 """
 
+from model.hf import pretrained
 from model.hf.loading import SERVED, BoundedCache, load, load_served, runner_bytes
 from model.hf.policy import (
     INSTALL,
@@ -61,6 +64,7 @@ __all__ = [
     "load",
     "load_served",
     "max_parameters",
+    "pretrained",
     "mode",
     "packaged",
     "packaged_folders",

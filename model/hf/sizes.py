@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 from model.errors import InputError
-from model.hf.policy import _POSITION_SUFFIXES, _ROTARY_SUFFIXES, _env_number
+from model.hf.policy import POSITION_SUFFIXES, ROTARY_SUFFIXES, env_number
 
 
 # -- the config-like summary -------------------------------------------------------------------------
@@ -30,12 +30,24 @@ class HFConfig:
     positional: str  # "learned", "sinusoidal", "rope", "relative" or "unknown"
     num_parameters: int = 0
     dropout: float = 0.0
+    # grouped-query attention (LLaMA 2 70B, Mistral, SmolLM2): the key/value heads, each read by
+    # num_heads // num_kv_heads query heads; equal to num_heads in ordinary multi-head attention
+    num_kv_heads: int = 0
+
+    def kv_head(self, head: int) -> int:
+        """The key/value head that query head `head` (0-based) reads."""
+        kv = self.num_kv_heads or self.num_heads
+        return int(head) // max(1, self.num_heads // kv)
+
+    def sharing(self, head: int) -> list[int]:
+        """The query heads (0-based) that read the same keys and values as `head`, itself included."""
+        return [h for h in range(self.num_heads) if self.kv_head(h) == self.kv_head(head)]
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def _first(cfg, *names, default=None):
+def first_of(cfg, *names, default=None):
     for n in names:
         v = getattr(cfg, n, None)
         if v is not None:
@@ -43,7 +55,7 @@ def _first(cfg, *names, default=None):
     return default
 
 
-def _family(cfg) -> str:
+def family_of(cfg) -> str:
     """ "translator" (encoder-decoder), "gpt" (decoder-only) or "encoder" (encoder-only)."""
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
@@ -63,10 +75,10 @@ def _family(cfg) -> str:
     return "encoder"
 
 
-def _positional(cfg, model) -> str:
+def positional_of(cfg, model) -> str:
     names = [n for n, _ in model.named_modules()]
     if (
-        any(n.endswith(_ROTARY_SUFFIXES) for n in names)
+        any(n.endswith(ROTARY_SUFFIXES) for n in names)
         or getattr(cfg, "rope_theta", None)
         or getattr(cfg, "rope_parameters", None)
     ):
@@ -75,13 +87,13 @@ def _positional(cfg, model) -> str:
         return "relative"
     if getattr(cfg, "model_type", "") in ("marian", "fsmt") or getattr(cfg, "static_position_embeddings", False):
         return "sinusoidal"
-    if any(n.endswith(_POSITION_SUFFIXES) for n in names):
+    if any(n.endswith(POSITION_SUFFIXES) for n in names):
         return "learned"
     return "unknown"
 
 
 # -- loading -----------------------------------------------------------------------------------------
-def _free_memory(dev: torch.device) -> int | None:
+def free_memory(dev: torch.device) -> int | None:
     if dev.type == "cuda":
         try:
             return int(torch.cuda.mem_get_info(dev)[0])
@@ -107,7 +119,7 @@ DEFAULT_MAX_PARAMS = 1_000_000_000
 
 def max_parameters() -> int:
     """ATTN_HF_MAX_PARAMS, else DEFAULT_MAX_PARAMS (1 billion)."""
-    return int(_env_number("ATTN_HF_MAX_PARAMS", DEFAULT_MAX_PARAMS))
+    return int(env_number("ATTN_HF_MAX_PARAMS", DEFAULT_MAX_PARAMS))
 
 
 def _sizes(cfg) -> dict[str, list]:

