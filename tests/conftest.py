@@ -392,3 +392,38 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
+
+
+# -- the real pretrained decoder (model/hf/pretrained.py: SmolLM2-135M from its pip package) ----------
+SMOLLM = "smollm2-135m"
+
+
+def smollm_missing() -> str | None:
+    """Why SmolLM2-135M cannot be loaded here, or None. scripts/test installs its packages, so in
+    CI this is None and its tests run."""
+    try:
+        from model.hf import pretrained
+    except ImportError as e:  # pragma: no cover - model/hf imports only the standard library and torch
+        return str(e)
+    if not pretrained.installed(SMOLLM):
+        return f"{SMOLLM} is not installed ({pretrained.INSTALL})"
+    return None
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """SmolLM2-135M, loaded once per test session (per xdist worker) from the safetensors cache
+    folder; the first load on a fresh machine dequantizes the GGUF into it (about 40-100 s), once
+    for every later session (the cache is outside the repository: ATTN_CACHE_DIR or
+    ~/.cache/attention-explorer)."""
+    why = smollm_missing()
+    if why:
+        pytest.skip(why)
+    import torch
+
+    import model
+
+    # one intra-op thread, as the app runs (ui/cache.py): with torch's default two on this 2-core
+    # machine under load, a 6-token trace took 4.7-8.3 s against 0.17-0.28 s with one
+    torch.set_num_threads(1)
+    return model.load(SMOLLM, device="cpu")

@@ -228,6 +228,14 @@ class LoadReport:
     folder: str
 
 
+def _key(name: str, device) -> tuple[str, str]:
+    """One load per model and actual device: "auto" and "cpu" on a machine without a GPU are the
+    same copy (535 MB in float32)."""
+    from model import device as devices
+
+    return name, devices.pick(device)[0].type
+
+
 _LOADED: dict[tuple[str, str], object] = {}
 _REPORTS: dict[str, LoadReport] = {}
 _ERRORS: dict[tuple[str, str], InputError] = {}
@@ -240,7 +248,7 @@ def load(name: str, device: str | None = None):
     for every caller afterwards). Converts first when the cache has no current folder."""
     from model.hf import loading
 
-    key = (name, str(device or "auto"))
+    key = _key(name, device)
     if policy.mode() == "0":
         raise InputError("hf_off", "Hugging Face models are turned off on this server (ATTN_HF=0)")
     with _LOCK:
@@ -275,7 +283,7 @@ def report(name: str) -> LoadReport | None:
 def start(name: str, device: str | None = None) -> None:
     """Begin loading in a thread (no-op when loaded or loading): a page asks ready() and says
     "loading" meanwhile, so no visitor's request waits for a dequantization."""
-    key = (name, str(device or "auto"))
+    key = _key(name, device)
     with _LOCK:
         if key in _LOADED or key in _STARTED:
             return
@@ -303,7 +311,7 @@ _STARTED: set[tuple[str, str]] = set()
 def ready(name: str, device: str | None = None):
     """The loaded runner, or None while it loads; the load's InputError when it failed (the next
     start() tries again)."""
-    key = (name, str(device or "auto"))
+    key = _key(name, device)
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
@@ -314,4 +322,4 @@ def ready(name: str, device: str | None = None):
 
 
 def loading_now(name: str, device: str | None = None) -> bool:
-    return (name, str(device or "auto")) in _STARTED
+    return _key(name, device) in _STARTED
