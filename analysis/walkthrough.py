@@ -525,3 +525,66 @@ def _post(module, arch, kind, layer, lrec, mrec) -> list[Piece]:
         Piece("ffn", r"\mathrm{FFN}(h_2) = \mathrm{ReLU}(h_2 W_1 + b_1)\,W_2 + b_2", _np(f[0])),
         Piece("out", r"\mathrm{out} = \mathrm{LayerNorm}(h_2 + \mathrm{FFN}(h_2))", _np(out[0])),
     ]
+
+
+# -- a Hugging Face decoder: one head as its attention function computed it ---------------------------
+@dataclass(frozen=True)
+class SharedHead:
+    """One query head of a Hugging Face decoder, from what its attention function was given
+    (HFRunner.attention_inputs): q after RoPE, the key/value head it reads (grouped-query
+    attention: shared with ``sharing``), the scores, the causal mask and the weights, with the
+    largest difference between softmax of those scores and the model's own weights in ``check``."""
+
+    model: str
+    layer: int  # 0-based
+    head: int  # 0-based
+    num_heads: int
+    num_kv_heads: int
+    kv_head: int  # 0-based: the key/value head this query head reads
+    sharing: list  # 0-based query heads that read the same keys and values (this one included)
+    tokens: list
+    q: np.ndarray  # (T, d_k)
+    k: np.ndarray  # (T, d_k) the shared key head
+    v: np.ndarray  # (T, d_k) the shared value head
+    scaling: float
+    scaled: np.ndarray  # (T, T) q k^T * scaling
+    mask: np.ndarray  # (T, T) bool, causal
+    weights: np.ndarray  # (T, T) the model's
+    output: np.ndarray  # (T, d_k) weights @ v
+    check: float
+
+
+def shared_head(model_runner, text: str, layer: int, head: int) -> SharedHead:
+    """One head of a Hugging Face decoder on text, step by step (the step page's view of a model
+    without the tutorial's code)."""
+    _, ids, _ = model_runner.ids(text)
+    got = model_runner.attention_inputs(ids, layer)
+    cfg = model_runner.config
+    g = cfg.kv_head(head)
+    q, k, v = (got[n].astype(np.float64) for n in ("q", "k", "v"))
+    T = len(ids)
+    mask = np.tril(np.ones((T, T), bool))
+    scaled = q[head] @ k[g].T * got["scaling"]
+    s = np.where(mask, scaled, -np.inf)
+    mine = np.exp(s - s.max(-1, keepdims=True))
+    mine /= mine.sum(-1, keepdims=True)
+    weights = got["weights"][head].astype(np.float64)
+    return SharedHead(
+        model_runner.name,
+        int(layer),
+        int(head),
+        cfg.num_heads,
+        cfg.num_kv_heads or cfg.num_heads,
+        g,
+        cfg.sharing(head),
+        got["tokens"],
+        q[head],
+        k[g],
+        v[g],
+        got["scaling"],
+        scaled,
+        mask,
+        weights,
+        weights @ v[g],
+        float(np.abs(mine - weights).max()),
+    )

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from analysis.walkthrough import STEPS, record, walk
+from analysis.walkthrough import STEPS, record, shared_head, walk
 from model import KINDS
 from model.errors import InputError, ModelFileError
 from ui import cache, state
@@ -49,6 +49,42 @@ def recording(name: str, device: str, text: str):
 @st.cache_data(show_spinner=False, max_entries=32)  # one head's numbers: up to about 1 MB
 def walkthrough(name: str, device: str, text: str, kind: str, layer: int, head: int):
     return walk(cache.runner(name, device), recording(name, device, text), kind, layer, head)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def shared(name: str, device: str, text: str, layer: int, head: int):
+    return shared_head(cache.runner(name, device), text, layer, head)
+
+
+def show_shared_head(sh) -> None:
+    """A Hugging Face decoder has none of the tutorial's code: its head is shown as its attention
+    function computed it, with grouped-query attention as it is (the key and value it shares)."""
+    st.markdown(t("steps_hf_intro", name=model_label(sh.model)))
+    heads = ", ".join(str(h + 1) for h in sh.sharing)
+    st.markdown(
+        t(
+            "steps_gqa",
+            q=sh.num_heads,
+            kv=sh.num_kv_heads,
+            group=sh.num_heads // sh.num_kv_heads,
+            head=sh.head + 1,
+            g=sh.kv_head + 1,
+            heads=heads,
+        )
+    )
+    toks = sh.tokens
+    matrix(sh.q, toks, "steps_hf_q", title=t("steps_hf_q", head=sh.head + 1))
+    c_k, c_v = st.columns(2)
+    with c_k:
+        matrix(sh.k, toks, "steps_hf_k", title=t("steps_hf_k", g=sh.kv_head + 1, heads=heads))
+    with c_v:
+        matrix(sh.v, toks, "steps_hf_v", title=t("steps_hf_v", g=sh.kv_head + 1, heads=heads))
+    st.markdown(t("steps_hf_scores", scaling=f"{sh.scaling:.4f}", d=sh.q.shape[-1]))
+    matrix(sh.scaled, toks, "steps_hf_scaled", columns=toks, mask=sh.mask)
+    fig = attention_heatmap(sh.weights, toks, toks, mask=sh.mask, labels=heatmap_labels(False))
+    chart(fig, "steps_hf_weights")
+    numbers(sh.weights, toks, toks, key="steps_hf_df_weights")
+    st.caption(t("steps_hf_check", diff=f"{sh.check:.1e}"))
 
 
 def go(delta: int) -> None:
@@ -175,6 +211,13 @@ state.set_url(
 
 if not ctx.text.strip():
     st.info(t("empty_text_hint"), icon="✏️")
+    copy_link()
+    st.stop()
+if not runner.has_tutorial_code and runner.can_continue_text:  # a Hugging Face decoder (SmolLM2)
+    try:
+        show_shared_head(shared(ctx.model, ctx.device, ctx.text, layer, head))
+    except InputError as e:
+        show_input_error(e)
     copy_link()
     st.stop()
 try:

@@ -340,6 +340,8 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
 
 @pytest.fixture(scope="module")
 def hf_notices(hf_folders, hf_runners) -> dict[str, Notice]:
+    from model import hf
+
     f, r = hf_folders, hf_runners
     found = {}
 
@@ -355,6 +357,8 @@ def hf_notices(hf_folders, hf_runners) -> dict[str, Notice]:
         add(model.load(f"hf:{f['odd']}", device="cpu").notices)
         add(model.load(f"hf:{f['t5_uneven']}", device="cpu").notices)
         add(model.load(f"hf:{f['gptj']}", device="cpu").trace(TEXT, temperature=2.0, use_position=False).notices)
+        # a real pretrained English model reading Chinese (counted on the tiny GPT-2's tokenizer here)
+        add(hf.pretrained.MODELS["smollm2-135m"].notices_for("狗咬人", r["gpt2"].tokenizer))
     return found
 
 
@@ -366,6 +370,7 @@ HF_NOTICES = {
     "hf_stacks_differ",
     "hf_temperature_unused",
     "hf_positions_kept",
+    "hf_mostly_english",
 }
 
 

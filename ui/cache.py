@@ -20,6 +20,7 @@ import torch
 
 import model
 from model import hf
+from model.errors import InputError
 
 # One intra-op thread per forward: the models are tiny, and a server's sessions already run in
 # parallel threads. With torch's default (all cores) each translation took 2-23 s on a busy
@@ -101,7 +102,24 @@ def runner(name: str, device: str = "auto"):
     name the operator offers, from model/hf/'s own cache, bounded in models, bytes and idle time."""
     if hf.is_hf(name):
         return hf.load_served(name, device=device)
+    if hf.pretrained.is_packaged(name):  # SmolLM2: once per process (model/hf/pretrained.py), if offered
+        if name not in hf.pretrained_offered():
+            raise InputError("hf_refused", hf.REFUSED)
+        return hf.pretrained.load(name, device=device)
     return _shipped(name, device)
+
+
+def pretrained_ready(name: str, device: str = "auto"):
+    """A real pretrained model's runner when it is loaded, else None after starting its load in a
+    thread (the page says it is loading and looks again): its first load in a process takes
+    seconds (from the safetensors cache) to a minute or two (dequantizing), and no run slot or
+    other visitor waits for it."""
+    if name not in hf.pretrained_offered():
+        raise InputError("hf_refused", hf.REFUSED)
+    runner = hf.pretrained.ready(name, device)
+    if runner is None:
+        hf.pretrained.start(name, device)
+    return runner
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -37,8 +37,14 @@ class Context:
     presentation: bool
 
     def runner(self):
-        """The cached model, or None after showing a clear message (missing / corrupt file)."""
+        """The cached model, or None after showing a clear message (missing / corrupt file, or a
+        real pretrained model still loading in the background)."""
         try:
+            if hf_models.pretrained.is_packaged(self.model):
+                runner = cache.pretrained_ready(self.model, self.device)
+                if runner is None:
+                    _still_loading(self.model, self.device)
+                return runner
             if (self.model, self.device) in _LOADED:
                 return cache.runner(self.model, self.device)
             # the first load in this process (a Hugging Face model: seconds); st.spinner shows its
@@ -70,6 +76,20 @@ class Context:
         return tr
 
 
+def _still_loading(name: str, device: str) -> None:
+    """The page's place for a real pretrained model that is loading in its own thread: a line that
+    says so, redrawn every 2 s until the model is there, then the whole page again. The project's
+    own models stay a click away in the sidebar meanwhile."""
+
+    @st.fragment(run_every=2.0)
+    def wait():
+        if hf_models.pretrained.ready(name, device) is not None:
+            st.rerun(scope="app")
+        st.info(t("pretrained_loading", name=model_label(name)), icon="⏳")
+
+    wait()
+
+
 def model_label(name: str) -> str:
     """A model's name as the reader sees it, for every name a link can hold: a shipped model, a
     training snapshot ("translator@0"), a Hugging Face model. Every page labels models with it."""
@@ -77,7 +97,7 @@ def model_label(name: str) -> str:
         return timeline.snapshot_label(name, model_label)
     if hf_models.is_hf(name):
         return t("model_hf") if name == hf_models.PREFIX else "🤗 " + short(name[len(hf_models.PREFIX) :], 40)
-    return t(f"model_{name.replace('-', '_')}")
+    return t(f"model_{name.replace('-', '_')}")  # shipped and real pretrained models alike
 
 
 # -- Hugging Face models (model/hf/), offered when transformers is installed ----------------------
@@ -93,7 +113,7 @@ def _parse_model(raw: str) -> str:
         raise ValueError(raw)
     if "@" in raw:
         return timeline.parse_snapshot(raw)
-    return state.choice(model.NAMES)(raw)
+    return state.choice(model.NAMES + tuple(hf_models.pretrained_offered()))(raw)
 
 
 def _model_picked() -> None:
@@ -113,7 +133,7 @@ def _hf_picker() -> None:
     """The model selectbox's options, and under it, when an hf: model is chosen, the names of the
     Hugging Face models the operator offers (no typed names: a visitor never names a path)."""
     current = st.session_state["model"]
-    options = list(model.NAMES) + timeline.snapshot_options(current)
+    options = list(model.NAMES) + hf_models.pretrained_offered() + timeline.snapshot_options(current)
     if hf_models.available():
         options += ([current] if hf_models.is_hf(current) and current != hf_models.PREFIX else []) + [hf_models.PREFIX]
     st.selectbox(

@@ -34,6 +34,7 @@ from model.hf.policy import (
     mode,
     packaged,
     packaged_folders,
+    pretrained_offered,
     served,
     suggestions,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "mode",
     "packaged",
     "packaged_folders",
+    "pretrained_offered",
     "runner_bytes",
     "served",
     "suggestions",

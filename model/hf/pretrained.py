@@ -27,7 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.errors import InputError
+from data.text import is_cjk
+from model.errors import InputError, Notice
 from model.hf import policy
 
 CACHE_ENV = "ATTN_CACHE_DIR"
@@ -44,6 +45,24 @@ class PackagedModel:
     distribution: str  # its pip name (for the version in the cache stamp)
     gguf: str  # the file's name inside the package folder
     languages: tuple[str, ...]  # what it was mostly trained on (docs/hf.md: measured on Chinese)
+
+    def notices_for(self, text: str, tokenizer) -> list:
+        """What a reader should know about this text on this model: Chinese on a model trained
+        mostly on English, with the pieces per character counted here on its own tokenizer."""
+        chars = [c for c in text if is_cjk(c)]
+        if "zh" in self.languages or not chars:
+            return []
+        pieces = sum(len(tokenizer.encode(c)) for c in chars) / len(chars)
+        return [
+            Notice(
+                "hf_mostly_english",
+                f"{self.name} was trained mostly on English text: each Chinese character here takes "
+                f"{pieces:.1f} tokens on average, so its attention reads pieces of characters and what it "
+                "writes in Chinese is a guess",
+                name=self.name,
+                pieces=f"{pieces:.1f}",
+            )
+        ]
 
 
 # SmolLM2-135M: 30 layers x 9 query heads reading 3 key/value heads (grouped-query attention),

@@ -34,6 +34,7 @@ class HFRunner(TracesText, SamplesText):
     """A loaded Hugging Face model with our runners' interface (see the module docstring)."""
 
     trained = True
+    packaged = None  # a real pretrained model from a pip package (model/hf/pretrained.py): its notes
 
     def __init__(self, name, hf_model, tokenizer: HFTokenizer, device, kind: str, n_params: int = 0, notices=None):
         self.name, self.hf_model, self.tokenizer, self.device, self.kind = name, hf_model, tokenizer, device, kind
@@ -173,6 +174,8 @@ class HFRunner(TracesText, SamplesText):
                 )
             )
             text = self.tokenizer.decode(ids)
+        if self.packaged is not None:
+            notices += self.packaged.notices_for(text, self.tokenizer)
         words = None
         if getattr(enc, "is_fast", False) or getattr(tok, "is_fast", False):
             try:

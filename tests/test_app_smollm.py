@@ -1,0 +1,42 @@
+"""SmolLM2-135M on the app's pages (AppTest): offered in the sidebar when the operator offers the
+packaged models, and every decoder page draws it. The model is loaded once per session (the
+smollm fixture); the pages find it loaded."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import apptest
+from tests.conftest import SMOLLM
+
+PRONOUN = "The animal didn't cross the street because it was too tired"
+
+
+@pytest.fixture
+def offered(smollm, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "local")
+    return smollm
+
+
+def shown(at) -> str:
+    parts = [e.value for kind in ("error", "warning", "info", "markdown", "caption") for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_offered_in_the_sidebar_beside_the_projects_models(offered, monkeypatch):
+    at = apptest.open_page("pages/attention.py", "gpt")
+    label = "SmolLM2-135M: a real pretrained model, English"
+    assert label in at.selectbox(key="model").options
+    monkeypatch.setenv("ATTN_HF", "0")  # the operator turned Hugging Face models off
+    at = apptest.open_page("pages/attention.py", SMOLLM)
+    assert at.session_state["model"] == "translator" and label not in at.selectbox(key="model").options
+
+
+def test_the_step_page_shows_the_shared_keys_and_values(offered):
+    at = apptest.open_page("pages/steps.py", SMOLLM, text="The cat sat on the mat", layer=2, head=5)
+    text = shown(at)
+    assert "Query head 5 reads key/value head 2, which query heads 4, 5, 6 share" in text, text[:2000]
+    assert "9 query heads but only 3 key/value heads" in text
+    diff = text.split("weights by at most ")[1].split()[0].rstrip(".").replace("\\", "")
+    assert float(diff) < 1e-5, diff
