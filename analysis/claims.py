@@ -24,6 +24,12 @@ The checks (CHECKS):
                   source) is >= ALIGN_MIN on the held-out probe; peakedness alone is not alignment.
   pronoun_en/zh   a GPT head links the pronoun to its noun in that language when its mean weight on
                   the noun, over the held-out stories in that language, is >= PRONOUN_MIN.
+  previous        a decoder head puts >= PREVIOUS_MIN on the token just before, on one sentence.
+  induction       a decoder head scores >= INDUCTION_MIN on the induction probe (start, r, r).
+  pronoun_it      on a real English model: "it" in "The animal didn't cross the street because it
+                  was too tired" puts >= PRONOUN_MIN on "animal" (and more than on "street") in a head.
+The last three read traces only, so they run on a Hugging Face decoder too (SmolLM2-135M: the
+app runs them when it loads it).
 The lessons' answers follow the same idea with their own margins (lessons/steps.py, MARGINS and
 passes(); tests/test_lessons.py checks every step of every lesson file on its model).
 """
@@ -39,6 +45,13 @@ from analysis.sink import SINK_FACTOR, first_token_share
 
 ALIGN_MIN = 0.5  # mean weight on the source word the target word translates
 PRONOUN_MIN = 0.5  # mean weight of the pronoun's row on its noun
+PREVIOUS_MIN = 0.5  # mean weight on the token just before, over the rows that have one
+# mean weight on the token after the earlier occurrence, over the second copy of the induction
+# probe's 10 random tokens: there a row sees 11-21 keys, so 0.3 is 3-6x what uniform weights give
+INDUCTION_MIN = 0.3
+# the pronoun on a real English model: "it" in the classic sentence (Winograd's), read left to right
+PRONOUN_TEXT = "The animal didn't cross the street because it was too tired"
+PRONOUN_WORDS = ("it", "animal", "street")  # the pronoun, its noun, the other noun
 
 
 @dataclass(frozen=True)
@@ -216,6 +229,57 @@ def _pronoun(lang: str):
     return check
 
 
+# -- heads any decoder can be asked about through the Runner protocol ---------------------------------
+def previous(runner, text: str = "The cat sat on the mat and the dog sat on the rug") -> Claim:
+    """A previous-token head: mean weight on key i-1 over rows 1.. is >= PREVIOUS_MIN."""
+    w = runner.trace(text).attention["decoder"].weights.astype(np.float64)
+    scores = np.diagonal(w, offset=-1, axis1=2, axis2=3).mean(-1)
+    heads = [("decoder", int(la), int(h)) for la, h in zip(*np.nonzero(scores >= PREVIOUS_MIN))]
+    return Claim("previous", bool(heads), {"previous": scores, "min": PREVIOUS_MIN, "max": float(scores.max())}, heads)
+
+
+def induction(runner, period: int = 10) -> Claim:
+    """An induction head on the attention page's probe (start, r, r for 10 random tokens r): its
+    score (analysis.measures.induction_scores) is >= INDUCTION_MIN."""
+    from analysis.experiments import induction_probe
+    from analysis.measures import induction_scores
+
+    w, offset = induction_probe(runner, period)
+    scores = induction_scores(w, period, offset=offset)
+    heads = [("decoder", int(la), int(h)) for la, h in zip(*np.nonzero(scores >= INDUCTION_MIN))]
+    return Claim(
+        "induction", bool(heads), {"induction": scores, "min": INDUCTION_MIN, "max": float(scores.max())}, heads
+    )
+
+
+def pronoun_it(runner, text: str = PRONOUN_TEXT) -> Claim:
+    """ "it" -> "animal", measured: the heads whose row of "it" puts >= PRONOUN_MIN on "animal" and
+    more on it than on "street". Holds when there is one; with the numbers every head gives both
+    nouns (a decoder's "it" row cannot see "tired", which comes after it)."""
+    att = runner.trace(text).attention["decoder"]
+    tokens = [t.strip().lower() for t in att.key_tokens]
+    if not all(w in tokens for w in PRONOUN_WORDS):  # the sentence's words are not single tokens here
+        return Claim("pronoun_it", False, {"found": False})
+    it, noun, other = (tokens.index(w) for w in PRONOUN_WORDS)
+    w = att.weights.astype(np.float64)
+    on_noun, on_other = w[:, :, it, noun], w[:, :, it, other]
+    ok = (on_noun >= PRONOUN_MIN) & (on_noun > on_other)
+    heads = [("decoder", int(la), int(h)) for la, h in zip(*np.nonzero(ok))]
+    return Claim(
+        "pronoun_it",
+        bool(heads),
+        {
+            "found": True,
+            "noun": on_noun,
+            "other": on_other,
+            "min": PRONOUN_MIN,
+            "mean_noun": float(on_noun.mean()),
+            "mean_other": float(on_other.mean()),
+        },
+        heads,
+    )
+
+
 # -- the registry -------------------------------------------------------------------------------------
 # name -> (check(runner) -> Claim, the model kinds it applies to)
 CHECKS = {
@@ -224,11 +288,17 @@ CHECKS = {
     "align": (align, ("translator",)),
     "pronoun_en": (_pronoun("en"), ("gpt",)),
     "pronoun_zh": (_pronoun("zh"), ("gpt",)),
+    "previous": (previous, ("gpt",)),
+    "induction": (induction, ("gpt",)),
+    "pronoun_it": (pronoun_it, ("gpt",)),
 }
+# checks that read only what the Runner protocol gives (traces), so they run on a Hugging Face
+# decoder too; the others read our modules through runner.run
+PROTOCOL_ONLY = ("sink", "previous", "induction", "pronoun_it")
 
 
 def applies(name: str, runner) -> bool:
-    return runner.kind in CHECKS[name][1] and (name.startswith("sink") or getattr(runner, "has_tutorial_code", False))
+    return runner.kind in CHECKS[name][1] and (name in PROTOCOL_ONLY or getattr(runner, "has_tutorial_code", False))
 
 
 def check(name: str, runner, **kwargs) -> Claim:
@@ -248,6 +318,9 @@ __all__ = [
     "SINK_FACTOR",
     "ALIGN_MIN",
     "PRONOUN_MIN",
+    "PREVIOUS_MIN",
+    "INDUCTION_MIN",
+    "PRONOUN_TEXT",
     "first_token_share",
     "sink_claim",
     "sentence_alignment",

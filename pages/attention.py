@@ -24,7 +24,7 @@ from analysis.measures import (
 )
 from model import KINDS
 from ui import cache, state
-from ui.context import partial
+from ui.context import model_label, partial
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import row_labels, rows_caption, written
@@ -144,6 +144,37 @@ if runner is not None:
 if tr is None:
     copy_link()
     st.stop()
+if getattr(runner, "packaged", None) is not None:  # a real pretrained model: what was measured on it
+    found = cache.measured_claims(ctx.model, ctx.device)
+    with st.expander(t("att_real_measured", name=model_label(ctx.model))):
+        for key, c in found.items():
+            n = c.numbers
+            heads = ", ".join(t("att_real_head", layer=la + 1, head=h + 1) for _, la, h in c.heads[:4])
+            if key == "sink":
+                share, uniform = float(np.nanmean(n["share"])), float(np.nanmean(n["uniform"]))
+                st.markdown(
+                    t(
+                        f"att_real_sink_{c.holds}",
+                        n=len(c.heads),
+                        total=n["ratio"].size,
+                        share=f"{share:.2f}",
+                        uniform=f"{uniform:.2f}",
+                    )
+                )
+            elif key in ("previous", "induction"):
+                st.markdown(t(f"att_real_{key}_{c.holds}", heads=heads, best=f"{n['max']:.2f}", min=n["min"]))
+            elif key == "pronoun_it" and n.get("found"):
+                best = np.unravel_index(int(np.argmax(n["noun"])), n["noun"].shape)
+                st.markdown(
+                    t(
+                        f"att_real_pronoun_{c.holds}",
+                        heads=heads,
+                        noun=f"{n['noun'][best]:.2f}",
+                        other=f"{n['other'][best]:.2f}",
+                        mean_noun=f"{n['mean_noun']:.3f}",
+                        mean_other=f"{n['mean_other']:.3f}",
+                    )
+                )
 
 if temperature != 1.0:
     st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))

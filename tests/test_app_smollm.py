@@ -40,3 +40,19 @@ def test_the_step_page_shows_the_shared_keys_and_values(offered):
     assert "9 query heads but only 3 key/value heads" in text
     diff = text.split("weights by at most ")[1].split()[0].rstrip(".").replace("\\", "")
     assert float(diff) < 1e-5, diff
+
+
+def test_the_attention_page_says_what_was_measured_on_it(offered):
+    """The claims registry on the real model: the sink, a previous-token head, an induction head
+    and "it" -> "animal", each line computed (analysis/claims.py), none written by hand."""
+    from analysis import claims
+
+    at = apptest.open_page("pages/attention.py", SMOLLM, text=PRONOUN)
+    text = shown(at)
+    found = {k: claims.check(k, offered) for k in ("sink", "previous", "induction", "pronoun_it")}
+    assert all(c.holds for c in found.values()), {k: c.holds for k, c in found.items()}
+    assert f"in {len(found['sink'].heads)} of its 270 heads" in text
+    la, h = found["pronoun_it"].heads[0][1:]
+    assert f"layer {la + 1} head {h + 1} give “animal”" in text
+    ind = found["induction"].numbers["max"]
+    assert f"the best: {ind:.2f}" in text.replace("\\", "")

@@ -118,8 +118,22 @@ def pretrained_ready(name: str, device: str = "auto"):
         raise InputError("hf_refused", hf.REFUSED)
     runner = hf.pretrained.ready(name, device)
     if runner is None:
-        hf.pretrained.start(name, device)
+        hf.pretrained.start(name, device, after=lambda r: measured_claims(r.name, device))
     return runner
+
+
+_CLAIMS: dict = {}
+
+
+def measured_claims(name: str, device: str = "auto") -> dict:
+    """{check: Claim} of analysis/claims.py's checks that apply, measured once per process on a
+    real pretrained model (in its loading thread: the sink, a previous-token head, an induction
+    head, "it" -> "animal"), so what a page says about it is computed on it."""
+    from analysis import claims
+
+    if name not in _CLAIMS:
+        _CLAIMS[name] = claims.run_all(runner(name, device))
+    return _CLAIMS[name]
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

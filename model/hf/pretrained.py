@@ -295,13 +295,21 @@ def load(name: str, device: str | None = None):
         return runner
 
 
+def loaded(name: str, device: str | None = None):
+    """The runner if this process has loaded it, else None (nothing started)."""
+    with _LOCK:
+        return _LOADED.get(_key(name, device))
+
+
 def report(name: str) -> LoadReport | None:
     return _REPORTS.get(name)
 
 
-def start(name: str, device: str | None = None) -> None:
+def start(name: str, device: str | None = None, after=None) -> None:
     """Begin loading in a thread (no-op when loaded or loading): a page asks ready() and says
-    "loading" meanwhile, so no visitor's request waits for a dequantization."""
+    "loading" meanwhile, so no visitor's request waits for a dequantization. after(runner), if
+    given, runs in the same thread once the model is loaded and before ready() returns it (the
+    app measures its claims there)."""
     key = _key(name, device)
     with _LOCK:
         if key in _LOADED or key in _STARTED:
@@ -311,7 +319,9 @@ def start(name: str, device: str | None = None) -> None:
 
     def work():
         try:
-            load(name, device)
+            runner = load(name, device)
+            if after is not None:
+                after(runner)
         except InputError as e:
             _ERRORS[key] = e
         except Exception as e:  # noqa: BLE001 - a page shows one line, the server's log the rest
@@ -332,7 +342,7 @@ def ready(name: str, device: str | None = None):
     start() tries again)."""
     key = _key(name, device)
     with _LOCK:
-        if key in _LOADED:
+        if key in _LOADED and key not in _STARTED:  # loaded, and what start() ran after it is done
             return _LOADED[key]
         err = _ERRORS.get(key)
     if err is not None:
