@@ -19,7 +19,7 @@ from pathlib import Path
 from .schema import MAX_BYTES, Lesson, LessonError, validate
 
 BUILTIN_DIR = Path(__file__).with_name("builtin")
-BUILTIN = ("attention", "positions", "decoder")
+BUILTIN = ("attention", "positions", "decoder", "real")
 DIR_ENV, SAVE_ENV = "ATTN_LESSONS_DIR", "ATTN_LESSONS_SAVE"
 MAX_FOLDER_FILES = 200
 

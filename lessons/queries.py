@@ -32,6 +32,7 @@ from .pick import (
     head_of,
     layer_of,
     matrix,
+    row_names,
     visible,
     written_tokens,
 )
@@ -302,6 +303,48 @@ def top_key(ctx):
                 "lesson_title_row",
                 {"word": att.query_tokens[row], "layer": layer + 1},
             ),
+        ],
+        rule="weight",
+        margin=gap(values, top),
+        default_show=("heatmap",),
+    )
+
+
+@query(
+    ["word"],
+    args={"word": str},
+    params=("word", "top", "weight"),
+    shows=("heatmap", "row"),
+    required=("word",),
+)
+def top_key_again(ctx):
+    """The key the row of `word`'s last occurrence reads most: where a word comes a second time, an
+    induction head reads the token that followed it the first time. Options: the keys that row may
+    read; margin: the weights' gap (the view names the layer and head, or a head rule)."""
+    kind, att = ctx.kind, ctx.att()
+    names = [str(x).strip("▁ ").lower() for x in row_names(att, kind)]
+    word = str(ctx.args["word"]).strip().lower()
+    if word not in names:
+        raise NotApplicable("word_missing", word=str(ctx.args["word"]))
+    row = len(names) - 1 - names[::-1].index(word)
+    layer, head = _where(ctx, att, row)
+    m = matrix(att.weights.astype(np.float64), layer, head)
+    keys = visible(att, row)
+    values = m[row, keys]
+    top = int(np.argmax(values))
+    labels = [att.key_tokens[j] for j in keys]
+    return dict(
+        options=labels,
+        answer=top,
+        params={
+            **_where_params(kind, layer, head),
+            "word": att.query_tokens[row],
+            "top": labels[top],
+            "weight": f"{values[top]:.2f}",
+        },
+        reveal=[
+            _heat(m, att, kind, layer, head, row),
+            Bars(labels, values, "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1}),
         ],
         rule="weight",
         margin=gap(values, top),

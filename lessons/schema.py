@@ -201,9 +201,9 @@ def check_placeholders(text: str, key: str, line: int, params: tuple[str, ...]) 
 def known_models() -> tuple[str, ...]:
     """The shipped models and the Hugging Face models the operator offers now."""
     import model
-    from model import hf
+    from model import hf, registry
 
-    names = tuple(model.NAMES)
+    names = tuple(model.NAMES) + tuple(registry.PACKAGED)  # real pretrained models: known whether installed or not
     try:
         if hf.served():
             names += tuple(hf.PREFIX + n for n in hf.allowed())

@@ -71,8 +71,22 @@ def title(lesson: str) -> str:
         return t("lesson_name_custom")
 
 
+def offered(lesson: str) -> bool:
+    """Whether every model a built-in lesson uses is offered here (the real pretrained model's
+    lesson needs its packages and the operator's ATTN_HF)."""
+    import model
+    from model import hf
+
+    try:
+        names = {s["model"] for s in validate(builtin_text(lesson)).steps}
+    except LessonError:
+        return False
+    return names <= set(model.NAMES) | set(hf.pretrained_offered())
+
+
 def choices() -> list[str]:
-    return [*files.BUILTIN, CUSTOM] if custom_text() is not None else list(files.BUILTIN)
+    built_in = [n for n in files.BUILTIN if offered(n)]
+    return [*built_in, CUSTOM] if custom_text() is not None else built_in
 
 
 def steps(lesson: str, device: str = "auto"):
@@ -96,7 +110,7 @@ def read_url() -> tuple[str, int]:
     fresh = state.from_link("answers", "les_answers_raw")
     linked_lesson = st.query_params.get("lesson")
     lesson = state.url_param("lesson", files.BUILTIN[0], state.choice(CHOICES), key="les_lesson")
-    if lesson == CUSTOM and custom_text() is None:
+    if lesson not in choices():  # a teacher's own lesson that is gone, or a model not offered here
         st.session_state["les_lesson"] = lesson = files.BUILTIN[0]
         state.notice(t("lesson_custom_missing"))
     state.url_param("step", 1, state.clamped("step", 1, MAX_STEPS, int), key="les_step")
