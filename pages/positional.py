@@ -276,6 +276,45 @@ if sec == "rope":
     )
     st.caption(t("pos_rope_diff", diff=float(np.abs(scores[0] - scores[1]).max())))
 
+    # the sidebar's model, when it is a real pretrained RoPE decoder (SmolLM2-135M): its attention
+    # on the sentence with the rotation and without it (cos = 1, sin = 0 in every layer)
+    real = runner_of(ctx.model) if ctx.model not in PRESETS and "@" not in ctx.model else None
+    if real is not None and real.config.positional == "rope" and real.can_continue_text and ctx.text.strip():
+        st.subheader(t("pos_rope_real_title", name=model_label(ctx.model)))
+        st.markdown(t("pos_rope_real_help"))
+        try:
+            on = cache.trace(ctx.model, ctx.device, ctx.text).attention["decoder"]
+            off = cache.trace(ctx.model, ctx.device, ctx.text, use_position=False).attention["decoder"]
+        except InputError as e:
+            show_input_error(e)
+        else:
+            c1, _ = st.columns([1, 3])
+            with c1:
+                rlayer = layer_picker(on.num_layers, "pos_rlayer", "pos_gpts_layer", "pos_layer_n")
+            url["rlayer"] = None if rlayer == 0 else rlayer + 1
+            cols = st.columns(2, gap="medium")
+            for col, att, label in zip(cols, (on, off), ("pos_rope_real_with", "pos_rope_real_without")):
+                with col:
+                    st.markdown(f"**{t(label)}**")
+                    show_heatmap(
+                        mean_of_heads(att.weights)[rlayer],
+                        att.query_tokens,
+                        att.key_tokens,
+                        mask=att.mask,
+                        key=f"pos_real_{label}",
+                        height=380,
+                    )
+            change = np.abs(on.weights - off.weights).max(axis=(1, 2, 3))
+            st.caption(
+                t(
+                    "pos_rope_real_diff",
+                    layer=rlayer + 1,
+                    diff=f"{change[rlayer]:.2f}",
+                    lo=f"{change.min():.2f}",
+                    hi=f"{change.max():.2f}",
+                )
+            )
+
     st.subheader(t("pos_alibi_title"))
     st.markdown(t("pos_alibi_help"))
     st.latex(r"\text{score}(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,(i - j),\qquad m_h = 2^{-8h/H}")

@@ -4,6 +4,7 @@ smollm fixture); the pages find it loaded."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests import apptest
@@ -56,3 +57,41 @@ def test_the_attention_page_says_what_was_measured_on_it(offered):
     assert f"layer {la + 1} head {h + 1} give “animal”" in text
     ind = found["induction"].numbers["max"]
     assert f"the best: {ind:.2f}" in text.replace("\\", "")
+
+
+def test_the_positional_page_shows_its_rope_switched_off(offered):
+    at = apptest.open_page("pages/positional.py", SMOLLM, text="The cat sat on the mat", sec="rope")
+    text = shown(at)
+    assert "This real model rotates every query and key" in text, text[:1500]
+    on = offered.trace("The cat sat on the mat").attention["decoder"].weights
+    off = offered.trace("The cat sat on the mat", use_position=False).attention["decoder"].weights
+    change = np.abs(on - off).max(axis=(1, 2, 3))
+    assert f"layer 1 changes by up to {change[0]:.2f}" in text.replace("\\\\", "")
+    assert change.max() > 0.1  # the heads do use their positions
+
+
+# the pages where a decoder-only model applies (issue 36), each explored on the real model: its
+# default view in both languages, then a seeded sample of its controls in one language
+DECODER_PAGES = (
+    "attention",
+    "temperature",
+    "positional",
+    "generation",
+    "steps",
+    "intervene",
+    "compare",
+    "lessons",
+    "editor",
+)
+
+
+@pytest.mark.parametrize("page", DECODER_PAGES)
+def test_the_explorer_runs_every_decoder_page_on_it(offered, page):
+    from tests import explore
+
+    found = []
+    for lang in ("en", "zh"):
+        found += explore.explore(f"pages/{page}.py", SMOLLM, lang, singles=False, walks=0)
+    lang = ("en", "zh")[DECODER_PAGES.index(page) % 2]
+    found += explore.explore(f"pages/{page}.py", SMOLLM, lang, singles=True, walks=0, relink=False, limit=4)
+    assert not found, "\n".join(str(f) for f in found[:10])
