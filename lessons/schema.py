@@ -30,6 +30,7 @@ import string
 import tomllib
 from dataclasses import dataclass
 
+from .pages import linkable
 from .queries import HEAD_RULES, QUERIES, question_kinds
 
 MAX_BYTES = 64_000  # a lesson file, as uploaded, saved or shared through a room
@@ -74,7 +75,6 @@ VIEW_KEYS = {
     "heads_off": list,
     "page": str,
 }
-PAGES = ("attention", "temperature", "positional", "generation", "steps", "intervene", "compare", "home")
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "true/false", list: "list", dict: "table"}
 
 
@@ -365,7 +365,7 @@ def _view(view: dict, i: int, where: _Where) -> dict:
         bad = "temperature"
     elif "temperature_layer" in view and not 1 <= view["temperature_layer"] <= 64:
         bad = "temperature_layer"
-    elif "page" in view and view["page"] not in PAGES:
+    elif "page" in view and view["page"] not in linkable():
         bad = "page"
     elif "heads_off" in view and (
         len(view["heads_off"]) > MAX_LIST
