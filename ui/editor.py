@@ -20,7 +20,7 @@ from model.errors import InputError
 from . import cache, hardening
 from . import lessons as lesson_state
 from .i18n import LANGS, lang, t
-from .lesson_view import answer_text, fill, option_label, params_text
+from .lesson_view import answer_text, lesson_md, option_label, params_text
 from .messages import error_text as error_text_of_model
 from .safe import echo, md
 
@@ -320,7 +320,7 @@ def show_answer(spec: dict, ctx) -> bool:
     rule = step.rule
     margin = "∞" if step.margin == float("inf") else f"{step.margin:.3f}"
     st.markdown(
-        t("ed_computed", answer=answer_text(step), ask=fill(step.ask, step.params) if step.ask.get(lang()) else "")
+        t("ed_computed", answer=answer_text(step), ask=lesson_md(step.ask, step.params) if step.ask.get(lang()) else "")
     )
     st.caption(
         t(f"ed_rule_{rule}", margin=margin, threshold=MARGINS[rule])
