@@ -16,7 +16,6 @@ from .lesson_view import fill, option_text
 from .rooms import StoreError
 from .widgets import PLOTLY_CONFIG
 
-
 LIVE_KEY = "les_class_live"  # the teacher's choice: the class's bars shown before the reveal
 
 
