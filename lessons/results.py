@@ -85,12 +85,12 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # A cell starts after a separator when the spreadsheet's list separator is not the comma (Excel and
 # LibreOffice in German or French use ";") or when it ignores the quotes (a text import on tabs or
 # "|"): a formula character there, spaces before it allowed, is a formula of its own.
-_AFTER_SEPARATOR = re.compile(r"([,;\t|]\s*)([=+\-@])")
+_AFTER_SEPARATOR = re.compile(r"([,;\t|\r\n]\s*)([=+\-@])")
 
 
 def defuse(v) -> str:
     """A cell that no spreadsheet runs as a formula: an apostrophe before a leading = + - @ (or tab,
-    carriage return) and before each of them that follows a separator (, ; tab |). The apostrophe
+    carriage return) and before each of them that follows a separator (, ; tab | or a line break). The apostrophe
     is the spreadsheets' own "this is text" mark (OWASP's advice for CSV injection)."""
     s = _AFTER_SEPARATOR.sub(r"\1'\2", str(v))
     return "'" + s if s.startswith(FORMULA_START) else s
