@@ -80,6 +80,14 @@ def is_teacher() -> bool:
     return bool(code() and st.session_state.get("_room_token"))
 
 
+def verified_teacher() -> str | None:
+    """The room code when this session holds the live room's teacher secret, checked against the
+    store now (a rotated secret or an ended room: None); StoreError when the store cannot say."""
+    if not is_teacher():
+        return None
+    return code() if store().check(code(), st.session_state["_room_token"]) else None
+
+
 def following() -> bool:
     return bool(code() and not is_teacher() and st.session_state.get("_room_follow", True))
 
