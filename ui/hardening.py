@@ -12,7 +12,8 @@ place. app.py calls apply() on every run; it patches once per process.
   (allow_uploads), only up to UPLOAD_MAX bytes, at most UPLOAD_FILES per session (the oldest go)
   and UPLOAD_TOTAL bytes in the process. Every other upload is dropped.
 - /_stcore/metrics: sessions, cache names and sizes, compute times, public by default. It
-  answers with no metrics.
+  answers with no metrics, from the server's start when it is started by `python -m ui.serve`
+  (close_metrics(); a bare `streamlit run app.py` from its first page run).
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
 deploy/nginx.conf also closes both routes in front of the app.
 """
@@ -83,6 +84,25 @@ def bounded_upload(manager):
     return add_file
 
 
+def _no_families(self) -> list:
+    return []
+
+
+def _no_stats(self, family_names=None) -> dict:
+    return {}
+
+
+def close_metrics() -> None:
+    """Every StatsManager of this process answers with no metrics, the one the runtime makes later
+    included: ui.serve calls this before Streamlit starts, so the route is empty from the server's
+    first request (apply() on the first page run did it only then; until a visitor came, the route
+    told anyone the sessions and caches)."""
+    from streamlit.runtime.stats import StatsManager
+
+    StatsManager.registered_families = _no_families
+    StatsManager.get_stats = _no_stats
+
+
 def close_routes() -> bool:
     """Uploads bounded and metrics emptied on the running server's runtime; False when there is
     none yet (a bare script run, a test without a server)."""
@@ -93,8 +113,7 @@ def close_routes() -> bool:
     runtime = Runtime.instance()
     mgr = runtime.uploaded_file_mgr
     mgr.add_file = bounded_upload(mgr) if hasattr(mgr, "file_storage") else _drop_upload
-    runtime.stats_mgr.registered_families = lambda: []
-    runtime.stats_mgr.get_stats = lambda family_names=None: {}
+    close_metrics()
     return True
 
 
