@@ -524,3 +524,23 @@ def test_the_class_results_csv_counts_each_option_and_marks_the_right_one():
     assert rows[0] == list(results.COLUMNS)
     assert rows[2][5].startswith("'=")  # a spreadsheet formula is not run
     assert rows[2][5].endswith("1 anonymous")
+
+
+def test_a_deleted_sqlite_file_is_made_again_at_the_next_call(tmp_path):
+    """Issue 32 item 10: a deleted room file never recovered until a restart (this thread's open
+    connection wrote into the deleted file; every other thread found a file without tables), while
+    the notice said "try again in a moment". The rooms in it are gone; new ones open at once."""
+    import threading
+
+    path = tmp_path / "rooms.sqlite3"
+    store = R.SQLiteRooms(path)
+    old, _ = store.create()
+    for f in tmp_path.glob("rooms.sqlite3*"):
+        f.unlink()
+    code, token = store.create()  # the same thread
+    assert path.exists() and store.get(code) is not None and store.get(old) is None
+    got = []
+    worker = threading.Thread(target=lambda: got.append(store.create()))  # a session on another thread
+    worker.start()
+    worker.join()
+    assert got and R.SQLiteRooms(path).get(got[0][0]) is not None  # another replica sees it
