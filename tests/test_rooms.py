@@ -544,3 +544,23 @@ def test_a_deleted_sqlite_file_is_made_again_at_the_next_call(tmp_path):
     worker.start()
     worker.join()
     assert got and R.SQLiteRooms(path).get(got[0][0]) is not None  # another replica sees it
+
+
+class _UnreadableStore(R.SQLiteRooms):
+    def get(self, code):
+        raise R.StoreError("disk I/O error")
+
+
+def test_the_broken_store_notice_is_in_the_links_language_on_a_first_run(tmp_path, monkeypatch):
+    """Issue 32 item 10: ?room=CODE&lang=zh on a store that cannot be read said it in English (the
+    room link is read before the sidebar sets the language)."""
+    from ui.i18n import TABLE
+
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    broken = _UnreadableStore(tmp_path / "rooms.sqlite3")
+    monkeypatch.setattr(classroom, "store", lambda: broken)
+    at.query_params.update(lang="zh", room="ABCDEFGH")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(w.value for w in at.warning)
+    assert TABLE["room_store_error"]["zh"] in shown and TABLE["room_store_error"]["en"] not in shown, shown
