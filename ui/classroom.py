@@ -31,7 +31,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from . import state
-from .i18n import t
+from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
     MAX_STATE,
     TTL,
@@ -109,10 +109,24 @@ def student_id() -> str:
     return st.session_state["_room_student"]
 
 
+def _reader_lang() -> str:
+    """The reader's language, also in a session's first run before the sidebar set it (from_link
+    runs first): the link's lang=, else the browser's locale, as ui.context's sidebar will choose."""
+    if "lang" in st.session_state:
+        return lang()
+    linked = st.query_params.get("lang")
+    return linked if linked in LANGS else lang_from_locale(getattr(st.context, "locale", None))
+
+
+def _t(key: str, **params) -> str:
+    """t() in _reader_lang(): for the notices from_link makes before the sidebar runs."""
+    return text_in(_reader_lang(), key, **params)
+
+
 def store_failed(e: Exception) -> str:
     """The notice for a store that failed; the reason goes to the server's log only."""
     _LOG.warning("room store failed: %r (cause %r)", e, e.__cause__)
-    return t("room_store_error")
+    return _t("room_store_error")
 
 
 def _get(room_code: str):
@@ -196,7 +210,7 @@ def from_link() -> None:
     raw, token = st.query_params.get("room"), st.query_params.get("teach")
     if token is not None:
         del st.query_params["teach"]  # never left in an address, never accepted
-        _tell(t("room_secret_not_in_links"))
+        _tell(_t("room_secret_not_in_links"))
     if raw is None or st.session_state.get("_room_link") == raw:
         return
     st.session_state["_room_link"] = raw
@@ -206,7 +220,7 @@ def from_link() -> None:
     room = _get(room_code) if room_code is not None else None
     if room is None:
         if "_room_error" not in st.session_state:
-            state.notice(t("room_not_found", code=echo(raw, 9)))
+            state.notice(_t("room_not_found", code=echo(raw, 9)))
         return
     kept = _cookie_token(room_code)
     try:
@@ -218,7 +232,7 @@ def from_link() -> None:
     else:
         if kept:  # this browser's secret for the room no longer opens it
             _remember(None, None)
-            _tell(t("room_secret_stale", code=format_code(room_code)))
+            _tell(_t("room_secret_stale", code=format_code(room_code)))
         _become_student(room_code)
 
 
