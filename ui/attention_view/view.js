@@ -54,6 +54,7 @@ class View {
   constructor(root) {
     this.root = root;
     this.el = root.querySelector(".av");
+    this.el.__view = this; // the screens tests measure the text sizes it drew
     this.frames = []; // performance.now() around each redraw, read back by tests and the bench
     this.reported = null;
     this.timer = null;
@@ -284,6 +285,7 @@ class View {
     if (!this.h) return;
     const t0 = performance.now();
     const v = this.view, s = this.s;
+    this.minTextPx = Infinity;
     for (const b of this.$(".av-tabs").children) {
       const on = b.dataset.tab === v.tab;
       b.setAttribute("aria-selected", String(on));
@@ -326,13 +328,28 @@ class View {
     this.ctx.clearRect(0, 0, w, h);
   }
 
+  // every text drawn goes through here, so the smallest size drawn is known (tests: >= 11 px on a
+  // phone, >= 16 px on a projector; canvas text is invisible to the DOM's computed styles)
+  font(px, bold = false) {
+    this.ctx.font = `${bold ? "bold " : ""}${px}px sans-serif`;
+    if (px < this.minTextPx) this.minTextPx = px;
+  }
+
+  // the page position of a model-view tile's centre (tests click it); null when not on this page
+  tileCenter(la, h) {
+    const g = this.geo;
+    if (!g || g.kind !== "model" || la < g.first || la >= g.last) return null;
+    const r = this.canvas.getBoundingClientRect();
+    return { x: r.left + g.x0 + h * (g.tile + g.gap) + g.tile / 2, y: r.top + g.y0 + (la - g.first) * (g.tile + g.gap) + g.tile / 2 };
+  }
+
   labelStep(n, px, font) { return Math.max(1, Math.ceil((font + 3) / Math.max(px, 0.01))); }
 
   drawHeatmap(width) {
     const { Q, K } = this, ctx = this.ctx, f = this.fontPx, s = this.s;
     const w = this.headAt(this.view.layer, this.view.head);
     const labels = this.h.q_labels;
-    ctx.font = `${f}px sans-serif`;
+    this.font(f);
     let lw = 0;
     for (const l of labels) lw = Math.max(lw, ctx.measureText(l).width);
     let kw = 0;
@@ -373,7 +390,7 @@ class View {
     const vf = Math.floor(Math.min(f, cell / 2.9, ch * 0.6));
     this.valuesShown = vf >= (this.h.present ? 16 : MIN_TEXT);
     if (this.valuesShown) {
-      ctx.font = `${vf}px sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      this.font(vf); ctx.textAlign = "center"; ctx.textBaseline = "middle";
       for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
         if (this.masked(r, j)) continue;
         const x = w[r * K + j];
@@ -382,7 +399,7 @@ class View {
       }
     }
     // labels: every row and column while they fit at the font size, else every n-th
-    ctx.fillStyle = "#000"; ctx.font = `${f}px sans-serif`; ctx.textBaseline = "middle"; ctx.textAlign = "right";
+    ctx.fillStyle = "#000"; this.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
     const rs = this.labelStep(Q, ch, f);
     for (let r = 0; r < Q; r += rs) ctx.fillText(this.clip(labels[r], lw - 8), lw - 6, top + (r + 0.5) * ch);
     const ks = this.labelStep(K, cell, f);
@@ -392,7 +409,7 @@ class View {
       ctx.fillText(this.clip(this.h.k_tokens[j], top - f - 12), 0, 0); ctx.restore();
     }
     ctx.restore();
-    ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.font = `${f}px sans-serif`;
+    ctx.textAlign = "left"; ctx.textBaseline = "top"; this.font(f);
     ctx.fillText(`${s.axis_y} ↓   ${s.axis_x} →`, 0, 2);
     // the selected row
     ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 3;
@@ -416,7 +433,7 @@ class View {
     this.page = Math.max(0, Math.min(pages - 1, this.page));
     const first = this.page * per, last = Math.min(L, first + per);
     this.$(".av-page").textContent = fill(s.page_n, { first: first + 1, last, total: L });
-    ctx.font = `${f}px sans-serif`;
+    this.font(f);
     const lw = ctx.measureText(fill(s.layer_n, { n: L, total: L })).width + 12;
     const gap = 6, top = f + 10;
     const tile = Math.max(24, Math.min(120, Math.floor((width - lw) / H) - gap));
@@ -471,7 +488,7 @@ class View {
     const n = Math.max(Q, K), rh = Math.max(f + 6, Math.min(40, 600 / n));
     const height = Math.ceil(rh * n + 10);
     this.sized(width, height);
-    ctx.font = `${f}px sans-serif`;
+    this.font(f);
     const colW = Math.min(width * 0.3, 220);
     const xl = colW, xr = width - colW;
     this.geo = { kind: "lines", rh, xl, xr };
@@ -493,10 +510,10 @@ class View {
     ctx.globalAlpha = 1; ctx.textBaseline = "middle";
     for (let r = 0; r < Q; r++) {
       ctx.fillStyle = r === this.q ? HIGHLIGHT : "#000"; ctx.textAlign = "right";
-      ctx.font = `${r === this.q ? "bold " : ""}${f}px sans-serif`;
+      this.font(f, r === this.q);
       ctx.fillText(this.clip(this.h.q_labels[r], colW - 10), xl, 5 + (r + 0.5) * rh);
     }
-    ctx.font = `${f}px sans-serif`; ctx.fillStyle = "#000"; ctx.textAlign = "left";
+    this.font(f); ctx.fillStyle = "#000"; ctx.textAlign = "left";
     for (let j = 0; j < K; j++) ctx.fillText(this.clip(this.h.k_tokens[j], colW - 10), xr, 5 + (j + 0.5) * rh);
     this.canvas.setAttribute("aria-label", this.describe());
   }
