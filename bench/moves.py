@@ -50,9 +50,9 @@ def frames(page) -> list[float]:
 
 def new_path(page, url, n, moves, log) -> list[dict]:
     text = synthetic.sentence(n, f"m{n}")
+    sent = Sent(page)
     goto(page, f"{url}/?text={quote(text)}&head=1&q=1", timeout=300)
     page.wait_for_function(VIEW_DRAWN, arg=[synthetic.tokens_of(text)[0], "head"], timeout=120_000)
-    sent = Sent(page)
     rows = []
 
     def batch(name, act):
@@ -110,8 +110,8 @@ def new_path(page, url, n, moves, log) -> list[dict]:
 
 def old_path(page, url, n, moves, log) -> list[dict]:
     text = synthetic.sentence(n, f"o{n}")
+    runs = Runs(page)  # before the page opens its websocket
     goto(page, f"{url}/?text={quote(text)}", timeout=300)
-    runs = Runs(page)
     rows = []
     for name, label, options in (("head", "Head", ("Head 2", "Head 3")), ("row", None, None)):
         out = []
