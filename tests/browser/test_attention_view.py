@@ -117,3 +117,21 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     assert abs(float(link["ltemp"][0]) - v["temp"]) < 1e-3
     assert sent.frames > before
     assert not page.rec.errors, page.rec.errors
+
+
+def test_home_needs_no_plotly_bundle_and_the_view_speaks_chinese(app_server, new_page):
+    """The first page a visitor opens draws its heatmap with the attention view: Streamlit's
+    4.7 MB PlotlyChart chunk is never fetched. The attention page, which still draws Plotly
+    charts in its other tabs, does not fetch it either until one of those is opened."""
+    page = new_page()
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url))
+    goto(page, f"{app_server.url}/?lang=zh")
+    page.wait_for_function("() => window.__attentionViews && window.__attentionViews.home_view", timeout=30_000)
+    assert fetched and not [u for u in fetched if "PlotlyChart" in u], [u for u in fetched if "Plotly" in u]
+    assert page.locator(".av-table th").first.inner_text() == "位置"
+    assert page.locator(".av-caption").inner_text().startswith("当模型处理")
+    assert page.evaluate("() => window.__attentionViews.home_view.minTextPx") >= 11
+    # the PlotlyChart chunk is what a Plotly chart would fetch: the check can fail
+    goto(page, f"{app_server.url}/temperature")
+    assert [u for u in fetched if "PlotlyChart" in u]
