@@ -63,6 +63,7 @@ STRINGS = {
     "col_weight": "col_weight",
     "masked": "masked",
     "masked_short": "av_masked_short",
+    "table_top": "av_table_top",
     "axis_x": "axis_key",
     "export_png": "av_export_png",
     "export_svg": "av_export_svg",

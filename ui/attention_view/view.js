@@ -12,7 +12,10 @@ const T_MIN = 0.05, T_MAX = 20, STEPS = 1000; // the slider is logarithmic: T = 
 const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
 const MASKED = [180, 180, 180], MASKED_HATCH = "#8c8c8c", HIGHLIGHT = "#e6550d";
 const MIN_TEXT = 11; // px: nothing smaller is ever drawn (a phone at 390 px)
-const PAGE_ROWS = 6; // layers per page of the model view (a 30-layer model pages through them)
+const PAGE_ROWS = 6;
+// the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
+// 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
+const TABLE_ROWS = 64; // layers per page of the model view (a 30-layer model pages through them)
 
 // 251 colours for weights 0..1 (the thumbnails' uint8 0..250) on ColorBrewer Blues, the scale
 // viz/colors.py gives every chart, so a weight has one colour on every page.
@@ -25,6 +28,15 @@ const LUT = (() => {
   }
   return out;
 })();
+
+// the same colours as one little-endian RGBA word each (ImageData's byte order on every browser
+// we serve: x86 and ARM are little-endian), so a cell is one store
+const RGBA = (() => {
+  const out = new Uint32Array(251);
+  for (let i = 0; i <= 250; i++) out[i] = (255 << 24) | (LUT[i * 3 + 2] << 16) | (LUT[i * 3 + 1] << 8) | LUT[i * 3];
+  return out;
+})();
+const RGBA_MASKED = (255 << 24) | (MASKED[2] << 16) | (MASKED[1] << 8) | MASKED[0];
 
 function colorOf(v) {
   const i = Math.max(0, Math.min(250, Math.round(v * 250))) * 3;
@@ -66,7 +78,7 @@ class View {
     this.width = 0;
     this.resize = new ResizeObserver(() => {
       const w = this.el.clientWidth;
-      if (w && w !== this.width) { this.width = w; this.draw(); }
+      if (w && w !== this.width) { this.width = w; this.chartWidth = this.$(".av-chart").clientWidth; this.draw(); }
     });
     this.resize.observe(this.el);
   }
@@ -94,7 +106,7 @@ class View {
         </div>
         <div class="av-side">
           <p class="av-caption"></p>
-          <div class="av-table-wrap"><table class="av-table"><thead><tr><th scope="col" class="av-c-pos"></th><th scope="col" class="av-c-tok"></th><th scope="col" class="av-c-w"></th></tr></thead><tbody></tbody></table></div>
+          <p class="av-table-note" hidden></p><div class="av-table-wrap"><table class="av-table"><thead><tr><th scope="col" class="av-c-pos"></th><th scope="col" class="av-c-tok"></th><th scope="col" class="av-c-w"></th></tr></thead><tbody></tbody></table></div>
         </div>
       </div>
       <div class="av-export"></div>`;
@@ -185,14 +197,14 @@ class View {
     this.tbody = this.$(".av-table tbody");
     this.tbody.innerHTML = "";
     this.rows = [];
-    for (let j = 0; j < this.K; j++) {
+    for (let j = 0; j < Math.min(this.K, TABLE_ROWS); j++) {
       const tr = document.createElement("tr");
       tr.innerHTML = `<td class="av-pos"></td><th scope="row" class="av-tok"></th><td class="av-w"><span class="av-bar-fill"></span><span class="av-num"></span></td>`;
-      tr.children[0].textContent = String(j);
-      tr.children[1].textContent = this.h.k_tokens[j];
       this.tbody.appendChild(tr);
-      this.rows.push([tr, tr.querySelector(".av-bar-fill"), tr.querySelector(".av-num")]);
+      this.rows.push([tr, tr.children[0], tr.children[1], tr.querySelector(".av-bar-fill"), tr.querySelector(".av-num")]);
     }
+    this.$(".av-table-note").hidden = this.K <= TABLE_ROWS;
+    this.$(".av-table-note").textContent = fill(s.table_top, { n: TABLE_ROWS, total: this.K });
   }
 
   pageRows() { return this.L > PAGE_ROWS ? PAGE_ROWS : this.L; }
@@ -297,7 +309,10 @@ class View {
     this.$(".av-temp").setAttribute("aria-valuetext", fmtT(v.temp));
     this.$(".av-temp-value").textContent = fmtT(v.temp);
     this.$(".av-temp-note").textContent = fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: v.layer + 1 });
-    const width = Math.max(240, this.$(".av-chart").clientWidth || this.el.clientWidth || 600);
+    // the chart's width, measured when the view's width changes (reading it here would force a
+    // layout of the page on every move)
+    if (!this.chartWidth) this.chartWidth = this.$(".av-chart").clientWidth;
+    const width = Math.max(240, this.chartWidth || 600);
     this.fontPx = this.h.present ? 18 : width < 480 ? 12 : 14;
     this.$(".av-pager").hidden = !(v.tab === "model" && this.L > this.pageRows());
     if (!this.hasLayer(v.layer)) {
@@ -367,12 +382,10 @@ class View {
       this.img = new OffscreenCanvas(K, Q);
       this.imgData = new ImageData(K, Q);
     }
-    const px = this.imgData.data;
-    for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
-      const i = r * K + j, p = i * 4;
-      if (this.masked(r, j)) { px[p] = MASKED[0]; px[p + 1] = MASKED[1]; px[p + 2] = MASKED[2]; }
-      else { const c = Math.max(0, Math.min(250, Math.round(w[i] * 250))) * 3; px[p] = LUT[c]; px[p + 1] = LUT[c + 1]; px[p + 2] = LUT[c + 2]; }
-      px[p + 3] = 255;
+    const px = new Uint32Array(this.imgData.data.buffer), mask = this.mask, n = Q * K;
+    for (let i = 0; i < n; i++) {
+      const x = w[i];
+      px[i] = mask && !mask[i] ? RGBA_MASKED : RGBA[x >= 1 ? 250 : x <= 0 ? 0 : (x * 250 + 0.5) | 0];
     }
     this.img.getContext("2d").putImageData(this.imgData, 0, 0);
     ctx.imageSmoothingEnabled = false;
@@ -537,13 +550,19 @@ class View {
       : fill(s.caption_written, { token: this.h.q_tokens[r], written });
     if (!this.hasLayer(this.view.layer)) return;
     const w = this.headAt(this.view.layer, this.view.head);
-    for (let j = 0; j < K; j++) {
-      const [tr, bar, num] = this.rows[j];
-      if (this.masked(r, j)) { num.textContent = s.masked_short; bar.style.width = "0"; tr.classList.add("av-masked"); continue; }
+    let keys = null; // which key each table row shows: all in order, or the strongest first
+    if (K > TABLE_ROWS) {
+      keys = Array.from({ length: K }, (_, j) => j).sort((a, b) => w[r * K + b] - w[r * K + a]).slice(0, TABLE_ROWS);
+    }
+    for (let i = 0; i < this.rows.length; i++) {
+      const j = keys ? keys[i] : i;
+      const [tr, pos, tok, bar, num] = this.rows[i];
+      if (pos.textContent !== String(j)) { pos.textContent = String(j); tok.textContent = this.h.k_tokens[j]; }
+      if (this.masked(r, j)) { num.textContent = s.masked_short; bar.style.transform = "scaleX(0)"; tr.classList.add("av-masked"); continue; }
       tr.classList.remove("av-masked");
       const x = w[r * K + j];
       num.textContent = x.toFixed(4);
-      bar.style.width = `${(Math.max(0, Math.min(1, x)) * 100).toFixed(1)}%`;
+      bar.style.transform = `scaleX(${Math.max(0, Math.min(1, x)).toFixed(4)})`; // no layout, only paint
     }
   }
 
