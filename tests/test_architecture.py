@@ -6,7 +6,9 @@
   pages / app.py (the CLI, model/__main__.py, is an entry point and may use training and analysis);
 - no module uses another package's private names (`x._name`) or reaches a runner's module
   (`.module`) outside model/, where the runner is defined: pages, ui and analysis go through the
-  Runner protocol (run(fn), read_cached, decode_then_read, start_token).
+  Runner protocol (run(fn), read_cached, decode_then_read, start_token); a documented adapter
+  (ADAPTERS: ui/streamlit_internals.py) is the one place a library's private names may be used;
+- no project module (bench/ included) imports tests/: they share drive/.
 """
 
 from __future__ import annotations
