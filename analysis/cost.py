@@ -28,7 +28,9 @@ import torch.nn.functional as F
 
 from model.attention import MultiHeadAttention, scaled_dot_product_attention
 
-BENCH_FILE = Path(__file__).resolve().parent.parent / "bench" / "cost_results.json"
+# the app reads it at run time, so it lives with the app's code, not in bench/ (which .dockerignore
+# keeps out of the image); bench/cost.py writes it here
+BENCH_FILE = Path(__file__).resolve().parent / "data" / "cost_results.json"
 FLOAT_BYTES = 4
 SIZES = {"ours": (128, 4), "base": (768, 12)}  # (d_model, heads): the shipped models, BERT-base / GPT-2
 

@@ -42,9 +42,10 @@ MAX_LIST = 12  # heads_off, also, show, sketches
 MAX_DEPTH = 6
 LANGS = ("en", "zh")
 KINDS = ("encoder", "decoder", "cross")
-ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-STEP_ID = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
-HEAD_OFF = re.compile(r"^(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?$")
+# \Z, not $: "$" also matches before a trailing newline, and an id "a\n" passed (issue 32)
+ID = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
+STEP_ID = re.compile(r"\A[A-Za-z0-9_.-]{1,60}\Z")
+HEAD_OFF = re.compile(r"\A(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?\Z")
 # markup and links have no place in a lesson's text: it is shown to a class as plain text
 TAG = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
 ALLOWED_TAGS = {"<s>", "</s>", "<2en>", "<2zh>", "<unk>", "<pad>"}

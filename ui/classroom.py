@@ -80,6 +80,14 @@ def is_teacher() -> bool:
     return bool(code() and st.session_state.get("_room_token"))
 
 
+def verified_teacher() -> str | None:
+    """The room code when this session holds the live room's teacher secret, checked against the
+    store now (a rotated secret or an ended room: None); StoreError when the store cannot say."""
+    if not is_teacher():
+        return None
+    return code() if store().check(code(), st.session_state["_room_token"]) else None
+
+
 def following() -> bool:
     return bool(code() and not is_teacher() and st.session_state.get("_room_follow", True))
 
@@ -90,7 +98,7 @@ BROWSER_COOKIE_AGE = 180 * 24 * 3600
 
 def student_id() -> str:
     """This browser's id for the room's answers: the attn_browser cookie it sent when the session
-    started, else a new random id that the next write_cookie() stores in the browser. Every tab
+    started, else a new random id that write_cookie() stores in the browser. Every tab
     of one browser answers as one student (a second answer replaces the first)."""
     if "_room_student" not in st.session_state:
         kept = _cookies().get(BROWSER_COOKIE, "")
@@ -98,7 +106,6 @@ def student_id() -> str:
             st.session_state["_room_student"] = kept
         else:
             st.session_state["_room_student"] = secrets.token_hex(8)
-            st.session_state["_room_browser_write"] = True
     return st.session_state["_room_student"]
 
 
@@ -151,8 +158,12 @@ def write_cookie() -> None:
     value = st.session_state.pop("_room_cookie", None)
     if value is not None:
         cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
-    if st.session_state.pop("_room_browser_write", False):
-        cookies.append(f"{BROWSER_COOKIE}={student_id()}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
+    # the browser id on every run until the browser sends it back (a new session: a reload): a
+    # student who arrives by the room link is switched to the teacher's page in the same run
+    # (_apply), which drops that run's script before the browser runs it, so written once it never was
+    student = st.session_state.get("_room_student")
+    if student and _cookies().get(BROWSER_COOKIE) != student:
+        cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
     if not cookies:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
