@@ -164,7 +164,7 @@ MODULE = re.compile(r"\b(?!self\b)[a-z_][a-z0-9_]*\.module\b")
 
 # third-party private names used on purpose, each with its reason
 THIRD_PARTY_PRIVATE = {
-    # torch documents TorchDispatchMode (analysis/cost.py's AllocationWatch) under this module only
+    # torch documents TorchDispatchMode (analysis/cost/scaling.py's AllocationWatch) under this module only
     "utils._python_dispatch",
 }
 # modules that are a documented adapter to a library's internals: private names are theirs to use,
