@@ -117,6 +117,22 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
     return fixed
 
 
+def read_view(fields) -> dict[str, Any]:
+    """Every field of a view (ui/view.py) from the link, else this session, else its default, into
+    session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
+    return {f.link: url_param(f.link, f.default, f.from_link, key=f.key) for f in fields}
+
+
+def write_view(fields, **values) -> None:
+    """The view's values written into the link (1-based where the field says so); a field not
+    given is written from the session; None leaves it out of the link."""
+    out = {}
+    for f in fields:
+        value = values[f.link] if f.link in values else st.session_state.get(f.key)
+        out[f.link] = f.to_link(value)
+    set_url(**out)
+
+
 def set_url(**values) -> None:
     """Write values into the address bar; None or "" removes the parameter, and so does a text
     longer than TEXT_MAX (a link stays short enough for every server and browser)."""
