@@ -5,9 +5,9 @@ write_view (back into the link) do the round trip the pages wrote out by hand; f
 the model shown stays state.fit, which the shared pickers (ui/widgets.py) call.
 
 A link name has one parser on every page: the shared fields below (layer, head, kind) are the
-only way to declare those names, and Field records every declaration so a test finds a second
-parser for a name (tests/test_views.py). Pages that still call state.url_param by hand are listed
-there, and the list may only shrink.
+way to declare those names, and tests/test_views.py reads every Field(...) in ui/ and pages/ and
+fails on a name parsed two ways. Pages that still call state.url_param by hand are listed there,
+and the list may only shrink.
 """
 
 from __future__ import annotations
@@ -18,22 +18,19 @@ from typing import Any
 
 from model.trace import KINDS
 
-DECLARED: list[Field] = []  # every Field made, in order (tests/test_views.py: one parser per link name)
-
 
 @dataclass(frozen=True)
 class Field:
     """One setting of a view. parse(raw) reads the link's text (ValueError when bad); one_based:
-    the link and the reader count from 1, the page from 0."""
+    the link and the reader count from 1, the page from 0; omit_default: the default is left out
+    of the link (a short link for the usual view)."""
 
     link: str
     key: str
     default: Any
     parse: Callable[[str], Any]
     one_based: bool = False
-
-    def __post_init__(self):
-        DECLARED.append(self)
+    omit_default: bool = False
 
     def from_link(self, raw: str) -> Any:
         value = self.parse(raw)
@@ -56,7 +53,6 @@ def one_of(options: tuple) -> Callable[[str], str]:
             raise ValueError(raw)
         return raw
 
-    parse.options = options  # what the parser takes, for a test comparing two declarations
     return parse
 
 
