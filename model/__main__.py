@@ -278,7 +278,9 @@ def parser():
         "--ablate-how",
         choices=["zero", "mean", "uniform"],
         default="zero",
-        help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights",
+        help="zero: the head's output is 0; mean: at each position, that head's mean output there over "
+        "held-out reference sentences (a Hugging Face model: its running mean over positions 0..t); "
+        "uniform: uniform weights",
     )
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)

@@ -6,7 +6,9 @@
   pages / app.py (the CLI, model/__main__.py, is an entry point and may use training and analysis);
 - no module uses another package's private names (`x._name`) or reaches a runner's module
   (`.module`) outside model/, where the runner is defined: pages, ui and analysis go through the
-  Runner protocol (run(fn), read_cached, decode_then_read, start_token).
+  Runner protocol (run(fn), read_cached, decode_then_read, start_token); a documented adapter
+  (ADAPTERS: ui/streamlit_internals.py) is the one place a library's private names may be used;
+- no project module (bench/ included) imports tests/: they share drive/.
 """
 
 from __future__ import annotations
@@ -162,7 +164,7 @@ MODULE = re.compile(r"\b(?!self\b)[a-z_][a-z0-9_]*\.module\b")
 
 # third-party private names used on purpose, each with its reason
 THIRD_PARTY_PRIVATE = {
-    # torch documents TorchDispatchMode (analysis/cost.py's AllocationWatch) under this module only
+    # torch documents TorchDispatchMode (analysis/cost/scaling.py's AllocationWatch) under this module only
     "utils._python_dispatch",
 }
 # modules that are a documented adapter to a library's internals: private names are theirs to use,

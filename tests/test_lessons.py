@@ -477,3 +477,11 @@ def test_page_word_question_shows_the_heatmap_row_as_the_tutorial_table(built):
     assert list(df["Token"]) == s.reveal[0].key_tokens
     np.testing.assert_allclose(df["Attention weight"].to_numpy(), s.reveal[0].weights[s.reveal[0].row], atol=1e-6)
     assert df["Token"][int(df["Attention weight"].to_numpy().argmax())] == s.answer_label
+
+
+def test_lesson_languages_are_the_app_s_languages():
+    """A lesson's texts carry one entry per language the app speaks: lessons/ cannot import ui/, so
+    its LANGS is a second list, kept equal to ui/i18n.py's here (CONTRIBUTING, "Add a language")."""
+    from ui import i18n
+
+    assert schema.LANGS and tuple(schema.LANGS) == tuple(i18n.LANGS)
