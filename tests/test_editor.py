@@ -27,7 +27,7 @@ def test_the_computed_answer_is_the_models_and_its_margin_is_shown():
     at = editor()
     tr = model.load("translator", device="cpu").trace("The cat sat on the mat")
     w = tr.attention["encoder"].weights.astype(np.float64)[-1].mean(0)[1]  # the last layer, "cat"
-    top = ["The", "cat", "sat", "on", "the", "mat"][int(np.argmax(w))]
+    top = ["The₁", "cat", "sat", "on", "the₂", "mat"][int(np.argmax(w))]  # a repeated word with its occurrence
     margin = np.sort(w)[-1] - np.sort(w)[-2]
     shown = texts(at)
     assert f"Computed answer: {top}" in shown, shown
@@ -40,7 +40,7 @@ def test_a_step_that_fails_the_margin_rule_is_warned_about_and_cannot_be_added()
     at = editor("gpt")
     at.selectbox(key="ed_query").set_value("heads_agree").run()
     at.selectbox(key="ed_layer").set_value(1).run()
-    at.selectbox(key="ed_arg_word").set_value("mat").run()
+    at.selectbox(key="ed_arg_word").set_value(5).run()  # "mat": the options are positions
     warned = " ".join(w.value for w in at.warning)
     assert "below 0.1" in warned, warned
     # it may be kept in the lesson as a draft, but students never see it
