@@ -109,9 +109,12 @@ def apply_defaults(ctx) -> None:
     q = QUERIES[ss.get("ed_query", "top_key")]
     if ss.get("ed_question") not in q.questions:
         ss["ed_question"] = q.questions[0]
+    sentence = ss.get("ed_sentence") or ctx.text
+    for name in q.args:  # a sentence argument is never empty, even where the query does not apply
+        if arg_widget(q.name, name) == "text":
+            ss[f"ed_arg_{name}"] = lesson_defaults.swapped(sentence)[0]
     if runner_or_none(ss["ed_model"], ctx.device) is None or applies(cache.runner(ss["ed_model"], ctx.device), q.name):
         return
-    sentence = ss.get("ed_sentence") or ctx.text
     try:
         text, view, args = computed_defaults(ss["ed_model"], sentence, q.name, ss["ed_question"], ctx.device)
     except Exception:  # a sentence the model refuses: the form says why when it builds the step
