@@ -16,6 +16,7 @@ from lessons.schema import MAX_STEPS, LessonError, validate
 
 from . import cache, classroom, state
 from .i18n import lang, t
+from .safe import md
 
 CUSTOM = "custom"  # the link's name for the teacher's own lesson
 CHOICES = (*files.BUILTIN, CUSTOM)
@@ -82,6 +83,11 @@ def offered(lesson: str) -> bool:
     except LessonError:
         return False
     return names <= set(model.NAMES) | set(hf.pretrained_offered())
+
+
+def title_label(lesson: str) -> str:
+    """title() for a label that renders markdown (the lessons page's radio): shown as typed."""
+    return md(title(lesson))
 
 
 def choices() -> list[str]:

@@ -34,13 +34,14 @@ from model.hf.policy import (
     mode,
     packaged,
     packaged_folders,
-    pretrained_offered,
     served,
     suggestions,
 )
 from model.hf.runner import HFRunner
 from model.hf.sizes import SIZE_LIMITS, HFConfig, count_parameters, estimate_parameters, max_parameters
 from model.hf.tokens import HFTokenizer
+
+pretrained_offered = pretrained.offered  # what the sidebar lists beside the project's own models
 
 __all__ = [
     "INSTALL",

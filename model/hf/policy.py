@@ -61,17 +61,6 @@ def packaged() -> dict[str, str]:
     return out
 
 
-def pretrained_offered() -> list[str]:
-    """The real pretrained models (model/hf/pretrained.py) the app offers: those whose packages are
-    installed, when the operator turned Hugging Face models on (ATTN_HF=1 or local; scripts/app
-    sets local). They need no hub and no path, so a visitor picks them like a shipped model."""
-    if not served():
-        return []
-    from model.hf import pretrained
-
-    return pretrained.available()
-
-
 def packaged_folders() -> list[str]:
     """Model folders that installed pip packages ship (work offline)."""
     return list(packaged().values())

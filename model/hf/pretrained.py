@@ -106,6 +106,13 @@ def installed(name: str) -> bool:
     return all(importlib.util.find_spec(p) is not None for p in CONVERT_NEEDS)
 
 
+def offered() -> list[str]:
+    """The real pretrained models the app offers: those whose packages are installed, when the
+    operator turned Hugging Face models on (ATTN_HF=1 or local; scripts/app sets local). They need
+    no hub and no path, so a visitor picks them like a shipped model."""
+    return available() if policy.served() else []
+
+
 def available() -> list[str]:
     """The packaged models this machine can load (packages installed), whatever the policy says."""
     return [n for n in NAMES if installed(n)]
