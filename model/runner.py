@@ -169,6 +169,11 @@ class Runner(Protocol):
     @property
     def has_tutorial_code(self) -> bool: ...
 
+    @property
+    def has_kv_cache(self) -> bool:
+        """new_cache / read_cached work: our GPTs (model/gpt.py's KVCache) and Hugging Face
+        decoders (transformers' DynamicCache); generate() then reads one new token per step."""
+
     def ids(self, text: str, room: int | None = None) -> tuple[str, list[int], list[str]]:
         """(cleaned text, the ids the model reads for it (a translator: its encoder), notices);
         cut to ``room`` tokens (default: all the model reads). InputError for empty text."""

@@ -11,6 +11,7 @@ import streamlit as st
 
 from lessons.answers import score
 from ui import classroom, lesson_results, lessons
+from ui.context import still_loading
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.lesson_view import predict, show_question, show_verdict
@@ -40,6 +41,10 @@ st.radio(
     on_change=lambda: st.session_state.update(les_step=1),
 )
 lesson = st.session_state["les_lesson"]
+waiting = lessons.models_loading(lesson, ctx.device)
+if waiting:  # a real pretrained model's first load in this process: said, not waited for
+    still_loading(waiting[0], ctx.device)
+    st.stop()
 with st.spinner():
     steps = lessons.steps(lesson, ctx.device)
 if not steps:

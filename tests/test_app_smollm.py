@@ -95,3 +95,18 @@ def test_the_explorer_runs_every_decoder_page_on_it(offered, page):
     lang = ("en", "zh")[DECODER_PAGES.index(page) % 2]
     found += explore.explore(f"pages/{page}.py", SMOLLM, lang, singles=True, walks=0, relink=False, limit=4)
     assert not found, "\n".join(str(f) for f in found[:10])
+
+
+@pytest.mark.parametrize("page", ["attention", "lessons"])
+def test_a_page_says_it_is_loading_while_the_model_loads(offered, monkeypatch, page):
+    """Not loaded yet in this process: the page says so (its load runs in a thread) and the
+    sidebar still offers the project's own models; nothing waits for the load."""
+    from model import hf
+
+    started = []
+    monkeypatch.setattr(hf.pretrained, "ready", lambda name, device=None: None)
+    monkeypatch.setattr(hf.pretrained, "start", lambda name, device=None, after=None: started.append(name))
+    at = apptest.open_page(f"pages/{page}.py", SMOLLM, lesson="real")
+    assert "Loading SmolLM2-135M: a real pretrained model, English in the background" in shown(at)
+    assert started and set(started) == {SMOLLM}
+    assert "GPT (learned positions)" in at.selectbox(key="model").options

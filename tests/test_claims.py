@@ -143,7 +143,8 @@ def test_pronoun_scores_per_language_recomputed_from_traces(runners, name):
 def test_every_check_runs_on_every_shipped_model_and_serialises(runners, name):
     m = runners(name)
     out = claims.run_all(m, skip=("sink_heldout",))  # held-out: its own test
-    want = {"sink"} | ({"align"} if name == "translator" else {"pronoun_en", "pronoun_zh"})
+    decoder = {"pronoun_en", "pronoun_zh", "previous", "induction", "pronoun_it"}
+    want = {"sink"} | ({"align"} if name == "translator" else decoder)
     assert set(out) == want
     for c in out.values():
         j = c.to_json()
@@ -159,3 +160,18 @@ def test_steps_page_weights_table_names_rows_as_its_heatmap():
     tables = [d.value for d in at.dataframe if any("→" in str(i) for i in d.value.index)]
     assert tables, [list(d.value.index) for d in at.dataframe]
     assert any(str(i).endswith("<2zh> → 猫") for i in tables[0].index)
+
+
+@pytest.mark.parametrize("name", ["gpt", "gpt-rope"])
+def test_previous_token_scores_recomputed_row_by_row(runners, name):
+    """The previous-token check against a plain loop over the trace's rows (rows 1.. of each head)."""
+    m = runners(name)
+    text = "The cat sat on the mat and the dog sat on the rug"
+    c = claims.check("previous", m, text=text)
+    w = m.trace(text).attention["decoder"].weights
+    L, H, T, _ = w.shape
+    for la in range(L):
+        for h in range(H):
+            want = sum(float(w[la, h, i, i - 1]) for i in range(1, T)) / (T - 1)
+            assert abs(c.numbers["previous"][la, h] - want) < 1e-6
+    assert c.holds == bool((c.numbers["previous"] >= claims.PREVIOUS_MIN).any())

@@ -43,7 +43,7 @@ class Context:
             if hf_models.pretrained.is_packaged(self.model):
                 runner = cache.pretrained_ready(self.model, self.device)
                 if runner is None:
-                    _still_loading(self.model, self.device)
+                    still_loading(self.model, self.device)
                 return runner
             if (self.model, self.device) in _LOADED:
                 return cache.runner(self.model, self.device)
@@ -76,7 +76,7 @@ class Context:
         return tr
 
 
-def _still_loading(name: str, device: str) -> None:
+def still_loading(name: str, device: str) -> None:
     """The page's place for a real pretrained model that is loading in its own thread: a line that
     says so, redrawn every 2 s until the model is there, then the whole page again. The project's
     own models stay a click away in the sidebar meanwhile."""

@@ -90,6 +90,19 @@ def title_label(lesson: str) -> str:
     return md(title(lesson))
 
 
+def models_loading(lesson: str, device: str = "auto") -> list[str]:
+    """The real pretrained models this lesson uses that are not loaded yet (their load is started
+    here, in its own thread, so the page can say "loading" instead of holding a run slot)."""
+    from model import hf
+
+    try:
+        names = sorted({s["model"] for s in validate(text_of(lesson)).steps})
+    except (LessonError, TypeError):
+        return []
+    offered = hf.pretrained_offered()
+    return [n for n in names if n in offered and cache.pretrained_ready(n, device) is None]
+
+
 def choices() -> list[str]:
     built_in = [n for n in files.BUILTIN if offered(n)]
     return [*built_in, CUSTOM] if custom_text() is not None else built_in
