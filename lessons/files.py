@@ -16,12 +16,29 @@ import hashlib
 import json
 import os
 import tempfile
+import tomllib
 from pathlib import Path
 
 from .schema import ID, MAX_BYTES, Lesson, LessonError, validate
 
 BUILTIN_DIR = Path(__file__).with_name("builtin")
-BUILTIN = ("attention", "positions", "decoder")
+
+
+def _builtin_names() -> tuple[str, ...]:
+    """Every lesson file in lessons/builtin/, so a file dropped there is offered with no list to
+    edit; ordered by English title, because the menu shows titles and a title's leading number
+    ("1 · ...") is how a lesson says where it comes in the course."""
+
+    def title(path: Path) -> str:
+        try:
+            return str(tomllib.loads(path.read_text(encoding="utf-8")).get("title", {}).get("en", path.stem))
+        except (tomllib.TOMLDecodeError, AttributeError):  # a broken file sorts by name; validate() reports it
+            return path.stem
+
+    return tuple(p.stem for p in sorted(BUILTIN_DIR.glob("*.toml"), key=lambda p: (title(p), p.stem)))
+
+
+BUILTIN = _builtin_names()
 DIR_ENV, SAVE_ENV = "ATTN_LESSONS_DIR", "ATTN_LESSONS_SAVE"
 MAX_FOLDER_FILES = 200
 MAX_PER_OWNER = 20  # lessons one room may keep in the folder

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from model.config import TEMPERATURE_MAX, TEMPERATURE_MIN, checked_temperature
 from model.errors import InputError, ModelFileError
 
 
@@ -36,8 +37,8 @@ def _temperature(text):
 
 
 def _between(lo, hi, cast=int):
-    """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count, n = 0 or an
-    attention temperature of 1e-300 (its scores overflow to NaN) is one line, status 2."""
+    """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count or n = 0 is
+    one line, status 2."""
 
     def parse(text):
         try:
@@ -48,6 +49,18 @@ def _between(lo, hi, cast=int):
             shown = (f"{lo:,}", f"{hi:,}") if cast is int else (f"{lo:g}", f"{hi:g}")
             raise argparse.ArgumentTypeError(f"must be from {shown[0]} to {shown[1]}, got {text[:40]}")
         return value
+
+    return parse
+
+
+def _checked(check):
+    """An argparse type from a model-side check that raises InputError (one line, status 2)."""
+
+    def parse(text):
+        try:
+            return check(text)
+        except InputError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
 
     return parse
 
@@ -89,7 +102,7 @@ def cmd_trace(a):
         raise InputError(
             "temperature",
             f"attention temperature {a.temperature:g} overflows: the weights are not "
-            "numbers; use a temperature from 0.001 to 1000",
+            f"numbers; use a temperature from {TEMPERATURE_MIN:g} to {TEMPERATURE_MAX:g}",
         )
     if a.json:
         out = tr.to_json()
@@ -245,7 +258,10 @@ def parser():
     )
     t.add_argument("--text", required=True, type=_text)
     t.add_argument(
-        "--temperature", type=_between(1e-3, 1e3, float), default=1.0, help="attention temperature (0.001 to 1000)"
+        "--temperature",
+        type=_checked(checked_temperature),
+        default=1.0,
+        help=f"attention temperature ({TEMPERATURE_MIN:g} to {TEMPERATURE_MAX:g})",
     )
     t.add_argument(
         "--layer", type=_between(0, 10_000), default=None, help="apply the temperature in this layer only (0-based)"
@@ -262,7 +278,9 @@ def parser():
         "--ablate-how",
         choices=["zero", "mean", "uniform"],
         default="zero",
-        help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights",
+        help="zero: the head's output is 0; mean: at each position, that head's mean output there over "
+        "held-out reference sentences (a Hugging Face model: its running mean over positions 0..t); "
+        "uniform: uniform weights",
     )
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)

@@ -64,6 +64,9 @@ KEEP = (
     "les_nick",
     "lang",
 )
+# Pages a room never follows the teacher to (issue 37): the lesson editor shows the answers being
+# written; the class stays on the page last published.
+UNSHARED_PAGES = ("editor",)
 NOTICE_S = 60  # a room notice (a refused or stale secret) stays at the top of the page this long
 
 
@@ -413,7 +416,7 @@ def _apply(room, pages) -> None:
 def publish(url_path: str | None) -> None:
     """The teacher's view of the page at url_path ("" is the home page) into the room, after the
     page wrote its settings into the URL."""
-    if not is_teacher() or url_path is None:
+    if not is_teacher() or url_path is None or url_path in UNSHARED_PAGES:
         return
     link = getattr(state, "link_params", None)  # the keys this run's page knows, when ui/state has it
     params = link() if link else st.query_params.to_dict()

@@ -8,6 +8,7 @@ import numbers
 
 import streamlit as st
 
+from lessons.pages import file_of
 from lessons.steps import Bars, Heat
 from model.trace import KINDS
 
@@ -165,7 +166,7 @@ def explore_target(step) -> tuple[str, dict] | None:
         value = step.params.get(name)
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             params[name] = str(int(value))
-    return f"pages/{step.page}.py", params
+    return file_of(step.page), params
 
 
 def explore_link(step) -> None:
