@@ -1,8 +1,8 @@
 """Cookies the server sets, HttpOnly (issue 32): the teacher's secret must not be readable by a
 script in the page. Streamlit has no call that sets a cookie, and a cookie written by a script
 (document.cookie) cannot be HttpOnly. So `python -m ui.serve` adds one route of its own to
-Streamlit's Starlette app before the server starts (install(): Streamlit's public route builder,
-starlette_app.create_streamlit_routes, wrapped; nothing else changes): GET /_attn/cookie?n=NONCE
+Streamlit's Starlette app before the server starts (install(), through ui/streamlit_internals.py:
+Streamlit's route builder wrapped; nothing else changes): GET /_attn/cookie?n=NONCE
 answers with the Set-Cookie header a session asked for (ask()), once, within NONCE_S seconds.
 The page's script only fetches that address; the nonce is a random 192-bit, single-use capability,
 held in this process (behind deploy/nginx.conf a browser keeps to one replica by its cookie).
@@ -72,17 +72,11 @@ def _route(base_url: str | None):
 
 
 def install() -> None:
-    """Put the cookie route first among Streamlit's routes (before its catch-all page route) for
-    every Starlette app this process builds. Call before Streamlit starts (ui.serve)."""
-    from streamlit import config
-    from streamlit.web.server.starlette import starlette_app
+    """The cookie route first among Streamlit's routes for every Starlette app this process builds
+    (ui/streamlit_internals.py reaches the route builder). Call before Streamlit starts (ui.serve)."""
+    from . import streamlit_internals
 
     if STATE["installed"]:
         return
-    build = starlette_app.create_streamlit_routes
-
-    def create_streamlit_routes(runtime):
-        return [_route(config.get_option("server.baseUrlPath")), *build(runtime)]
-
-    starlette_app.create_streamlit_routes = create_streamlit_routes
+    streamlit_internals.add_route_first(_route)
     STATE["installed"] = True
