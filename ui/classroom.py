@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from . import cookies as server_cookies
 from . import state
 from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
@@ -169,23 +170,34 @@ def _remember(room_code: str | None, token: str | None) -> None:
 
 
 def write_cookie() -> None:
-    """Write the teacher cookie asked for by _remember (a script in st.html, run once in the browser).
-    The value is the room code and a URL-safe token; json.dumps quotes it for the script."""
-    cookies = []
+    """Write the teacher cookie asked for by _remember and the student's browser id (a script in
+    st.html, run once in the browser). Under ui.serve the teacher cookie is set by the server,
+    HttpOnly (ui.cookies: the script only fetches a one-time address), so no script in the page
+    can read the secret; elsewhere the script writes it. The values are a room code and URL-safe
+    tokens; json.dumps quotes them for the script."""
+    cookies, fetches = [], []
     value = st.session_state.pop("_room_cookie", None)
     if value is not None:
-        cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
+        nonce = server_cookies.ask(COOKIE, value, 0 if not value else TTL)
+        if nonce is not None:
+            base = st.get_option("server.baseUrlPath")
+            fetches.append(f"{server_cookies.path(base)}?n={nonce}")
+        else:
+            cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
     # the browser id on every run until the browser sends it back (a new session: a reload): a
     # student who arrives by the room link is switched to the teacher's page in the same run
     # (_apply), which drops that run's script before the browser runs it, so written once it never was
     student = st.session_state.get("_room_student")
     if student and _cookies().get(BROWSER_COOKIE) != student:
         cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
-    if not cookies:
+    if not cookies and not fetches:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
-        "<script>" + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies) + "</script>",
+        "<script>"
+        + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies)
+        + "".join(f"fetch({json.dumps(u)}, {{credentials: 'same-origin', cache: 'no-store'}});" for u in fetches)
+        + "</script>",
         unsafe_allow_javascript=True,
     )
 
