@@ -219,7 +219,9 @@ def test_the_image_installed_from_its_context_opens_every_page(tmp_path):
         assert hc.returncode == 0, hc.stderr.decode()
 
         notices = {k: _fixed_part(k) for k in MISSING_NOTICES}
-        pages = [p.rsplit("/", 1)[-1][:-3] for p in bc.app_reads()["pages"]]
+        pages = app_pages()
+        assert sorted(f for f, _ in pages) == bc.app_reads()["pages"]  # every page file is in the navigation
+        pages = [path for _, path in pages]
         shown = asyncio.run(_open_pages(websockets, f"127.0.0.1:{port}", pages))
     finally:
         proc.terminate()
@@ -234,9 +236,21 @@ def test_the_image_installed_from_its_context_opens_every_page(tmp_path):
             assert fixed not in body, (page, key, fixed)
     # each page drew something of its own: the cost page its measured curve's source line
     assert "bench/cost.py, which writes analysis/data/cost_results.json" in "\n".join(shown["cost"][0])
+    assert "Transformer Attention Explorer" in "\n".join(shown[""][0])
     log = (bc.ROOT / "screenshots" / "image-server.log").read_text()
     for sign in ("FileNotFoundError", "No such file", "Traceback"):
         assert sign not in log, log[-3000:]
+
+
+def app_pages() -> list[tuple[str, str]]:
+    """(file, url path) of app.py's PAGES, the first (the default page) at "" as Streamlit serves it:
+    its own path ("/home") is a page Streamlit does not find."""
+    import ast
+
+    tree = ast.parse((bc.ROOT / "app.py").read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PAGES")
+    rows = ast.literal_eval(node.value)
+    return [(f, "" if i == 0 else path) for i, (f, path, *_) in enumerate(rows)]
 
 
 async def _open_pages(websockets, host: str, pages: list[str]) -> dict:
