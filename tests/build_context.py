@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+TOOLING = ("bench", "drive", "tests")  # packages beside the app, kept out of the image
 
 
 @dataclass(frozen=True)
@@ -264,9 +265,9 @@ def app_reads(root: Path = ROOT) -> dict[str, list[str]]:
         index = snapshots.index_path(name, shipped)
         if index.exists():
             weights += [index, *sorted(index.parent.glob("*.safetensors"))]
-    # the Python the app runs: app.py and every package it is made of (bench/ and tests/ are not:
-    # nothing the app imports imports them, tests/test_architecture.py checks that)
-    packages = sorted(p.parent.name for p in root.glob("*/__init__.py") if p.parent.name not in ("bench", "tests"))
+    # the Python the app runs: app.py and every package it is made of; bench/, drive/ and tests/
+    # are the tools around it (nothing the app imports imports them: tests/test_architecture.py)
+    packages = sorted(p.parent.name for p in root.glob("*/__init__.py") if p.parent.name not in TOOLING)
     code = [root / "app.py"] + [
         p for pkg in packages for p in (root / pkg).rglob("*.py") if "__pycache__" not in p.parts
     ]

@@ -20,9 +20,31 @@ def location(prefix: str) -> str:
     return m.group(1)
 
 
+def size(text: str) -> int:
+    """An nginx size ("128k", "1m", "4096") in bytes."""
+    n, unit = re.fullmatch(r"(\d+)([kKmMgG]?)", text).groups()
+    return int(n) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[unit.lower()]
+
+
+def body_bounds() -> tuple[int, int]:
+    """(every request's bound, the upload route's bound) in bytes, from deploy/nginx.conf."""
+    server = re.search(r"\n        client_max_body_size\s+(\w+);", NGINX).group(1)
+    upload = re.search(r"client_max_body_size\s+(\w+);", location("/_stcore/upload_file")).group(1)
+    return size(server), size(upload)
+
+
 def test_the_proxy_bounds_a_body_as_streamlit_bounds_an_upload():
-    sizes = re.findall(r"client_max_body_size\s+(\d+)m;", NGINX)
-    assert sizes == [str(CONFIG["server"]["maxUploadSize"])], sizes
+    """Every body at server.maxUploadSize (what Streamlit takes); an upload at a lesson file with
+    its multipart envelope, which the largest lesson file fits and which is no more than that."""
+    every, upload = body_bounds()
+    assert every == CONFIG["server"]["maxUploadSize"] * 2**20, every
+    assert lesson_max_bytes() + 2048 <= upload <= every, upload
+
+
+def lesson_max_bytes() -> int:
+    """lessons/schema.py's MAX_BYTES, read from the file (importing lessons imports the models)."""
+    src = (ROOT / "lessons" / "schema.py").read_text()
+    return int(re.search(r"^MAX_BYTES = ([\d_]+)", src, re.M).group(1).replace("_", ""))
 
 
 def test_the_uploader_route_is_proxied_and_metrics_stays_closed():

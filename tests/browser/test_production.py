@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import tomllib
 import urllib.error
 import urllib.request
 import uuid
@@ -282,15 +281,20 @@ def test_the_lesson_editor_uploads_through_nginx(stack, new_page):
 
 
 def test_the_upload_bound_and_the_closed_routes(stack):
-    """Through nginx, with a cookie that reaches replica a: a body over server.maxUploadSize is
-    refused by nginx itself (413, no replica named), one under it reaches the replica; metrics
-    is answered 404 by nginx."""
-    limit = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"] * 2**20
+    """Through nginx, with a cookie that reaches replica a: an upload over the upload route's bound
+    and any body over server.maxUploadSize are refused by nginx itself (413, no replica named); an
+    upload of the largest lesson file reaches the replica; metrics is answered 404 by nginx."""
+    from lessons import schema
+    from tests.test_deploy import body_bounds
+
+    every, upload = body_bounds()
     cookie = stack.cookie_for("a")
     url = f"{stack.url}/_stcore/upload_file/{uuid.uuid4()}/{uuid.uuid4().hex}"
-    for size, refused in ((limit + 1, True), (limit - 4096, False)):
-        status, headers, body = get(url, cookie, "PUT", b"\0" * size, {"Content-Type": "application/octet-stream"})
-        print(f"PUT {size:,} bytes through nginx: {status}, replica {headers.get('X-Replica') or '(none: nginx)'}")
+    put = {"Content-Type": "application/octet-stream"}
+    for path, size, refused in ((url, upload + 1, True), (url, schema.MAX_BYTES, False), ("/", every + 1, True)):
+        path = path if path.startswith("http") else stack.url + path
+        status, headers, body = get(path, cookie, "PUT", b"\0" * size, put)
+        print(f"PUT {size:,} bytes to {path[len(stack.url) :][:22]}: {status}, {headers.get('X-Replica') or 'nginx'}")
         if refused:
             assert status == 413 and not headers.get("X-Replica") and b"nginx" in body, (status, dict(headers))
         else:  # the app answers (its own check of the session and the XSRF token), not nginx
