@@ -189,7 +189,12 @@ def on(page, stack, name: str) -> list[str]:
     page.cookie = stack.cookie_for(name)
     page.context.add_cookies([{"name": COOKIE, "value": page.cookie, "url": stack.url}])
     seen: list[str] = []
-    page.on("response", lambda r: seen.append(stack.replica_of(r.headers.get("x-replica"))))
+
+    def record(r):
+        if r.url.startswith(stack.url):  # not data: or blob: URLs, which no server answers
+            seen.append(stack.replica_of(r.headers.get("x-replica")) or r.url)
+
+    page.on("response", record)
     page.sockets = []  # every websocket the page opened (Streamlit's /_stcore/stream)
     page.on("websocket", lambda ws: page.sockets.append(ws))
     return seen
