@@ -34,6 +34,9 @@ import pytest
 from .helpers import ROOT, SCREENSHOTS, AppServer, app_env, exceptions, free_port, goto, settle, submit_text
 from .test_rooms import FOLLOW_S, query, sentence, wait_until
 
+# every test here starts the whole stack (about 20 s): never in the fast loop, even the one that
+# needs no browser (tests/browser/conftest.py marks `browser` only by the browser fixtures)
+pytestmark = pytest.mark.slow
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 COOKIE = "attn_replica"
