@@ -141,10 +141,13 @@ def attention_view(
     (no tabs, layer or head pickers: the home page)."""
     shape = weights.shape
     server_view = fit_view(view, shape)
+    labels_id = hashlib.sha1(
+        json.dumps([kind, list(shape), q_labels, k_tokens], ensure_ascii=False).encode()
+    ).hexdigest()[:16]
     last = st.session_state.get(f"_{key}_imposed")
     if (
         last is not None
-        and last.get("shape") == list(shape)
+        and last.get("trace") == labels_id  # a new sentence, kind or model: its view is the page's
         and server_view["layer"] in last["layers"]  # else the browser lacks that layer's weights
         and same_view(reported(key), server_view)
     ):
@@ -152,10 +155,7 @@ def attention_view(
     else:
         shown = server_view
         layers = layers_to_send(shape, shown["layer"])
-        st.session_state[f"_{key}_imposed"] = {"view": shown, "shape": list(shape), "layers": layers}
-    labels_id = hashlib.sha1(
-        json.dumps([kind, list(shape), q_labels, k_tokens], ensure_ascii=False).encode()
-    ).hexdigest()[:16]
+        st.session_state[f"_{key}_imposed"] = {"view": shown, "trace": labels_id, "layers": layers}
     meta = {
         "key": key,
         "kind": kind,

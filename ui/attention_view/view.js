@@ -146,10 +146,16 @@ class View {
     this.cache = null;
     const s = header.strings;
     this.s = s;
-    const v = header.view;
-    this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1 };
-    this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
-    this.reported = JSON.stringify(this.viewOut());
+    // the view the server sent is applied when it is new (a link, a room, another widget); the
+    // same view again with other bytes (the language changed) leaves the reader's own view
+    const v = header.view, imposed = JSON.stringify(v);
+    if (!(sameTrace && imposed === this.imposed && this.view)) {
+      this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1 };
+      this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
+      this.reported = JSON.stringify(this.viewOut());
+    }
+    this.imposed = imposed;
+    if (!this.w[this.view.layer]) this.view.layer = v.layer; // only the sent layer travelled
     if (!sameTrace) this.page = Math.floor(this.view.layer / this.pageRows());
     this.el.classList.toggle("av-present", !!header.present);
     this.fillControls();
