@@ -341,9 +341,11 @@ def title_badge() -> None:
     if not is_teacher():
         return
     with st.container(horizontal=True, vertical_alignment="center", key="room_banner", width="content"):
-        key = "room_badge" if st.session_state.get("present") else "room_banner_teacher"  # one line there
-        st.markdown(t(key, code=format_code(code())), width="content")
-        with st.popover(t("room_show_qr"), icon="📱"):
+        # on the projector the title row holds the title, this, the page menu and the way out
+        # (1280 px): the short texts, so the row stays one line
+        present = bool(st.session_state.get("present"))
+        st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
+        with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
             st.image(qr_png(room_link(code()), scale=12), width=420)
             st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
