@@ -30,6 +30,7 @@ import string
 import tomllib
 from dataclasses import dataclass
 
+from .pages import linkable
 from .queries import HEAD_RULES, QUERIES, question_kinds
 
 MAX_BYTES = 64_000  # a lesson file, as uploaded, saved or shared through a room
@@ -41,9 +42,10 @@ MAX_LIST = 12  # heads_off, also, show, sketches
 MAX_DEPTH = 6
 LANGS = ("en", "zh")
 KINDS = ("encoder", "decoder", "cross")
-ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-STEP_ID = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
-HEAD_OFF = re.compile(r"^(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?$")
+# \Z, not $: "$" also matches before a trailing newline, and an id "a\n" passed (issue 32)
+ID = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
+STEP_ID = re.compile(r"\A[A-Za-z0-9_.-]{1,60}\Z")
+HEAD_OFF = re.compile(r"\A(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?\Z")
 # markup and links have no place in a lesson's text: it is shown to a class as plain text
 TAG = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
 ALLOWED_TAGS = {"<s>", "</s>", "<2en>", "<2zh>", "<unk>", "<pad>"}
@@ -74,7 +76,6 @@ VIEW_KEYS = {
     "heads_off": list,
     "page": str,
 }
-PAGES = ("attention", "temperature", "positional", "generation", "steps", "intervene", "compare", "home")
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "true/false", list: "list", dict: "table"}
 
 
@@ -365,7 +366,7 @@ def _view(view: dict, i: int, where: _Where) -> dict:
         bad = "temperature"
     elif "temperature_layer" in view and not 1 <= view["temperature_layer"] <= 64:
         bad = "temperature_layer"
-    elif "page" in view and view["page"] not in PAGES:
+    elif "page" in view and view["page"] not in linkable():
         bad = "page"
     elif "heads_off" in view and (
         len(view["heads_off"]) > MAX_LIST

@@ -118,7 +118,9 @@ if text is not None:
         )
         st.button(t("ed_use"), key="ed_use", icon="🎓", on_click=editor.use, args=(text,), help=t("ed_use_help"))
         if files.can_save():
-            st.button(t("ed_save"), key="ed_save", icon="💾", on_click=editor.save, args=(text,))
+            st.button(
+                t("ed_save"), key="ed_save", icon="💾", on_click=editor.save, args=(text,), help=t("ed_save_help")
+            )
     if not files.can_save():
         st.caption(t("ed_save_off"))
     st.toggle(t("ed_preview"), key="ed_preview")

@@ -120,7 +120,12 @@ def test_a_step_is_edited_in_place_from_its_own_values(lesson):
 def test_a_lesson_saved_on_the_server_is_offered_again_and_loads_with_its_own_id(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     monkeypatch.setenv(files.SAVE_ENV, "1")
+    from ui import classroom
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    classroom.store.clear()
     at = editor()
+    at.session_state["_room_code"], at.session_state["_room_token"] = classroom.store().create()  # saving: a teacher's
     at.text_input(key="ed_lesson_id").set_value("week-3").run()
     at.button(key="ed_add").click().run()
     at.selectbox(key="ed_query").set_value("token_count").run()

@@ -20,11 +20,12 @@ from lessons.queries import HEAD_RULES, QUERIES, applies, can_ablate
 from lessons.steps import MARGINS, passes
 from model.errors import InputError
 
-from . import cache, hardening
+from . import cache, classroom, hardening
 from . import lessons as lesson_state
 from .i18n import LANGS, lang, t
-from .lesson_view import answer_text, fill, option_label, params_text
+from .lesson_view import answer_text, lesson_md, option_label, params_text
 from .messages import error_text as error_text_of_model
+from .rooms import StoreError
 from .safe import echo, md
 
 TEMPERATURES = [0.2, 0.5, 1.0, 2.0, 5.0]
@@ -448,7 +449,7 @@ def show_answer(spec: dict, ctx) -> bool:
     rule = step.rule
     margin = "∞" if step.margin == float("inf") else f"{step.margin:.3f}"
     st.markdown(
-        t("ed_computed", answer=answer_text(step), ask=fill(step.ask, step.params) if step.ask.get(lang()) else "")
+        t("ed_computed", answer=answer_text(step), ask=lesson_md(step.ask, step.params) if step.ask.get(lang()) else "")
     )
     st.caption(
         t(f"ed_rule_{rule}", margin=margin, threshold=MARGINS[rule])
@@ -641,12 +642,17 @@ def load_builtin(name: str) -> None:
 
 
 def save(text: str) -> None:
+    """Save on the server as the teacher of the open room (its secret checked in the store now):
+    the lesson then belongs to that room, and no other visitor can replace it (lessons.files.save)."""
     try:
-        path = files.save(text)
+        room = classroom.verified_teacher()
+        if room is None:
+            raise schema.LessonError("save_needs_room")
+        path = files.save(text, owner=room)
         st.session_state["_ed_note"] = ("ok", t("ed_saved", name=md(path.name)))
     except schema.LessonError as e:
         st.session_state["_ed_note"] = ("warn", error_text(e))
-    except OSError:
+    except (OSError, StoreError):
         st.session_state["_ed_note"] = ("warn", t("lesson_error_save_failed"))
 
 
