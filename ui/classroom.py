@@ -359,11 +359,9 @@ def banner(pages) -> None:
     elif note:
         del st.session_state["_room_notice"]
     if is_teacher():
-        with st.container(horizontal=True, vertical_alignment="center", key="room_banner"):  # ui.layout: 56 px code
-            st.markdown(t("room_banner_teacher", code=format_code(code())))
-            with st.popover(t("room_show_qr"), icon="📱"):
-                st.image(qr_png(room_link(code()), scale=12), width=420)
-                st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
+        if st.session_state.get("present"):
+            return  # on the projector: one line in the title row (title_badge, from ui.layout.page_header)
+        title_badge()
     elif following():
         _follow(pages)
     elif code():
@@ -371,6 +369,22 @@ def banner(pages) -> None:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(t("room_detached", code=format_code(code())))
             st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
+
+
+def title_badge() -> None:
+    """The teacher's room code (ui.layout: 32 px, 48 px on the projector) and its QR code one
+    click away; in presentation mode drawn inside the title row, so a room pushes nothing down
+    (issue 37: the banner above the title took about 85 px of a 1280 x 800 projector)."""
+    if not is_teacher():
+        return
+    with st.container(horizontal=True, vertical_alignment="center", key="room_banner", width="content"):
+        # on the projector the title row holds the title, this, the page menu and the way out
+        # (1280 px): the short texts, so the row stays one line
+        present = bool(st.session_state.get("present"))
+        st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
+        with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
+            st.image(qr_png(room_link(code()), scale=12), width=420)
+            st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
 @st.fragment(run_every=POLL_S)
