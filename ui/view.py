@@ -34,17 +34,30 @@ class Field:
 
     def from_link(self, raw: str) -> Any:
         value = self.parse(raw)
-        return value - 1 if self.one_based else value
+        return value - 1 if self.one_based and _counted(value) else value
 
     def to_link(self, value: Any) -> Any:
+        """The value as the link writes it: a number from 1 where one_based (a word such as "mean"
+        as it is), a list as "a,b,c"."""
         if value is None:
             return None
-        return value + 1 if self.one_based else value
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(v) for v in value)
+        return value + 1 if self.one_based and _counted(value) else value
+
+
+def _counted(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def whole(raw: str) -> int:
     """A whole number as the link writes it ("3"; "3.0" is refused)."""
     return int(raw)
+
+
+def whole_or_mean(raw: str) -> int | str:
+    """A head, or "mean" (the mean of the heads)."""
+    return "mean" if raw == "mean" else int(raw)
 
 
 def one_of(options: tuple) -> Callable[[str], str]:
