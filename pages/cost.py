@@ -17,12 +17,13 @@ import streamlit as st
 from analysis import cost
 from model.registry import PRESETS, paths
 from training.evaluate import evaluate
-from ui import cache, slots, state
+from ui import cache, slots, state, view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
+from ui.view import Field
 from ui.widgets import PLOTLY_CONFIG, download, head_picker, layer_picker, section_picker, show_heatmap
 from viz.cost import heads_grid, mask_figure, matrix_figure, online_steps, scaling_curves, search_bars, sweep_panels
 from viz.table import to_csv
@@ -159,22 +160,31 @@ def pick_qkv_query(tokens: list[str], auto: int) -> int:
     )
 
 
+def global_tokens(raw: str) -> list[int]:
+    """?glob=0,5: the tokens every token sees (and that see every token); "-": none."""
+    return [] if raw == "-" else [int(x) for x in raw.split(",")]
+
+
 ctx = current()
-state.url_param("sec", "n2", state.choice(SECTIONS), key="cost_sec")
-state.url_param("w", 3, state.clamped("w", 1, W_MAX, int), key="cost_w")
-state.url_param("dil", 2, state.clamped("dil", 1, DIL_MAX, int), key="cost_dil")
-state.url_param("block", 3, state.clamped("block", 1, BLOCK_MAX, int), key="cost_block")
-state.url_param("causal", False, state.flag, key="cost_causal")
-state.url_param("glob", [0], lambda raw: [] if raw == "-" else [int(x) for x in raw.split(",")], key="cost_glob")
-state.url_param("layer", 0, lambda raw: int(raw) - 1, key="cost_layer")
-state.url_param("head", 0, lambda raw: int(raw) - 1, key="cost_head")
-state.url_param("q", None, int, key="cost_q")
-state.url_param("qq", None, int, key="cost_qkv_q")
-state.url_param("fb", 4, state.clamped("fb", 1, FB_MAX, int), key="cost_fb")
+# the page's view: every setting its link carries (ui/view.py); each section writes its own
+VIEW = (
+    Field("sec", "cost_sec", "n2", state.choice(SECTIONS), omit_default=True),
+    Field("w", "cost_w", 3, state.clamped("w", 1, W_MAX, int), omit_default=True),
+    Field("dil", "cost_dil", 2, state.clamped("dil", 1, DIL_MAX, int), omit_default=True),
+    Field("block", "cost_block", 3, state.clamped("block", 1, BLOCK_MAX, int), omit_default=True),
+    Field("causal", "cost_causal", False, state.flag, omit_default=True),
+    Field("glob", "cost_glob", [0], global_tokens),  # "-": none
+    view.layer("cost_layer"),
+    view.head("cost_head"),
+    Field("q", "cost_q", None, int),  # the row watched in the online softmax (0-based)
+    Field("qq", "cost_qkv_q", None, int),  # the query of the search section (0-based)
+    Field("fb", "cost_fb", 4, state.clamped("fb", 1, FB_MAX, int), omit_default=True),
+)
+state.read_view(VIEW)
 
 page_header("page_cost", "cost_intro")
 sec = section_picker("cost", SECTIONS)
-url: dict = {"sec": None if sec == "n2" else sec}
+url: dict = {"sec": sec}
 
 # the sections that read a model use ours: the GPT when a Hugging Face model is chosen
 model_ctx = ctx
@@ -595,7 +605,7 @@ def section_flash() -> None:
             saved=t("cost_flash_saved", n=last["n"], full=last["matrix_bytes"] / MB, tile=last["tile_bytes"] / MB),
         )
     )
-    url.update(layer=layer + 1, head=head + 1, fb=None if block == 4 else block, q=row)
+    url.update(layer=layer, head=head, fb=block, q=row)
 
 
 # -- 5. why Q, K, V and several heads ---------------------------------------------------------------
@@ -668,19 +678,19 @@ def section_qkv() -> None:
         ),
         "cost_merged",
     )
-    url.update(layer=layer + 1, head=head + 1, qq=None if q == auto["query"] else q)
+    url.update(layer=layer, head=head, qq=None if q == auto["query"] else q)
 
 
 {"n2": section_n2, "sparse": section_sparse, "scale": section_scale, "flash": section_flash, "qkv": section_qkv}[sec]()
 
 if sec == "sparse":
     url.update(
-        w=None if st.session_state["cost_w"] == 3 else st.session_state["cost_w"],
-        dil=None if st.session_state["cost_dil"] == 2 else st.session_state["cost_dil"],
-        block=None if st.session_state["cost_block"] == 3 else st.session_state["cost_block"],
-        causal=st.session_state["cost_causal"] or None,
+        w=st.session_state["cost_w"],
+        dil=st.session_state["cost_dil"],
+        block=st.session_state["cost_block"],
+        causal=st.session_state["cost_causal"],
         glob=None if st.session_state["cost_glob"] == [0] else ",".join(map(str, st.session_state["cost_glob"])) or "-",
-        layer=st.session_state.get("cost_layer", 0) + 1 if paths("gpt-local")[0].exists() else None,
+        layer=st.session_state.get("cost_layer", 0) if paths("gpt-local")[0].exists() else None,
     )
-state.set_url(**url)
+state.write_view(VIEW, **url)
 copy_link()

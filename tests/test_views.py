@@ -16,9 +16,7 @@ HAND_WRITTEN = re.compile(r"\burl_param\(|\bst\.query_params\b")  # (st.page_lin
 NOT_YET_DECLARED = {
     "attention",
     "compare",
-    "cost",
     "home",
-    "intervene",
     "steps",
     "temperature",
 }
@@ -40,7 +38,7 @@ def declarations() -> dict[str, set]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Field" and node.args:
                 link = ast.literal_eval(node.args[0])
-                parse = ast.unparse(node.args[3]) if len(node.args) > 3 else "?"
+                parse = ast.unparse(node.args[3]).removeprefix("view.") if len(node.args) > 3 else "?"
                 one = any(k.arg == "one_based" and ast.literal_eval(k.value) for k in node.keywords)
                 found.setdefault(link, set()).add((parse, one))
     return found

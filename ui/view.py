@@ -55,6 +55,14 @@ def whole(raw: str) -> int:
     return int(raw)
 
 
+def count(raw: str) -> int:
+    """A whole number from 0 (a training step, a decoding step)."""
+    value = int(raw)
+    if value < 0:
+        raise ValueError(raw)
+    return value
+
+
 def whole_or_mean(raw: str) -> int | str:
     """A head, or "mean" (the mean of the heads)."""
     return "mean" if raw == "mean" else int(raw)
