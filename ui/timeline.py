@@ -16,7 +16,8 @@ from model import registry
 from model.errors import InputError
 
 from . import cache, slots
-from .view import Field, count, head, kind, layer, one_of
+from .state import choice
+from .view import Field, count, head, kind, layer
 
 CONTINUATION_TOKENS = 12
 # the roles a head may be scored on, per attention kind
@@ -32,7 +33,7 @@ VIEW = (
     kind("tl_kind"),
     layer("tl_layer"),
     head("tl_head"),
-    Field("role", "tl_role", None, one_of(ROLES)),
+    Field("role", "tl_role", None, choice(ROLES)),
 )
 
 

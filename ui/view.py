@@ -18,6 +18,8 @@ from typing import Any
 
 from model.trace import KINDS
 
+from .state import choice
+
 
 @dataclass(frozen=True)
 class Field:
@@ -68,16 +70,7 @@ def whole_or_mean(raw: str) -> int | str:
     return "mean" if raw == "mean" else int(raw)
 
 
-def one_of(options: tuple) -> Callable[[str], str]:
-    def parse(raw: str) -> str:
-        if raw not in options:
-            raise ValueError(raw)
-        return raw
-
-    return parse
-
-
-KIND = one_of(tuple(KINDS))
+KIND = choice(tuple(KINDS))
 
 
 def layer(key: str, default: int = 0) -> Field:
@@ -91,5 +84,5 @@ def head(key: str, default: int = 0) -> Field:
 
 
 def kind(key: str, default: str | None = None) -> Field:
-    """?kind=encoder|decoder|cross: an attention kind (fitted to the model's kinds by fit_view)."""
+    """?kind=encoder|decoder|cross: an attention kind (the kind picker fits it to the model's kinds)."""
     return Field("kind", key, default, KIND)
