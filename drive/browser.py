@@ -198,6 +198,18 @@ TILE_XY = f"""([layer, head]) => {{
 }}"""
 
 
+def view_tile_xy(page, layer: int, head: int, key: str = "att_view") -> dict | None:
+    """The centre of tile (layer, head) of the attention view's model view (ui/attention_view),
+    its page turned to that layer and scrolled into sight: {x, y, layers, heads}, or None."""
+    return page.evaluate(
+        """([key, la, h]) => { const v = (window.__attentionViews || {})[key];
+          if (!v) return null;
+          v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({block: 'center'});
+          const c = v.tileCenter(la, h); return c && {...c, layers: v.L, heads: v.H}; }""",
+        [key, layer, head],
+    )
+
+
 def tile_xy(page, layer: int, head: int) -> dict | None:
     """The model view scrolled to the middle of the window, then TILE_XY of tile (layer, head)
     (0-based): {x, y, layers, heads, shapes}, or None when the page draws no model view."""
@@ -208,7 +220,8 @@ def tile_xy(page, layer: int, head: int) -> dict | None:
 # -- what a screen shows: the first chart's place and size, the smallest chart text, sideways scroll --
 CHARTS = (
     "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart'], [data-testid='stImage'], "
-    "[data-testid='stArrowVegaLiteChart'], [data-testid='stGraphVizChart']"
+    "[data-testid='stArrowVegaLiteChart'], [data-testid='stGraphVizChart'], "
+    "[data-testid='stBidiComponentIsolated']"  # ui/attention_view: canvas in a shadow root
 )
 MEASURE_JS = f"""() => {{
   const vw = window.innerWidth, vh = window.innerHeight;
@@ -235,8 +248,20 @@ MEASURE_JS = f"""() => {{
       texts.push({{px: Math.round(px * 10) / 10, tick, text: t.textContent.slice(0, 30)}});
     }}
   }}
+  // the attention view draws on canvas: it reports the smallest size it drew (a tick: its labels),
+  // and its own controls and table are DOM text in its shadow root
+  const views = charts.map(c => c.shadowRoot && c.shadowRoot.querySelector('.av')).filter(v => v);
+  for (const av of views) {{
+    const v = av.__view;
+    if (v && isFinite(v.minTextPx)) texts.push({{px: v.minTextPx, tick: true, text: 'attention view canvas'}});
+    for (const t of av.querySelectorAll('p, th, td, button, label > span, output')) {{
+      if (!t.innerText || !t.innerText.trim() || !shown(t)) continue;
+      texts.push({{px: parseFloat(getComputedStyle(t).fontSize), tick: false, text: t.innerText.slice(0, 30)}});
+    }}
+  }}
   const min = a => a.length ? a.reduce((m, t) => t.px < m.px ? t : m) : null;
-  const tabs = Array.from(main.querySelectorAll("[role='tab']")).filter(shown).map(t => {{
+  const allTabs = [...main.querySelectorAll("[role='tab']"), ...views.flatMap(v => [...v.querySelectorAll("[role='tab']")])];
+  const tabs = allTabs.filter(shown).map(t => {{
     const r = t.getBoundingClientRect(); return {{text: t.innerText.trim().slice(0, 30), left: r.left, right: r.right}}; }});
   // legends drawn outside their chart (a horizontal legend wider than a phone runs off its edge)
   const legends_out = [];

@@ -380,6 +380,28 @@ def _view(view: dict, i: int, where: _Where) -> dict:
     return dict(view)
 
 
+def _word_table(value: dict, field: str, line: int) -> None:
+    """A word argument as a table names one position (issue 37): {word = "the", occurrence = 2}
+    (occurrence counted from 1, default 1) or {position = 5} (the token's place, from 1)."""
+    keys = set(value)
+    if keys == {"position"}:
+        pos = value["position"]
+        if isinstance(pos, bool) or not isinstance(pos, int) or not 1 <= pos <= 512:
+            raise LessonError("bad_value", line, field=f"{field}.position", value=str(pos)[:20])
+        return
+    if "word" not in keys or not keys <= {"word", "occurrence"}:
+        extra = sorted(keys - {"word", "occurrence"})
+        if extra:
+            raise LessonError("unknown_key", line, field=f"{field}.{extra[0][:40]}")
+        raise LessonError("missing", line, field=f"{field}.word")
+    if not isinstance(value["word"], str):
+        raise LessonError("wrong_type", line, field=f"{field}.word", want=TYPE_NAMES[str])
+    check_text(value["word"], f"{field}.word", line, MAX_SENTENCE)
+    occ = value.get("occurrence", 1)
+    if isinstance(occ, bool) or not isinstance(occ, int) or not 1 <= occ <= 512:
+        raise LessonError("bad_value", line, field=f"{field}.occurrence", value=str(occ)[:20])
+
+
 def _args(args: dict, q, i: int, where: _Where) -> dict:
     n = i + 1
     for key, value in args.items():
@@ -392,6 +414,8 @@ def _args(args: dict, q, i: int, where: _Where) -> dict:
             raise LessonError("wrong_type", line, field=f"step {n}: args.{key}", want=_type_name(want))
         if isinstance(value, str):
             check_text(value, f"step {n}: args.{key}", line, MAX_SENTENCE)
+        if isinstance(value, dict):
+            _word_table(value, f"step {n}: args.{key}", line)
         if isinstance(value, list):
             if len(value) > MAX_LIST or any(not isinstance(x, str) for x in value):
                 raise LessonError("bad_value", line, field=f"step {n}: args.{key}", value=str(len(value)))

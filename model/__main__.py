@@ -65,6 +65,17 @@ def _checked(check):
     return parse
 
 
+def _text(text):
+    """A text to read: refused when empty or only spaces (every command that reads one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the text is empty: type a sentence")
+    return text
+
+
+# model.device.CHOICES (not imported: it imports torch, which `--help` and a bad flag need not wait for)
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
 class _Refused(Exception):
     """A command the CLI will not carry out as given (one line, status 2); CLI-only, not a model error."""
 
@@ -176,22 +187,48 @@ def cmd_generate(a):
     print(g.text)
 
 
-def cmd_train(a):
+def _train_flags(a) -> None:
+    """The flag combinations train refuses before anything runs (one line, status 2)."""
     if a.name == "tokenizer":
-        from model.tokenizer import train_default
-
-        print(f"saved {train_default(seed=a.seed)}")
+        given = [f for f, v in (("--steps", a.steps), ("--resume", a.resume), ("--lr", a.lr),
+                                ("--snapshots", a.snapshots), ("--threads", a.threads)) if v]  # fmt: skip
+        if given:
+            raise _Refused(f"{', '.join(given)} do not apply to the tokenizer (it takes --seed and --overwrite)")
         return
+    if a.snapshots == 1:
+        raise _Refused("--snapshots needs at least 2 (step 0 and the last step), or 0 for none")
+    if a.snapshots and a.resume:
+        raise _Refused("--snapshots describe one run from its random start: do not combine them with --resume")
+
+
+def _refuse_replacing(path, what: str, overwrite: bool) -> None:
     from model import registry
 
+    if path.exists() and not overwrite:
+        shipped = path.parent.resolve() == registry.WEIGHTS_DIR.resolve()
+        raise _Refused(
+            f"{path.name if shipped else path} exists in {'the shipped weights' if shipped else 'that folder'}: "
+            f"pass --overwrite to replace {what}, or set ATTN_WEIGHTS_DIR to train into another folder",
+        )
+
+
+def cmd_train(a):
+    _train_flags(a)
+    from model import registry
+
+    if a.name == "tokenizer":
+        target = registry.weights_dir() / "tokenizer.model"
+        # every model in that folder reads its ids from this file: a new one makes them write nonsense
+        _refuse_replacing(target, "it (every model trained on it then needs training again)", a.overwrite)
+        from model.tokenizer import train_default
+
+        print(f"saved {train_default(target, seed=a.seed)}")
+        return
     registry.check_name(a.name)
     weights = registry.paths(a.name)[0]
-    if weights.exists() and not a.overwrite:
-        shown = weights.name if weights.parent == registry.weights_dir() else weights
-        raise _Refused(
-            f"{shown} exists in {'the shipped weights' if weights.parent == registry.WEIGHTS_DIR else 'that folder'}: "
-            "pass --overwrite to replace it, or set ATTN_WEIGHTS_DIR to train into another folder",
-        )
+    if a.resume and not weights.exists():
+        raise _Refused(f"nothing to resume: {weights} does not exist (train it first, without --resume)")
+    _refuse_replacing(weights, "it", a.overwrite)
     import torch
 
     from training.train import train
@@ -210,7 +247,7 @@ def cmd_evaluate(a):
 
 def parser():
     p = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
-    p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
+    p.add_argument("--device", choices=DEVICES, help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
     t.add_argument(
@@ -219,7 +256,7 @@ def parser():
         help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
         "needs requirements-hf.txt)",
     )
-    t.add_argument("--text", required=True)
+    t.add_argument("--text", required=True, type=_text)
     t.add_argument(
         "--temperature",
         type=_checked(checked_temperature),
@@ -249,13 +286,13 @@ def parser():
     t.set_defaults(fn=cmd_trace)
     i = sub.add_parser("importance", help="switch each head off in turn: how much the output changes")
     i.add_argument("--model", default="translator", help="translator, gpt, gpt-rope, gpt-alibi or gpt-local")
-    i.add_argument("--text", required=True)
+    i.add_argument("--text", required=True, type=_text)
     i.add_argument("--how", choices=["zero", "mean", "uniform"], default="zero")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_importance)
     sub.add_parser("info", help="the models, their sizes and the device").set_defaults(fn=cmd_info)
     tr = sub.add_parser("translate", help="English <-> Chinese")
-    tr.add_argument("text")
+    tr.add_argument("text", type=_text)
     tr.add_argument("--direction", choices=["en-zh", "zh-en"])
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")

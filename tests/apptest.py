@@ -116,3 +116,35 @@ def chart(at: AppTest, key: str) -> dict:
 def markdown(at: AppTest) -> str:
     """Every markdown block of the run, joined."""
     return " ".join(m.value for m in at.markdown)
+
+
+def attention_view(at: AppTest, key: str) -> tuple[dict, dict] | None:
+    """The attention view (ui/attention_view) keyed `key`, as the browser receives it: its header
+    (labels, view, shape) and its arrays as numpy (w<layer>: (heads, Q, K) float32; mask: (Q, K)
+    bool), or None when the page drew none."""
+    from viz.attention_view import unpack
+
+    for el in at.get("bidi_component"):
+        if el.proto.id.endswith("-" + key):
+            header, blobs = unpack(el.proto.bytes)
+            _, n_heads, q, k = header["shape"]
+            arrays = {
+                f"w{la}": np.frombuffer(blobs[f"w{la}"], np.float32).reshape(n_heads, q, k) for la in header["layers"]
+            }
+            if "mask" in blobs:
+                arrays["mask"] = np.frombuffer(blobs["mask"], np.uint8).reshape(q, k).astype(bool)
+            return header, arrays
+    return None
+
+
+def view_row(at: AppTest, key: str) -> tuple[list[str], np.ndarray]:
+    """(key tokens, weights) of the row the attention view's table shows first: its view's layer,
+    head (or the mean of the heads) and row, at its temperature (numpy's softmax(log w / T), as
+    the browser computes it)."""
+    from viz.attention_view import at_temperature
+
+    header, arrays = attention_view(at, key)
+    v = header["view"]
+    w = at_temperature(arrays[f"w{v['layer']}"], v["temp"], arrays.get("mask"))
+    w = w.mean(axis=0) if v["head"] == "mean" else w[v["head"]]
+    return header["k_tokens"], w[v["q"]]

@@ -12,7 +12,8 @@ place. app.py calls apply() on every run; it patches once per process.
   (allow_uploads), only up to UPLOAD_MAX bytes, at most UPLOAD_FILES per session (the oldest go)
   and UPLOAD_TOTAL bytes in the process. Every other upload is dropped.
 - /_stcore/metrics: sessions, cache names and sizes, compute times, public by default. It
-  answers with no metrics.
+  answers with no metrics, from the server's start when it is started by `python -m ui.serve`
+  (close_metrics(); a bare `streamlit run app.py` from its first page run).
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
 deploy/nginx.conf also closes both routes in front of the app. What is refused, and the limits,
 are here; how Streamlit's runtime is reached to refuse them is ui/streamlit_internals.py, the one
@@ -79,6 +80,14 @@ def bounded_upload(manager):
     return add_file
 
 
+def close_metrics() -> None:
+    """Every StatsManager of this process answers with no metrics, the one the runtime makes later
+    included: ui.serve calls this before Streamlit starts, so the route is empty from the server's
+    first request (apply() on the first page run did it only then; until a visitor came, the route
+    told anyone the sessions and caches)."""
+    internals.empty_every_stats_manager()
+
+
 def close_routes() -> bool:
     """Uploads bounded and metrics emptied on the running server's runtime; False when there is
     none yet (a bare script run, a test without a server)."""
@@ -87,7 +96,7 @@ def close_routes() -> bool:
         return False
     mgr = internals.upload_manager(runtime)
     internals.replace_add_file(mgr, bounded_upload(mgr) if internals.keeps_files(mgr) else _drop_upload)
-    internals.empty_metrics(runtime)
+    close_metrics()
     return True
 
 

@@ -60,7 +60,18 @@ def file_ids(manager, session_id: str) -> list[str]:
     return list(manager.file_storage.get(session_id, {}))
 
 
-def empty_metrics(runtime) -> None:
-    """/_stcore/metrics answers with no metrics."""
-    runtime.stats_mgr.registered_families = lambda: []
-    runtime.stats_mgr.get_stats = lambda family_names=None: {}
+def _no_families(self) -> list:
+    return []
+
+
+def _no_stats(self, family_names=None) -> dict:
+    return {}
+
+
+def empty_every_stats_manager() -> None:
+    """/_stcore/metrics answers with no metrics: StatsManager's class is patched, so the manager
+    the runtime makes later (after ui.serve calls this, before Streamlit starts) is empty too."""
+    from streamlit.runtime.stats import StatsManager
+
+    StatsManager.registered_families = _no_families
+    StatsManager.get_stats = _no_stats

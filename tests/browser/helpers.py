@@ -30,6 +30,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     sidebar_text,
     submit_text,
     tile_xy,
+    view_tile_xy,
     wait_for_run_start,
 )
 from drive.server import MODELS, ROOT, SCREENSHOTS, AppServer, app_env, free_port, has_trained_weights  # noqa: F401
