@@ -345,19 +345,19 @@ def top_key_again(ctx):
     keys = visible(att, row)
     values = m[row, keys]
     top = int(np.argmax(values))
-    labels = [att.key_tokens[j] for j in keys]
+    labels = [word_label(att.key_tokens, j) for j in keys]
     return dict(
         options=labels,
         answer=top,
         params={
             **_where_params(kind, layer, head),
-            "word": att.query_tokens[row],
+            "word": word_label(att.query_tokens, row),
             "top": labels[top],
             "weight": f"{values[top]:.2f}",
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
-            Bars(labels, values, "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1}),
+            Bars(labels, values, "lesson_title_row", {"word": word_label(att.query_tokens, row), "layer": layer + 1}),
         ],
         rule="weight",
         margin=gap(values, top),
