@@ -138,6 +138,23 @@ def heavy(run_slots: FairSlots | None = None, heavy_slots: FairSlots | None = No
             run_slots.acquire(session)
 
 
+@contextlib.contextmanager
+def released(run_slots: FairSlots | None = None):
+    """Waiting on something outside this process (the room store): the run slot is handed back
+    meanwhile and taken again after, so a hung store holds up the session that asked, never the
+    class (issue 32: a SIGSTOPped Redis held both slots and every visitor waited over 25 s)."""
+    run_slots = run_slots or RUN_SLOTS
+    held = run_slots.held()
+    session = run_slots._local.start[-1][0] if held else ""
+    if held:
+        run_slots.release()
+    try:
+        yield
+    finally:
+        if held:
+            run_slots.acquire(session)
+
+
 def heavy_call(fn):
     """fn run in the heavy lane (put it inside an st.cache_data function: a cache hit never waits)."""
     import functools
