@@ -27,7 +27,11 @@ from model import hf
 torch.set_num_threads(int(os.environ.get("ATTN_TORCH_THREADS", "1")))
 
 TRACE_CACHE_ENTRIES = 200
-TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every trace cache together
+TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every BytesCache together
+# each BytesCache's part of TRACE_CACHE_MB: the sidebar's traces, the intervene and compare pages'
+# runs, the lessons' built steps (heatmaps and rows); CACHES lists them, and the test checks the sum
+SHARES = {"trace": 0.65, "intervene": 0.25, "lessons": 0.10}
+CACHES: list = []
 
 
 class BytesCache:
@@ -41,6 +45,7 @@ class BytesCache:
         self._items: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0
+        CACHES.append(self)
 
     def get(self, key):
         with self._lock:
@@ -109,7 +114,7 @@ def _shipped(name: str, device: str = "auto"):
     return model.load(name, device=device)
 
 
-@bytes_cache(TRACE_CACHE_MB * 2**20 * 0.75, TRACE_CACHE_ENTRIES)  # 3/4 of the bound; the intervene page's 1/4
+@bytes_cache(TRACE_CACHE_MB * 2**20 * SHARES["trace"], TRACE_CACHE_ENTRIES)
 def trace(
     name: str,
     device: str,
