@@ -40,6 +40,48 @@ MEMORY_SLACK_MB = 300  # allocator fragmentation, Streamlit's message cache, 40 
 WORDS = "the cat dog bird man woman sat ran saw bit on in under big small red happy mat park tree".split()
 
 
+def heavy_lesson(seed: int = 32, steps: int = 30, sentences: int = 4, chars: int = 299) -> str:
+    """Issue 32's lesson: valid, about 44 KB, 30 steps of 4 sentences of 299 characters each,
+    alternating switch_off_changes picking the least important head with sharpen_sketch on every
+    layer (before the compute bound: 42 s wall, 27 s CPU to build, inside the run slots). seed
+    changes the sentences, so every seed is a new lesson for the caches."""
+    from lessons import files
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(steps):
+        texts = []
+        for _ in range(sentences):
+            text = "The cat"
+            while len(text) < chars:
+                text += " " + rng.choice(WORDS)
+            texts.append(text[:chars].rstrip())
+        if i % 2 == 0:
+            step = dict(
+                model="translator",
+                sentence=texts,
+                question="yesno",
+                query="switch_off_changes",
+                view={"page": "intervene"},
+                args={"pick": "least_important"},
+                ask={"en": "Will the translation change?", "zh": "译文会变吗？"},
+                reveal={"en": "Before: {before}. After: {after}.", "zh": "原来：{before}。之后：{after}。"},
+            )
+        else:
+            step = dict(
+                model="translator",
+                sentence=texts,
+                question="sketch",
+                query="sharpen_sketch",
+                view={"kind": "encoder", "layer": "last", "head": "decided", "page": "temperature"},
+                args={"word": "cat", "temperature": 0.2, "every_layer": True},
+                ask={"en": "Which sketch?", "zh": "哪张草图？"},
+                reveal={"en": "From {before} to {after}.", "zh": "从 {before} 到 {after}。"},
+            )
+        out.append(step)
+    return files.dumps(f"heavy-{seed}", {"en": "Heavy", "zh": "重"}, out)
+
+
 def load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 

@@ -34,7 +34,7 @@ def check_cost(text: str, device: str = "auto") -> None:
 
 # the built steps hold heatmaps and rows: bounded in bytes with the traces (ui/cache.py), not only in
 # entries; a cache hit never waits for the heavy lane
-@cache.bytes_cache(cache.TRACE_CACHE_MB * 2**20 * cache.SHARES["lessons"], 16)
+@cache.shared("lessons", 16)
 def steps_of(text: str, device: str = "auto"):
     """A lesson file's steps (lessons.build) for the models as loaded now; one entry per lesson text.
     Refused (LessonError too_costly) before it waits for anything when over its compute bound; else
