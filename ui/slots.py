@@ -65,6 +65,10 @@ class FairSlots:
     def held(self) -> bool:
         return getattr(self._local, "depth", 0) > 0
 
+    def holder(self) -> str:
+        """The session this thread's innermost hold is for ("" when it holds none)."""
+        return self._local.start[-1][0] if self.held() else ""
+
     def acquire(self, session: str | None = None) -> str:
         session = session_id() if session is None else session
         with self._cond:
@@ -202,7 +206,7 @@ def released(run_slots: FairSlots | None = None):
     class (issue 32: a SIGSTOPped Redis held both slots and every visitor waited over 25 s)."""
     run_slots = run_slots or RUN_SLOTS
     held = run_slots.held()
-    session = run_slots._local.start[-1][0] if held else ""
+    session = run_slots.holder()
     if held:
         run_slots.release()
     try:
