@@ -12,10 +12,18 @@ In the same run, on one server, one phase after the other:
 The importance phase also runs on a second server started with ATTN_FAIR_SLOTS=0 (first come, first
 served, no heavy lane: the old semaphore), so the comparison is within one run. Target: p95 <= 2 s.
 
+Issue 32 (--only quiet,lesson,generate,lesson-lane,lesson-old):
+- lesson: two tabs building heavy_lesson() (the issue's valid 44 KB, 30-step file, a new one each
+  loop, shared through a room of the servers' SQLite store), refused by its compute bound;
+- generate: 8 websockets looping 100-token generations (a new seed each time);
+- lesson-lane: the lesson attack on a server with the bound and the CPU budget lifted, so every
+  build runs, in the heavy lane; lesson-old: the same on the old semaphore (ATTN_FAIR_SLOTS=0).
+--hf-pages-only: six 1,100-character MiniLM texts on /intervene, then 3 on each of six pages.
+
 Memory (--memory): 40 sessions each sending distinct 2,000-character sentences (the most the box
 and the server take), and, with ATTN_HF=local, one client sending many distinct 256-token texts to
 MiniLM: the server's RSS after warm-up, at its peak and at the end, against the stated bound
-(warm RSS + the trace caches' ATTN_TRACE_CACHE_MB + MEMORY_SLACK_MB).
+(warm RSS + the BytesCaches' ATTN_TRACE_CACHE_MB + st.cache_data's 256 MB + MEMORY_SLACK_MB).
 
 Run: .venv/bin/python -m bench.attack [seconds] [--memory] [--only quiet,importance,...]
 """
@@ -190,6 +198,9 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
 
     def report(label, res):
         times, errors, rss, attacks = res
+        if not times:  # not one sentence came back within the phase: the class waited all of it
+            times = [float(seconds)]
+            print(f"{label}: no student's sentence came back within the {seconds} s phase", flush=True)
         row = {
             "phase": label,
             "sentences": len(times),
