@@ -339,11 +339,11 @@ def memory_phase(label, env, sessions, per_session, chars, model_query) -> dict:
 HF_PAGES = ("", "attention", "temperature", "steps", "compare", "intervene")  # "" is home
 
 
-def memory_hf_pages() -> dict:
+def memory_hf_pages(extra_env: dict | None = None) -> dict:
     """Issue 32's item 2 attack on one server with ATTN_HF=local: six distinct 1,100-character texts
     on /intervene?model=hf:all-minilm-l6-v2, then 3 on each of six pages, each text its own session
     (a tab); RSS after each page against the stated bound."""
-    server = _start({"ATTN_HF": "local"}, "bench-attack-hf-pages")
+    server = _start({"ATTN_HF": "local", **(extra_env or {})}, "bench-attack-hf-pages")
     query = f"model={quote('hf:all-minilm-l6-v2')}&"
     steps = []
     try:
@@ -367,7 +367,7 @@ def memory_hf_pages() -> dict:
         f"{warm / 2**20:.0f} MB, "
         + ", ".join(f"after {label} {b / 2**20:.0f}" for label, b in steps)
         + f"; peak {peak:.0f} MB; bound (warm + {TRACE_CACHE_MB:.0f} + {CACHE_DATA_MB:.0f} + {MEMORY_SLACK_MB}) "
-        f"{bound:.0f} MB: {'within' if peak <= bound else 'OVER'}; {load()}",
+        f"{bound:.0f} MB: {'within' if peak <= bound else 'OVER'}; server env {extra_env or {}}; {load()}",
         flush=True,
     )
     return {"phase": "hf pages", "warm_mb": warm / 2**20, "peak_mb": peak, "end_mb": end / 2**20, "bound_mb": bound}
@@ -403,10 +403,11 @@ def main(argv=None) -> None:
     p.add_argument("--memory", action="store_true", help="also the two memory attacks")
     p.add_argument("--memory-only", action="store_true")
     p.add_argument("--hf-pages-only", action="store_true", help="only issue 32's MiniLM attack on six pages")
+    p.add_argument("--malloc-arena-max", default="", help="MALLOC_ARENA_MAX for that server (glibc's arenas)")
     a = p.parse_args(argv)
     print(f"bench.attack start: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; {load()}", flush=True)
     if a.hf_pages_only:
-        memory_hf_pages()
+        memory_hf_pages({"MALLOC_ARENA_MAX": a.malloc_arena_max} if a.malloc_arena_max else None)
         return
     if not a.memory_only:
         class_phases(a.seconds, set(a.only.split(",")))
