@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import apptest
 import numpy as np
+import pytest
 from apptest import array, chart, markdown
 
 import model
@@ -100,3 +101,11 @@ def test_the_json_exports_are_written_on_click_not_kept_per_session():
         at = apptest.open_page(page, "translator", TIMEOUT, text=TR_TEXT)
         button = next(b for b in at.get("download_button") if b.proto.id.endswith(key) or key in b.proto.id)
         assert button.proto.deferred_file_id and not button.proto.url, (page, button.proto.url[:80])
+
+
+@pytest.mark.parametrize("model_name", ["translator", "gpt"])
+def test_a_one_word_text_shows_no_nan(model_name):
+    """Issue 32 item 10: on the text "a" the sink caption said "the most is nan x"."""
+    at = apptest.open_page("pages/intervene.py", model_name, TIMEOUT, text="a")
+    shown = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "nan" not in shown.lower().replace("nano", ""), shown
