@@ -10,7 +10,8 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import streamlit as st
 
 from lessons.answers import score
-from ui import classroom, lesson_results, lessons
+from lessons.schema import LessonError
+from ui import classroom, editor, lesson_results, lessons
 from ui.context import still_loading
 from ui.i18n import t
 from ui.layout import copy_link, page_header
@@ -45,8 +46,12 @@ waiting = lessons.models_loading(lesson, ctx.device)
 if waiting:  # a real pretrained model's first load in this process: said, not waited for
     still_loading(waiting[0], ctx.device)
     st.stop()
-with st.spinner():
-    steps = lessons.steps(lesson, ctx.device)
+try:
+    with st.spinner():
+        steps = lessons.steps(lesson, ctx.device)
+except LessonError as e:  # over its compute bound (lessons/build.py): refused before anything was built
+    st.warning(editor.error_text(e), icon="⚠️")
+    st.stop()
 if not steps:
     st.info(t("lesson_no_steps"), icon="ℹ️")
     st.stop()

@@ -110,3 +110,10 @@ def test_a_page_says_it_is_loading_while_the_model_loads(offered, monkeypatch, p
     assert "Loading SmolLM2-135M: a real pretrained model, English in the background" in shown(at)
     assert started and set(started) == {SMOLLM}
     assert "GPT (learned positions)" in at.selectbox(key="model").options
+
+
+def test_the_lessons_page_opens_lesson_4_on_it(offered):
+    at = apptest.open_page("pages/lessons.py", SMOLLM, lesson="real")
+    text = shown(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert "SmolLM2-135M, a real pretrained model (30 layers × 9 heads)" in text, text[:1500]
