@@ -363,7 +363,9 @@ def test_a_broken_store_gives_the_teacher_a_notice_and_the_page_runs_on(tmp_path
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("cannot be reached right now" in str(t.proto) for t in at.get("toast"))
-    assert at.get("plotly_chart"), "the home page's heatmap is missing"
+    from tests import apptest
+
+    assert apptest.attention_view(at, "home_view"), "the home page's heatmap is missing"
     assert at.session_state["_room_code"] == code  # still the teacher: the next change tries again
 
 

@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from . import cookies as server_cookies
 from . import state
 from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
@@ -169,23 +170,34 @@ def _remember(room_code: str | None, token: str | None) -> None:
 
 
 def write_cookie() -> None:
-    """Write the teacher cookie asked for by _remember (a script in st.html, run once in the browser).
-    The value is the room code and a URL-safe token; json.dumps quotes it for the script."""
-    cookies = []
+    """Write the teacher cookie asked for by _remember and the student's browser id (a script in
+    st.html, run once in the browser). Under ui.serve the teacher cookie is set by the server,
+    HttpOnly (ui.cookies: the script only fetches a one-time address), so no script in the page
+    can read the secret; elsewhere the script writes it. The values are a room code and URL-safe
+    tokens; json.dumps quotes them for the script."""
+    cookies, fetches = [], []
     value = st.session_state.pop("_room_cookie", None)
     if value is not None:
-        cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
+        nonce = server_cookies.ask(COOKIE, value, 0 if not value else TTL)
+        if nonce is not None:
+            base = st.get_option("server.baseUrlPath")
+            fetches.append(f"{server_cookies.path(base)}?n={nonce}")
+        else:
+            cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
     # the browser id on every run until the browser sends it back (a new session: a reload): a
     # student who arrives by the room link is switched to the teacher's page in the same run
     # (_apply), which drops that run's script before the browser runs it, so written once it never was
     student = st.session_state.get("_room_student")
     if student and _cookies().get(BROWSER_COOKIE) != student:
         cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
-    if not cookies:
+    if not cookies and not fetches:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
-        "<script>" + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies) + "</script>",
+        "<script>"
+        + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies)
+        + "".join(f"fetch({json.dumps(u)}, {{credentials: 'same-origin', cache: 'no-store'}});" for u in fetches)
+        + "</script>",
         unsafe_allow_javascript=True,
     )
 
@@ -347,11 +359,9 @@ def banner(pages) -> None:
     elif note:
         del st.session_state["_room_notice"]
     if is_teacher():
-        with st.container(horizontal=True, vertical_alignment="center", key="room_banner"):  # ui.layout: 56 px code
-            st.markdown(t("room_banner_teacher", code=format_code(code())))
-            with st.popover(t("room_show_qr"), icon="📱"):
-                st.image(qr_png(room_link(code()), scale=12), width=420)
-                st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
+        if st.session_state.get("present"):
+            return  # on the projector: one line in the title row (title_badge, from ui.layout.page_header)
+        title_badge()
     elif following():
         _follow(pages)
     elif code():
@@ -359,6 +369,22 @@ def banner(pages) -> None:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(t("room_detached", code=format_code(code())))
             st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
+
+
+def title_badge() -> None:
+    """The teacher's room code (ui.layout: 32 px, 48 px on the projector) and its QR code one
+    click away; in presentation mode drawn inside the title row, so a room pushes nothing down
+    (issue 37: the banner above the title took about 85 px of a 1280 x 800 projector)."""
+    if not is_teacher():
+        return
+    with st.container(horizontal=True, vertical_alignment="center", key="room_banner", width="content"):
+        # on the projector the title row holds the title, this, the page menu and the way out
+        # (1280 px): the short texts, so the row stays one line
+        present = bool(st.session_state.get("present"))
+        st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
+        with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
+            st.image(qr_png(room_link(code()), scale=12), width=420)
+            st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
 @st.fragment(run_every=POLL_S)
