@@ -360,11 +360,17 @@ if imp is not None:
 
 with st.expander(t("iv_export"), icon="⬇️"):
     widgets.image_format_picker("iv_img")
-    payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
-    if imp is not None:
-        payload["importance"] = imp.to_json()
+
+    def payload(ctx=ctx, run=run, imp=imp) -> str:
+        # written on click from the caches: a session keeps the keys, not two traces as JSON (a
+        # 1,100-character MiniLM text made about 200 MB of it per session, issue 32)
+        out = {"untouched": ctx.trace().to_json(), "intervened": ui_iv.trace(run).to_json()}
+        if imp is not None:
+            out["importance"] = imp.to_json()
+        return json.dumps(out, ensure_ascii=False)
+
     with st.container(horizontal=True):
-        widgets.download(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), "intervene.json", "iv_json")
+        widgets.download(t("iv_download_json"), payload, "intervene.json", "iv_json")
         if touched:
             widgets.download(
                 t("iv_download_csv"),

@@ -302,7 +302,7 @@ def test_every_step_of_every_lesson_file_agrees_with_an_independent_recomputatio
             assert step.answer_label == want, (step.id, step.answer_label, want)
         elif step.kind == "choice" and not step.literal:
             assert step.answer_label == want, (step.id, step.answer_label, want)
-        else:  # a repeated word's label carries its occurrence (the₂), and so does the oracle's
+        else:  # a repeated word's label carries its occurrence (the₂): the oracle names the token
             assert step.answer_label == want, (step.id, step.answer_label, want)
         if margin is not None:
             assert np.isclose(step.margin, margin, atol=1e-5), (step.id, step.margin, margin)

@@ -96,7 +96,7 @@ class Run(NamedTuple):
         return self._replace(off=(), edit=None)
 
 
-@cache.bytes_cache(cache.TRACE_CACHE_MB * 2**20 * 0.25, 200)  # bounded in bytes too (ui/cache.py)
+@cache.shared("intervene", 200)  # bounded in bytes too (ui/cache.py)
 def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target: str | None = None):
     """The run's trace (heads switched off, a row edited, or neither); target: a translator reads
     this translation instead of writing its own (model.runner: teacher forcing)."""

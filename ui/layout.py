@@ -35,7 +35,7 @@ h1 {font-size: 2.1rem !important; padding: 0.2rem 0 0.4rem 0 !important;} h2 {fo
 h3 {font-size: 1.6rem !important;}
 /* the room code, read from the back of the classroom: 48 px, in the title row
    (ui.classroom.title_badge's container) */
-.st-key-room_banner strong, .st-key-room_banner code {font-size: 48px !important; letter-spacing: 0.06em;
+.st-key-room_banner strong, .st-key-room_banner code {font-size: 48px !important; letter-spacing: 0.02em;
   line-height: 1.1;}
 .st-key-room_banner p {white-space: nowrap;}
 /* the main chart's slot (main_area) and the compact title row: no gaps between them */

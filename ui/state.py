@@ -65,9 +65,12 @@ def from_link(name: str, key: str | None = None) -> bool:
     return raw is not None and (seen.get(name) != raw or (key or name) not in st.session_state)
 
 
-def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | None = None) -> Any:
+def url_param(
+    name: str, default: Any, parse: Callable[[str], Any], key: str | None = None, is_text: bool | None = None
+) -> Any:
     """Put the URL's value (or the default) into session_state[key] the first time this page runs,
-    and return it. parse raises ValueError for a bad value."""
+    and return it. parse raises ValueError for a bad value. is_text: the value is a sentence, read
+    up to TEXT_READ_MAX characters (default: whether parse is state.text)."""
     key = key or name
     _known(name)
     st.session_state.setdefault(_KEY_OF, {})[name] = key  # which widget a link name fills (tests/explore.py)
@@ -82,7 +85,8 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
         value = default
         if raw is not None:
             try:
-                if len(raw) > (TEXT_READ_MAX if parse is text else VALUE_MAX):
+                long_text = parse is text if is_text is None else is_text
+                if len(raw) > (TEXT_READ_MAX if long_text else VALUE_MAX):
                     raise ValueError("too long")
                 value = parse(raw)
                 st.session_state.setdefault(_LINKED, {})[key] = value
@@ -123,7 +127,10 @@ def read_view(fields, **defaults) -> dict[str, Any]:
     """Every field of a view (ui/view.py) from the link, else this session, else its default (or
     defaults[link name], a default known only at run time: the sidebar's sentence), into
     session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
-    return {f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key) for f in fields}
+    return {
+        f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key, is_text=f.parse is text)
+        for f in fields
+    }
 
 
 def write_view(fields, defaults: dict | None = None, **values) -> None:
