@@ -79,7 +79,9 @@ def _sink_verdict(share, uniform, kind: str, name: str) -> Claim:
             "uniform": uniform,
             "ratio": ratio,
             "factor": SINK_FACTOR,
-            "max_ratio": float(np.nanmax(ratio)),
+            # None where no row sees more than one key (a one-word text): no share to compare, and
+            # nanmax of nothing but NaN is NaN, which the intervene page printed ("the most is nan x")
+            "max_ratio": float(np.nanmax(ratio)) if np.isfinite(ratio).any() else None,
         },
         heads,
     )

@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.helpers import SCREENSHOTS, VIEWPORT, AppServer, has_trained_weights, launch  # noqa: E402
+from drive.browser import VIEWPORT, launch  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 FILE_NAMES = ["app", "home", "attention", "temperature", "positional", "generation", "steps", "architecture"]
 

@@ -29,16 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.views import IDLE, Runs  # noqa: E402  (a run finished: Streamlit's own message)
-from tests.browser.helpers import (  # noqa: E402
-    SCREENSHOTS,
-    VIEWPORT,
-    AppServer,
-    exceptions,
-    goto,
-    has_trained_weights,
-    launch,
-    settle,
-)
+from drive.browser import VIEWPORT, exceptions, goto, launch, settle  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 SENTENCE = "The little girl saw three red apples on the table in the kitchen"  # 15 tokens (translator)
 TARGET_S = 0.3

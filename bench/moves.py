@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 from bench import synthetic  # noqa: E402
 from bench.interactions import choose, open_list, timed  # noqa: E402
 from bench.views import VIEW_DRAWN, Runs  # noqa: E402
-from tests.browser.helpers import SCREENSHOTS, AppServer, goto, launch, settle  # noqa: E402
+from drive.browser import goto, launch, settle  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
 VIEWPORT = {"width": 1280, "height": 800}

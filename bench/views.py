@@ -16,18 +16,8 @@ import time
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.helpers import (
-    ROOT,
-    SCREENSHOTS,
-    VIEWPORT,
-    AppServer,
-    exceptions,
-    goto,
-    launch,
-    settle,
-    sidebar_text,
-    wait_for_run_start,
-)
+from drive.browser import VIEWPORT, exceptions, goto, launch, settle, sidebar_text, wait_for_run_start
+from drive.server import ROOT, SCREENSHOTS, AppServer
 
 from . import synthetic
 

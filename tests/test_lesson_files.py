@@ -47,7 +47,9 @@ HOSTILE = {
     "title a number": (swap('title = { en = "Mine", zh = "我的" }', "title = 3"), "wrong_type", "title = 3"),
     "model a number": (swap('model = "translator"', "model = 5"), "wrong_type", "model = 5"),
     "layer true": (swap("layer = 1,", "layer = true,"), "wrong_type", "layer = true"),
-    "args word a table": (swap('args = { word = "cat" }', "args = { word = { a = 1 } }"), "wrong_type", "args ="),
+    # a word may be a table naming a position ({word, occurrence} or {position}); not another table
+    "args word a table": (swap('args = { word = "cat" }', "args = { word = { a = 1 } }"), "unknown_key", "args ="),
+    "args word a list": (swap('args = { word = "cat" }', "args = { word = [1] }"), "wrong_type", "args ="),
     "ask a list": (
         swap('ask.en = "Which word does {word} read most?"', 'ask.en = ["x"]'),
         "wrong_type",
@@ -174,11 +176,11 @@ def test_the_good_files_pass():
 def test_a_hostile_file_changes_nothing_in_the_servers_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     monkeypatch.setenv(files.SAVE_ENV, "1")
-    files.save(MINIMAL)
+    files.save(MINIMAL, owner="ROOMAAAA")
     before = sorted((p.name, p.read_bytes()) for p in tmp_path.iterdir())
     for text, _, _ in HOSTILE.values():
         with pytest.raises(schema.LessonError):
-            files.save(text)
+            files.save(text, owner="ROOMAAAA")
     assert sorted((p.name, p.read_bytes()) for p in tmp_path.iterdir()) == before
     assert files.saved() == ["mine"]
 
@@ -188,7 +190,7 @@ def test_saving_is_off_unless_the_operator_allows_it(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     assert not files.can_save()
     with pytest.raises(schema.LessonError) as got:
-        files.save(MINIMAL)
+        files.save(MINIMAL, owner="ROOMAAAA")
     assert got.value.code == "save_off" and not list(tmp_path.iterdir())
     monkeypatch.setenv(files.SAVE_ENV, "1")
     monkeypatch.delenv(files.DIR_ENV)

@@ -49,6 +49,11 @@ def parse_edit(raw: str) -> tuple:
     return name, q, src, dst
 
 
+def parse_dhead(raw: str) -> str:
+    """?dhead=kind:layer:head (1-based), the head whose difference is shown, as head_name writes it."""
+    return intervention.head_name(*intervention.parse_head(raw))
+
+
 def fitted(heads: list[str], runner) -> tuple[list[str], list[str]]:
     """(the heads this model has, the ones it has not)."""
     known = {intervention.head_name(*h) for h in intervention.all_heads(runner)}

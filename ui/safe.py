@@ -11,7 +11,7 @@ app's message boxes.
 import html
 import re
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")  # "=": a line of them makes a heading
 # a word that markdown would turn into a link: a scheme (https://, ftp://, javascript://), www.,
 # or an e-mail address (user@host.tld, mailto:user@host)
 _LINKISH = re.compile(r"(?i)([a-z][a-z0-9+.\-]*:/{1,}|www\d{0,3}\.|@[^\s@]*\.)")
@@ -34,6 +34,15 @@ def md(text: str) -> str:
     """Escape text for st.markdown / st.caption / labels: bare links defanged, HTML entities, then
     Markdown syntax."""
     return _MD_SPECIAL.sub(r"\\\1", html.escape(defang(str(text)), quote=False).replace("\n", " "))
+
+
+def text_md(text: str) -> str:
+    """A whole text (a lesson's question or reveal) as md() does a value, its line breaks kept as
+    line breaks: every character shown as typed, nothing a link, an image, HTML or Markdown
+    structure (no reference definition, autolink, heading or list can form across lines either,
+    since every bracket, colon, '<', '#', '-' and '.' is escaped). A line's leading spaces go: four
+    of them would make it a code block, shown with the escapes' backslashes."""
+    return "  \n".join(md(line.lstrip()) for line in str(text).split("\n"))
 
 
 def short(text: str, limit: int = 60) -> str:

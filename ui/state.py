@@ -2,7 +2,9 @@
 
 url_param() reads a query parameter once per session (or when the URL changed under us),
 validates it, and falls back to the default with a visible notice when the value is bad; the
-widget then owns the value, and sync_url() writes the current values back into the address bar.
+widget then owns the value, and set_url() writes the current values back into the address bar.
+A page declares its view once (ui/view.py) and calls read_view / write_view, which do both for
+every field; url_param by hand is left to the pages tests/test_views.py still lists.
 """
 
 from __future__ import annotations
@@ -115,6 +117,28 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
         st.warning(t("link_fitted", asked=label(value), shown=label(fixed)), icon="⚠️")  # our own labels
     st.session_state[key] = fixed
     return fixed
+
+
+def read_view(fields, **defaults) -> dict[str, Any]:
+    """Every field of a view (ui/view.py) from the link, else this session, else its default (or
+    defaults[link name], a default known only at run time: the sidebar's sentence), into
+    session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
+    return {f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key) for f in fields}
+
+
+def write_view(fields, defaults: dict | None = None, **values) -> None:
+    """The view's values given (by link name) written into the link, 1-based where the field
+    says so; a field not given is left as the link has it (a page section not shown). None, and a
+    field's default where it says omit_default (defaults: as read_view's), leave it out."""
+    out = {}
+    for f in fields:
+        if f.link not in values:
+            continue
+        value = values[f.link]
+        if f.omit_default and value == (defaults or {}).get(f.link, f.default):
+            value = None
+        out[f.link] = f.to_link(value)
+    set_url(**out)
 
 
 def set_url(**values) -> None:
