@@ -109,13 +109,16 @@ def test_a_teacher_and_three_students(replicas, new_page):
         assert not exceptions(s)
 
     # a view setting: the teacher picks another query token; the students' views follow
-    click_and_settle(
-        teacher.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button", has_text="人"), teacher
-    )
-    assert query(teacher)["q"] == "2"
+    # (home's attention view: the row moves in the browser, and is reported when the keys stop)
+    teacher.locator(".av-canvas").focus()
+    teacher.keyboard.press("ArrowDown")  # row 1 (咬) -> row 2 (人)
+    assert teacher.locator(".av-caption").inner_text().startswith("When the model processes 人")
+    teacher.wait_for_function("() => new URLSearchParams(location.search).get('q') === '2'", timeout=15_000)
     waits = wait_until(students, lambda p: query(p).get("q") == "2", 30)
     print(f"students followed the query token after {', '.join(f'{w:.2f}' for w in waits)} s")
     assert max(waits) <= FOLLOW_S, waits
+    for s in students:  # their view shows that row
+        s.wait_for_function("() => window.__attentionViews.home_view.q === 2", timeout=15_000)
 
     # the model: the teacher picks the GPT, then the translator again; the students' sidebars follow
     for name, label in (("gpt", "GPT (learned positions)"), ("translator", "Translator (encoder–decoder)")):
