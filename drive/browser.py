@@ -171,6 +171,26 @@ def plot_summaries(page) -> list[dict]:
     }))""")
 
 
+def view_summaries(page) -> list[dict]:
+    """Each attention view (ui/attention_view, drawn on canvas in a shadow root) as plot_summaries
+    describes a chart: visible, drawn, its rows (y: the query labels) and keys (x)."""
+    return page.evaluate("""() => Object.values(window.__attentionViews || {}).filter(v => v.canvas && v.canvas.isConnected)
+      .map(v => ({
+        visible: !!(v.canvas.offsetWidth || v.canvas.offsetHeight),
+        drawn: !!(v.h && v.canvas.width),
+        types: ['attention_view'],
+        y: v.h ? Array.from(v.h.q_labels).map(String) : null,
+        x: v.h ? Array.from(v.h.k_tokens).map(String) : null,
+        shapes: 0,
+        title: '',
+      }))""")
+
+
+def chart_summaries(page) -> list[dict]:
+    """Every chart on the page, Plotly's and the attention views: where a test means "a chart"."""
+    return plot_summaries(page) + view_summaries(page)
+
+
 def screenshot(page, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"

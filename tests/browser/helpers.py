@@ -17,6 +17,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     TILE_XY,
     VIEWPORT,
     app_state,
+    chart_summaries,
     chromium_problem,
     click_and_settle,
     exceptions,
@@ -30,6 +31,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     sidebar_text,
     submit_text,
     tile_xy,
+    view_summaries,
     view_tile_xy,
     wait_for_run_start,
 )

@@ -21,11 +21,11 @@ from .helpers import (
     ROOT,
     SIDEBAR,
     AppServer,
+    chart_summaries,
     click_and_settle,
     exceptions,
     goto,
     nav_links,
-    plot_summaries,
     screenshot,
     settle,
     sidebar_text,
@@ -75,7 +75,7 @@ def findings(page, name: str, payload: str) -> list[str]:
             out.append(f"the sentence box holds {len(box):,} characters")
     if name in ("empty", "whitespace") and "Type a sentence" not in main:
         out.append("no hint to type a sentence")
-    if name not in ("empty", "whitespace") and not [p for p in plot_summaries(page) if p["visible"]]:
+    if name not in ("empty", "whitespace") and not [p for p in chart_summaries(page) if p["visible"]]:
         out.append("no chart drawn")
     return out
 
@@ -203,7 +203,7 @@ def test_two_visitors_do_not_see_each_others_sentence(app_server, new_page):
         click_and_settle(page.locator(SIDEBAR).get_by_text("English", exact=True), page)
     for page, mine, theirs in ((a, "dog", "狗"), (b, "狗", "dog")):
         value = sidebar_text(page).input_value()
-        tokens = " ".join(" ".join(p["y"] or []) for p in plot_summaries(page) if p["visible"])
+        tokens = " ".join(" ".join(p["y"] or []) for p in chart_summaries(page) if p["visible"])
         assert mine in value and theirs not in value, value
         assert mine in tokens and theirs not in tokens, tokens
         assert not exceptions(page)
@@ -383,7 +383,7 @@ def test_hostile_links_of_a_hosted_demo(hosted, new_page):
         elif expect == "minilm":
             if "model=hf%3Aall-minilm-l6-v2" not in page.url and "model=hf:all-minilm-l6-v2" not in page.url:
                 found.append(f"the link does not carry the canonical name: {page.url}")
-            if not [p for p in plot_summaries(page) if p["visible"]]:
+            if not [p for p in chart_summaries(page) if p["visible"]]:
                 found.append("the allowed model did not open")
             if _packaged_folder() in page.content() or quote(_packaged_folder(), safe="") in page.url:
                 found.append("the install path is in the page or the link")
