@@ -257,6 +257,12 @@ def sparse_attention(Q, K, V, mask: np.ndarray | None = None, plan: dict | None 
     return out
 
 
+def gpu_name() -> str | None:
+    """The CUDA GPU this machine has, or None: the cost page says whether one is here, rather than
+    always saying there is none."""
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+
+
 def time_call(fn, repeats: int = 3) -> float:
     best = math.inf
     for _ in range(repeats):

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
 from analysis import experiments, intervene
 from model import intervention
@@ -44,7 +45,7 @@ from .steps import (
     estimate_margin,
     gap,
     nearest,
-    nearest_gap,
+    numeric_margin,
     sketch_margin,
 )
 
@@ -235,7 +236,11 @@ def token_count(ctx):
 def row_count(ctx):
     """How many rows the view's attention matrix has (cross-attention: one per token the decoder reads)."""
     att = ctx.att()
-    return _count_question(len(att.query_tokens), out=ctx.trace().output_text, read=" | ".join(att.query_tokens))
+    q = _count_question(len(att.query_tokens), out=ctx.trace().output_text, read=" | ".join(att.query_tokens))
+    if ctx.runner.kind == "translator" and ctx.kind != "encoder":
+        # the decoder's rows are the tokens it wrote: a model output, as sure as its closest decision
+        q.update(rule="output", margin=decode_gap(ctx, ctx.sentence))
+    return q
 
 
 @query(["choice"], args={"word": str}, params=("word", "total", "n"), shows=("row",), required=("word",))
@@ -257,7 +262,7 @@ def row_sum(ctx):
             Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1})
         ],
         rule="weight",
-        margin=nearest_gap(total, sums),
+        margin=numeric_margin(total, sums),
     )
 
 
@@ -481,7 +486,7 @@ def first_token_weight(ctx):
         literal=True,
         params={"kind": kind, "layer": "—", "head": "—", "token": att.key_tokens[0], "weight": f"{first:.2f}"},
         rule="exact" if causal else "weight",
-        margin=math.inf if causal else nearest_gap(first, values),
+        margin=math.inf if causal else numeric_margin(first, values),
     )
 
 
@@ -622,7 +627,12 @@ def translation(ctx):
     if len(outs) < 2:
         raise NotApplicable("too_few_options")
     return dict(
-        options=outs, answer=outs.index(out), literal=True, params={"kind": "", "layer": "—", "head": "—", "out": out}
+        options=outs,
+        answer=outs.index(out),
+        literal=True,
+        params={"kind": "", "layer": "—", "head": "—", "out": out},
+        rule="output",
+        margin=decode_gap(ctx, ctx.sentence),
     )
 
 
@@ -641,6 +651,8 @@ def same_output(ctx):
             "out_a": a,
             "out_b": b,
         },
+        rule="output",
+        margin=min(decode_gap(ctx, ctx.sentence), decode_gap(ctx, ctx.args["other"])),
     )
 
 
@@ -721,6 +733,26 @@ def pe_dot(ctx):
         },
         reveal=[Bars([str(i) for i in range(n)], pe[p] @ pe.T, "lesson_title_pe", {"p": p, "n": n - 1}, name="pe")],
     )
+
+
+def decode_gap(ctx, text: str) -> float:
+    """The margin of a translator's output, in nats: the smallest log p(chosen) - log p(runner-up)
+    over greedy decoding's decisions on text under the view's settings (the last decision writes
+    </s>). Any decision that flipped would change the output, so this is how sure the answer is; on
+    "I love you" it is 0.047 (its third token), where the rule "exact" promised infinity."""
+    from model.config import settings_from
+
+    r = ctx.runner
+    try:
+        _, src, _ = r.ids(text)
+        over = ctx.settings()
+        iv = intervention.build(r, over.pop("ablate"), "zero") if over.get("ablate") else None
+        s = settings_from(**over, intervention=iv)
+        _, _, logits, _ = r.decode_then_read(src, r.start_token(r.direction(text)), s)
+    except InputError as e:
+        raise NotApplicable("model_refuses", reason=str(e)) from e
+    top2 = torch.log_softmax(logits[0].double(), -1).topk(2, -1).values
+    return float((top2[:, 0] - top2[:, 1]).min())
 
 
 def next_probs(runner, prompt: str, settings: dict) -> np.ndarray:

@@ -592,6 +592,7 @@ def section_flash() -> None:
     st.markdown(
         t(
             "cost_flash_gpu",
+            machine=t("cost_flash_has_gpu", gpu=gpu) if (gpu := cost.gpu_name()) else t("cost_flash_no_gpu"),
             saved=t("cost_flash_saved", n=last["n"], full=last["matrix_bytes"] / MB, tile=last["tile_bytes"] / MB),
         )
     )
@@ -645,11 +646,16 @@ def section_qkv() -> None:
             for h in range(lw.shape[0])
         )
     )
+    # a row that sees fewer than 3 keys gets 0 by the score's rule (analysis.cost.heads_disagreement):
+    # say so rather than present that 0 as heads that agree
+    n = len(tokens)
+    keys = int(np.broadcast_to(np.asarray(r["mask"], bool), (n, n))[q].sum()) if r["mask"] is not None else n
     st.caption(
         t(
-            "cost_heads_differ",
+            "cost_heads_differ" if keys >= 3 else "cost_heads_differ_unscored",
             token=md(tokens[q]),
             tv=float(auto["disagreement"][q]),
+            keys=keys,
             best=md(tokens[auto["query"]]),
             best_tv=float(auto["disagreement"][auto["query"]]),
         )
