@@ -25,6 +25,11 @@ The checks (CHECKS):
                   source) is >= ALIGN_MIN on the held-out probe; peakedness alone is not alignment.
   pronoun_en/zh   a GPT head links the pronoun to its noun in that language when its mean weight on
                   the noun, over the held-out stories in that language, is >= PRONOUN_MIN.
+  local_window, learned_tail, order_matters: the make-up the help texts name (gpt-local's window of
+                  4; learned positions untrained past the longest training item; positions are what
+                  tells 狗咬人 from 人咬狗).
+Every string the pages and built-in lessons show is marked in ui/marks/ (docs/architecture.md, "Every
+sentence true of the model shown"): a claim names its check here; tests/test_marks.py runs them.
 The lessons' answers follow the same idea with their own margins (lessons/steps.py, MARGINS and
 passes(); tests/test_lessons.py checks every step of every lesson file on its model).
 """
@@ -254,6 +259,50 @@ def _pronoun(lang: str):
     return check
 
 
+# -- facts the help texts state about a model's make-up ---------------------------------------------
+LOCAL_WINDOW = 4  # "gpt-local: only the 3 just before it", "GPT, local attention (window 4)"
+LEARNED_ITEM_MAX = 24  # "trained on items of at most about 20 tokens"
+
+
+def local_window(runner) -> Claim:
+    """A GPT either attends to every earlier token or has the window the strings name (LOCAL_WINDOW:
+    itself and the 3 before it)."""
+    w = int(getattr(runner.config, "window", 0) or 0)
+    return Claim("local_window", w in (0, LOCAL_WINDOW), {"window": w, "named": LOCAL_WINDOW})
+
+
+@torch.no_grad()
+def learned_tail(runner, n: int = 2000) -> Claim:
+    """A learned position table's positions past the longest training item were never trained: the
+    longest of n training items (<s> and </s> counted) is at most LEARNED_ITEM_MAX tokens, and
+    neighbouring vectors past it are unrelated (mean |cosine| < 0.2; inside they are 0.3-0.7)."""
+    from data import corpus
+
+    table = runner.run(lambda module, dev: getattr(getattr(module, "position", None), "table", None))
+    pe = getattr(table, "pe", None)
+    if pe is None:  # no learned table (sinusoidal, RoPE, ALiBi): nothing to claim
+        return Claim("learned_tail", True, {"learned": False})
+    longest = max(len(runner.tokenizer.encode(t)) + 2 for _, t in corpus.gpt_items(n, 0))
+    v = pe.detach().float().cpu().numpy().reshape(-1, pe.shape[-1])
+    v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    adjacent = (v[1:] * v[:-1]).sum(-1)
+    tail = float(np.abs(adjacent[longest:]).mean())
+    return Claim(
+        "learned_tail",
+        longest <= LEARNED_ITEM_MAX and tail < 0.2,
+        {"learned": True, "longest": longest, "tail_cosine": tail, "inside_cosine": float(adjacent[1:longest].mean())},
+    )
+
+
+def order_matters(runner) -> Claim:
+    """With positions the translator tells 狗咬人 from 人咬狗 (different translations); without them it
+    cannot (the same translation: its attention is only permuted)."""
+    a, b = ("狗咬人", "人咬狗")
+    on = [runner.trace(x).output_text for x in (a, b)]
+    off = [runner.trace(x, use_position=False).output_text for x in (a, b)]
+    return Claim("order_matters", on[0] != on[1] and off[0] == off[1], {"with": on, "without": off})
+
+
 # -- the registry -------------------------------------------------------------------------------------
 # name -> (check(runner) -> Claim, the model kinds it applies to)
 CHECKS = {
@@ -262,11 +311,19 @@ CHECKS = {
     "align": (align, ("translator",)),
     "pronoun_en": (_pronoun("en"), ("gpt",)),
     "pronoun_zh": (_pronoun("zh"), ("gpt",)),
+    "local_window": (local_window, ("gpt",)),
+    "learned_tail": (learned_tail, ("gpt",)),
+    "order_matters": (order_matters, ("translator",)),
 }
+GENERAL = ("sink", "sink_heldout")  # run through the Runner protocol alone: on any model, a Hugging Face one too
 
 
 def applies(name: str, runner) -> bool:
-    return runner.kind in CHECKS[name][1] and (name.startswith("sink") or getattr(runner, "has_tutorial_code", False))
+    """Whether a check applies: the general ones (GENERAL) to every runner with attention, whatever its
+    kinds, layers and heads; the others to our own models of the kinds they name."""
+    if name in GENERAL:
+        return bool(getattr(runner, "kinds", ()))
+    return runner.kind in CHECKS[name][1] and getattr(runner, "has_tutorial_code", False)
 
 
 def check(name: str, runner, **kwargs) -> Claim:
@@ -280,8 +337,16 @@ def run_all(runner, skip=()) -> dict[str, Claim]:
     return {name: check(name, runner) for name in CHECKS if applies(name, runner) and name not in skip}
 
 
+def at_load(runner) -> dict[str, Claim]:
+    """What the app runs when it loads a model it did not train (a Hugging Face model): every check that
+    applies, the general ones through the runner's own traces (ui/cache.claims_of keeps the verdicts)."""
+    return run_all(runner)
+
+
 __all__ = [
     "sink_table",
+    "at_load",
+    "GENERAL",
     "Claim",
     "CHECKS",
     "SINK_FACTOR",
