@@ -51,7 +51,9 @@ from .steps import (
 
 HEAD_RULES = ("mean", "decided", "sharpest", "furthest", "most_different")
 SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
-SKETCH_T = {"same": lambda t: 1.0, "sharper": lambda t: t, "flatter": lambda t: 1.0 / t}
+# the sketches' temperatures: "sharper" is always T < 1 and "flatter" T > 1, whichever side of 1 the
+# step's temperature is on (they were t and 1/t, so named the wrong way round for a step with T > 1)
+SKETCH_T = {"same": lambda t: 1.0, "sharper": lambda t: min(t, 1.0 / t), "flatter": lambda t: max(t, 1.0 / t)}
 
 
 @dataclass
@@ -269,7 +271,7 @@ def row_sum(ctx):
 @query(
     ["word"],
     args={"word": str},
-    params=("word", "written", "top", "weight"),
+    params=("word", "written", "top", "weight", "first", "first_ratio"),
     shows=("heatmap", "row"),
 )
 def top_key(ctx):
@@ -298,6 +300,8 @@ def top_key(ctx):
             "written": written[row],
             "top": att.key_tokens[keys[top]],
             "weight": f"{values[top]:.2f}",
+            "first": att.key_tokens[keys[0]],
+            "first_ratio": f"{values[0] * len(keys):.2f}",  # its weight over uniform's 1 / keys
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
@@ -568,7 +572,7 @@ def sharpen_sketch(ctx):
     def option(r):
         keys = visible(att, r)
         sketches = [sharpen(w[r, keys], SKETCH_T[s](temp)) for s in order]
-        return r, keys, sketches, sketch_margin(real_all[r, keys], sketches)
+        return r, keys, sketches, min(sketch_margin(real_all[r, keys], sketches), sketches_apart(sketches))
 
     if ctx.args.get("row") == "clearest":
         rows = [r for r in range(len(att.query_tokens)) if len(visible(att, r)) > 1] or [base_row]
@@ -591,7 +595,17 @@ def sharpen_sketch(ctx):
         },
         reveal=[Bars(labels, real, "lesson_title_row_temp", where)],
         rule="sketch",
-        margin=sketch_margin(real, sketches),
+        margin=min(sketch_margin(real, sketches), sketches_apart(sketches)),
+    )
+
+
+def sketches_apart(sketches) -> float:
+    """The smallest L1 distance between two of a step's sketches: the wrong ones must not look alike
+    either (decoder.4's "flatter" and "same" were one flat picture, maxima 0.10 and 0.20, on a row
+    that was flat already at T = 1)."""
+    return min(
+        (float(np.abs(np.asarray(a) - np.asarray(b)).sum()) for i, a in enumerate(sketches) for b in sketches[i + 1 :]),
+        default=math.inf,
     )
 
 
@@ -862,7 +876,7 @@ def switch_off_changes(ctx):
                 "heads": f"{kind}:{lyr + 1}:{hd + 1}",
                 "before": ctx.trace(heads_off=[]).output_text,
                 "after": imp.outputs[i],
-                "loss": f"{imp.score[i]:.2f}",
+                "loss": nats(imp.score[i]),
             },
             rule="change",
             margin=margin,
@@ -899,10 +913,16 @@ def switch_off_changes(ctx):
         loss = float(np.log(base[b]) - lo[b])
     return _yesno(
         changed,
-        params={**params, "before": before, "after": after, "loss": f"{loss:.2f}"},
+        params={**params, "before": before, "after": after, "loss": nats(loss)},
         rule="change",
         margin=margin,
     )
+
+
+def nats(x: float) -> str:
+    """A change in nats to 2 decimals, with no "-0.00" (a head whose removal raises the untouched
+    translation's log probability by under 0.005 nats: decoder.10 printed "-0.00 nats")."""
+    return f"{round(float(x), 2) + 0.0:.2f}"
 
 
 def next_probs_off(runner, prompt: str, iv) -> np.ndarray:

