@@ -163,7 +163,11 @@ def test_pronoun_scores_per_language_recomputed_from_traces(runners, name):
 def test_every_check_runs_on_every_shipped_model_and_serialises(runners, name):
     m = runners(name)
     out = claims.run_all(m, skip=("sink_heldout",))  # held-out: its own test
-    want = {"sink"} | ({"align"} if name == "translator" else {"pronoun_en", "pronoun_zh"})
+    want = {"sink"} | (
+        {"align", "order_matters"}
+        if name == "translator"
+        else {"pronoun_en", "pronoun_zh", "local_window", "learned_tail"}
+    )
     assert set(out) == want
     for c in out.values():
         j = c.to_json()
