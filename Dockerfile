@@ -29,7 +29,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin explorer
-# .dockerignore keeps out .venv, tests' screenshots, bench's own environment and .git
+# .dockerignore keeps out what the app does not run: .venv, .git, screenshots, bench/, drive/, tests/, docs/, deploy/
 COPY --chown=explorer:explorer . .
 USER explorer
 

@@ -85,7 +85,9 @@ def _sink_verdict(share, uniform, kind: str, name: str) -> Claim:
             "uniform": uniform,
             "ratio": ratio,
             "factor": SINK_FACTOR,
-            "max_ratio": float(np.nanmax(ratio)),
+            # None where no row sees more than one key (a one-word text): no share to compare, and
+            # nanmax of nothing but NaN is NaN, which the intervene page printed ("the most is nan x")
+            "max_ratio": float(np.nanmax(ratio)) if np.isfinite(ratio).any() else None,
         },
         heads,
     )
@@ -102,15 +104,18 @@ def _sink_kinds(runner, kind: str | None) -> tuple[str, ...]:
 def _merge(verdicts: dict[str, Claim], name: str) -> Claim:
     """One Claim over several kinds: holds if any kind has a sink head; numbers per kind
     ({"ratio": {kind: (layers, heads)}, ...}), the largest ratio and where it is."""
-    best = max(verdicts, key=lambda k: np.nan_to_num(verdicts[k].numbers["max_ratio"], nan=-1.0))
+
+    def top(k):  # None (no row sees more than one key) sorts below every ratio
+        r = verdicts[k].numbers["max_ratio"]
+        return -1.0 if r is None else r
+
+    best = max(verdicts, key=top)
     ratio = verdicts[best].numbers["ratio"]
-    where = np.unravel_index(int(np.nanargmax(np.nan_to_num(ratio, nan=-1.0))), ratio.shape)
     numbers = {k: {kind: c.numbers[k] for kind, c in verdicts.items()} for k in ("share", "uniform", "ratio")}
-    numbers.update(
-        factor=SINK_FACTOR,
-        max_ratio=verdicts[best].numbers["max_ratio"],
-        max_at=(best, int(where[0]), int(where[1])),
-    )
+    numbers.update(factor=SINK_FACTOR, max_ratio=verdicts[best].numbers["max_ratio"], max_at=None)
+    if numbers["max_ratio"] is not None:
+        where = np.unravel_index(int(np.nanargmax(ratio)), ratio.shape)
+        numbers["max_at"] = (best, int(where[0]), int(where[1]))
     heads = [h for c in verdicts.values() for h in c.heads]
     return Claim(name, bool(heads), numbers, heads)
 

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from data import corpus
+from model import attention
 from model.blocks import causal_mask, padding_mask
 from model.config import settings_from
 from model.gpt import Sampling, sampling_distribution
@@ -79,13 +80,11 @@ def head_scores(runner, text: str, kind: str, layer: int, head: int, **settings)
 
 
 def softmax_at(scores: np.ndarray, temperature: float) -> np.ndarray:
-    """softmax(scores / T) along the last axis, -inf scores getting exactly 0."""
-    s = np.asarray(scores, dtype=np.float64) / float(temperature)
-    finite = np.isfinite(s)
-    top = np.where(finite, s, -np.inf).max(axis=-1, keepdims=True)
-    e = np.where(finite, np.exp(s - np.where(np.isfinite(top), top, 0.0)), 0.0)
-    total = e.sum(axis=-1, keepdims=True)
-    return e / np.where(total > 0, total, 1.0)
+    """model.attention.softmax_at on numpy scores (float64), -inf scores (hidden keys) getting
+    exactly 0: the recorded scores re-weighted at another temperature."""
+    s = torch.from_numpy(np.asarray(scores, dtype=np.float64))
+    hidden = ~torch.isfinite(s)
+    return attention.softmax_at(s.masked_fill(hidden, -torch.inf), float(temperature), ~hidden).numpy()
 
 
 def entropy_curve(scores: np.ndarray, temps) -> np.ndarray:

@@ -219,7 +219,10 @@ def code_for(arch: str, scheme: str, kind: str) -> dict[str, list[Snippet]]:
     mask = [S(scaled_scores, "if bias is not None", "scores = scores.masked_fill(mask == 0, -1e9)")] + mask_src
     if scheme == "alibi":
         mask.append(S(positional.alibi_bias))
-    softmax = [S(sdpa, "attention_weights = F.softmax", "attention_weights = attention_weights.masked_fill")]
+    softmax = [
+        S(sdpa, "attention_weights = softmax_at("),
+        S(attention.softmax_at, "weights = F.softmax", "weights = weights.masked_fill"),
+    ]
     weighted = [S(sdpa, "output = torch.matmul(attention_weights, V)")]
     concat = [S(MHA.forward, "concat = self.merge_heads(attn_output)", "output = self.W_o(concat)"), S(MHA.merge_heads)]
     if arch == "gpt":

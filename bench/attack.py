@@ -33,7 +33,7 @@ from urllib.parse import quote
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bench.load import _class, _run_once, pct
-from tests.browser.helpers import SCREENSHOTS, AppServer, has_trained_weights
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights
 
 TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))
 MEMORY_SLACK_MB = 300  # allocator fragmentation, Streamlit's message cache, 40 sessions' state

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.browser.helpers import ROOT, SCREENSHOTS, VIEWPORT, launch
+from drive.browser import VIEWPORT, launch
+from drive.server import ROOT, SCREENSHOTS
 
 from . import synthetic
 

@@ -1,4 +1,4 @@
-"""The cost page's measured curves: `python -m bench.cost [--quick]` writes bench/cost_results.json.
+"""The cost page's measured curves: `python -m bench.cost [--quick]` writes analysis/data/cost_results.json.
 
 - one attention layer (our MultiHeadAttention) at d_model 128 / 4 heads (the shipped models) and
   768 / 12 heads (BERT-base, GPT-2), n = 16 .. 4,096: best-of wall time, bytes allocated, peak;

@@ -22,11 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.helpers import SCREENSHOTS, VIEWPORT, AppServer, has_trained_weights, launch  # noqa: E402
+from drive.browser import VIEWPORT, launch  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 FILE_NAMES = ["app", "home", "attention", "temperature", "positional", "generation", "steps", "architecture"]
 
-PROBE = """(files) => {
+PROBE = """([files, tableFloor]) => {
   const main = document.querySelector("[data-testid='stMain']");
   const text = main ? main.innerText : '';
   const nav = Array.from(document.querySelectorAll("[data-testid='stSidebarNav'] a, [data-testid='stSidebarNavLink']"))
@@ -35,7 +36,10 @@ PROBE = """(files) => {
   return {text, nav, fileMenu: nav.some(n => files.includes(n)),
           spinner: !!document.querySelector("[data-testid='stSpinner']"),
           running: app ? app.getAttribute('data-test-script-state') : null,
-          charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot").length};
+          charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot").length
+            // the attention view (ui/attention_view) once it has drawn; a table floor's table
+            + Object.values(window.__attentionViews || {}).filter(v => v.frames.length).length
+            + (tableFloor ? document.querySelectorAll("[data-testid='stDataFrame']").length : 0)};
 }"""
 
 CASES = [
@@ -60,8 +64,19 @@ FLOOR = (
 )
 
 
+TABLE_FLOOR = (
+    "the floor without a chart library: bench/floor_table_app.py, the same table alone",
+    "/",
+    "Transformer Attention Explorer",
+    "Loading",
+    "en-US",
+)
+
+
 def visit(pw, label, path, title, loading, locale, preload=True, timeout=60.0, log=print, script="app.py") -> dict:
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    if script.endswith("floor_table_app.py"):
+        env["ATTN_FLOOR_APP"] = "floor_table_app.py"
     server = AppServer(script, env=env, log=SCREENSHOTS / "bench-first-visit.log", preload=preload).start()
     if script == "app.py":
         label = f"{label} ({'python -m ui.serve: preloaded' if preload else 'bare streamlit run'})"
@@ -75,7 +90,7 @@ def visit(pw, label, path, title, loading, locale, preload=True, timeout=60.0, l
         shot = False
         while (elapsed := time.perf_counter() - t0) < timeout:
             try:
-                p = page.evaluate(PROBE, FILE_NAMES)
+                p = page.evaluate(PROBE, [FILE_NAMES, script.endswith("floor_table_app.py")])
             except Exception:  # the page is navigating
                 time.sleep(0.05)
                 continue
@@ -115,6 +130,8 @@ def run(log=print, bare: bool = True) -> list[dict]:
     with sync_playwright() as pw:
         # the floor first: what a title, one heatmap and one table take here without the app
         rows = [visit(pw, *FLOOR, preload="bench.floor_serve", log=log, script="bench/floor_app.py")]
+        # the home page draws no Plotly chart: its floor is the same table with no chart library
+        rows += [visit(pw, *TABLE_FLOOR, preload="bench.floor_serve", log=log, script="bench/floor_table_app.py")]
         rows += [visit(pw, *case, preload=True, log=log) for case in CASES]
         if os.environ.get("ATTN_FIRST_VISIT_PRELOADED_ONLY"):
             return rows

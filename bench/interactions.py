@@ -9,10 +9,8 @@ a MutationObserver on the app's script state) and the page is idle again with ev
 drawn (no stale element, no skeleton, no plotly chart without its figure). Target <= 0.3 s each.
 
   temperature slider   temperature page: one step of the T slider (arrow key on its thumb)
-  layer / head         attention page: an option of the layer select box, then of the head select box
-                       (the list is opened untimed: the reader's choice is the option's click)
-  tab switch           attention page: heatmap tab -> model-view tab (and back, untimed)
-  tile click           attention page, model view: a click on another layer x head tile
+  (the attention page's layer, head, tab and tile moves: bench/moves.py, since they are drawn in
+  the browser with no rerun)
   step Next            step-by-step page: the Next button
 """
 
@@ -31,18 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.views import IDLE, Runs  # noqa: E402  (a run finished: Streamlit's own message)
-from tests.browser.helpers import (  # noqa: E402
-    SCREENSHOTS,
-    SCROLL_TO_MODEL_VIEW,
-    TILE_XY,
-    VIEWPORT,
-    AppServer,
-    exceptions,
-    goto,
-    has_trained_weights,
-    launch,
-    settle,
-)
+from drive.browser import VIEWPORT, exceptions, goto, launch, settle  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 SENTENCE = "The little girl saw three red apples on the table in the kitchen"  # 15 tokens (translator)
 TARGET_S = 0.3
@@ -127,35 +115,9 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
 
             measure("temperature slider move", slide)
 
-            _open(page, server.url, "attention")
-            measure(
-                "layer change",
-                lambda i: choose(page, "Layer 1" if i % 2 == 0 else "Layer 2"),
-                prepare=lambda i: open_list(page, "Layer"),
-            )
-            measure(
-                "head change",
-                lambda i: choose(page, "Head 2" if i % 2 == 0 else "Head 3"),
-                prepare=lambda i: open_list(page, "Head"),
-            )
-
-            # heatmap tab -> model-view tab, timed; the switch back is untimed
-            out = times.setdefault("tab switch", [])
-            for i in range(reps + 1):  # the first is the warm-up
-                page.get_by_role("tab", name=re.compile("Heatmap")).click()
-                settle(page, quiet_polls=2)
-                s = timed(page, runs, lambda: page.get_by_role("tab", name=re.compile("Model view")).click())
-                settle(page, quiet_polls=2)
-                out.extend([s] if i else [])
-            log("  tab switch: " + ", ".join(f"{s:.2f}" for s in out) + " s")
-
-            def tile(i):
-                page.evaluate(SCROLL_TO_MODEL_VIEW)
-                xy = page.evaluate(TILE_XY, [i % 2, (i + 1) % 4])
-                page.mouse.click(xy["x"], xy["y"])
-
-            measure("tile click", tile)
-            page.screenshot(path=str(SCREENSHOTS / "bench-interactions-tile.png"))
+            # the attention page's layer, head, tab and tile moves are drawn in the browser now
+            # (ui/attention_view): no rerun to time here; bench/moves.py times them beside the old page
+            log("  attention page layer / head / tab / tile: see bench/moves.py (in the browser, no rerun)")
 
             _open(page, server.url, "steps")
 

@@ -104,7 +104,8 @@ def browser_speed(lines):
 
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.helpers import VIEWPORT, AppServer, goto, launch, settle, tile_xy, wait_for_run_start
+    from drive.browser import VIEWPORT, goto, launch, settle, tile_xy, wait_for_run_start
+    from drive.server import AppServer
 
     tiles = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 2), (1, 3), (1, 1)]
     with AppServer(log=ROOT / "screenshots" / "bench-intervene.log") as srv, sync_playwright() as pw:

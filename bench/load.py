@@ -18,7 +18,7 @@ from urllib.parse import quote
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.helpers import ROOT, SCREENSHOTS, AppServer, has_trained_weights
+from drive.server import ROOT, SCREENSHOTS, AppServer, has_trained_weights
 
 SUBJECTS = (
     "the cat|the dog|a small bird|my teacher|the old man|a child|the farmer|her brother|our class|the robot".split("|")

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.helpers import VIEWPORT, exceptions, goto, launch  # noqa: E402
+from drive.browser import VIEWPORT, exceptions, goto, launch  # noqa: E402
 
 
 def http_clients(base: str, clients: int = 12, requests: int = 6) -> list[set]:

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import _rerun, pct, sentences, shows_exception  # noqa: E402
-from tests.browser.helpers import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 

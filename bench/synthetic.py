@@ -18,8 +18,24 @@ def words(n: int, tag: str) -> list[str]:
     return [f"{tag}w{i}" for i in range(n)]
 
 
+SPEC = "synthetic:"  # "synthetic:512:tag" stands for words(512, "tag")
+BOX_LIMIT = 2000  # the sidebar's sentence box keeps this many characters (ui.context)
+
+
 def sentence(n: int, tag: str) -> str:
-    return " ".join(words(n, tag))
+    """The text to type for an n-token trace: the words themselves while they fit the sentence
+    box, else a short spec the synthetic trace expands (512 words are 6,000 characters; the box
+    would cut them to about 170 tokens)."""
+    text = " ".join(words(n, tag))
+    return text if len(text) <= BOX_LIMIT else f"{SPEC}{n}:{tag}"
+
+
+def tokens_of(text: str) -> list[str]:
+    """The tokens a typed text stands for: its words, or a spec's n words."""
+    if text.startswith(SPEC):
+        n, tag = text[len(SPEC) :].split(":", 1)
+        return words(int(n), tag)
+    return text.split() or ["(empty)"]
 
 
 def attention_weights(n: int, layers: int = LAYERS, heads: int = HEADS, seed: int = 0) -> np.ndarray:
@@ -55,7 +71,7 @@ def trace(text: str, layers: int = LAYERS, heads: int = HEADS) -> Trace:
     The weights of one length are made once; each sentence gets its own order of the heads, so
     two sentences never send the browser the same chart (Streamlit would send a reference to the
     copy the browser already has, and the bytes counted would be too low)."""
-    tokens = text.split() or ["(empty)"]
+    tokens = tokens_of(text)
     n = len(tokens)
     order = np.random.default_rng(zlib.crc32(text.encode())).permutation(heads)
     w = np.ascontiguousarray(_base(n, layers, heads)[:, order])

@@ -81,7 +81,8 @@ def slider(name: str, rounds: int) -> dict:
     from playwright.sync_api import sync_playwright
 
     import model
-    from tests.browser.helpers import VIEWPORT, AppServer, goto, launch
+    from drive.browser import VIEWPORT, goto, launch
+    from drive.server import AppServer
 
     steps = [s["step"] for s in model.snapshots_of(name)]
     server = AppServer(log=ROOT / "screenshots" / "bench-timeline.log")

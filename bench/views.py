@@ -16,18 +16,8 @@ import time
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.helpers import (
-    ROOT,
-    SCREENSHOTS,
-    VIEWPORT,
-    AppServer,
-    exceptions,
-    goto,
-    launch,
-    settle,
-    sidebar_text,
-    wait_for_run_start,
-)
+from drive.browser import VIEWPORT, exceptions, goto, launch, settle, sidebar_text, wait_for_run_start
+from drive.server import ROOT, SCREENSHOTS, AppServer
 
 from . import synthetic
 
@@ -42,6 +32,13 @@ DRAWN = """(first) => {
   if (gds.some(gd => !gd || !gd._fullLayout)) return false;
   const heat = gds.find(gd => gd.data && gd.data[0] && gd.data[0].type === 'heatmap');
   return !!heat && String(heat.data[0].y[0]).startsWith(first + ' ');
+}"""
+
+# the attention view (ui/attention_view): the new sentence's rows drawn in the view's tab
+VIEW_DRAWN = """([first, tab]) => {
+  const v = (window.__attentionViews || {}).att_view;
+  const kind = {head: 'heat', model: 'model', lines: 'lines'}[tab];
+  return !!(v && v.h && v.h.q_labels[0] === first && v.view.tab === tab && v.geo && v.geo.kind === kind);
 }"""
 
 MODEL_VIEW_DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
@@ -85,10 +82,11 @@ def _tab(page, name_part):
     return page.get_by_role("tab", name=re.compile(name_part))
 
 
+# (view, its tab's name, the attention view's tab)
 VIEWS = (
-    ("heatmap", "Heatmap", None),
-    ("model view", "Model view", MODEL_VIEW_DRAWN),
-    ("head view", "Head view", HEAD_VIEW_DRAWN),
+    ("heatmap", "Heatmap", "head"),
+    ("model view", "Model view", "model"),
+    ("head view", "Head view", "lines"),
 )
 
 IDLE = """() => {
@@ -156,20 +154,18 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
             counter, runs = Bytes(page, ctx), Runs(page)
             goto(page, server.url)
             used = {n: iter(sentences[n]) for n in sizes}
-            for view, tab, drawn_js in VIEWS:
-                _tab(page, tab).click()
+            for view, _label, view_tab in VIEWS:
+                # the attention view's own tab: switched in the browser, and reported to the page
+                page.locator(f".av [role='tab'][data-tab='{view_tab}']").click()
                 settle(page, timeout)
                 for r in range(reps):
                     for n in sizes:
                         text = next(used[n])
                         before, done = counter.total(), runs.finished
                         t0 = _submit(page, text)
-                        if drawn_js is None:
-                            page.wait_for_function(DRAWN, arg=text.split()[0], polling="raf", timeout=timeout * 1000)
-                        else:
-                            runs.wait(page, done, timeout)
-                            page.wait_for_function(IDLE, polling="raf", timeout=timeout * 1000)
-                            page.wait_for_function(drawn_js, polling="raf", timeout=timeout * 1000)
+                        first = synthetic.tokens_of(text)[0]
+                        runs.wait(page, done, timeout)
+                        page.wait_for_function(VIEW_DRAWN, arg=[first, view_tab], polling="raf", timeout=timeout * 1000)
                         drawn = time.perf_counter() - t0
                         settle(page, timeout, quiet_polls=2)
                         sent = counter.total() - before

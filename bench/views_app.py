@@ -9,6 +9,7 @@ app); everything the page draws is the page's own code.
 """
 
 import contextlib
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -53,6 +54,9 @@ sidebar()
 
 
 def attention_page():
+    if os.environ.get("ATTN_BENCH_PAGE"):  # bench/moves.py: an older attention page, for comparison
+        runpy.run_path(os.environ["ATTN_BENCH_PAGE"], run_name="__page__")
+        return
     for folder in ("pages", "views", "app_pages"):
         path = ROOT / folder / "attention.py"
         if path.exists():

@@ -6,22 +6,42 @@ server's lesson folder, which the editor may save into only where the operator a
 
 dumps() writes a lesson (the dicts schema.validate returns) back as TOML that validate() reads
 to the same lesson. Saved names are the lesson's id (schema.ID: letters, digits, - and _), so a
-file can never be written outside the folder.
+file can never be written outside the folder. Only a room's teacher saves (ui/editor.py checks the
+teacher's secret), and ID.owner beside ID.toml says which room: no other room replaces it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+import tomllib
 from pathlib import Path
 
-from .schema import MAX_BYTES, Lesson, LessonError, validate
+from .schema import ID, MAX_BYTES, Lesson, LessonError, validate
 
 BUILTIN_DIR = Path(__file__).with_name("builtin")
-BUILTIN = ("attention", "positions", "decoder")
+
+
+def _builtin_names() -> tuple[str, ...]:
+    """Every lesson file in lessons/builtin/, so a file dropped there is offered with no list to
+    edit; ordered by English title, because the menu shows titles and a title's leading number
+    ("1 · ...") is how a lesson says where it comes in the course."""
+
+    def title(path: Path) -> str:
+        try:
+            return str(tomllib.loads(path.read_text(encoding="utf-8")).get("title", {}).get("en", path.stem))
+        except (tomllib.TOMLDecodeError, AttributeError):  # a broken file sorts by name; validate() reports it
+            return path.stem
+
+    return tuple(p.stem for p in sorted(BUILTIN_DIR.glob("*.toml"), key=lambda p: (title(p), p.stem)))
+
+
+BUILTIN = _builtin_names()
 DIR_ENV, SAVE_ENV = "ATTN_LESSONS_DIR", "ATTN_LESSONS_SAVE"
 MAX_FOLDER_FILES = 200
+MAX_PER_OWNER = 20  # lessons one room may keep in the folder
 
 
 def builtin(name: str) -> Lesson:
@@ -49,30 +69,68 @@ def saved() -> list[str]:
 
 
 def load_saved(lesson_id: str) -> Lesson:
-    from .schema import ID
-
     d = folder()
     if d is None or not ID.match(lesson_id):
         raise LessonError("no_folder")
     return validate((d / f"{lesson_id}.toml").read_bytes())
 
 
-def save(text: str) -> Path:
-    """Write a valid lesson into the server's folder as ID.toml (atomically); LessonError when the
-    operator does not allow it or the text is not a valid lesson."""
+def _owner_mark(owner: str) -> str:
+    """What an ID.owner file holds: a hash of the owner's key (the room code), not the key."""
+    return hashlib.sha256(("attn-lesson-owner:" + owner).encode()).hexdigest()
+
+
+def owner_of(lesson_id: str) -> str | None:
+    """The mark of the room that saved lesson_id (None: no such file, or one the operator put there)."""
+    d = folder()
+    if d is None or not ID.match(lesson_id):
+        return None
+    try:
+        return (d / f"{lesson_id}.owner").read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def save(text: str, owner: str) -> Path:
+    """Write a valid lesson into the server's folder as ID.toml (atomically) for owner (the room
+    whose teacher saves it: the caller checked the teacher's secret); LessonError when the operator
+    does not allow it, the text is not a valid lesson, ID.toml belongs to another room or to the
+    operator (a file without ID.owner), the owner has MAX_PER_OWNER lessons there already or the
+    folder MAX_FOLDER_FILES. So a visitor can neither replace a teacher's lesson nor fill the folder
+    without opening rooms (which are bounded and rate-limited)."""
     if not can_save():
         raise LessonError("save_off")
+    if not owner:
+        raise LessonError("save_needs_room")
     lesson = validate(text)
     d = folder()
     d.mkdir(parents=True, exist_ok=True)
-    if len(list(d.glob("*.toml"))) >= MAX_FOLDER_FILES and not (d / f"{lesson.id}.toml").exists():
-        raise LessonError("folder_full", limit=MAX_FOLDER_FILES)
-    target = d / f"{lesson.id}.toml"
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".part")
+    target, mark = d / f"{lesson.id}.toml", _owner_mark(owner)
+    if target.exists() and owner_of(lesson.id) != mark:
+        raise LessonError("not_yours", id=lesson.id)
+    if not target.exists():
+        if len(list(d.glob("*.toml"))) >= MAX_FOLDER_FILES:
+            raise LessonError("folder_full", limit=MAX_FOLDER_FILES)
+        mine = sum(1 for p in d.glob("*.owner") if _read(p) == mark)
+        if mine >= MAX_PER_OWNER:
+            raise LessonError("owner_full", limit=MAX_PER_OWNER)
+    _write(d / f"{lesson.id}.owner", mark + "\n")  # first: a lesson on disk always has its owner
+    _write(target, text)
+    return target
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _write(target: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, target)
-    return target
 
 
 # -- writing TOML (the few types a lesson holds) ---------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 SPECIAL = ("</s>", "<2en>", "<2zh>", "<s>")
+WORD = (str, dict)  # a query argument naming a token: "cat", {word, occurrence} or {position}
 
 
 class NotApplicable(Exception):
@@ -45,22 +46,83 @@ def token_index(tokens, word) -> int | None:
     return None
 
 
+def _plain(tok) -> str:
+    return str(tok).strip("▁ ").lower()
+
+
+def word_position(tokens, word) -> int | None:
+    """Where a step's word is among tokens (issue 37: a repeated word is ambiguous as a string):
+    "cat" is its first occurrence (case ignored), {word = "the", occurrence = 2} its second,
+    {position = 5} the fifth token counted from 1 (special tokens included, as the charts list
+    them). None when the sentence has no such word or position."""
+    if isinstance(word, dict):
+        if "position" in word:
+            i = int(word["position"]) - 1
+            return i if 0 <= i < len(tokens) else None
+        w, n = _plain(word.get("word", "")), int(word.get("occurrence", 1))
+        hits = [i for i, tok in enumerate(tokens) if _plain(tok) == w]
+        return hits[n - 1] if 1 <= n <= len(hits) else None
+    return token_index(tokens, word)
+
+
+def occurrence(tokens, i: int) -> tuple[int, int]:
+    """(which occurrence of its word token i is, how many the sentence has), case ignored."""
+    w = _plain(tokens[i])
+    hits = [j for j, tok in enumerate(tokens) if _plain(tok) == w]
+    return hits.index(i) + 1, len(hits)
+
+
+def labels_of(tokens) -> list[str]:
+    """Every token's word_label: a chart's labels, where two equal words must stay two columns."""
+    return [word_label(tokens, i) for i in range(len(tokens))]
+
+
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def word_label(tokens, i: int) -> str:
+    """Token i as a lesson shows it: the token, with its occurrence as a subscript where its word
+    repeats ("the₂": the second "the"), so a question and its options name the position the
+    teacher chose, in either language."""
+    tok = str(tokens[i])
+    n, total = occurrence(tokens, i)
+    return tok + str(n).translate(SUBSCRIPT) if total > 1 else tok
+
+
+def word_arg(tokens, i: int):
+    """What a lesson file writes for token i: the word where it occurs once, else the word and its
+    occurrence (so the file means that position whatever the case of the other occurrences)."""
+    n, total = occurrence(tokens, i)
+    w = str(tokens[i]).strip("▁ ")
+    return w if total == 1 else {"word": w, "occurrence": n}
+
+
+def word_text(word) -> str:
+    """A file's word argument as plain text, for a message that it is missing."""
+    if isinstance(word, dict):
+        if "position" in word:
+            return f"#{word['position']}"
+        n = int(word.get("occurrence", 1))
+        return str(word.get("word", "")) + (str(n).translate(SUBSCRIPT) if n > 1 else "")
+    return str(word)
+
+
 def row_names(att, kind: str) -> list[str]:
     """How a lesson file names rows: cross-attention rows by the token they write, others by the token read."""
     return written_tokens(att) if kind == "cross" else list(att.query_tokens)
 
 
 def find_row(att, kind: str, word) -> int:
-    i = token_index(row_names(att, kind), word)
+    i = word_position(row_names(att, kind), word)
     if i is None:
-        raise NotApplicable("word_missing", word=str(word))
+        raise NotApplicable("word_missing", word=word_text(word))
     return i
 
 
 def find_key(att, word) -> int:
-    i = token_index(att.key_tokens, word)
+    i = word_position(att.key_tokens, word)
     if i is None:
-        raise NotApplicable("word_missing", word=str(word))
+        raise NotApplicable("word_missing", word=word_text(word))
     return i
 
 

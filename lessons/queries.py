@@ -25,15 +25,18 @@ from model import intervention
 from model.errors import InputError
 
 from .pick import (
+    WORD,
     NotApplicable,
     choose_head,
     content_rows,
     find_key,
     find_row,
     head_of,
+    labels_of,
     layer_of,
     matrix,
     visible,
+    word_label,
     written_tokens,
 )
 from .steps import (
@@ -183,8 +186,8 @@ def _heat(weights, att, kind: str, layer: int, head: int | None, row: int | None
         title, tp = "lesson_title_head", {"kind": kind, "layer": layer + 1, "head": head + 1}
     return Heat(
         np.asarray(weights, dtype=np.float64),
-        list(att.query_tokens),
-        list(att.key_tokens),
+        labels_of(att.query_tokens),
+        labels_of(att.key_tokens),
         mask=att.mask,
         row=row,
         title=title,
@@ -245,7 +248,7 @@ def row_count(ctx):
     return q
 
 
-@query(["choice"], args={"word": str}, params=("word", "total", "n"), shows=("row",), required=("word",))
+@query(["choice"], args={"word": WORD}, params=("word", "total", "n"), shows=("row",), required=("word",))
 def row_sum(ctx):
     """What the row of `word` adds up to: one half, one, or the number of tokens."""
     kind, att = ctx.kind, ctx.att()
@@ -259,9 +262,19 @@ def row_sum(ctx):
         options=["lesson_sum_half", "lesson_sum_one", "lesson_sum_n"],
         option_params=[{}, {}, {"n": n}],
         answer=nearest(total, sums),
-        params={**_where_params(kind, layer, head), "word": att.query_tokens[row], "total": f"{total:.4f}", "n": n},
+        params={
+            **_where_params(kind, layer, head),
+            "word": word_label(att.query_tokens, row),
+            "total": f"{total:.4f}",
+            "n": n,
+        },
         reveal=[
-            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1})
+            Bars(
+                labels_of(att.key_tokens),
+                m[row],
+                "lesson_title_row",
+                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+            )
         ],
         rule="weight",
         margin=numeric_margin(total, sums),
@@ -270,7 +283,7 @@ def row_sum(ctx):
 
 @query(
     ["word"],
-    args={"word": str},
+    args={"word": WORD},
     params=("word", "written", "top", "weight", "first", "first_ratio"),
     shows=("heatmap", "row"),
 )
@@ -292,13 +305,13 @@ def top_key(ctx):
     top = int(np.argmax(values))
     written = written_tokens(att)
     return dict(
-        options=[att.key_tokens[j] for j in keys],
+        options=[word_label(att.key_tokens, j) for j in keys],
         answer=top,
         params={
             **_where_params(kind, layer, head),
-            "word": att.query_tokens[row],
+            "word": word_label(att.query_tokens, row),
             "written": written[row],
-            "top": att.key_tokens[keys[top]],
+            "top": word_label(att.key_tokens, keys[top]),
             "weight": f"{values[top]:.2f}",
             "first": att.key_tokens[keys[0]],
             "first_ratio": f"{values[0] * len(keys):.2f}",  # its weight over uniform's 1 / keys
@@ -306,10 +319,10 @@ def top_key(ctx):
         reveal=[
             _heat(m, att, kind, layer, head, row),
             Bars(
-                [att.key_tokens[j] for j in keys],
+                [word_label(att.key_tokens, j) for j in keys],
                 values,
                 "lesson_title_row",
-                {"word": att.query_tokens[row], "layer": layer + 1},
+                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
             ),
         ],
         rule="weight",
@@ -320,7 +333,7 @@ def top_key(ctx):
 
 @query(
     ["word"],
-    args={"word": str},
+    args={"word": WORD},
     params=("word", "top", "score", "weight", "d_k"),
     shows=("scores", "row"),
     needs="tutorial",
@@ -339,8 +352,8 @@ def top_score(ctx):
     top = int(np.argmax(scores[keys]))
     w = att.weights.astype(np.float64)[layer, head, row]
     d_k = ctx.runner.config.d_model // ctx.runner.config.num_heads
-    labels = [att.key_tokens[j] for j in keys]
-    word = att.query_tokens[row]
+    labels = [word_label(att.key_tokens, j) for j in keys]
+    word = word_label(att.query_tokens, row)
     return dict(
         options=labels,
         answer=top,
@@ -369,7 +382,7 @@ def _cell(ctx, att, kind):
 
 @query(
     ["yesno"],
-    args={"word": str, "key": str, "than": float},
+    args={"word": WORD, "key": WORD, "than": float},
     params=("word", "key", "than", "weight"),
     shows=("row",),
     required=("word", "key", "than"),
@@ -395,13 +408,18 @@ def cell_above(ctx):
         value > than,
         params={
             **_where_params(kind, layer, head),
-            "word": att.query_tokens[row],
-            "key": att.key_tokens[key],
+            "word": word_label(att.query_tokens, row),
+            "key": word_label(att.key_tokens, key),
             "than": than,
             "weight": f"{value:.2f}",
         },
         reveal=[
-            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1})
+            Bars(
+                labels_of(att.key_tokens),
+                m[row],
+                "lesson_title_row",
+                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+            )
         ],
         rule="weight",
         margin=abs(value - than),
@@ -410,7 +428,7 @@ def cell_above(ctx):
 
 @query(
     ["slider"],
-    args={"word": str, "key": str, "step": float, "tolerance": float},
+    args={"word": WORD, "key": WORD, "step": float, "tolerance": float},
     params=("word", "key", "weight"),
     shows=("heatmap", "row"),
     required=("word", "key"),
@@ -433,13 +451,18 @@ def cell_weight(ctx):
         tolerance=tol,
         params={
             **_where_params(kind, layer, head),
-            "word": att.query_tokens[row],
-            "key": att.key_tokens[key],
+            "word": word_label(att.query_tokens, row),
+            "key": word_label(att.key_tokens, key),
             "weight": f"{value:.2f}",
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
-            Bars(list(att.key_tokens), m[row], "lesson_title_row", {"word": att.query_tokens[row], "layer": layer + 1}),
+            Bars(
+                labels_of(att.key_tokens),
+                m[row],
+                "lesson_title_row",
+                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+            ),
         ],
         rule="estimate",
         margin=estimate_margin(value, grid, tol),
@@ -449,7 +472,7 @@ def cell_weight(ctx):
 
 @query(
     ["yesno"],
-    args={"word": str, "key": str},
+    args={"word": WORD, "key": WORD},
     params=("word", "later", "weight"),
     shows=("heatmap",),
     required=("word", "key"),
@@ -466,8 +489,8 @@ def can_read(ctx):
             "kind": kind,
             "layer": 1,
             "head": "—",
-            "word": att.query_tokens[row],
-            "later": att.key_tokens[key],
+            "word": word_label(att.query_tokens, row),
+            "later": word_label(att.key_tokens, key),
             "weight": f"{w[:, :, row, key].max():.2f}",
         },
         reveal=[_heat(w[0].mean(axis=0), att, kind, 0, None, row)],
@@ -488,13 +511,19 @@ def first_token_weight(ctx):
         options=["1", f"1/{n}", "0"],
         answer=nearest(first, values),
         literal=True,
-        params={"kind": kind, "layer": "—", "head": "—", "token": att.key_tokens[0], "weight": f"{first:.2f}"},
+        params={
+            "kind": kind,
+            "layer": "—",
+            "head": "—",
+            "token": word_label(att.key_tokens, 0),
+            "weight": f"{first:.2f}",
+        },
         rule="exact" if causal else "weight",
         margin=math.inf if causal else numeric_margin(first, values),
     )
 
 
-@query(["yesno"], args={"word": str}, params=("word", "n", "tops", "agree"), shows=("heatmaps",), required=("word",))
+@query(["yesno"], args={"word": WORD}, params=("word", "n", "tops", "agree"), shows=("heatmaps",), required=("word",))
 def heads_agree(ctx):
     """Whether every head of the layer gives a row the same top key, on a row where every head's top
     key is clear (ahead by the weight margin): rows where the heads disagree first, `word` first
@@ -524,9 +553,9 @@ def heads_agree(ctx):
             "kind": kind,
             "layer": layer + 1,
             "head": "—",
-            "word": toks[row],
+            "word": word_label(att.query_tokens, row),
             "n": n_heads,
-            "tops": ", ".join(f"{h + 1}: {att.key_tokens[k]}" for h, k in enumerate(tops)),
+            "tops": ", ".join(f"{h + 1}: {word_label(att.key_tokens, k)}" for h, k in enumerate(tops)),
             "agree": agree,
         },
         reveal=[_heat(w0[h], att, kind, layer, h, row) for h in range(n_heads)],
@@ -546,7 +575,7 @@ def sharpen(row: np.ndarray, temperature: float) -> np.ndarray:
 
 @query(
     ["sketch"],
-    args={"word": str, "row": str, "temperature": float, "sketches": list, "every_layer": bool},
+    args={"word": WORD, "row": str, "temperature": float, "sketches": list, "every_layer": bool},
     params=("word", "temp", "before", "after"),
     shows=("row",),
     required=("word",),
@@ -580,8 +609,8 @@ def sharpen_sketch(ctx):
     else:
         r, keys, sketches, _ = option(base_row)
     real = real_all[r, keys]
-    labels = [att.key_tokens[j] for j in keys]
-    where = {"word": att.query_tokens[r], "layer": layer + 1, "head": head + 1, "temp": temp}
+    labels = [word_label(att.key_tokens, j) for j in keys]
+    where = {"word": word_label(att.query_tokens, r), "layer": layer + 1, "head": head + 1, "temp": temp}
     return dict(
         options=["A", "B", "C"][: len(order)],
         answer=closest_sketch(real, sketches),
@@ -672,7 +701,7 @@ def same_output(ctx):
 
 @query(
     ["yesno"],
-    args={"other": str, "word": str, "key": str, "yes_if": str},
+    args={"other": str, "word": WORD, "key": WORD, "yes_if": str},
     params=("a", "b", "wa", "wb"),
     shows=("heatmap",),
     required=("other", "word", "key"),
@@ -801,6 +830,7 @@ def next_token(ctx):
         reveal=[Bars(labels, probs[top5], "lesson_title_next", {"prompt": ctx.sentence}, name="next")],
         rule="prob",
         margin=float(probs[top5[0]] - probs[top5[1]]),
+        certainty=float(probs[top5[0]]),  # steps.uncertain_enough
     )
 
 
@@ -932,7 +962,7 @@ def next_probs_off(runner, prompt: str, iv) -> np.ndarray:
 
 @query(
     ["choice"],
-    args={"word": str, "other": str},
+    args={"word": WORD, "other": WORD},
     params=("word", "other", "h_word", "h_other"),
     shows=("heatmap",),
     required=("word", "other"),
@@ -948,13 +978,13 @@ def entropy_higher(ctx):
     m = matrix(att.weights.astype(np.float64), layer, head)
     ha, hb = entropy(m[ra]), entropy(m[rb])
     return dict(
-        options=[att.query_tokens[ra], att.query_tokens[rb]],
+        options=[word_label(att.query_tokens, ra), word_label(att.query_tokens, rb)],
         answer=0 if ha > hb else 1,
         literal=True,
         params={
             **_where_params(kind, layer, head),
-            "word": att.query_tokens[ra],
-            "other": att.query_tokens[rb],
+            "word": word_label(att.query_tokens, ra),
+            "other": word_label(att.query_tokens, rb),
             "h_word": f"{ha:.2f}",
             "h_other": f"{hb:.2f}",
         },

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 COLUMNS = ("step", "question", "option", "students", "right", "names")
 
@@ -58,19 +59,38 @@ def per_step(table: list[dict], n_steps: int) -> list[tuple[int, int]]:
     return list(zip(answered, right))
 
 
+def shown(table: list[dict], header: dict[str, str] | None = None, yes: str = "yes", no: str = "no") -> list[dict]:
+    """The one formatter of the results for the teacher's table and the CSV: the columns named in
+    the reader's language (header), "right" as the same yes / no words in both, every other cell as
+    rows() wrote it (plain text: the question and options unescaped, as the students read them)."""
+    names = header or {}
+    return [
+        {names.get(c, c): (yes if row[c] else no) if isinstance(row[c], bool) else row[c] for c in COLUMNS}
+        for row in table
+    ]
+
+
 def to_csv(table: list[dict], header: dict[str, str] | None = None, yes: str = "yes", no: str = "no") -> str:
-    """The rows as CSV (header: the column names in the reader's language). A cell that a
-    spreadsheet would run as a formula (= + - @ first) is quoted with a leading apostrophe."""
+    """shown()'s rows as CSV, every field quoted and every field a spreadsheet could run as a
+    formula defused (defuse()), whatever list separator the spreadsheet splits on."""
     buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow([(header or {}).get(c, c) for c in COLUMNS])
-    for row in table:
-        w.writerow([_cell((yes if row[c] else no) if isinstance(row[c], bool) else row[c]) for c in COLUMNS])
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL)
+    w.writerow([defuse((header or {}).get(c, c)) for c in COLUMNS])
+    for row in shown(table, header, yes, no):
+        w.writerow([defuse(v) for v in row.values()])
     return buf.getvalue()
 
 
-def _cell(v) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    s = str(v)
-    return "'" + s if s[:1] in ("=", "+", "-", "@", "\t", "\r") else s
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A cell starts after a separator when the spreadsheet's list separator is not the comma (Excel and
+# LibreOffice in German or French use ";") or when it ignores the quotes (a text import on tabs or
+# "|"): a formula character there, spaces before it allowed, is a formula of its own.
+_AFTER_SEPARATOR = re.compile(r"([,;\t|\r\n]\s*)([=+\-@])")
+
+
+def defuse(v) -> str:
+    """A cell that no spreadsheet runs as a formula: an apostrophe before a leading = + - @ (or tab,
+    carriage return) and before each of them that follows a separator (, ; tab | or a line break). The apostrophe
+    is the spreadsheets' own "this is text" mark (OWASP's advice for CSV injection)."""
+    s = _AFTER_SEPARATOR.sub(r"\1'\2", str(v))
+    return "'" + s if s.startswith(FORMULA_START) else s

@@ -30,6 +30,7 @@ import string
 import tomllib
 from dataclasses import dataclass
 
+from .pages import linkable
 from .queries import HEAD_RULES, QUERIES, question_kinds
 
 MAX_BYTES = 64_000  # a lesson file, as uploaded, saved or shared through a room
@@ -41,9 +42,10 @@ MAX_LIST = 12  # heads_off, also, show, sketches
 MAX_DEPTH = 6
 LANGS = ("en", "zh")
 KINDS = ("encoder", "decoder", "cross")
-ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-STEP_ID = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
-HEAD_OFF = re.compile(r"^(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?$")
+# \Z, not $: "$" also matches before a trailing newline, and an id "a\n" passed (issue 32)
+ID = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
+STEP_ID = re.compile(r"\A[A-Za-z0-9_.-]{1,60}\Z")
+HEAD_OFF = re.compile(r"\A(encoder|decoder|cross):[1-9][0-9]?:[1-9][0-9]?\Z")
 # markup and links have no place in a lesson's text: it is shown to a class as plain text
 TAG = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
 ALLOWED_TAGS = {"<s>", "</s>", "<2en>", "<2zh>", "<unk>", "<pad>"}
@@ -74,7 +76,6 @@ VIEW_KEYS = {
     "heads_off": list,
     "page": str,
 }
-PAGES = ("attention", "temperature", "positional", "generation", "steps", "intervene", "compare", "home")
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "true/false", list: "list", dict: "table"}
 
 
@@ -365,7 +366,7 @@ def _view(view: dict, i: int, where: _Where) -> dict:
         bad = "temperature"
     elif "temperature_layer" in view and not 1 <= view["temperature_layer"] <= 64:
         bad = "temperature_layer"
-    elif "page" in view and view["page"] not in PAGES:
+    elif "page" in view and view["page"] not in linkable():
         bad = "page"
     elif "heads_off" in view and (
         len(view["heads_off"]) > MAX_LIST
@@ -377,6 +378,28 @@ def _view(view: dict, i: int, where: _Where) -> dict:
             "bad_value", where.line(i, "view", bad), field=f"step {n}: view.{bad}", value=str(view[bad])[:40]
         )
     return dict(view)
+
+
+def _word_table(value: dict, field: str, line: int) -> None:
+    """A word argument as a table names one position (issue 37): {word = "the", occurrence = 2}
+    (occurrence counted from 1, default 1) or {position = 5} (the token's place, from 1)."""
+    keys = set(value)
+    if keys == {"position"}:
+        pos = value["position"]
+        if isinstance(pos, bool) or not isinstance(pos, int) or not 1 <= pos <= 512:
+            raise LessonError("bad_value", line, field=f"{field}.position", value=str(pos)[:20])
+        return
+    if "word" not in keys or not keys <= {"word", "occurrence"}:
+        extra = sorted(keys - {"word", "occurrence"})
+        if extra:
+            raise LessonError("unknown_key", line, field=f"{field}.{extra[0][:40]}")
+        raise LessonError("missing", line, field=f"{field}.word")
+    if not isinstance(value["word"], str):
+        raise LessonError("wrong_type", line, field=f"{field}.word", want=TYPE_NAMES[str])
+    check_text(value["word"], f"{field}.word", line, MAX_SENTENCE)
+    occ = value.get("occurrence", 1)
+    if isinstance(occ, bool) or not isinstance(occ, int) or not 1 <= occ <= 512:
+        raise LessonError("bad_value", line, field=f"{field}.occurrence", value=str(occ)[:20])
 
 
 def _args(args: dict, q, i: int, where: _Where) -> dict:
@@ -391,6 +414,8 @@ def _args(args: dict, q, i: int, where: _Where) -> dict:
             raise LessonError("wrong_type", line, field=f"step {n}: args.{key}", want=_type_name(want))
         if isinstance(value, str):
             check_text(value, f"step {n}: args.{key}", line, MAX_SENTENCE)
+        if isinstance(value, dict):
+            _word_table(value, f"step {n}: args.{key}", line)
         if isinstance(value, list):
             if len(value) > MAX_LIST or any(not isinstance(x, str) for x in value):
                 raise LessonError("bad_value", line, field=f"step {n}: args.{key}", value=str(len(value)))

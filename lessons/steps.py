@@ -94,6 +94,7 @@ class Step:
     margin: float = math.inf
     model: str = ""
     query: str = ""
+    certainty: float | None = None  # the right option's probability, where options are the model's
     page: str = ""  # the app page that shows this view (the file's view.page): the reveal links to it
     value: float | None = None  # a slider's true number
     tolerance: float = 0.0
@@ -112,8 +113,21 @@ class Step:
 
 
 def passes(step: Step) -> bool:
-    """Whether the step's right option is ahead of the runner-up by its rule's margin."""
-    return bool(step.margin >= MARGINS[step.rule])
+    """Whether the step's right option is ahead of the runner-up by its rule's margin, and the
+    question is uncertain enough to ask (uncertain_enough)."""
+    return bool(step.margin >= MARGINS[step.rule]) and uncertain_enough(step)
+
+
+# The margin rule's companion (issue 37): a question whose right option the model gives a
+# probability of at least this is not worth asking ("which token next?" at p = 1.00 teaches
+# nothing about uncertainty). A step with several sentences then uses the next one.
+CERTAIN = 0.95
+
+
+def uncertain_enough(step: Step) -> bool:
+    """Whether the right option's probability (where the options are the model's probabilities:
+    next_token) is under CERTAIN; True for the other questions."""
+    return step.certainty is None or step.certainty < CERTAIN
 
 
 def gap(values, right: int) -> float:

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from model.config import TEMPERATURE_MAX, TEMPERATURE_MIN, checked_temperature
 from model.errors import InputError, ModelFileError
 
 
@@ -36,8 +37,8 @@ def _temperature(text):
 
 
 def _between(lo, hi, cast=int):
-    """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count, n = 0 or an
-    attention temperature of 1e-300 (its scores overflow to NaN) is one line, status 2."""
+    """An argparse type: a number from lo to hi. A seed beyond 2**63, a negative count or n = 0 is
+    one line, status 2."""
 
     def parse(text):
         try:
@@ -50,6 +51,29 @@ def _between(lo, hi, cast=int):
         return value
 
     return parse
+
+
+def _checked(check):
+    """An argparse type from a model-side check that raises InputError (one line, status 2)."""
+
+    def parse(text):
+        try:
+            return check(text)
+        except InputError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return parse
+
+
+def _text(text):
+    """A text to read: refused when empty or only spaces (every command that reads one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the text is empty: type a sentence")
+    return text
+
+
+# model.device.CHOICES (not imported: it imports torch, which `--help` and a bad flag need not wait for)
+DEVICES = ("auto", "cpu", "cuda", "mps")
 
 
 class _Refused(Exception):
@@ -78,7 +102,7 @@ def cmd_trace(a):
         raise InputError(
             "temperature",
             f"attention temperature {a.temperature:g} overflows: the weights are not "
-            "numbers; use a temperature from 0.001 to 1000",
+            f"numbers; use a temperature from {TEMPERATURE_MIN:g} to {TEMPERATURE_MAX:g}",
         )
     if a.json:
         out = tr.to_json()
@@ -163,22 +187,48 @@ def cmd_generate(a):
     print(g.text)
 
 
-def cmd_train(a):
+def _train_flags(a) -> None:
+    """The flag combinations train refuses before anything runs (one line, status 2)."""
     if a.name == "tokenizer":
-        from model.tokenizer import train_default
-
-        print(f"saved {train_default(seed=a.seed)}")
+        given = [f for f, v in (("--steps", a.steps), ("--resume", a.resume), ("--lr", a.lr),
+                                ("--snapshots", a.snapshots), ("--threads", a.threads)) if v]  # fmt: skip
+        if given:
+            raise _Refused(f"{', '.join(given)} do not apply to the tokenizer (it takes --seed and --overwrite)")
         return
+    if a.snapshots == 1:
+        raise _Refused("--snapshots needs at least 2 (step 0 and the last step), or 0 for none")
+    if a.snapshots and a.resume:
+        raise _Refused("--snapshots describe one run from its random start: do not combine them with --resume")
+
+
+def _refuse_replacing(path, what: str, overwrite: bool) -> None:
     from model import registry
 
+    if path.exists() and not overwrite:
+        shipped = path.parent.resolve() == registry.WEIGHTS_DIR.resolve()
+        raise _Refused(
+            f"{path.name if shipped else path} exists in {'the shipped weights' if shipped else 'that folder'}: "
+            f"pass --overwrite to replace {what}, or set ATTN_WEIGHTS_DIR to train into another folder",
+        )
+
+
+def cmd_train(a):
+    _train_flags(a)
+    from model import registry
+
+    if a.name == "tokenizer":
+        target = registry.weights_dir() / "tokenizer.model"
+        # every model in that folder reads its ids from this file: a new one makes them write nonsense
+        _refuse_replacing(target, "it (every model trained on it then needs training again)", a.overwrite)
+        from model.tokenizer import train_default
+
+        print(f"saved {train_default(target, seed=a.seed)}")
+        return
     registry.check_name(a.name)
     weights = registry.paths(a.name)[0]
-    if weights.exists() and not a.overwrite:
-        shown = weights.name if weights.parent == registry.weights_dir() else weights
-        raise _Refused(
-            f"{shown} exists in {'the shipped weights' if weights.parent == registry.WEIGHTS_DIR else 'that folder'}: "
-            "pass --overwrite to replace it, or set ATTN_WEIGHTS_DIR to train into another folder",
-        )
+    if a.resume and not weights.exists():
+        raise _Refused(f"nothing to resume: {weights} does not exist (train it first, without --resume)")
+    _refuse_replacing(weights, "it", a.overwrite)
     import torch
 
     from training.train import train
@@ -197,7 +247,7 @@ def cmd_evaluate(a):
 
 def parser():
     p = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
-    p.add_argument("--device", help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
+    p.add_argument("--device", choices=DEVICES, help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("trace", help="every layer's and head's attention for a text")
     t.add_argument(
@@ -206,9 +256,12 @@ def parser():
         help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, or hf:NAME_OR_PATH (a Hugging Face model; "
         "needs requirements-hf.txt)",
     )
-    t.add_argument("--text", required=True)
+    t.add_argument("--text", required=True, type=_text)
     t.add_argument(
-        "--temperature", type=_between(1e-3, 1e3, float), default=1.0, help="attention temperature (0.001 to 1000)"
+        "--temperature",
+        type=_checked(checked_temperature),
+        default=1.0,
+        help=f"attention temperature ({TEMPERATURE_MIN:g} to {TEMPERATURE_MAX:g})",
     )
     t.add_argument(
         "--layer", type=_between(0, 10_000), default=None, help="apply the temperature in this layer only (0-based)"
@@ -225,19 +278,21 @@ def parser():
         "--ablate-how",
         choices=["zero", "mean", "uniform"],
         default="zero",
-        help="zero: the head's output is 0; mean: its mean over the positions; uniform: uniform weights",
+        help="zero: the head's output is 0; mean: at each position, that head's mean output there over "
+        "held-out reference sentences (a Hugging Face model: its running mean over positions 0..t); "
+        "uniform: uniform weights",
     )
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_trace)
     i = sub.add_parser("importance", help="switch each head off in turn: how much the output changes")
     i.add_argument("--model", default="translator", help="translator, gpt, gpt-rope, gpt-alibi or gpt-local")
-    i.add_argument("--text", required=True)
+    i.add_argument("--text", required=True, type=_text)
     i.add_argument("--how", choices=["zero", "mean", "uniform"], default="zero")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_importance)
     sub.add_parser("info", help="the models, their sizes and the device").set_defaults(fn=cmd_info)
     tr = sub.add_parser("translate", help="English <-> Chinese")
-    tr.add_argument("text")
+    tr.add_argument("text", type=_text)
     tr.add_argument("--direction", choices=["en-zh", "zh-en"])
     tr.set_defaults(fn=cmd_translate)
     g = sub.add_parser("generate", help="sample text from a GPT")

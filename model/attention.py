@@ -42,6 +42,20 @@ def scaled_scores(Q, K, mask=None, bias=None):
     return scores
 
 
+def softmax_at(scores, temperature=1.0, mask=None):
+    """softmax(scores / T) over the keys (the last axis): T > 1 spreads the weights out, T < 1
+    sharpens them. Where mask is 0 / False the weight is exactly 0, even in a row with no key left.
+    The one softmax at a temperature: the model's attention and analysis/experiments.py (the
+    temperature page's curves from recorded scores) call it. The Hugging Face hook cannot (the
+    family's own eager attention computes its softmax); it divides q by T, which gives the same
+    softmax(S / T), and tests/test_hf.py checks its weights against this function."""
+    weights = F.softmax(scores / temperature, dim=-1)
+    if mask is not None:
+        # exp(-1e9) already underflows to 0; this makes "exactly 0" true even for a fully masked row
+        weights = weights.masked_fill(mask == 0, 0.0)
+    return weights
+
+
 def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None):
     """
     Q: (..., seq_q, d_k)   K: (..., seq_k, d_k)   V: (..., seq_k, d_v)
@@ -51,10 +65,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, temperature=1.0, bias=None)
     scores = scaled_scores(Q, K, mask, bias)
 
     # softmax over the keys, at the chosen temperature
-    attention_weights = F.softmax(scores / temperature, dim=-1)
-    if mask is not None:
-        # exp(-1e9) already underflows to 0; this makes "exactly 0" true even for a fully masked row
-        attention_weights = attention_weights.masked_fill(mask == 0, 0.0)
+    attention_weights = softmax_at(scores, temperature, mask)
 
     # weighted sum of the values
     output = torch.matmul(attention_weights, V)

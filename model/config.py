@@ -48,9 +48,7 @@ class AttentionSettings:
     intervention: object = None  # a model.intervention.Intervention: heads switched off, rows edited
 
     def __post_init__(self):
-        t = self.temperature
-        if not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
-            raise ValueError(f"attention temperature must be a finite number > 0, got {t!r}")
+        checked_temperature(self.temperature)
 
     def temperature_at(self, layer: int) -> float:
         if self.temperature_layer is None or self.temperature_layer == layer:
@@ -63,17 +61,25 @@ class AttentionSettings:
 
 
 def settings_from(temperature=1.0, temperature_layer=None, use_position=True, intervention=None) -> AttentionSettings:
+    return AttentionSettings(
+        checked_temperature(temperature), temperature_layer, bool(use_position), intervention or None
+    )
+
+
+TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3  # beyond: the scores overflow to NaN
+
+
+def checked_temperature(value) -> float:
+    """The one check of an attention temperature (the settings of every run, ours and Hugging
+    Face's, and the CLI's --temperature): a finite number from TEMPERATURE_MIN to TEMPERATURE_MAX,
+    as a float; InputError("temperature") otherwise."""
     try:
-        settings = AttentionSettings(float(temperature), temperature_layer, bool(use_position), intervention or None)
-    except (TypeError, ValueError) as e:
-        raise InputError("temperature", str(e)) from None
-    if not TEMPERATURE_MIN <= settings.temperature <= TEMPERATURE_MAX:  # beyond: scores overflow to NaN
+        t = float(value)
+    except (TypeError, ValueError):
+        raise InputError("temperature", f"attention temperature must be a number, got {str(value)[:40]!r}") from None
+    if not (math.isfinite(t) and TEMPERATURE_MIN <= t <= TEMPERATURE_MAX):
         raise InputError(
             "temperature",
-            f"attention temperature must be from {TEMPERATURE_MIN:g} to "
-            f"{TEMPERATURE_MAX:g}, got {settings.temperature:g}",
+            f"attention temperature must be a finite number from {TEMPERATURE_MIN:g} to {TEMPERATURE_MAX:g}, got {t:g}",
         )
-    return settings
-
-
-TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-3, 1e3
+    return t

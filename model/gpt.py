@@ -97,7 +97,7 @@ class KVCache:
     token costs one new row of work per layer instead of re-reading the text (the "KV cache" of
     generation). Each row keeps its true position: learned and sinusoidal positions, RoPE's rotation
     and ALiBi's distance stay right. keep(positions) -> indices, if given, decides which rows stay
-    (a sliding window, or StreamingLLM's first tokens + a window: analysis/cost.py's CachePolicy);
+    (a sliding window, or StreamingLLM's first tokens + a window: analysis/cost/kv_cache.py's CachePolicy);
     it sees the old rows and this call's together."""
 
     def __init__(self, num_layers: int, keep=None):

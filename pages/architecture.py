@@ -25,6 +25,8 @@ from ui.safe import md
 from ui.widgets import PLOTLY_CONFIG
 from viz.steps import mask_figure
 
+# the page explorer (tests/explore.py) fails on a page that draws no control unless it says why
+NO_CONTROLS = "a fixed comparison of three architectures on the sidebar's sentence; its tabs draw at once"
 SHOWN = 12  # tokens drawn per mask: a 12 x 12 grid is still readable on a projector
 
 

@@ -16,7 +16,6 @@ from analysis import experiments as ex
 from analysis.measures import (
     head_roles,
     induction_scores,
-    mean_of_heads,
     merge_tokens,
     merge_words,
     rollout,
@@ -24,6 +23,7 @@ from analysis.measures import (
 )
 from model import KINDS
 from ui import cache, state
+from ui.attention_view import attention_view
 from ui.context import partial
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
@@ -33,24 +33,20 @@ from ui.safe import md
 from ui.widgets import (
     PLOTLY_CONFIG,
     download,
-    head_picker,
     heatmap_labels,
     image_format_picker,
     kind_picker,
-    layer_picker,
-    row_picker,
-    show_table,
     translated,
 )
+from viz.attention_view import THUMB
 from viz.head_view import head_view_spec
 from viz.heatmap import attention_heatmap
-from viz.model_view import model_view
 
 INDUCTION_PERIOD = 10
 HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
-MODEL_VIEW_TILE = 64
-SMALL_COPY_MAX = 128  # the model view tab repeats the selected head's heatmap up to this length
-TABS = ("head", "model", "lines", "agg", "export")
+VIEW_TABS = ("head", "model", "lines")  # the attention view's own tabs, switched in the browser
+PAGE_TABS = ("views", "agg", "export")
+TABS = (*VIEW_TABS, *PAGE_TABS[1:])  # what the link's "tab" may name
 
 try:  # optional: Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)
     import vl_convert
@@ -100,17 +96,13 @@ def head_label(h) -> str:
     return t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1)
 
 
-def pick_tile(widget_key: str) -> None:
-    """Model view click: the tile's [layer, head] becomes the selection; a fresh chart key clears
-    the plotly selection so the same tile can be clicked again later."""
-    event = st.session_state.get(widget_key)
-    points = (event or {}).get("selection", {}).get("points", [])
-    for p in points:
-        data = p.get("customdata")
-        if data is not None and len(data) == 2:
-            st.session_state["att_layer"], st.session_state["att_head"] = int(data[0]), int(data[1])
-            st.session_state["att_mv_gen"] = st.session_state.get("att_mv_gen", 0) + 1
-            return
+def take_view(view: dict) -> None:
+    """The attention view's report, when the reader lets go: its layer, head, row, tab and the
+    shown layer's temperature become the page's (the link, the room and the tables follow)."""
+    st.session_state["att_layer"], st.session_state["att_head"] = view["layer"], view["head"]
+    st.session_state["att_q"] = view["q"]
+    st.session_state["att_tab_id"] = st.session_state["_att_view_tab"] = view["tab"]
+    st.session_state["att_ltemp"] = view["temp"]
 
 
 def toggle_words() -> None:
@@ -134,6 +126,8 @@ state.url_param("q", 1, int, key="att_q")
 state.url_param("words", False, state.flag, key="att_words")
 state.url_param("tab", "head", state.choice(TABS), key="att_tab_id")
 temperature = state.url_param("temp", 1.0, state.number(0.05, 20.0), key="att_temp")
+# the shown layer's own temperature, applied in the browser (exact for that layer alone)
+state.url_param("ltemp", 1.0, state.number(0.05, 20.0), key="att_ltemp")
 
 page_header("page_attention", "att_intro")
 
@@ -164,16 +158,17 @@ def explorer(tr, runner, temperature: float) -> None:
     # on a projector the controls go without their labels (the options say what they are) and the
     # explanation, so that the first screen at 1280 x 800 reaches the chart
     shown = "collapsed" if ctx.presentation else "visible"
-    kind = kind_picker(kinds, "att_kind", label_visibility=shown)
-    if not ctx.presentation:
-        st.caption(t(f"att_explain_{kind}"))
-    c_layer, c_head, c_words, _ = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
-    with c_layer:
-        layer = layer_picker(n_layers, "att_layer", label_visibility=shown)
-    with c_head:
-        head = head_picker(n_heads, "att_head", mean=True, label_visibility=shown)
+    c_kind, c_words = st.columns([3, 1], vertical_alignment="bottom")
+    with c_kind:
+        kind = kind_picker(kinds, "att_kind", label_visibility=shown)
     with c_words:
         words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
+    if not ctx.presentation:
+        st.caption(t(f"att_explain_{kind}"))
+    # layer, head and row are chosen in the attention view (in the browser); a link's values that
+    # this model lacks are fitted here, with the notice the pickers gave
+    layer = state.fit("att_layer", range(n_layers), layer_label)
+    head = state.fit("att_head", ["mean", *range(n_heads)], head_label)
 
     att = tr.attention[kind]
     weights, mask = att.weights, att.mask
@@ -193,28 +188,32 @@ def explorer(tr, runner, temperature: float) -> None:
     st.session_state["_att_q_last"] = q
 
     layer_w = weights[layer]  # (heads, Q, K)
-    w2d = mean_of_heads(weights)[layer] if head == "mean" else layer_w[head]
     image_format = st.session_state.get("att_img", "png")
-    title = t("att_heatmap_title", kind=t(f"kind_{kind}"), layer=layer_label(layer), head=head_label(head))
 
     def heatmap(w, key, filename):
         fig = attention_heatmap(w, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes))
         plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
         return fig
 
-    # on_change="rerun": only the open tab is computed and sent, so a new sentence draws one heatmap
-    # and one table, not five tabs' charts (tab.open says which one the reader is looking at)
-    # the open tab is in the link ("tab"), by a name that does not change with the language
-    # the tab the reader opened (its label, in this language) wins, unless a new link named another
-    # tab since the last run or the language changed (the old label is no longer one of these)
-    tab_labels = [t(f"att_tab_{name}") for name in TABS]
+    # on_change="rerun": only the open tab is computed and sent. The first tab is the attention
+    # view, whose own tabs (heatmap, model view, head view) switch in the browser; the link's
+    # "tab" names either one of those or a page tab, by a name that does not change with the language
+    tab_labels = [t(f"att_tab_{name}") for name in PAGE_TABS]
     tab_id = st.session_state.get("att_tab_id", "head")
-    if st.session_state.get("att_tab") in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
-        st.session_state["att_tab_id"] = TABS[tab_labels.index(st.session_state["att_tab"])]
+    if tab_id in VIEW_TABS:
+        st.session_state["_att_view_tab"] = tab_id
+    page_tab = "views" if tab_id in VIEW_TABS else tab_id
+    opened = st.session_state.get("att_tab")
+    if opened in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
+        chosen = PAGE_TABS[tab_labels.index(opened)]
+        if chosen != page_tab:  # the reader opened another page tab
+            st.session_state["att_tab_id"] = (
+                st.session_state.get("_att_view_tab", "head") if chosen == "views" else chosen
+            )
     else:
-        st.session_state["att_tab"] = tab_labels[TABS.index(tab_id)]
+        st.session_state["att_tab"] = tab_labels[PAGE_TABS.index(page_tab)]
     st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
-    tab_head, tab_model, tab_lines, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
+    tab_views, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
     lines = None
     line_labels = (
         ("head", t("att_head")),
@@ -223,72 +222,38 @@ def explorer(tr, runner, temperature: float) -> None:
         ("weight", t("weight")),
     )
 
-    with tab_head:
-        if tab_head.open:
-            q = row_picker(t("att_query"), q_labels, "att_q")
+    with tab_views:
+        if tab_views.open:
             # on a projector the chart comes first and its explanations after it
             if writes and not ctx.presentation:
                 st.caption(rows_caption(att))
-            left, right = st.columns([1, 1] if len(k_tokens) <= 16 else [3, 2], gap="large")
-            with left, main_area():  # presentation mode: under the title, before the controls
-                st.markdown(f"**{title}**")
-                if not ctx.presentation:
-                    st.caption(t("att_heatmap_help"))
-                heatmap(w2d, "att_heatmap", "attention_heatmap")
-                if ctx.presentation:
-                    st.caption((rows_caption(att) + " " if writes else "") + t("att_heatmap_help"))
-            with right:
-                show_table(
-                    k_tokens,
-                    w2d[q],
-                    q_tokens[q],
-                    None if mask is None else mask[q],
-                    key="att_table",
-                    written=q_written[q] if writes else None,
-                )
-
-    with tab_model:
-        if tab_model.open:
-            st.caption(t("att_model_view_help"))
-            if max(len(q_tokens), len(k_tokens)) > MODEL_VIEW_TILE:
-                st.caption(t("att_model_view_pooled", n=MODEL_VIEW_TILE))
-            left, right = st.columns([3, 2], gap="large")
-            with left:
-                fig = model_view(
+            if not ctx.presentation:
+                st.caption(t("att_view_help"))
+            with main_area():  # presentation mode: under the title, before the controls
+                attention_view(
                     weights,
                     mask,
-                    selected=None if head == "mean" else (layer, head),
-                    labels={"layer": t("att_layer_n"), "head": t("att_head_n")},
-                    tile=MODEL_VIEW_TILE,
+                    kind=kind,
+                    q_tokens=q_tokens,
+                    k_tokens=k_tokens,
+                    q_labels=q_labels,
+                    q_written=q_written,
+                    view={
+                        "tab": st.session_state.get("_att_view_tab", "head"),
+                        "layer": layer,
+                        "head": head,
+                        "q": q,
+                        "temp": st.session_state.get("att_ltemp", 1.0),
+                    },
+                    key="att_view",
+                    on_view=take_view,
+                    present=ctx.presentation,
+                    temperature=not words,  # merged words' weights are sums, not one softmax
                 )
-                mv_key = f"att_mv_{st.session_state.get('att_mv_gen', 0)}"
-                plotly_chart(
-                    fig,
-                    config=plotly_config(image_format, "attention_model_view"),
-                    key=mv_key,
-                    on_select=lambda: pick_tile(mv_key),
-                    selection_mode="points",
-                )
-            with right:
-                st.markdown(t("att_selected", layer=layer_label(layer), head=head_label(head)))
-                if max(len(q_tokens), len(k_tokens)) <= SMALL_COPY_MAX:
-                    small = attention_heatmap(
-                        w2d, q_labels, k_tokens, mask=mask, labels=heatmap_labels(writes), height=360
-                    )
-                    plotly_chart(
-                        small, config=plotly_config(image_format, "attention_heatmap"), key="att_heatmap_small"
-                    )
-                else:  # a second 512 x 512 copy would add ~1.7 MB to what the browser receives
-                    st.caption(t("att_selected_in_first_tab"))
-
-    with tab_lines:
-        if tab_lines.open:
-            st.caption(t("att_head_view_help"))
-            st.markdown("**" + t("att_head_view_layer", kind=t(f"kind_{kind}"), layer=layer_label(layer)) + "**")
-            if len(k_tokens) > HEAD_VIEW_TOP_K:
-                st.caption(t("att_head_view_long", k=HEAD_VIEW_TOP_K, threshold=HEAD_VIEW_THRESHOLD))
-            lines = lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels, ctx.presentation)
-            st.vega_lite_chart(lines, key="att_head_view", width=620)
+            if ctx.presentation:
+                st.caption((rows_caption(att) + " " if writes else "") + t("att_view_help"))
+            if max(len(q_tokens), len(k_tokens)) > THUMB:
+                st.caption(t("att_model_view_pooled", n=THUMB))
 
     with tab_agg:
         if tab_agg.open:
@@ -372,6 +337,7 @@ def explorer(tr, runner, temperature: float) -> None:
                 st.caption(t("att_no_svg"))
 
     state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
+    ltemp = st.session_state.get("att_ltemp", 1.0)
     state.set_url(
         kind=kind if len(kinds) > 1 else None,
         layer=layer + 1,
@@ -379,6 +345,7 @@ def explorer(tr, runner, temperature: float) -> None:
         q=q,
         words=True if words else None,
         temp=None if temperature == 1.0 else temperature,
+        ltemp=None if ltemp == 1.0 or words else ltemp,
     )
     copy_link()
 

@@ -20,7 +20,7 @@ from model.registry import read_config
 from model.trace import KINDS
 from ui import intervene as ui_iv
 from ui import rows, state
-from ui.compare import TEMPS, one_of_temps, second_sentence, untrained_of
+from ui.compare import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure, wrapping_columns
@@ -37,19 +37,25 @@ TILE = 40
 
 
 ctx = current()
+try:  # sentence B's default: a measured pair whose B - A shows (analysis/contrast.py)
+    pair = opening_pair(ctx.model, ctx.device, ctx.text)
+except Exception:  # a model that cannot load here: the page says so below
+    pair = None
 state.url_param("cmp", "sentences", state.choice(WHAT), key="cmp_what")
 state.url_param(
     "text2",
-    second_sentence(ctx.text),
+    pair.b if pair else second_sentence(ctx.text),
     state.text,
     key="cmp_text2",
 )
 state.url_param("model2", None, state.choice(model.NAMES), key="cmp_model2")
 state.url_param("ta", 1.0, one_of_temps, key="cmp_ta")
 state.url_param("tb", 3.0, one_of_temps, key="cmp_tb")
-state.url_param("ckind", None, state.choice(KINDS), key="cmp_kind")
-state.url_param("clayer", None, lambda raw: int(raw) - 1, key="cmp_layer")
-state.url_param("chead", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="cmp_head")
+opening = pair if pair is not None and pair.b == st.session_state.get("cmp_text2") else None  # its view too
+state.url_param("ckind", opening and opening.kind, state.choice(KINDS), key="cmp_kind")
+state.url_param("clayer", opening and opening.layer, lambda raw: int(raw) - 1, key="cmp_layer")
+head_default = "mean" if opening is None or opening.head is None else opening.head
+state.url_param("chead", head_default, lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="cmp_head")
 
 page_header("page_compare", "cmp_intro")
 runner = ctx.runner()
@@ -80,6 +86,8 @@ if what == "sentences":
     with c2:
         b["text"] = st.text_input(t("cmp_text_b"), key="cmp_text2")
     labels = (ctx.text, b["text"])
+    if pair is not None and b["text"] == pair.b:
+        st.caption(pair_text(pair))
 elif what == "models":
     if st.session_state.get("cmp_model2") not in same_kind:
         st.session_state["cmp_model2"] = same_kind[0]

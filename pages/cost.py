@@ -1,5 +1,5 @@
 """The cost of attention: O(n²) measured, sparse and local attention, why sqrt(d_k), FlashAttention's
-blockwise softmax, why Q, K, V and several heads. Numbers come from analysis/cost.py; this file lays out."""
+blockwise softmax, why Q, K, V and several heads. Numbers come from analysis/cost/ (a module per section); this file lays out."""
 
 from __future__ import annotations
 

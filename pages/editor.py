@@ -19,6 +19,7 @@ from ui.run import current
 from ui.safe import md
 
 ctx = current()
+editor.go_to_lessons()
 page_header("page_editor", "ed_intro")
 editor.init(ctx)
 
@@ -45,7 +46,9 @@ c3.text_input(t("ed_title_zh"), key="ed_title_zh", max_chars=120)
 editing = editor.editing()
 st.subheader(t("ed_new_step") if editing is None else t("ed_editing_step", i=editing + 1))
 c1, c2, c3 = st.columns([1, 2, 2])
-c1.selectbox(t("ed_model"), list(editor.schema.known_models()), key="ed_model", format_func=md)
+c1.selectbox(
+    t("ed_model"), list(editor.schema.known_models()), key="ed_model", format_func=md, on_change=editor.want_defaults
+)
 c2.text_input(t("ed_sentence"), key="ed_sentence", max_chars=300)
 c3.selectbox(
     t("ed_query"),
@@ -115,7 +118,9 @@ if text is not None:
         )
         st.button(t("ed_use"), key="ed_use", icon="🎓", on_click=editor.use, args=(text,), help=t("ed_use_help"))
         if files.can_save():
-            st.button(t("ed_save"), key="ed_save", icon="💾", on_click=editor.save, args=(text,))
+            st.button(
+                t("ed_save"), key="ed_save", icon="💾", on_click=editor.save, args=(text,), help=t("ed_save_help")
+            )
     if not files.can_save():
         st.caption(t("ed_save_off"))
     st.toggle(t("ed_preview"), key="ed_preview")

@@ -19,6 +19,7 @@ from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md, short
+from ui.view import Field
 from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
@@ -60,15 +61,19 @@ def advance(run_key, to: int | None) -> None:
 
 ctx = current()
 
-state.url_param("prompt", ctx.text, state.text, key="gen_prompt")
-state.url_param("n", 20, state.clamped("n", 1, MAX_NEW, int), key="gen_n")
-state.url_param("stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), key="gen_stemp")
-state.url_param("topk", 0, state.clamped("topk", 0, 1_000_000, int), key="gen_topk")
-state.url_param("topp", 1.0, state.clamped("topp", 0.01, 1.0), key="gen_topp")
-state.url_param("seed", 0, state.clamped("seed", 0, SEED_MAX, int), key="gen_seed")
-# a link's step count applies once, when the link is opened (afterwards the buttons own it)
+# the page's view: every setting its link carries (ui/view.py), the usual values left out of it
+VIEW = (
+    Field("prompt", "gen_prompt", None, state.text, omit_default=True),  # default: the sidebar's sentence
+    Field("n", "gen_n", 20, state.clamped("n", 1, MAX_NEW, int), omit_default=True),
+    Field("stemp", "gen_stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
+    Field("topk", "gen_topk", 0, state.clamped("topk", 0, 1_000_000, int), omit_default=True),
+    Field("topp", "gen_topp", 1.0, state.clamped("topp", 0.01, 1.0), omit_default=True),
+    Field("seed", "gen_seed", 0, state.clamped("seed", 0, SEED_MAX, int), omit_default=True),
+    # the steps shown: a link's applies once, when it is opened (afterwards the buttons own it)
+    Field("done", "gen_done_link", 0, state.clamped("done", 0, MAX_NEW, int), omit_default=True),
+)
 done_from_link = state.from_link("done", key="gen_done_link")
-done_link = state.url_param("done", 0, state.clamped("done", 0, MAX_NEW, int), key="gen_done_link")
+done_link = state.read_view(VIEW, prompt=ctx.text)["done"]
 kv_cache.read_params()
 
 page_header("page_generation", "gen_intro")
@@ -221,13 +226,15 @@ kv_cache.section(
     gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[: prompt_len + i - 1] if n_steps else gen.ids, prompt_len
 )
 state.set_url(**kv_cache.url_values())
-state.set_url(
-    prompt=prompt if prompt != ctx.text else None,
-    n=None if n_max == 20 else n_max,
-    stemp=None if stemp == 1.0 else float(stemp),
-    topk=int(top_k) or None,
-    topp=None if top_p >= 1.0 else float(top_p),
-    seed=int(seed) or None,
-    done=done or None,
+state.write_view(
+    VIEW,
+    {"prompt": ctx.text},
+    prompt=prompt,
+    n=n_max,
+    stemp=float(stemp),
+    topk=int(top_k),
+    topp=min(float(top_p), 1.0),
+    seed=int(seed),
+    done=done,
 )
 copy_link()

@@ -6,13 +6,19 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
-from analysis.measures import mean_of_heads
 from ui import state
+from ui.attention_view import attention_view
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
-from ui.rows import row_labels, rows_caption
+from ui.rows import row_labels, rows_caption, written
 from ui.run import current
-from ui.widgets import show_heatmap, show_table, token_picker
+from ui.widgets import token_legend
+
+
+def take_row(view: dict) -> None:
+    """The row the reader chose in the view (when they let go) goes into the link and the room."""
+    st.session_state["home_q"] = view["q"]
+
 
 ctx = current()
 # a Hugging Face model was not trained here: the intro says what it is instead
@@ -27,27 +33,31 @@ if tr is not None:
     if tr.output_text:
         st.markdown(t("home_translation", text=tr.output_text.replace("`", "'")))
     state.url_param("q", min(1, len(att.query_tokens) - 1), int, key="home_q")
-    labels = row_labels(att)
-    q = token_picker(att.query_tokens, "home_q", labels=labels)
-    state.set_url(q=q)
+    q = state.fit("home_q", range(len(att.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
     layer = att.num_layers - 1
-    w = mean_of_heads(att.weights)[layer]
-    left, right = st.columns([3, 2], gap="large")
-    with left, main_area():  # presentation mode: under the title, before the token picker
+    with main_area():  # presentation mode: under the title
         st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
-        show_heatmap(w, labels, att.key_tokens, mask=att.mask, key="home_heatmap", writes=att.query_written is not None)
-        if rows_caption(att):
-            st.caption(rows_caption(att))
-    with right:
-        show_table(
-            att.key_tokens,
-            w[q],
-            att.query_tokens[q],
-            None if att.mask is None else att.mask[q],
-            key="home_table",
-            written=None if att.query_written is None else att.query_written[q],
+        # the last layer, mean of the heads, drawn in the browser (no chart library): a click,
+        # a tap or an arrow key picks the row, and the table beside the chart follows at once
+        attention_view(
+            att.weights[layer:],
+            att.mask,
+            kind=kind,
+            q_tokens=att.query_tokens,
+            k_tokens=att.key_tokens,
+            q_labels=row_labels(att),
+            q_written=written(att),
+            view={"tab": "head", "layer": 0, "head": "mean", "q": q, "temp": 1.0},
+            key="home_view",
+            on_view=take_row,
+            present=ctx.presentation,
+            compact=True,
         )
-        st.caption(t("home_table_note"))
+    if rows_caption(att):
+        st.caption(rows_caption(att))
+    st.caption(t("home_table_note"))
+    token_legend(att.query_tokens)
+    state.set_url(q=st.session_state["home_q"])
     if ctx.presentation:
         st.markdown(t("home_meaning"))
 

@@ -143,7 +143,9 @@ if mode == "ablate":
             key="iv_only_btn",
         )
         widgets.action_button("iv_clear", "↩️", set_off, ([],), key="iv_clear_btn", explain=False, disabled=not off)
-    if not sinks:
+    if not sinks and sink.numbers["max_ratio"] is None:
+        st.caption(t("iv_no_sink_short", kind=t(f"kind_{kind}")))
+    elif not sinks:
         st.caption(t("iv_no_sink", kind=t(f"kind_{kind}"), factor=claims.SINK_FACTOR, max=sink.numbers["max_ratio"]))
     else:  # the measurement behind the button, on this sentence and kind
         ratio = sink.numbers["ratio"]

@@ -34,7 +34,7 @@ def _restart() -> None:
 st.radio(
     t("lesson_pick"),
     lessons.choices(),
-    format_func=lessons.title,
+    format_func=lessons.title_label,
     key="les_lesson",
     horizontal=True,
     on_change=lambda: st.session_state.update(les_step=1),

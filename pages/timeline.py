@@ -32,11 +32,7 @@ from viz.table import to_csv
 from viz.timeline import FORMED, formed_heads, largest_rise
 
 PLAY_SECONDS = 1.0
-KIND_ROLES = {
-    "encoder": ("previous", "first"),
-    "decoder": ("previous", "first", "induction", "pronoun_en", "pronoun_zh"),
-    "cross": ("alignment",),
-}
+KIND_ROLES = tl.KIND_ROLES
 MODEL_VIEW_TILE = 64
 
 ctx = current()
@@ -46,17 +42,7 @@ base = tl.base_name(ctx.model)
 if "_tl_next" in st.session_state:
     st.session_state["tl_step"] = st.session_state.pop("_tl_next")
 
-raw_step = st.query_params.get("step")
-state.url_param("step", None, int, key="tl_step")
-state.url_param("kind", None, state.choice(tuple(KIND_ROLES)), key="tl_kind")
-state.url_param("layer", 0, lambda raw: int(raw) - 1, key="tl_layer")
-state.url_param("head", 0, lambda raw: int(raw) - 1, key="tl_head")
-state.url_param(
-    "role",
-    None,
-    state.choice(("previous", "first", "induction", "pronoun_en", "pronoun_zh", "alignment")),
-    key="tl_role",
-)
+linked = state.read_view(tl.VIEW)  # step, kind, layer, head, role: the link's, else this session's
 
 page_header("page_timeline", "tl_intro")
 
@@ -71,8 +57,8 @@ steps = [s["step"] for s in snaps]
 if st.session_state.get("tl_step") not in steps:
     asked = st.session_state.get("tl_step")
     st.session_state["tl_step"] = steps[-1]
-    if asked is not None and raw_step is not None:
-        st.warning(t("tl_step_unknown", value=md(raw_step), shown=steps[-1]), icon="⚠️")
+    if asked is not None and asked == linked["step"]:  # a step the link asked for that this run lacks
+        st.warning(t("tl_step_unknown", value=md(str(asked)), shown=steps[-1]), icon="⚠️")
 playing = st.session_state.get("_tl_playing", False)
 
 
@@ -197,8 +183,7 @@ if st.session_state.get("tl_kind") not in kinds:
     st.session_state["tl_kind"] = "cross" if "cross" in kinds else kinds[0]
 some = tr.attention[kinds[0]]
 n_layers, n_heads = some.num_layers, some.num_heads
-st.session_state["tl_layer"] = min(max(int(st.session_state["tl_layer"]), 0), n_layers - 1)
-st.session_state["tl_head"] = min(max(int(st.session_state["tl_head"]), 0), n_heads - 1)
+# kind_layer_head fits the layer and head to this model (state.fit: the nearest, with a notice for a link's)
 
 kind, layer, head = kind_layer_head("tl", kinds, n_layers, n_heads, "tl_kind")
 
@@ -358,11 +343,12 @@ with st.expander(t("tl_export")):
             "tl_trace",
         )
 
-state.set_url(
+state.write_view(
+    tl.VIEW,
     step=step,
     kind=kind if len(kinds) > 1 else None,
-    layer=layer + 1,
-    head=head + 1,
+    layer=layer,
+    head=head,
     role=st.session_state.get("tl_role") if roles else None,
 )
 copy_link()

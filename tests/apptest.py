@@ -1,6 +1,5 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
 
-import ast
 import base64
 import functools
 import json
@@ -10,7 +9,24 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from lessons.pages import app_pages
+from ui import i18n
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ORIGINAL_LANG = i18n.DEFAULT_LANG  # what restore_language() puts back after each test (tests/conftest.py)
+
+
+def use_language(lang: str) -> None:
+    """The page's language as AppTest's fallback too: AppTest formats widget options in the test's
+    own thread, where t() sees no session, so without this a 中文 page's sidebar options would be
+    formatted in English and match none of the page's (AppTest then fails on a missing option)."""
+    if lang not in i18n.LANGS:
+        raise ValueError(f"lang={lang!r}: the app's languages are {sorted(i18n.LANGS)}")
+    i18n.DEFAULT_LANG = lang
+
+
+def restore_language() -> None:
+    i18n.DEFAULT_LANG = ORIGINAL_LANG
 
 
 def open_page(page: str, model_name: str = "gpt", timeout: float = 90, **params) -> AppTest:
@@ -19,7 +35,8 @@ def open_page(page: str, model_name: str = "gpt", timeout: float = 90, **params)
     so a later change would not reach the script."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.query_params["model"] = model_name
-    at.query_params["lang"] = params.pop("lang", "en")
+    at.query_params["lang"] = lang = params.pop("lang", ORIGINAL_LANG)
+    use_language(lang)
     if "text" in params:
         at.query_params["text"] = params.pop("text")
     at.run()  # AppTest learns the pages from st.navigation here
@@ -51,12 +68,8 @@ def ok(at: AppTest) -> None:
 
 def pages_of_app() -> tuple[list[tuple], int]:
     """app.py's PAGES (file, url path, title key, icon), read without running app.py, and the
-    line its assignment ends on."""
-    tree = ast.parse(Path(APP).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [tuple(p) for p in ast.literal_eval(node.value)], node.end_lineno
-    raise AssertionError("app.py has no PAGES list")
+    line its assignment ends on (lessons/pages.py reads it for the lessons' links too)."""
+    return app_pages(Path(APP))
 
 
 @functools.cache
@@ -84,6 +97,7 @@ def open_alone(page: str, **params) -> AppTest:
     after a switch_page (where AppTest drops the sidebar's widgets, and with them their values:
     the language falls back to English), the sidebar's widgets are there to read and use."""
     at = AppTest.from_file(str(app_copy(page)), default_timeout=90)
+    use_language(str(params.get("lang", ORIGINAL_LANG)))
     for name, value in params.items():
         at.query_params[name] = str(value)
     at.run()
@@ -102,3 +116,35 @@ def chart(at: AppTest, key: str) -> dict:
 def markdown(at: AppTest) -> str:
     """Every markdown block of the run, joined."""
     return " ".join(m.value for m in at.markdown)
+
+
+def attention_view(at: AppTest, key: str) -> tuple[dict, dict] | None:
+    """The attention view (ui/attention_view) keyed `key`, as the browser receives it: its header
+    (labels, view, shape) and its arrays as numpy (w<layer>: (heads, Q, K) float32; mask: (Q, K)
+    bool), or None when the page drew none."""
+    from viz.attention_view import unpack
+
+    for el in at.get("bidi_component"):
+        if el.proto.id.endswith("-" + key):
+            header, blobs = unpack(el.proto.bytes)
+            _, n_heads, q, k = header["shape"]
+            arrays = {
+                f"w{la}": np.frombuffer(blobs[f"w{la}"], np.float32).reshape(n_heads, q, k) for la in header["layers"]
+            }
+            if "mask" in blobs:
+                arrays["mask"] = np.frombuffer(blobs["mask"], np.uint8).reshape(q, k).astype(bool)
+            return header, arrays
+    return None
+
+
+def view_row(at: AppTest, key: str) -> tuple[list[str], np.ndarray]:
+    """(key tokens, weights) of the row the attention view's table shows first: its view's layer,
+    head (or the mean of the heads) and row, at its temperature (numpy's softmax(log w / T), as
+    the browser computes it)."""
+    from viz.attention_view import at_temperature
+
+    header, arrays = attention_view(at, key)
+    v = header["view"]
+    w = at_temperature(arrays[f"w{v['layer']}"], v["temp"], arrays.get("mask"))
+    w = w.mean(axis=0) if v["head"] == "mean" else w[v["head"]]
+    return header["k_tokens"], w[v["q"]]

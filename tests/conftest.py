@@ -1,4 +1,5 @@
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,17 @@ def page_language(monkeypatch):
         return i18n.MISSING
 
     return set_lang
+
+
+@pytest.fixture(autouse=True)
+def language_restored():
+    """open_page(..., lang=) sets ui.i18n's fallback language for the AppTest it opens (see
+    tests/apptest.use_language); after each test it is the default again. The module is imported
+    both as `apptest` and as `tests.apptest`; either may have set it."""
+    yield
+    for name in ("apptest", "tests.apptest"):
+        if name in sys.modules:
+            sys.modules[name].restore_language()
 
 
 @pytest.fixture

@@ -12,16 +12,21 @@ it is added. After every action `problems()` checks:
   each link name fills);
 - no chart axis that plotly would label with an SI prefix while it shows counts.
 
+A run that operated no control explored nothing, and says so (`nothing_operated`), unless the
+page states why it has none: a module-level `NO_CONTROLS = "why"` in the page file.
+
 tests/test_explore.py runs it on every page, every shipped model and both languages.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import random
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from streamlit.testing.v1 import AppTest
@@ -417,6 +422,45 @@ class Found:
         return f"{self.page} [{self.model}, {self.lang}] {steps}: {self.problem}"
 
 
+class Findings(list):
+    """The problems one explore() run found, and how many actions it operated."""
+
+    operated: int = 0
+
+
+@functools.cache
+def why_no_controls(page: str) -> str | None:
+    """The page file's own NO_CONTROLS statement (why it draws no control), read without running it."""
+    tree = ast.parse((Path(apptest.APP).parent / page).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "NO_CONTROLS" for t in node.targets):
+            return str(ast.literal_eval(node.value))
+    return None
+
+
+def nothing_operated(page: str, model: str, lang: str, operated: int) -> list[Found]:
+    """A problem when a run operated no control on a page that does not say why it has none: such
+    a run passes while exploring nothing (a page moved onto a model it draws nothing for)."""
+    if operated or why_no_controls(page):
+        return []
+    why = "no control operated (pick a model the page draws controls for, or state NO_CONTROLS in the page)"
+    return [Found(page, model, lang, (), why)]
+
+
+@functools.cache
+def has_controls(page: str, model: str, lang: str) -> bool:
+    """Whether the page's default view for this model offers any action."""
+    _quiet()
+    i18n.DEFAULT_LANG = lang
+    at = open_link(page, {"model": model, "lang": lang})
+    return not at.exception and bool(actions(at))
+
+
+def with_controls(page: str, models: list[str], lang: str, skip: tuple[str, ...] = ()) -> str | None:
+    """The first of models (in their order, not in skip) on which the page draws controls."""
+    return next((m for m in models if m not in skip and has_controls(page, m, lang)), None)
+
+
 def _round_robin(todo: list[Action], rng: random.Random) -> list[Action]:
     """The actions reordered: one of each control (in a seeded order), then a second of each, ..."""
     by_key: dict[str, list[Action]] = {}
@@ -453,14 +497,15 @@ def explore(
     seed: int = 0,
     relink: bool = True,
     limit: int | None = None,
-) -> list[Found]:
+) -> Findings:
     """Open page from its default link, then every action one at a time (from the default view,
-    reopened by its link), then `walks` seeded random sequences; every problem found."""
+    reopened by its link), then `walks` seeded random sequences; every problem found, and the
+    number of actions operated."""
     _quiet()
     # AppTest formats the sidebar's options in this thread, where t() sees no session: its
     # fallback language must be the page's (as tests/conftest.page_language does)
     i18n.DEFAULT_LANG = lang
-    found: list[Found] = []
+    found = Findings()
     i18n.MISSING.clear()
     base = open_link(page, {"model": model, "lang": lang})
     first = tuple()
@@ -491,6 +536,7 @@ def explore(
                 at = open_link(page, where)
                 if not do(at, action):
                     continue
+            found.operated += 1
             check(at, (action,))
             if at.exception:
                 at = open_link(page, link)
@@ -514,6 +560,7 @@ def explore(
             action = rng.choice(options)
             if not do(at, action):
                 continue
+            found.operated += 1
             path.append(action)
             check(at, tuple(path))
             if at.exception:

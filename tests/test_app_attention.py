@@ -7,8 +7,6 @@ the chosen layer, head and query), the notices, and no exception.
 
 from __future__ import annotations
 
-import json
-
 import apptest
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ from tests.conftest import MODEL_KINDS
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.i18n import TABLE
-from ui.rows import pill_labels, row_labels
+from ui.rows import row_labels
 
 PAGE = "pages/attention.py"
 TIMEOUT = 90  # an untrained translator decodes to its full length once; later runs are cached
@@ -36,19 +34,16 @@ def trace(model_name: str, text: str = DEFAULT_TEXT, **settings):
 
 
 def table(at: AppTest):
-    """The tutorial's table: (tokens, weights) as the user sees them."""
-    df = at.dataframe[0].value  # the first table on the page; head roles come later
-    return list(df["Token"]), df["Attention weight"].to_numpy()
+    """The tutorial's table: (tokens, weights) of the row the attention view shows (what its
+    browser code draws from the payload it receives)."""
+    return apptest.view_row(at, "att_view")
 
 
 def view(at: AppTest):
-    """(kind, layer 0-based, head 0-based or "mean", query position) shown by the widgets."""
-    return (
-        at.radio(key="att_kind").value,
-        at.selectbox(key="att_layer").value,
-        at.selectbox(key="att_head").value,
-        at.session_state["att_q"],
-    )
+    """(kind, layer 0-based, head 0-based or "mean", query position): the kind's radio and the
+    view the attention view is sent."""
+    v = apptest.attention_view(at, "att_view")[0]["view"]
+    return (at.radio(key="att_kind").value, v["layer"], v["head"], v["q"])
 
 
 def expected_row(att, layer, head, q):
@@ -63,19 +58,23 @@ def test_every_model_and_kind_at_the_default_sentence(model_name, kind):
     assert shown_kind == kind and head == "mean"
     att = trace(model_name).attention[kind]
     assert layer == att.num_layers - 1  # the default: last layer, mean of heads
-    # the query tokens are the pills; the table lists every key token with its weight
-    pills = at.button_group(key="att_q")
-    assert [o.content for o in pills.proto.options] == pill_labels(row_labels(att))
+    # the rows are labelled "reads -> writes"; the table lists every key token with its weight
+    header, arrays = apptest.attention_view(at, "att_view")
+    assert header["q_labels"] == row_labels(att)
     tokens, weights = table(at)
     assert tokens == att.key_tokens
     np.testing.assert_allclose(weights, expected_row(att, layer, head, q), atol=1e-6)
     assert not notices(at)
-    # the first tab alone is drawn; the model view comes when its tab opens: one clickable
-    # marker per layer x head, with [layer, head] as its data
-    assert len(at.get("plotly_chart")) == 1
-    open_tab(at, "att_tab_model")
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert spec["data"][1]["customdata"] == [[la, h] for la in range(att.num_layers) for h in range(att.num_heads)]
+    # every layer travels once (the browser switches layer, head and view), float32 as the trace
+    # holds it; the first page tab alone is drawn, and no Plotly chart is in it
+    assert header["layers"] == list(range(att.num_layers))
+    for la in range(att.num_layers):
+        np.testing.assert_array_equal(arrays[f"w{la}"], att.weights[la])
+    assert not at.get("plotly_chart")
+    # a model-view link opens the view's model tab
+    at.session_state["att_tab_id"] = "model"
+    at.run()
+    assert apptest.attention_view(at, "att_view")[0]["view"]["tab"] == "model"
     # the URL now holds the view, so a copied link reopens it
     assert qp(at, "layer") == str(layer + 1) and qp(at, "head") == "mean"
 
@@ -129,11 +128,11 @@ def test_a_translator_link_picks_kind_layer_head_and_query():
     tokens, weights = table(at)
     assert tokens == att.key_tokens
     np.testing.assert_allclose(weights, att.weights[0, 1, 1], atol=1e-6)
-    # choosing another query token in the pills changes the table to that row (AppTest finds a
-    # pill by its label, so pick a token that occurs once)
+    # another row chosen in the view (its report sets the page's att_q) changes the table to that row
     other = next(i for i, tok in enumerate(att.query_tokens) if att.query_tokens.count(tok) == 1 and i != 1)
-    at.button_group(key="att_q").set_value(other).run()
-    assert at.session_state["att_q"] == other
+    at.session_state["att_q"] = other
+    at.run()
+    assert view(at)[3] == other
     np.testing.assert_allclose(table(at)[1], att.weights[0, 1, other], atol=1e-6)
 
 
@@ -159,8 +158,26 @@ def test_chinese_interface_and_empty_text(page_language):
     missing = page_language("zh")
     at = open_page("gpt", lang="zh")
     assert at.radio(key="att_kind").label == "注意力类型"
-    assert not [k for k in missing if k.startswith("att_")]
-    assert at.selectbox(key="att_head").value == "mean"
+    assert not [k for k in missing if k.startswith(("att_", "av_"))]
+    assert view(at)[2] == "mean"
+    assert apptest.attention_view(at, "att_view")[0]["strings"]["layer"] == "层"
     page_language("en")
     at = open_page("gpt", text="")
-    assert at.info and not at.dataframe  # the hint, and nothing else to show
+    assert at.info and apptest.attention_view(at, "att_view") is None  # the hint, and nothing else to show
+
+
+def test_a_link_with_the_shown_layers_temperature():
+    """ltemp: the shown layer's own temperature, applied in the browser; the view is sent at it and
+    its first row is softmax(log w / T) of the trace's (untempered) weights, the link keeps it."""
+    at = open_page("gpt", layer=3, head=1, q=3, ltemp=0.5)
+    header, arrays = apptest.attention_view(at, "att_view")
+    assert header["view"]["temp"] == 0.5 and header["temperature"]
+    att = trace("gpt").attention["decoder"]
+    np.testing.assert_array_equal(arrays["w2"], att.weights[2])
+    s = np.log(att.weights[2, 0, 3, :4].astype(np.float64)) / 0.5
+    expected = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    np.testing.assert_allclose(table(at)[1][:4], expected, atol=1e-6)
+    assert qp(at, "ltemp") == "0.5"
+    # merged words are sums of weights, not one softmax: no temperature slider there
+    at.toggle(key="att_words").set_value(True).run()
+    assert not apptest.attention_view(at, "att_view")[0]["temperature"]

@@ -104,3 +104,28 @@ def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
     got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
     np.testing.assert_allclose(got.reshape(b.shape), b, atol=1e-5)
     assert md("untrained (step 0)") in markdown(at)
+
+
+@pytest.mark.parametrize("name", model.NAMES)
+def test_the_default_pair_shows_a_difference_and_says_what_changed(name):
+    """Issue 37: compare opened on cat / dog drew a B - A of +-0.00 everywhere. The default pair
+    and view are chosen by a rule (analysis/contrast.py); the map shows |B - A| >= 0.1 somewhere,
+    recomputed here from the two traces, and the page says what changed."""
+    from analysis.contrast import VISIBLE
+
+    at = apptest.open_page(PAGE, name, 180)
+    b = at.text_input(key="cmp_text2").value
+    assert b == "The dog sat on the mat", b  # a noun swapped: both runs read the same positions
+    raw = chart(at, "cmp_heat_d")["data"][0]["z"]
+    cells = array(raw).ravel() if isinstance(raw, dict) else [v for r in raw for v in r if v is not None]
+    drawn = float(np.nanmax(np.abs(np.asarray(cells, float))))
+    assert drawn >= VISIBLE, drawn  # what the map draws (a causal row stops at the diagonal)
+    kind, layer, head = at.session_state["cmp_kind"], at.session_state["cmp_layer"], at.session_state["cmp_head"]
+    m = model.load(name, device="cpu")
+    wa = m.trace("The cat sat on the mat").attention[kind].weights[layer].astype(np.float64)
+    wb = m.trace(b).attention[kind].weights[layer].astype(np.float64)
+    d = (wb - wa).mean(0) if head == "mean" else (wb - wa)[head]
+    assert np.abs(d).max() >= VISIBLE
+    captions = " ".join(c.value for c in at.caption)
+    assert "replaced by “dog”" in captions and f"{d.flat[np.abs(d).argmax()]:+.2f}" in captions, captions
+    apptest.ok(at)

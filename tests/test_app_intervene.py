@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import apptest
 import numpy as np
+import pytest
 from apptest import array, chart, markdown
 
 import model
@@ -89,3 +90,11 @@ def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
 def test_a_bad_head_in_the_link_falls_back_with_a_notice():
     at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, off="cross:9:9")
     assert at.warning and at.multiselect(key="iv_off").value == []
+
+
+@pytest.mark.parametrize("model_name", ["translator", "gpt"])
+def test_a_one_word_text_shows_no_nan(model_name):
+    """Issue 32 item 10: on the text "a" the sink caption said "the most is nan x"."""
+    at = apptest.open_page("pages/intervene.py", model_name, TIMEOUT, text="a")
+    shown = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "nan" not in shown.lower().replace("nano", ""), shown

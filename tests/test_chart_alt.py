@@ -36,3 +36,21 @@ def test_no_english_words_of_ours_in_chinese(monkeypatch):
     w = np.eye(2, dtype=np.float32)
     text = layout.chart_alt(attention_heatmap(w, ["狗", "咬"], ["狗", "咬"]))
     assert "heatmap" not in text and "rows" not in text and "热力图" in text
+
+
+def test_the_heatmap_returns_its_alternative_with_the_figure():
+    """viz/ computes the alternative from the values it draws (viz.alt); ui/layout.py only puts it
+    in the reader's language and decodes no figure."""
+    from pathlib import Path
+
+    from viz.alt import Sentence, alt_of
+
+    w = np.array([[1.0, 0.0], [0.3, 0.7]], dtype=np.float32)
+    (heat,) = alt_of(attention_heatmap(w, ["狗", "咬"], ["狗", "咬"], mask=np.tril(np.ones((2, 2), bool))))
+    assert heat.key == "alt_heatmap" and heat.params["rows"] == 2
+    assert heat.params["tops"] == [
+        Sentence("alt_heat_top", {"row": "狗", "col": "狗", "v": "1"}),
+        Sentence("alt_heat_top", {"row": "咬", "col": "咬", "v": "0.7"}),
+    ]
+    source = (Path(layout.__file__)).read_text(encoding="utf-8")
+    assert "bdata" not in source and "b64decode" not in source  # no figure decoded here

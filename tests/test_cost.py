@@ -1,4 +1,4 @@
-"""analysis/cost.py against independent oracles: masks by their definitions (loops), attention by PyTorch's
+"""analysis/cost/ against independent oracles: masks by their definitions (loops), attention by PyTorch's
 own F.scaled_dot_product_attention, FLOPs by torch's FlopCounterMode, gradients by the softmax Jacobian
 in numpy, the KV cache by the model's full forward. Small sizes only; timings live in bench/cost.py."""
 

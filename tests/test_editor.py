@@ -27,7 +27,7 @@ def test_the_computed_answer_is_the_models_and_its_margin_is_shown():
     at = editor()
     tr = model.load("translator", device="cpu").trace("The cat sat on the mat")
     w = tr.attention["encoder"].weights.astype(np.float64)[-1].mean(0)[1]  # the last layer, "cat"
-    top = ["The", "cat", "sat", "on", "the", "mat"][int(np.argmax(w))]
+    top = ["The₁", "cat", "sat", "on", "the₂", "mat"][int(np.argmax(w))]  # a repeated word with its occurrence
     margin = np.sort(w)[-1] - np.sort(w)[-2]
     shown = texts(at)
     assert f"Computed answer: {top}" in shown, shown
@@ -40,7 +40,7 @@ def test_a_step_that_fails_the_margin_rule_is_warned_about_and_cannot_be_added()
     at = editor("gpt")
     at.selectbox(key="ed_query").set_value("heads_agree").run()
     at.selectbox(key="ed_layer").set_value(1).run()
-    at.selectbox(key="ed_arg_word").set_value("mat").run()
+    at.selectbox(key="ed_arg_word").set_value(5).run()  # "mat": the options are positions
     warned = " ".join(w.value for w in at.warning)
     assert "below 0.1" in warned, warned
     # it may be kept in the lesson as a draft, but students never see it
@@ -120,7 +120,12 @@ def test_a_step_is_edited_in_place_from_its_own_values(lesson):
 def test_a_lesson_saved_on_the_server_is_offered_again_and_loads_with_its_own_id(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     monkeypatch.setenv(files.SAVE_ENV, "1")
+    from ui import classroom
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    classroom.store.clear()
     at = editor()
+    at.session_state["_room_code"], at.session_state["_room_token"] = classroom.store().create()  # saving: a teacher's
     at.text_input(key="ed_lesson_id").set_value("week-3").run()
     at.button(key="ed_add").click().run()
     at.selectbox(key="ed_query").set_value("token_count").run()
@@ -152,4 +157,60 @@ def test_a_sentence_the_model_refuses_is_explained_in_the_readers_language(lang,
     if lang == "zh":  # the model's reason too, not its English line
         assert TABLE["empty_text_hint"]["zh"][:6] in shown and "the text is empty" not in shown, shown
     assert at.button(key="ed_add").disabled
+    apptest.ok(at)
+
+
+def test_a_repeated_word_is_graded_at_the_occurrence_the_teacher_chose():
+    """Issue 37: row "mat", key the second "the": the step is computed on that "the" (index 4)."""
+    at = editor()
+    at.selectbox(key="ed_query").set_value("cell_weight").run()
+    assert at.selectbox(key="ed_arg_key").options[4] == "the₂"  # and "The₁" at 0: two options, not one
+    at.selectbox(key="ed_arg_word").set_value(5).run()
+    at.selectbox(key="ed_arg_key").set_value(4).run()
+    at.selectbox(key="ed_head").set_value("mean").run()
+    at.selectbox(key="ed_layer").set_value("last").run()
+    w = model.load("translator", device="cpu").trace("The cat sat on the mat").attention["encoder"].weights
+    w = w.astype(np.float64)[-1].mean(0)
+    assert f"{w[5, 4]:.2f}" != f"{w[5, 0]:.2f}"
+    shown = texts(at)
+    assert f"Computed answer: {w[5, 4]:.2f}" in shown and "put on “the₂”" in shown, shown
+    at.button(key="ed_add").click().run()
+    assert at.session_state["ed_steps"][-1]["args"]["key"] == {"word": "the", "occurrence": 2}
+    apptest.ok(at)
+
+
+@pytest.mark.parametrize("model_name", model.NAMES)
+def test_every_question_type_opens_on_defaults_that_build_without_a_warning(model_name):
+    at = editor(model_name)
+    warned = {}
+    from lessons.queries import QUERIES
+
+    for name in QUERIES:
+        at.selectbox(key="ed_query").set_value(name).run()
+        if at.warning:
+            warned[name] = [w.value for w in at.warning]
+    assert not warned, warned
+    apptest.ok(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_warning_names_the_forms_label_and_the_step_number(lang, page_language):
+    from ui.i18n import TABLE
+
+    page_language(lang)
+    at = editor(lang=lang)
+    at.selectbox(key="ed_query").set_value("cells_compare").run()
+    at.text_input(key="ed_arg_other").set_value("").run()
+    warned = " ".join(w.value for w in at.warning)
+    assert TABLE["ed_arg_other"][lang] in warned and "args." not in warned, warned
+    assert TABLE["ed_step_problem"][lang].format(i=1, error="").strip() in warned, warned
+    assert "Line " not in warned and "行：" not in warned, warned  # no line of a file the teacher never sees
+
+
+def test_use_on_the_lessons_page_opens_the_lesson_there():
+    at = editor()
+    at.button(key="ed_add").click().run()
+    at.button(key="ed_use").click().run()
+    assert at.radio(key="les_lesson").value == "custom"
+    assert any("Which word" in m.value or "which word" in m.value for m in at.markdown), [m.value for m in at.markdown]
     apptest.ok(at)

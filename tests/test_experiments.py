@@ -212,3 +212,32 @@ def test_entropy_view_against_numpy():
     assert np.isclose(ev["mean_limit"], np.mean(np.log([1, 2, 3, 4])))
     assert np.isclose(ev["h1"], h(s[2], 1.0)) and np.isclose(ev["hT"], h(s[2], 3.0))
     np.testing.assert_allclose(ev["row"], [h(s[2], T) for T in temps], atol=1e-9)
+
+
+def test_softmax_at_is_the_model_s_own_softmax_at_a_temperature(monkeypatch):
+    """One softmax(S / T): analysis reweights recorded scores with model/attention.py's function,
+    so the curves the temperature page draws cannot drift from what the model computes."""
+    from model import attention
+
+    calls = []
+    real = attention.softmax_at
+    monkeypatch.setattr(attention, "softmax_at", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    scores = np.array([[0.0, 1.0, -np.inf], [-np.inf, -np.inf, -np.inf]])
+    p = ex.softmax_at(scores, 2.0)
+    assert calls == [2.0]
+    np.testing.assert_allclose(p[0], [1 / (1 + np.exp(0.5)), np.exp(0.5) / (1 + np.exp(0.5)), 0.0])
+    assert (p[1] == 0).all()  # a row with no key left: all exactly 0, no NaN
+
+
+def test_one_check_of_an_attention_temperature():
+    from model.config import TEMPERATURE_MAX, TEMPERATURE_MIN, AttentionSettings, checked_temperature, settings_from
+    from model.errors import InputError
+
+    for bad in (0, -1, float("nan"), float("inf"), TEMPERATURE_MIN / 2, TEMPERATURE_MAX * 2, "x"):
+        with pytest.raises(InputError):
+            checked_temperature(bad)
+        with pytest.raises(InputError):
+            settings_from(bad)
+        with pytest.raises(ValueError):  # InputError is a ValueError
+            AttentionSettings(bad)
+    assert checked_temperature("2") == 2.0

@@ -6,9 +6,12 @@ own link):
 
 - every page opened from its default link, for every model and both languages;
 - every control of the page operated one at a time (each option, tab and button; sliders at min,
-  middle and max; number inputs at their bounds; controls that appear after an action too), for one
-  model and language per page, rotating so that every model and both languages are covered;
-- one seeded random sequence of six actions per page and model;
+  middle and max; number inputs at their bounds; controls that appear after an action too), a
+  seeded sample of 20 actions on two model and language pairs per page, rotating so that every
+  model and both languages are covered; a model on which the page draws no control (the timeline
+  without snapshots) is passed over for the next one that has them;
+- one seeded random sequence of six actions per page, on every third model (likewise passed over);
+- a run that operated no control fails, unless the page states why it has none (NO_CONTROLS);
 - every page opened from one link carrying every key the pages write, with values from a
   explored view.
 """
@@ -60,28 +63,59 @@ def test_every_model_and_language_opens_the_default_view(page):
     assert not found, _report(found)
 
 
+def _rotation(start: int) -> list[str]:
+    return [MODELS[(start + k) % len(MODELS)] for k in range(len(MODELS))]
+
+
+def _pick(page: str, start: int, lang: str, skip: tuple[str, ...] = ()) -> str:
+    """The model at `start` in the rotation, or the next one on which the page draws controls (the
+    first, if the page draws none for any: then it must say why, or the run fails)."""
+    return explore.with_controls(page, _rotation(start), lang, skip) or _rotation(start)[0]
+
+
+def combos_for(page: str) -> list[tuple[str, str]]:
+    if FULL:
+        return [(m, lang) for m in MODELS for lang in LANGS]
+    i = PAGES.index(page)
+    first = _pick(page, i, LANGS[i % 2])
+    return [(first, LANGS[i % 2]), (_pick(page, i + 5, LANGS[(i + 1) % 2], (first,)), LANGS[(i + 1) % 2])]
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_control_one_at_a_time(page):
-    i = PAGES.index(page)
-    combos = (
-        [(m, lang) for m in MODELS for lang in LANGS]
-        if FULL
-        else [(MODELS[i % len(MODELS)], LANGS[i % 2]), (MODELS[(i + 5) % len(MODELS)], LANGS[(i + 1) % 2])]
-    )
     found = []
-    for name, lang in combos:
+    for name, lang in combos_for(page):
         # CI: a seeded sample of 20 actions per view (the full run: all of them)
-        found += explore.explore(page, name, lang, singles=True, walks=0, relink=FULL, limit=None if FULL else 20)
+        run = explore.explore(page, name, lang, singles=True, walks=0, relink=FULL, limit=None if FULL else 20)
+        found += run + explore.nothing_operated(page, name, lang, run.operated)
     assert not found, _report(found)
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_seeded_random_sequences(page):
     found = []
-    for k, name in enumerate(MODELS if FULL else MODELS[::3]):
+    for k, start in enumerate(range(len(MODELS)) if FULL else range(0, len(MODELS), 3)):
         lang = LANGS[(k + PAGES.index(page)) % 2]
-        found += explore.explore(page, name, lang, singles=False, walks=3 if FULL else 1, walk_len=6, seed=k)
+        name = MODELS[start] if FULL else _pick(page, start, lang)
+        run = explore.explore(page, name, lang, singles=False, walks=3 if FULL else 1, walk_len=6, seed=k)
+        found += run + explore.nothing_operated(page, name, lang, run.operated)
     assert not found, _report(found)
+
+
+@pytest.mark.parametrize(
+    "page, name",
+    [("pages/timeline.py", "gpt-local"), ("pages/architecture.py", "gpt")],
+    ids=["timeline-without-snapshots", "architecture"],
+)
+def test_a_run_that_operated_no_control_fails_unless_the_page_says_why(page, name, monkeypatch):
+    """The pairings the explorer made before it picked models with controls: the timeline on a
+    model without snapshots and the architecture page (no control at all) both passed while
+    exploring nothing. Now such a run fails, unless the page states why it has none."""
+    run = explore.explore(page, name, "en", singles=True, walks=0, relink=False, limit=20)
+    assert not run and run.operated == 0
+    monkeypatch.setattr(explore, "why_no_controls", lambda page: None)  # as before NO_CONTROLS
+    assert explore.nothing_operated(page, name, "en", run.operated)
+    assert explore.with_controls(page, MODELS, "en") != name
 
 
 def test_every_page_opens_from_a_link_carrying_every_key_any_page_writes():

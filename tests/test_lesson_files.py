@@ -174,11 +174,11 @@ def test_the_good_files_pass():
 def test_a_hostile_file_changes_nothing_in_the_servers_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     monkeypatch.setenv(files.SAVE_ENV, "1")
-    files.save(MINIMAL)
+    files.save(MINIMAL, owner="ROOMAAAA")
     before = sorted((p.name, p.read_bytes()) for p in tmp_path.iterdir())
     for text, _, _ in HOSTILE.values():
         with pytest.raises(schema.LessonError):
-            files.save(text)
+            files.save(text, owner="ROOMAAAA")
     assert sorted((p.name, p.read_bytes()) for p in tmp_path.iterdir()) == before
     assert files.saved() == ["mine"]
 
@@ -188,7 +188,7 @@ def test_saving_is_off_unless_the_operator_allows_it(tmp_path, monkeypatch):
     monkeypatch.setenv(files.DIR_ENV, str(tmp_path))
     assert not files.can_save()
     with pytest.raises(schema.LessonError) as got:
-        files.save(MINIMAL)
+        files.save(MINIMAL, owner="ROOMAAAA")
     assert got.value.code == "save_off" and not list(tmp_path.iterdir())
     monkeypatch.setenv(files.SAVE_ENV, "1")
     monkeypatch.delenv(files.DIR_ENV)

@@ -131,6 +131,27 @@ def test_metrics_tell_a_visitor_nothing(server):
         assert secret not in body, body[:500]
 
 
+def test_metrics_tell_nothing_before_the_first_page_run():
+    """`python -m ui.serve` (production: scripts/app, the Dockerfile) empties the route as the
+    server starts; apply() on the first page run came too late for whoever asked first."""
+    from tests.browser.helpers import SCREENSHOTS, AppServer, app_env
+
+    fresh = AppServer(
+        env={**app_env(), "ATTN_PRELOAD_MODEL": "0"}, log=SCREENSHOTS / "streamlit-metrics.log", preload=True
+    )
+    try:
+        fresh.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+    try:
+        with urllib.request.urlopen(fresh.url + "/_stcore/metrics", timeout=10) as r:
+            body = r.read().decode()
+    finally:
+        fresh.stop()
+    for secret in ("session", "cache_memory_bytes", "_shipped"):
+        assert secret not in body, body[:500]
+
+
 def _upload(server, session_id: str, n: int, size: int) -> list[int]:
     """n PUTs of `size` bytes to Streamlit's upload route for session_id, with the XSRF cookie and
     header a browser would send. Returns the status codes."""

@@ -78,7 +78,7 @@ def train(
     steps = steps or recipe["steps"]
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    tok = Tokenizer.load()
+    tok = registry.load_tokenizer(directory)  # the folder's own (ATTN_WEIGHTS_DIR), as its models will load it
     config = config or ModelConfig.from_dict(registry.PRESETS[name].to_dict())
     config.vocab_size = tok.vocab_size
     history = []

@@ -31,7 +31,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from . import state
-from .i18n import t
+from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
     MAX_STATE,
     TTL,
@@ -63,6 +63,9 @@ KEEP = (
     "les_nick",
     "lang",
 )
+# Pages a room never follows the teacher to (issue 37): the lesson editor shows the answers being
+# written; the class stays on the page last published.
+UNSHARED_PAGES = ("editor",)
 NOTICE_S = 60  # a room notice (a refused or stale secret) stays at the top of the page this long
 
 
@@ -80,6 +83,14 @@ def is_teacher() -> bool:
     return bool(code() and st.session_state.get("_room_token"))
 
 
+def verified_teacher() -> str | None:
+    """The room code when this session holds the live room's teacher secret, checked against the
+    store now (a rotated secret or an ended room: None); StoreError when the store cannot say."""
+    if not is_teacher():
+        return None
+    return code() if store().check(code(), st.session_state["_room_token"]) else None
+
+
 def following() -> bool:
     return bool(code() and not is_teacher() and st.session_state.get("_room_follow", True))
 
@@ -90,7 +101,7 @@ BROWSER_COOKIE_AGE = 180 * 24 * 3600
 
 def student_id() -> str:
     """This browser's id for the room's answers: the attn_browser cookie it sent when the session
-    started, else a new random id that the next write_cookie() stores in the browser. Every tab
+    started, else a new random id that write_cookie() stores in the browser. Every tab
     of one browser answers as one student (a second answer replaces the first)."""
     if "_room_student" not in st.session_state:
         kept = _cookies().get(BROWSER_COOKIE, "")
@@ -98,14 +109,27 @@ def student_id() -> str:
             st.session_state["_room_student"] = kept
         else:
             st.session_state["_room_student"] = secrets.token_hex(8)
-            st.session_state["_room_browser_write"] = True
     return st.session_state["_room_student"]
+
+
+def _reader_lang() -> str:
+    """The reader's language, also in a session's first run before the sidebar set it (from_link
+    runs first): the link's lang=, else the browser's locale, as ui.context's sidebar will choose."""
+    if "lang" in st.session_state:
+        return lang()
+    linked = st.query_params.get("lang")
+    return linked if linked in LANGS else lang_from_locale(getattr(st.context, "locale", None))
+
+
+def _t(key: str, **params) -> str:
+    """t() in _reader_lang(): for the notices from_link makes before the sidebar runs."""
+    return text_in(_reader_lang(), key, **params)
 
 
 def store_failed(e: Exception) -> str:
     """The notice for a store that failed; the reason goes to the server's log only."""
     _LOG.warning("room store failed: %r (cause %r)", e, e.__cause__)
-    return t("room_store_error")
+    return _t("room_store_error")
 
 
 def _get(room_code: str):
@@ -151,8 +175,12 @@ def write_cookie() -> None:
     value = st.session_state.pop("_room_cookie", None)
     if value is not None:
         cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
-    if st.session_state.pop("_room_browser_write", False):
-        cookies.append(f"{BROWSER_COOKIE}={student_id()}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
+    # the browser id on every run until the browser sends it back (a new session: a reload): a
+    # student who arrives by the room link is switched to the teacher's page in the same run
+    # (_apply), which drops that run's script before the browser runs it, so written once it never was
+    student = st.session_state.get("_room_student")
+    if student and _cookies().get(BROWSER_COOKIE) != student:
+        cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
     if not cookies:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
@@ -185,7 +213,7 @@ def from_link() -> None:
     raw, token = st.query_params.get("room"), st.query_params.get("teach")
     if token is not None:
         del st.query_params["teach"]  # never left in an address, never accepted
-        _tell(t("room_secret_not_in_links"))
+        _tell(_t("room_secret_not_in_links"))
     if raw is None or st.session_state.get("_room_link") == raw:
         return
     st.session_state["_room_link"] = raw
@@ -195,7 +223,7 @@ def from_link() -> None:
     room = _get(room_code) if room_code is not None else None
     if room is None:
         if "_room_error" not in st.session_state:
-            state.notice(t("room_not_found", code=echo(raw, 9)))
+            state.notice(_t("room_not_found", code=echo(raw, 9)))
         return
     kept = _cookie_token(room_code)
     try:
@@ -207,7 +235,7 @@ def from_link() -> None:
     else:
         if kept:  # this browser's secret for the room no longer opens it
             _remember(None, None)
-            _tell(t("room_secret_stale", code=format_code(room_code)))
+            _tell(_t("room_secret_stale", code=format_code(room_code)))
         _become_student(room_code)
 
 
@@ -376,7 +404,7 @@ def _apply(room, pages) -> None:
 def publish(url_path: str | None) -> None:
     """The teacher's view of the page at url_path ("" is the home page) into the room, after the
     page wrote its settings into the URL."""
-    if not is_teacher() or url_path is None:
+    if not is_teacher() or url_path is None or url_path in UNSHARED_PAGES:
         return
     link = getattr(state, "link_params", None)  # the keys this run's page knows, when ui/state has it
     params = link() if link else st.query_params.to_dict()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import streamlit as st
+
 from data import corpus
 from model.errors import InputError
 
@@ -26,6 +28,50 @@ def second_sentence(text: str) -> str:
             if corpus.in_language(b, prefix=False):
                 return b
     return "The man bites the dog" if text.isascii() else "人咬狗"
+
+
+def candidates(text: str) -> list[tuple[str, tuple]]:
+    """Sentence B's candidates, in the order analysis.contrast.choose tries them: one noun swapped
+    (cat <-> dog) inside the language the models learned, the pair of text, the fallback pair."""
+    out = [(text.replace(old, new, 1), ("swap", old, new)) for old, new in SWAPS.items() if old in text]
+    out = [(b, how) for b, how in out if corpus.in_language(b, prefix=False)]
+    if text in PAIRS:
+        out.append((PAIRS[text], ("pair",)))
+    fallback = "The man bites the dog" if text.isascii() else "人咬狗"
+    return out + [(fallback, ("pair",))]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def opening_pair(name: str, device: str, text: str):
+    """The measured default pair for text on the model (analysis.contrast), or None."""
+    from analysis import contrast
+    from ui import cache
+
+    runner = cache.runner(name, device)
+    return contrast.choose(lambda s: runner.trace(s), text, candidates(text))
+
+
+def pair_text(pair) -> str:
+    """What changed from A to the default B, where B - A is largest, and the rule that chose it."""
+    from analysis.contrast import VISIBLE
+    from ui.i18n import t
+    from ui.safe import md
+
+    how = {"old": md(pair.how[1]), "new": md(pair.how[2])} if pair.how[0] == "swap" else {}
+    view = (
+        t("cmp_pair_mean", layer=pair.layer + 1)
+        if pair.head is None
+        else t("cmp_pair_head", layer=pair.layer + 1, head=pair.head + 1)
+    )
+    return t(
+        f"cmp_pair_{pair.how[0]}",
+        view=view,
+        row=md(pair.row),
+        col=md(pair.key),  # not key=: t() takes the string key first
+        change=f"{pair.change:+.2f}",
+        visible=f"{VISIBLE:.2f}",
+        **how,
+    )
 
 
 TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)

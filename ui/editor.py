@@ -8,20 +8,24 @@ the lessons page (in a room: shared with the class through the room store)."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
+from lessons import defaults as lesson_defaults
 from lessons import files, schema
 from lessons.build import build_step
-from lessons.pick import NotApplicable
+from lessons.pick import NotApplicable, word_arg, word_label, word_position
 from lessons.queries import HEAD_RULES, QUERIES, applies, can_ablate
 from lessons.steps import MARGINS, passes
 from model.errors import InputError
 
-from . import cache, hardening
+from . import cache, classroom, hardening
 from . import lessons as lesson_state
 from .i18n import LANGS, lang, t
-from .lesson_view import answer_text, fill, option_label, params_text
+from .lesson_view import answer_text, lesson_md, option_label, params_text
 from .messages import error_text as error_text_of_model
+from .rooms import StoreError
 from .safe import echo, md
 
 TEMPERATURES = [0.2, 0.5, 1.0, 2.0, 5.0]
@@ -43,6 +47,14 @@ ARG_WIDGETS = {  # how the editor asks for each query argument
     "far": "pos",
     "sketches": None,  # the default order
 }
+
+
+def arg_widget(query: str, name: str):
+    """How the editor asks for argument name of query: entropy_higher's `other` is a second row,
+    every other query's `other` a sentence."""
+    if query == "entropy_higher" and name == "other":
+        return "row"
+    return ARG_WIDGETS.get(name)
 
 
 def _set_default(key: str, value) -> None:
@@ -72,6 +84,72 @@ def init(ctx) -> None:
     _fit("ed_model", models)
     if "ed_ask_en" not in st.session_state:
         default_texts()
+    first = "_ed_opened" not in st.session_state
+    st.session_state["_ed_opened"] = True
+    if st.session_state.pop("_ed_defaults", False) or first:
+        apply_defaults(ctx)
+
+
+def want_defaults() -> None:
+    """A callback (the model or the question type changed): the next run opens the step on the
+    defaults its query computes (apply_defaults), before the form's widgets are drawn."""
+    st.session_state["_ed_defaults"] = True
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def computed_defaults(name: str, sentence: str, query: str, question: str, device: str):
+    """(sentence, view, args) lessons.defaults computes for the query on the model (cached: the
+    search runs the query up to a few hundred times)."""
+    return lesson_defaults.default_step(query, cache.runner(name, device), sentence, question)
+
+
+def apply_defaults(ctx) -> None:
+    """The form on its query's computed defaults (issue 37): the view and arguments whose step
+    passes the margin rule on this model and sentence, so a question type opens without a warning."""
+    ss = st.session_state
+    q = QUERIES[ss.get("ed_query", "top_key")]
+    if ss.get("ed_question") not in q.questions:
+        ss["ed_question"] = q.questions[0]
+    sentence = ss.get("ed_sentence") or ctx.text
+    for name in q.args:  # a sentence argument is never empty, even where the query does not apply
+        if arg_widget(q.name, name) == "text":
+            ss[f"ed_arg_{name}"] = lesson_defaults.swapped(sentence)[0]
+    if runner_or_none(ss["ed_model"], ctx.device) is None or applies(cache.runner(ss["ed_model"], ctx.device), q.name):
+        return
+    try:
+        text, view, args = computed_defaults(ss["ed_model"], sentence, q.name, ss["ed_question"], ctx.device)
+    except Exception:  # a sentence the model refuses: the form says why when it builds the step
+        return
+    ss["ed_sentence"] = text
+    for part in ("kind", "head", "layer"):
+        if part in view:
+            ss[f"ed_{part}"] = view[part]
+        else:
+            ss.pop(f"ed_{part}", None)  # the form's own first option
+    ss["ed_temp"], ss["ed_pos"] = 1.0, True
+    ss["ed_off"] = list(view.get("heads_off", []))
+    args_into_form(q.name, args)
+
+
+def args_into_form(query: str, args: dict) -> None:
+    """A step's arguments into the form's widgets (edit, apply_defaults); a word stays as the file
+    names it until the form finds its position among the sentence's tokens (_arg)."""
+    ss = st.session_state
+    for name in QUERIES[query].args:
+        widget, value = arg_widget(query, name), args.get(name)
+        if widget in ("row", "key", "yes_if", "temp", "weight", "pos"):
+            if value is not None:
+                ss[f"ed_arg_{name}"] = value
+            else:
+                ss.pop(f"ed_arg_{name}", None)
+        elif widget == "text":
+            ss[f"ed_arg_{name}"] = (value[0] if isinstance(value, list) else value) or ""
+        elif widget == "pick":
+            ss[f"ed_arg_{name}"] = value or "heads_off"
+        elif widget == "flag":
+            ss[f"ed_arg_{name}"] = bool(value)
+        elif widget == "clearest":
+            ss[f"ed_arg_{name}"] = value == "clearest"
 
 
 def default_texts() -> None:
@@ -83,6 +161,7 @@ def default_texts() -> None:
         entry = TABLE.get(f"ed_default_{part}_{q}", {})
         for lg in LANGS:
             st.session_state[f"ed_{part}_{lg}"] = entry.get(lg, "")
+    want_defaults()  # and the view and arguments its query computes
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -169,7 +248,7 @@ def draft(ctx) -> dict:
         view["heads_off"] = list(st.session_state["ed_off"])
     rows, keys = toks.get(view.get("kind") or kinds[0], ([], []))
     for name in q.args:
-        widget = ARG_WIDGETS.get(name)
+        widget = arg_widget(q.name, name)
         value = _arg(name, widget, q.name, rows, keys)
         if value is not None:
             args[name] = value
@@ -181,25 +260,29 @@ def draft(ctx) -> dict:
     return {**spec, "view": view, "args": args}
 
 
-def _unique(items) -> list:
-    return list(dict.fromkeys(str(x) for x in items))
-
-
 def _arg(name: str, widget, query: str, rows, keys):
     key = f"ed_arg_{name}"
     label = t(f"ed_arg_{name}") if widget not in (None, "step") else ""
-    if widget == "row":
-        opts = _unique(r for r in rows if r not in ("<s>",)) or ["?"]
-        if query == "top_key":
+    if widget in ("row", "key"):
+        # positions, not strings (issue 37): "the" twice in a sentence is two options, labelled
+        # with their occurrence, and the file gets the one the teacher chose
+        tokens = rows if widget == "row" else keys
+        opts = [i for i, tok in enumerate(tokens) if widget == "key" or tok != "<s>"] or [0]
+        if query == "top_key" and name == "word":
             opts.append("surest")
+        held = st.session_state.get(key)
+        if held is not None and not isinstance(held, int) and held != "surest":  # as a file names it
+            st.session_state[key] = word_position(tokens, held)
+            st.session_state[f"_ed_file_{name}"] = held  # written back as it was while it means the same
         _fit(key, opts, opts[min(1, len(opts) - 1)])
-        st.selectbox(label, opts, key=key, format_func=lambda w: t("ed_surest") if w == "surest" else md(w))
-        return st.session_state[key]
-    if widget == "key":
-        opts = _unique(keys) or ["?"]
-        _fit(key, opts)
-        st.selectbox(label, opts, key=key, format_func=md)
-        return st.session_state[key]
+        st.selectbox(label, opts, key=key, format_func=lambda i: _position_label(tokens, i))
+        value = st.session_state[key]
+        if value == "surest" or not tokens:
+            return value if tokens else None
+        as_filed = st.session_state.get(f"_ed_file_{name}")
+        if as_filed is not None and word_position(tokens, as_filed) == value:
+            return as_filed
+        return word_arg(tokens, value)
     if widget == "text":
         _set_default(key, "")
         st.text_input(label, key=key, max_chars=schema.MAX_SENTENCE)
@@ -241,6 +324,12 @@ def _arg(name: str, widget, query: str, rows, keys):
     return None
 
 
+def _position_label(tokens, i) -> str:
+    if i == "surest":
+        return t("ed_surest")
+    return md(word_label(tokens, i)) if isinstance(i, int) and 0 <= i < len(tokens) else "?"
+
+
 def _head_label(h) -> str:
     return t("ed_head_n", head=h) if isinstance(h, int) else t(f"ed_head_{h}")
 
@@ -278,12 +367,52 @@ def texts() -> dict:
 
 
 def check(spec: dict, index: int = 0):
-    """(the step as a lesson file checks it, or None; the error text in the reader's language)."""
+    """(the step as a lesson file checks it, or None; the error in the reader's language, naming
+    the form's own labels and the step's number, not a line of a file the teacher never sees)."""
     text = files.dumps("draft", {"en": "draft", "zh": "draft"}, [spec])
     try:
         return schema.validate(text).steps[0], None
     except schema.LessonError as e:
-        return None, error_text(e)
+        n = editing() + 1 if editing() is not None else len(steps()) + 1
+        return None, form_error_text(e, n, spec.get("query", ""))
+
+
+FORM_FIELDS = {  # a lesson file's key -> the editor's label for it
+    "sentence": "ed_sentence",
+    "model": "ed_model",
+    "question": "ed_question",
+    "query": "ed_query",
+    "show": "ed_show",
+    "view.kind": "ed_kind",
+    "view.head": "ed_head",
+    "view.layer": "ed_layer",
+    "view.temperature": "ed_temperature",
+    "view.positions": "ed_positions",
+    "view.heads_off": "ed_heads_off",
+    **{f"{part}.{lg}": f"ed_{part}_{lg}" for part in ("ask", "reveal") for lg in LANGS},
+}
+
+
+def form_label(field: str) -> str:
+    """A lesson file's field ("step 1: args.other", "step 2: ask.en") as the form labels it."""
+    name = field.split(": ", 1)[-1]
+    if name.startswith("args."):
+        arg = name[len("args.") :].split(".")[0]
+        return t(f"ed_arg_{arg}") if f"ed_arg_{arg}" in _table() else arg
+    return t(FORM_FIELDS[name]) if name in FORM_FIELDS else name
+
+
+def _table() -> dict:
+    from .i18n import TABLE
+
+    return TABLE
+
+
+def form_error_text(e: schema.LessonError, step_number: int, query: str = "") -> str:
+    params = {k: echo(v, 80) if isinstance(v, str) else v for k, v in e.params.items()}
+    if "field" in params:
+        params["field"] = form_label(e.params["field"])
+    return t("ed_step_problem", i=step_number, error=t(f"lesson_error_{e.code}", **params))
 
 
 def error_text(e: schema.LessonError) -> str:
@@ -320,7 +449,7 @@ def show_answer(spec: dict, ctx) -> bool:
     rule = step.rule
     margin = "∞" if step.margin == float("inf") else f"{step.margin:.3f}"
     st.markdown(
-        t("ed_computed", answer=answer_text(step), ask=fill(step.ask, step.params) if step.ask.get(lang()) else "")
+        t("ed_computed", answer=answer_text(step), ask=lesson_md(step.ask, step.params) if step.ask.get(lang()) else "")
     )
     st.caption(
         t(f"ed_rule_{rule}", margin=margin, threshold=MARGINS[rule])
@@ -373,18 +502,7 @@ def edit(i: int) -> None:
     ss["ed_temp"] = float(view.get("temperature", 1.0))
     ss["ed_pos"] = bool(view.get("positions", True))
     ss["ed_off"] = list(view.get("heads_off", []))
-    for name, widget in ARG_WIDGETS.items():
-        value = args.get(name)
-        if widget in ("row", "key", "yes_if", "temp", "weight", "pos") and value is not None:
-            ss[f"ed_arg_{name}"] = value
-        elif widget == "text":
-            ss[f"ed_arg_{name}"] = (value[0] if isinstance(value, list) else value) or ""
-        elif widget == "pick":
-            ss[f"ed_arg_{name}"] = value or "heads_off"
-        elif widget == "flag":
-            ss[f"ed_arg_{name}"] = bool(value)
-        elif widget == "clearest":
-            ss[f"ed_arg_{name}"] = value == "clearest"
+    args_into_form(step["query"], args)
     # a step without `show` reveals its query's default charts; the form shows them all ticked
     ss["ed_show"] = list(step.get("show", QUERIES[step["query"]].shows))
     for part in ("ask", "reveal"):
@@ -446,7 +564,8 @@ def checked_lesson():
         schema.validate(text)
         return text, None
     except schema.LessonError as e:
-        return None, error_text(e)
+        m = re.match(r"step (\d+): ", str(e.params.get("field", "")))
+        return None, form_error_text(e, int(m.group(1))) if m else error_text(e)
 
 
 def load_text(raw: bytes) -> str | None:
@@ -523,18 +642,32 @@ def load_builtin(name: str) -> None:
 
 
 def save(text: str) -> None:
+    """Save on the server as the teacher of the open room (its secret checked in the store now):
+    the lesson then belongs to that room, and no other visitor can replace it (lessons.files.save)."""
     try:
-        path = files.save(text)
+        room = classroom.verified_teacher()
+        if room is None:
+            raise schema.LessonError("save_needs_room")
+        path = files.save(text, owner=room)
         st.session_state["_ed_note"] = ("ok", t("ed_saved", name=md(path.name)))
     except schema.LessonError as e:
         st.session_state["_ed_note"] = ("warn", error_text(e))
-    except OSError:
+    except (OSError, StoreError):
         st.session_state["_ed_note"] = ("warn", t("lesson_error_save_failed"))
 
 
 def use(text: str) -> None:
+    """ "Use on the lessons page": the lesson becomes this session's own (and the room's) and the
+    next run opens it there (go_to_lessons; st.switch_page does not run inside a callback)."""
     lesson_state.use_custom(text)
-    st.session_state["_ed_note"] = ("ok", t("ed_used"))
+    st.session_state["les_lesson"], st.session_state["les_step"] = lesson_state.CUSTOM, 1
+    st.session_state["_ed_go_lessons"] = True
+
+
+def go_to_lessons() -> None:
+    """After "Use on the lessons page": the lessons page, on the teacher's own lesson."""
+    if st.session_state.pop("_ed_go_lessons", False):
+        st.switch_page("pages/lessons.py", query_params={"lesson": lesson_state.CUSTOM, "step": "1"})
 
 
 def preview(text: str, device: str) -> None:

@@ -12,9 +12,12 @@ place. app.py calls apply() on every run; it patches once per process.
   (allow_uploads), only up to UPLOAD_MAX bytes, at most UPLOAD_FILES per session (the oldest go)
   and UPLOAD_TOTAL bytes in the process. Every other upload is dropped.
 - /_stcore/metrics: sessions, cache names and sizes, compute times, public by default. It
-  answers with no metrics.
+  answers with no metrics, from the server's start when it is started by `python -m ui.serve`
+  (close_metrics(); a bare `streamlit run app.py` from its first page run).
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
-deploy/nginx.conf also closes both routes in front of the app.
+deploy/nginx.conf also closes both routes in front of the app. What is refused, and the limits,
+are here; how Streamlit's runtime is reached to refuse them is ui/streamlit_internals.py, the one
+module allowed past Streamlit's public API.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+
+from . import streamlit_internals as internals
 
 _LOG = logging.getLogger(__name__)
 _DONE: set[str] = set()
@@ -49,19 +54,12 @@ def _refuse_clear_cache(self) -> None:
 
 
 def refuse_clear_cache() -> None:
-    """AppSession's clear_cache handler replaced for every session of this process."""
-    from streamlit.runtime.app_session import AppSession
-
-    AppSession._handle_clear_cache_request = _refuse_clear_cache
+    """The clear_cache handler replaced for every session of this process."""
+    internals.replace_clear_cache_handler(_refuse_clear_cache)
 
 
 def _drop_upload(session_id, file) -> None:
     _LOG.warning("dropped an upload of %d bytes (no uploader in that session)", len(getattr(file, "data", b"")))
-
-
-def _stored_bytes(manager) -> int:
-    """The bytes of every upload the manager holds, from its file_storage (session -> file id -> file)."""
-    return sum(len(getattr(f, "data", b"")) for files in manager.file_storage.values() for f in files.values())
 
 
 def bounded_upload(manager):
@@ -72,29 +70,33 @@ def bounded_upload(manager):
         size = len(getattr(file, "data", b""))
         with _LOCK:
             allowed = session_id in _UPLOADERS
-        if not allowed or size > UPLOAD_MAX or _stored_bytes(manager) + size > UPLOAD_TOTAL:
+        if not allowed or size > UPLOAD_MAX or internals.stored_bytes(manager) + size > UPLOAD_TOTAL:
             _LOG.warning("dropped an upload of %d bytes (allowed: %s, at most %d)", size, allowed, UPLOAD_MAX)
             return
         original(session_id, file)
-        kept = list(manager.file_storage.get(session_id, {}))
-        for file_id in kept[:-UPLOAD_FILES]:  # dicts keep insertion order: the oldest first
+        for file_id in internals.file_ids(manager, session_id)[:-UPLOAD_FILES]:  # the oldest go
             manager.remove_file(session_id, file_id)
 
     return add_file
 
 
+def close_metrics() -> None:
+    """Every StatsManager of this process answers with no metrics, the one the runtime makes later
+    included: ui.serve calls this before Streamlit starts, so the route is empty from the server's
+    first request (apply() on the first page run did it only then; until a visitor came, the route
+    told anyone the sessions and caches)."""
+    internals.empty_every_stats_manager()
+
+
 def close_routes() -> bool:
     """Uploads bounded and metrics emptied on the running server's runtime; False when there is
     none yet (a bare script run, a test without a server)."""
-    from streamlit.runtime import Runtime
-
-    if not Runtime.exists():
+    runtime = internals.running_runtime()
+    if runtime is None:
         return False
-    runtime = Runtime.instance()
-    mgr = runtime.uploaded_file_mgr
-    mgr.add_file = bounded_upload(mgr) if hasattr(mgr, "file_storage") else _drop_upload
-    runtime.stats_mgr.registered_families = lambda: []
-    runtime.stats_mgr.get_stats = lambda family_names=None: {}
+    mgr = internals.upload_manager(runtime)
+    internals.replace_add_file(mgr, bounded_upload(mgr) if internals.keeps_files(mgr) else _drop_upload)
+    close_metrics()
     return True
 
 

@@ -1,6 +1,6 @@
 """The generation page's KV-cache section: the cached K and V rows, the cost per new token with and
 without the cache, the attention sink, and a StreamingLLM "sink + window" cache. Numbers come from
-analysis/cost.py; this module lays them out (the page calls section())."""
+analysis/cost/; this module lays them out (the page calls section())."""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
+from viz.alt import Sentence, alt_of
+
 from . import state
 from .i18n import t
 from .run import current
@@ -207,151 +209,29 @@ def present_figure(fig):
     return enlarge(fig)
 
 
-ALT_ROWS = 12  # a heatmap's text alternative names the top column of at most this many rows
 _SR_ONLY = (
     "position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
     "clip:rect(0,0,0,0);white-space:normal;border:0"
 )
 
 
-def _values(v):
-    """A plotly array as numpy: a list, a numpy array, or plotly's base64 typed array."""
-    import base64
+def _read(sentence: Sentence) -> str:
+    """One sentence of viz.alt in the reader's language (a list of sentences as one value, joined by "; ")."""
 
-    import numpy as np
+    def value(v):
+        if isinstance(v, Sentence):
+            return _read(v)
+        if isinstance(v, list):
+            return "; ".join(value(x) for x in v)
+        return v
 
-    if v is None:
-        return None
-    if isinstance(v, dict) and "bdata" in v:
-        out = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        shape = v.get("shape")
-        return out.reshape([int(x) for x in str(shape).split(",") if x.strip()]) if shape else out
-    rows = list(v) if isinstance(v, (list, tuple)) else None
-    if rows and all(isinstance(r, (list, tuple, np.ndarray)) for r in rows):  # ragged: masked cells left out
-        width = max(len(r) for r in rows)
-        v = [[np.nan if x is None else x for x in r] + [np.nan] * (width - len(r)) for r in rows]
-    try:
-        return np.asarray(v, dtype=float)
-    except (TypeError, ValueError):
-        a = np.asarray(v, dtype=object)  # masked cells are None: NaN here; text stays text
-        try:
-            return np.vectorize(lambda x: np.nan if x is None else float(x), otypes=[float])(a)
-        except (TypeError, ValueError):
-            return a
-
-
-def _label(v) -> str:
-    """A tick or category as the reader sees it: plotly's markup and escapes undone, a whole
-    float written without its ".0"."""
-    import html
-    import re
-
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    return html.unescape(re.sub(r"<[^>]+>", "", str(v))).strip()
-
-
-def _ticks(axis):
-    """{tick value: tick text} of an axis that writes its own tick labels (category indices, steps)."""
-    vals, text = getattr(axis, "tickvals", None), getattr(axis, "ticktext", None)
-    if vals is None or text is None:
-        return {}
-    return {float(v) if isinstance(v, (int, float)) else v: t for v, t in zip(vals, text)}
-
-
-def _name(v, ticks: dict) -> str:
-    key = float(v) if isinstance(v, (int, float)) else v
-    return _label(ticks.get(key, v))
-
-
-def _num(v) -> str:
-    return f"{float(v):.3g}" if abs(float(v)) < 1000 else f"{float(v):,.0f}"
+    return t(sentence.key, **{k: value(v) for k, v in sentence.params.items()})
 
 
 def chart_alt(fig) -> str:
-    """A sentence (or a few) saying what the chart shows, computed from its data, in the reader's
-    language: its title; for a heatmap, its size and each row's largest cell ("The → cat 0.62"); for
-    lines, each line's name, first and last point and its highest; for bars, the largest bars; for
-    an image (the model view), its title and the tiles' count."""
-    import numpy as np
-
-    def title_of(x) -> str:
-        text = getattr(getattr(x, "title", None), "text", None)
-        return _label(text) if text else ""
-
-    layout = fig.layout
-    parts = [t("alt_chart_title", title=title_of(layout))] if title_of(layout) else []
-    for tr in fig.data:
-        kind = getattr(tr, "type", "")
-        if kind == "heatmap":
-            z = _values(tr.z)
-            if z is None or z.ndim != 2 or z.size == 0 or z.dtype == object:
-                continue
-            yt, xt = _ticks(layout.yaxis), _ticks(layout.xaxis)
-            rows = [_name(v, yt) for v in (tr.y if tr.y is not None else range(z.shape[0]))]
-            cols = [_name(v, xt) for v in (tr.x if tr.x is not None else range(z.shape[1]))]
-            tops = []
-            for i in range(min(z.shape[0], ALT_ROWS)):
-                row = z[i]
-                if not np.isfinite(row).any():
-                    continue
-                j = int(np.nanargmax(np.where(np.isfinite(row), row, -np.inf)))
-                tops.append(
-                    t(
-                        "alt_heat_top",
-                        row=rows[i] if i < len(rows) else i + 1,
-                        col=cols[j] if j < len(cols) else j + 1,
-                        v=_num(row[j]),
-                    )
-                )
-            parts.append(
-                t("alt_heatmap", rows=z.shape[0], cols=z.shape[1], tops="; ".join(tops))
-                + (" " + t("alt_heat_more", n=z.shape[0] - ALT_ROWS) if z.shape[0] > ALT_ROWS else "")
-            )
-        elif kind in ("scatter", "scattergl") and getattr(tr, "y", None) is not None:
-            if not tr.name and "lines" not in str(tr.mode or "lines"):
-                continue  # invisible markers for clicks (the model view's tiles), not data
-            xticks = _ticks(layout.xaxis)
-            y = _values(tr.y)
-            x = _values(tr.x) if tr.x is not None else np.arange(len(y))
-            if y is None or y.dtype == object or y.size == 0 or not np.isfinite(y).any():
-                continue
-            ok = np.isfinite(y)
-            xs, ys = np.asarray(x, dtype=object)[ok], y[ok]
-            k = int(np.argmax(ys))
-            parts.append(
-                t(
-                    "alt_line",
-                    name=_label(tr.name) if tr.name else t("alt_line_unnamed"),
-                    x0=_name(xs[0], xticks),
-                    y0=_num(ys[0]),
-                    x1=_name(xs[-1], xticks),
-                    y1=_num(ys[-1]),
-                    xmax=_name(xs[k], xticks),
-                    ymax=_num(ys[k]),
-                    n=len(ys),
-                )
-            )
-        elif kind == "bar":
-            horizontal = getattr(tr, "orientation", None) == "h"
-            v = _values(tr.x if horizontal else tr.y)
-            names = tr.y if horizontal else tr.x
-            if v is None or v.dtype == object or v.size == 0:
-                continue
-            ticks = _ticks(layout.yaxis if horizontal else layout.xaxis)
-            names = [_name(n, ticks) for n in (names if names is not None else range(len(v)))]
-            order = np.argsort(-np.nan_to_num(v, nan=-np.inf))[:5]
-            parts.append(
-                t(
-                    "alt_bars",
-                    name=_label(tr.name) if tr.name else "",
-                    n=len(v),
-                    tops="; ".join(f"{names[i]} {_num(v[i])}" for i in order if i < len(names)),
-                )
-            )
-        elif kind == "image":
-            parts.append(t("alt_image"))
-    return " ".join(p for p in parts if p)
+    """The chart's text alternative in the reader's language: viz.alt's sentences, computed from
+    the chart's own data by the function that drew it (or read from its traces)."""
+    return " ".join(p for p in (_read(s) for s in alt_of(fig)) if p)
 
 
 def describe_chart(fig) -> None:

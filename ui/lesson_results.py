@@ -12,27 +12,35 @@ from . import classroom
 from . import lessons as lesson_state
 from .i18n import lang, t, text_in
 from .layout import present_figure
-from .lesson_view import fill, option_label
+from .lesson_view import fill, option_text
 from .rooms import StoreError
 from .widgets import PLOTLY_CONFIG
+
+LIVE_KEY = "les_class_live"  # the teacher's choice: the class's bars shown before the reveal
 
 
 @st.fragment(run_every=2)
 def class_answers(step, key: str, revealed: bool) -> None:
-    """The teacher's view of how the room answered this step, refreshed every 2 s."""
+    """The teacher's view of how the room answered this step, refreshed every 2 s. The teacher's
+    screen is the projector: until the teacher reveals the step (answers it), the class sees only
+    how many answered, not which option leads, unless the teacher chose to show the bars live."""
     from viz.lessons import bars
 
     counts = classroom.answer_counts(key)
     if counts is None:
         return
     total = sum(counts.values())
+    live = st.toggle(t("lesson_class_live"), key=LIVE_KEY, help=t("lesson_class_live_help"))
+    if not (revealed or live):
+        st.markdown("**" + t("lesson_class_answers", n=total) + "** · " + t("lesson_class_hidden"))
+        return
     right = sum(c for i, c in counts.items() if step.is_right(i))
     st.markdown("**" + t("lesson_class_answers", n=total) + "** · " + t("lesson_class_right", right=right, n=total))
     shown = [i for i in range(len(step.options)) if step.kind != "slider" or counts.get(i)]
     if not shown:
         return
     fig = bars(
-        [option_label(step, i) for i in shown],
+        [option_text(step, i) for i in shown],  # viz escapes for the chart
         [counts.get(i, 0) for i in shown],
         counts=True,
         highlight=(shown.index(step.answer) if step.answer in shown else None) if revealed else None,
@@ -44,13 +52,14 @@ def class_answers(step, key: str, revealed: bool) -> None:
 def table_maker(lesson: str, steps):
     """A function of no arguments that returns the results table from the room's answers as they
     are when it is called (None outside a teacher's room). The texts are written now, in the
-    reader's language: the download calls it on Streamlit's thread, outside the session."""
+    reader's language: the download calls it on Streamlit's thread, outside the session. Plain
+    text (fill, option_text): the table and the CSV show what the students read, not markdown."""
     read = classroom.results_reader()
     if read is None:
         return None
     language = lang()
     asks = {s.id: fill(s.ask, s.params) for s in steps}
-    labels = {(s.id, i): option_label(s, i) for s in steps for i in range(len(s.options))}
+    labels = {(s.id, i): option_text(s, i) for s in steps for i in range(len(s.options))}
 
     def make() -> list[dict]:
         answers, nicks = read()
@@ -67,6 +76,19 @@ def table_maker(lesson: str, steps):
     return make
 
 
+def words() -> tuple[dict, str, str]:
+    """The results' column names and yes / no words in the reader's language: the same for the
+    table and the CSV (results.shown formats both)."""
+    return {c: t(f"lesson_results_col_{c}") for c in results.COLUMNS}, t("lesson_yes"), t("lesson_no")
+
+
+def csv_bytes(make, named: tuple[dict, str, str]) -> bytes:
+    """The CSV the teacher downloads: make()'s rows when it is called, as results.to_csv writes them
+    (with a BOM, so a spreadsheet reads the Chinese as UTF-8)."""
+    header, yes, no = named
+    return results.to_csv(make(), header, yes=yes, no=no).encode("utf-8-sig")
+
+
 @st.fragment(run_every=3)
 def class_results(lesson: str, steps) -> None:
     """Every step's results (the table refreshed every 3 s): per option how many chose it and
@@ -80,16 +102,16 @@ def class_results(lesson: str, steps) -> None:
     except StoreError as e:
         st.toast(classroom.store_failed(e), icon="⚠️")
         return
-    header = {c: t(f"lesson_results_col_{c}") for c in results.COLUMNS}
-    yes, no = t("lesson_yes"), t("lesson_no")
+    named = words()
     with st.expander(t("lesson_results"), icon="📊"):
         per = results.per_step(rows, len(steps))
         st.caption(" · ".join(t("lesson_results_step", i=i + 1, answered=a, right=r) for i, (a, r) in enumerate(per)))
         if rows:
-            st.dataframe([{header[c]: r[c] for c in results.COLUMNS} for r in rows], hide_index=True)
+            header, yes, no = named
+            st.dataframe(results.shown(rows, header, yes=yes, no=no), hide_index=True)
         st.download_button(
             t("lesson_results_csv"),
-            lambda: results.to_csv(make(), header, yes=yes, no=no).encode("utf-8-sig"),
+            lambda: csv_bytes(make, named),
             file_name="class-results.csv",
             mime="text/csv",
             key="les_results_csv",

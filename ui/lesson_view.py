@@ -8,12 +8,13 @@ import numbers
 
 import streamlit as st
 
+from lessons.pages import file_of
 from lessons.steps import Bars, Heat
 from model.trace import KINDS
 
 from .i18n import lang, t
 from .layout import present_figure
-from .safe import md
+from .safe import md, text_md
 from .widgets import PLOTLY_CONFIG, heatmap_labels, show_row_table
 
 
@@ -22,12 +23,13 @@ class _Params(dict):
         return "?"
 
 
-def params_text(params: dict) -> dict:
-    """A step's numbers as text for its sentence: attention kinds translated, tokens escaped."""
+def params_text(params: dict, escape=md) -> dict:
+    """A step's numbers as text for its sentence: attention kinds translated, tokens escaped for
+    markdown (escape=str: plain text, for a chart or a table, which escape for themselves)."""
     return {
         k: (t(f"kind_{v}") if v in ("encoder", "decoder", "cross") else "")
         if k == "kind"
-        else md(v)
+        else escape(v)
         if isinstance(v, str)
         else v
         for k, v in params.items()
@@ -35,12 +37,22 @@ def params_text(params: dict) -> dict:
 
 
 def fill(texts: dict, params: dict) -> str:
-    """The lesson file's text in the reader's language with the model's numbers filled in."""
+    """The lesson file's text in the reader's language with the model's numbers filled in, as plain
+    text: what a table, a chart or the CSV shows (each escapes for itself). On a page, lesson_md()."""
     text = texts.get(lang()) or texts.get("en") or ""
-    return text.format_map(_Params(params_text(params)))
+    return text.format_map(_Params(params_text(params, str)))
 
 
-def option_label(step, i: int) -> str:
+def lesson_md(texts: dict, params: dict) -> str:
+    """The one way a lesson's text reaches st.markdown (teacher, students, the editor's preview):
+    fill()'s plain text with every character shown as typed (ui.safe.text_md). A lesson file is a
+    stranger's text (an upload, a room's shared lesson), so its Markdown is not rendered: no link,
+    image, reference definition, autolink or HTML, however it is spelled or encoded."""
+    return text_md(fill(texts, params))
+
+
+def option_text(step, i: int) -> str:
+    """Option i as plain text: the results table, the CSV and charts (which escape for themselves)."""
     opt = step.options[i]
     if step.kind == "yesno":
         return t(f"lesson_{opt}")
@@ -48,7 +60,14 @@ def option_label(step, i: int) -> str:
         return t("lesson_sketch", label=opt)
     if step.kind == "choice" and not step.literal:
         return t(opt, **((step.option_params or [{}] * len(step.options))[i]))
-    return md(opt)
+    return str(opt)
+
+
+def option_label(step, i: int) -> str:
+    """Option i for markdown (pills, the verdict): the app's own words as they are, a token or a
+    model's text escaped."""
+    literal = step.kind not in ("yesno", "sketch") and (step.kind != "choice" or step.literal)
+    return md(step.options[i]) if literal else option_text(step, i)
 
 
 def show_reveal(step, item, n: int, prefix: str = "les") -> None:
@@ -72,7 +91,7 @@ def show_reveal(step, item, n: int, prefix: str = "les") -> None:
             with right:
                 show_row_table(item, item.weights, item.row, key=f"{prefix}_table_{step.id}_{n}", with_csv=False)
     elif isinstance(item, Bars):
-        title = t(item.title, **params_text(item.title_params)) if item.title else ""
+        title = t(item.title, **params_text(item.title_params, str)) if item.title else ""  # viz escapes
         hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None
         if hi is None and step.kind == "word" and step.answer_label in item.labels:
             hi = list(item.labels).index(step.answer_label)
@@ -83,12 +102,12 @@ def show_reveal(step, item, n: int, prefix: str = "les") -> None:
 def show_question(step, prefix: str = "les") -> None:
     from viz.lessons import sketch
 
-    st.markdown("### " + fill(step.ask, step.params))
+    st.markdown("### " + lesson_md(step.ask, step.params))
     if step.kind == "sketch":
         cols = st.columns(len(step.sketches))
         for i, (col, values) in enumerate(zip(cols, step.sketches)):
             with col:
-                fig = sketch(values, step.sketch_labels, title=option_label(step, i))
+                fig = sketch(values, step.sketch_labels, title=option_text(step, i))
                 st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"{prefix}_sketch_{step.id}_{i}")
 
 
@@ -128,7 +147,7 @@ def show_verdict(step, given: int, prefix: str = "les") -> None:
         st.success(t("lesson_right", answer=answer_text(step)), icon="✅")
     else:
         st.error(t("lesson_wrong", given=option_label(step, given), answer=answer_text(step)), icon="❌")
-    st.markdown(fill(step.reveal_text, step.params))
+    st.markdown(lesson_md(step.reveal_text, step.params))
     for k, item in enumerate(step.reveal):
         show_reveal(step, item, k, prefix)
     explore_link(step)
@@ -147,7 +166,7 @@ def explore_target(step) -> tuple[str, dict] | None:
         value = step.params.get(name)
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             params[name] = str(int(value))
-    return f"pages/{step.page}.py", params
+    return file_of(step.page), params
 
 
 def explore_link(step) -> None:

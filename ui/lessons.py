@@ -16,6 +16,7 @@ from lessons.schema import MAX_STEPS, LessonError, validate
 
 from . import cache, classroom, state
 from .i18n import lang, t
+from .safe import md
 
 CUSTOM = "custom"  # the link's name for the teacher's own lesson
 CHOICES = (*files.BUILTIN, CUSTOM)
@@ -69,6 +70,11 @@ def title(lesson: str) -> str:
         return validate(text).title[lang()]
     except LessonError:
         return t("lesson_name_custom")
+
+
+def title_label(lesson: str) -> str:
+    """title() for a label that renders markdown (the lessons page's radio): shown as typed."""
+    return md(title(lesson))
 
 
 def choices() -> list[str]:

@@ -224,29 +224,49 @@ class SQLiteRooms(RoomStore):
     def __init__(self, path: str | os.PathLike, ttl: float = TTL):
         self.path, self.ttl = str(path), ttl
         self._local = threading.local()  # one connection per thread (Streamlit runs sessions in threads)
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token TEXT NOT NULL, "
-                "state TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL)"
-            )
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
-                "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))"
-            )
-            db.execute("CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires)")
-            db.execute("CREATE TABLE IF NOT EXISTS lessons (code TEXT PRIMARY KEY, text TEXT NOT NULL)")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS nicknames (code TEXT NOT NULL, student TEXT NOT NULL, "
-                "nick TEXT NOT NULL, PRIMARY KEY (code, student))"
-            )
+        self._db()
+
+    @staticmethod
+    def _schema(db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, token TEXT NOT NULL, "
+            "state TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL)"
+        )
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, step TEXT NOT NULL, "
+            "student TEXT NOT NULL, choice INTEGER NOT NULL, PRIMARY KEY (code, step, student))"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires)")
+        db.execute("CREATE TABLE IF NOT EXISTS lessons (code TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS nicknames (code TEXT NOT NULL, student TEXT NOT NULL, "
+            "nick TEXT NOT NULL, PRIMARY KEY (code, student))"
+        )
+
+    def _file(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+            return st.st_dev, st.st_ino
+        except OSError:
+            return None
 
     def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-            db.execute("PRAGMA busy_timeout=10000")
-            self._local.db = db
+        """This thread's connection, to the file at self.path as it is now: a file deleted (or replaced)
+        since the connection opened it means a new connection and the tables made again, so the store
+        recovers at the next call. An open connection would go on writing into the deleted file,
+        unseen by every other thread and replica, while new ones found a file without tables: "try
+        again in a moment" until the server restarted."""
+        db, opened = getattr(self._local, "db", None), getattr(self._local, "file", None)
+        if db is not None and opened is not None and self._file() == opened:
+            return db
+        if db is not None:
+            db.close()
+            self._local.db = None
+        db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        db.execute("PRAGMA busy_timeout=10000")
+        self._schema(db)  # IF NOT EXISTS: a no-op on a file that has them
+        self._local.db, self._local.file = db, self._file()
         return db
 
     def _expire(self, db) -> None:

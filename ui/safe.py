@@ -36,6 +36,15 @@ def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(defang(str(text)), quote=False).replace("\n", " "))
 
 
+def text_md(text: str) -> str:
+    """A whole text (a lesson's question or reveal) as md() does a value, its line breaks kept as
+    line breaks: every character shown as typed, nothing a link, an image, HTML or Markdown
+    structure (no reference definition, autolink, heading or list can form across lines either,
+    since every bracket, colon, '<', '#', '-' and '.' is escaped). A line's leading spaces go: four
+    of them would make it a code block, shown with the escapes' backslashes."""
+    return "  \n".join(md(line.lstrip()) for line in str(text).split("\n"))
+
+
 def short(text: str, limit: int = 60) -> str:
     text = str(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"

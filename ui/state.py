@@ -117,6 +117,26 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
     return fixed
 
 
+def read_view(fields, **defaults) -> dict[str, Any]:
+    """Every field of a view (ui/view.py) from the link, else this session, else its default (or
+    defaults[link name], a default known only at run time: the sidebar's sentence), into
+    session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
+    return {f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key) for f in fields}
+
+
+def write_view(fields, defaults: dict | None = None, **values) -> None:
+    """The view's values written into the link (1-based where the field says so); a field not
+    given is written from the session; None, and a field's default where it says omit_default
+    (defaults: as read_view's), leave it out of the link."""
+    out = {}
+    for f in fields:
+        value = values[f.link] if f.link in values else st.session_state.get(f.key)
+        if f.omit_default and value == (defaults or {}).get(f.link, f.default):
+            value = None
+        out[f.link] = f.to_link(value)
+    set_url(**out)
+
+
 def set_url(**values) -> None:
     """Write values into the address bar; None or "" removes the parameter, and so does a text
     longer than TEXT_MAX (a link stays short enough for every server and browser)."""

@@ -1,4 +1,5 @@
-"""Caches for the timeline page: a model's snapshots, each snapshot's role scores and output.
+"""The timeline page's view (what its link carries) and caches: a model's snapshots, each
+snapshot's role scores and output.
 
 Snapshots load through cache.runner("NAME@STEP") like any model (once per process); role scores
 are computed once per snapshot on analysis/timeline.py's fixed probe sentences.
@@ -15,8 +16,24 @@ from model import registry
 from model.errors import InputError
 
 from . import cache, slots
+from .view import Field, head, kind, layer, one_of, whole
 
 CONTINUATION_TOKENS = 12
+# the roles a head may be scored on, per attention kind
+KIND_ROLES = {
+    "encoder": ("previous", "first"),
+    "decoder": ("previous", "first", "induction", "pronoun_en", "pronoun_zh"),
+    "cross": ("alignment",),
+}
+ROLES = tuple(dict.fromkeys(r for roles in KIND_ROLES.values() for r in roles))
+# the page's view: ?step= (a snapshot's training step), kind, layer and head (1-based), role
+VIEW = (
+    Field("step", "tl_step", None, whole),
+    kind("tl_kind"),
+    layer("tl_layer"),
+    head("tl_head"),
+    Field("role", "tl_role", None, one_of(ROLES)),
+)
 
 
 def base_name(name: str) -> str:

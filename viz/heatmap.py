@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.alt import heatmap_sentences, title_sentence, with_alt
 from viz.colors import COLORSCALE, MASKED, add_hatch, figure, hatch_image
 
 
@@ -217,11 +218,14 @@ def heatmap(
     )
     if title:
         layout["title"] = dict(text=esc(title))
+    # the text alternative from the values themselves (masked cells NaN), before plotly holds them
+    shown = [np.where(mask, p, np.nan) if masked_any else p for p in panels]
+    alt = title_sentence(title) + [s for p in shown for s in heatmap_sentences(p, rows, cols)]
     if panel_titles is None:
         layout.update(xaxis=xaxis, yaxis=yaxis, margin=dict(l=10, r=10, t=50 if title else 20, b=10))
         if masked_any:
             layout["images"] = [hatch_image()]
-        return figure(traces, layout)
+        return with_alt(figure(traces, layout), alt)
     fig = make_subplots(
         rows=1,
         cols=len(panels),
@@ -237,7 +241,7 @@ def heatmap(
     if masked_any:
         for i in range(len(panels)):
             add_hatch(fig, "x" if i == 0 else f"x{i + 1}", "y" if i == 0 else f"y{i + 1}")
-    return fig
+    return with_alt(fig, alt)
 
 
 DEFAULT_LABELS = {"x": "Key", "y": "Query", "weight": "Weight", "masked": "masked"}

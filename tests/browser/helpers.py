@@ -1,192 +1,39 @@
-"""Driving the real app in headless Chromium: start `streamlit run`, launch Debian's chromium,
-wait for Streamlit to settle, read what was drawn.
-
-Used by the browser tests (tests/browser/conftest.py) and by the benchmarks (bench/).
+"""The browser and server tests' helpers: drive/ (starting the app, driving Chromium, shared with
+bench/) and what only the tests use (a fixture's server, axe-core).
 """
 
 from __future__ import annotations
 
-import atexit
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "screenshots"
-CHROMIUM = os.environ.get("ATTN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-# Playwright's own browser download does not work everywhere this runs: Debian's chromium, with
-# everything that would phone home switched off.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1400, "height": 1000}
-
-APP = "[data-testid='stApp']"
-SIDEBAR = "section[data-testid='stSidebar']"
-EXCEPTION = "[data-testid='stException']"
-PLOT = ".js-plotly-plot"
-
-
-def chromium_problem() -> str | None:
-    """Why the browser tests cannot run here, or None."""
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return (
-            f"Debian's chromium was not found at {CHROMIUM}. Install it with "
-            "`apt-get install -y chromium fonts-noto-cjk` (./scripts/test does this), point "
-            "ATTN_CHROMIUM at another chromium binary, or set ATTN_SKIP_BROWSER=1 to skip the "
-            "browser tests on purpose."
-        )
-    return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-MODELS = ("translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local")
-
-
-def has_trained_weights(directory: Path | None = None) -> bool:
-    """Whether every shipped model has its trained weights (else the app is started with
-    ATTN_RANDOM_WEIGHTS=1, which only stands in for the files that are missing)."""
-    d = Path(directory) if directory else ROOT / "model" / "weights"
-    try:
-        from model.registry import NAMES
-    except Exception:
-        NAMES = MODELS
-    return all((d / f"{name}.safetensors").exists() for name in NAMES)
-
-
-class AppServer:
-    """`streamlit run SCRIPT` on a free local port, its output in a log file.
-
-    Development settings on top of the production .streamlit/config.toml: full error details,
-    so a test that looks for a traceback would see one if the app let one through.
-    """
-
-    def __init__(
-        self,
-        script: str | Path = "app.py",
-        env: dict | None = None,
-        args=(),
-        log: Path | None = None,
-        port: int | None = None,
-        cwd: Path = ROOT,
-        prefix=(),
-        preload: bool = False,
-    ):
-        """prefix: a command the server runs under, e.g. setpriv's to run it as an unprivileged user.
-        preload: start it as production does, `python -m ui.serve` (torch and the default model
-        loaded as the server starts), instead of a bare `streamlit run SCRIPT`; a module name: that
-        launcher instead (bench/floor_app.py's own)."""
-        self.script, self.cwd, self.port, self.prefix = str(script), cwd, port or free_port(), list(prefix)
-        self.preload = preload
-        self.url = f"http://127.0.0.1:{self.port}"
-        # one torch thread per server, as in production (Dockerfile): on a busy machine two
-        # spinning OpenMP threads per request made a 0.13 s translation take 2-20 s
-        self.env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), **(env or {})}
-        for k, v in (env or {}).items():  # env value None: unset it
-            if v is None:
-                self.env.pop(k, None)
-        self.args = list(args)
-        self.log_path = Path(log) if log else Path(tempfile.mkstemp(prefix="streamlit-", suffix=".log")[1])
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 120) -> "AppServer":
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "w")
-        cmd = [
-            *self.prefix,
-            sys.executable,
-            "-m",
-            *(
-                [self.preload]
-                if isinstance(self.preload, str)
-                else ["ui.serve"]
-                if self.preload
-                else ["streamlit", "run", self.script]
-            ),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-            "--client.showErrorDetails",
-            "full",
-            *self.args,
-        ]
-        self.proc = subprocess.Popen(
-            cmd, cwd=self.cwd, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        atexit.register(self.stop)  # a crashed caller must not leave the server running
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.25)
-        self.stop()
-        raise RuntimeError(f"streamlit did not answer /_stcore/health within {timeout:.0f} s:\n{self.log_tail()}")
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
-
-    def rss_bytes(self) -> int:
-        """Resident memory of the server process (Linux)."""
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        return 0
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        if getattr(self, "_log", None):
-            self._log.close()
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-
-def app_env() -> dict:
-    """Until trained weights exist the app runs on seed-0 random weights (and says so)."""
-    return {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+from drive.browser import (  # noqa: F401  (the tests import these from here)
+    APP,
+    CHARTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    EXCEPTION,
+    MEASURE_JS,
+    PLOT,
+    SCROLL_TO_MODEL_VIEW,
+    SIDEBAR,
+    TILE_XY,
+    VIEWPORT,
+    app_state,
+    chromium_problem,
+    click_and_settle,
+    exceptions,
+    goto,
+    launch,
+    measure,
+    nav_links,
+    plot_summaries,
+    screenshot,
+    settle,
+    sidebar_text,
+    submit_text,
+    tile_xy,
+    view_tile_xy,
+    wait_for_run_start,
+)
+from drive.server import MODELS, ROOT, SCREENSHOTS, AppServer, app_env, free_port, has_trained_weights  # noqa: F401
 
 
 def served(log_name: str, env: dict | None = None):
@@ -201,243 +48,6 @@ def served(log_name: str, env: dict | None = None):
         pytest.fail(f"the app did not start: {e}", pytrace=False)
     yield server
     server.stop()
-
-
-def launch(playwright, **kwargs):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)
-
-
-# -- waiting for Streamlit -------------------------------------------------------------------
-_STATE_JS = """() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  return {
-    connection: app ? app.getAttribute('data-test-connection-state') : null,
-    script: app ? app.getAttribute('data-test-script-state') : null,
-    status: document.querySelectorAll("[data-testid='stStatusWidget']").length,
-    stale: document.querySelectorAll("[data-stale='true']").length,
-    // placeholders: before the first run's elements arrive, and while a chart's code loads
-    // (visible ones: a hidden tab may keep its placeholders until it is opened)
-    skeletons: Array.from(document.querySelectorAll("[data-testid='stSkeleton']"))
-      .filter(e => e.offsetWidth || e.offsetHeight).length,
-    // visible plotly charts whose figure is not drawn yet
-    pending: Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"))
-      .filter(c => (c.offsetWidth || c.offsetHeight))
-      .filter(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout)).length,
-  };
-}"""
-
-_RUNNING_JS = """() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  return (app && app.getAttribute('data-test-script-state') === 'running')
-      || document.querySelectorAll("[data-testid='stStatusWidget']").length > 0;
-}"""
-
-
-def app_state(page) -> dict:
-    return page.evaluate(_STATE_JS)
-
-
-def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) -> None:
-    """Wait until Streamlit is connected and idle, for quiet_polls polls in a row: its status
-    widget ("Running...") is gone, the script is not running, no element is stale, no skeleton
-    placeholder is left and every plotly chart has drawn its figure."""
-    deadline = time.time() + timeout
-    quiet, last = 0, None
-    while time.time() < deadline:
-        last = app_state(page)
-        idle = (
-            last["connection"] == "CONNECTED"
-            and last["script"] not in ("running", "initial", None)
-            and not last["status"]
-            and not last["stale"]
-            and not last["skeletons"]
-            and not last["pending"]
-        )
-        quiet = quiet + 1 if idle else 0
-        if quiet >= quiet_polls:
-            return
-        time.sleep(poll)
-    raise TimeoutError(f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}")
-
-
-def wait_for_run_start(page, timeout: float = 10) -> bool:
-    """After an action: wait (briefly) for the rerun it caused to start. False if none did."""
-    try:
-        page.wait_for_function(_RUNNING_JS, polling="raf", timeout=timeout * 1000)
-        return True
-    except Exception:  # playwright's TimeoutError
-        return False
-
-
-def goto(page, url: str, timeout: float = 120) -> None:
-    page.goto(url, timeout=timeout * 1000, wait_until="domcontentloaded")
-    page.wait_for_selector(APP, timeout=timeout * 1000)
-    settle(page, timeout)
-
-
-def sidebar_text(page):
-    return page.locator(f"{SIDEBAR} textarea").first
-
-
-def submit_text(page, text: str, timeout: float = 120) -> bool:
-    """Type text into the sidebar's sentence box and apply it with Ctrl+Enter, then settle.
-    Returns whether a rerun started (False when the text did not change)."""
-    box = sidebar_text(page)
-    box.fill(text)
-    box.press("Control+Enter")
-    started = wait_for_run_start(page)
-    settle(page, timeout)
-    return started
-
-
-def click_and_settle(locator, page, timeout: float = 120) -> bool:
-    locator.click()
-    started = wait_for_run_start(page)
-    settle(page, timeout)
-    return started
-
-
-def nav_links(page, base: str) -> list[str]:
-    """The app's pages, from the links of its navigation (sidebar or top), without query strings."""
-    hrefs = page.eval_on_selector_all(
-        "[data-testid='stSidebarNav'] a[href], [data-testid='stTopNavLink'] a[href], "
-        "a[data-testid='stSidebarNavLink'], a[data-testid='stTopNavLink']",
-        "els => els.map(e => e.href)",
-    )
-    out = []
-    for h in hrefs:
-        h = h.split("#")[0].split("?")[0]
-        if h.startswith(base) and "/_stcore" not in h and h not in out:
-            out.append(h)
-    return out
-
-
-def exceptions(page) -> list[str]:
-    return [e.inner_text()[:2000] for e in page.locator(EXCEPTION).all()]
-
-
-def plot_summaries(page) -> list[dict]:
-    """Each plotly chart on the page: its trace types, sizes and title (from the live graph div)."""
-    return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
-        visible: !!(gd.offsetWidth || gd.offsetHeight),
-        drawn: !!gd._fullLayout,
-        types: (gd.data || []).map(t => t.type || 'scatter'),
-        y: gd.data && gd.data[0] && gd.data[0].y ? Array.from(gd.data[0].y).map(String) : null,
-        x: gd.data && gd.data[0] && gd.data[0].x ? Array.from(gd.data[0].x).map(String) : null,
-        shapes: ((gd.layout || {}).shapes || []).length,
-        title: (((gd.layout || {}).title || {}).text) || '',
-    }))""")
-
-
-def screenshot(page, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
-# -- the model view: one image of every head, with an invisible marker per tile (customdata [layer, head]) --
-_MODEL_VIEW = """Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))"""
-SCROLL_TO_MODEL_VIEW = f"""() => {_MODEL_VIEW}?.scrollIntoView({{block: 'center'}})"""
-# where tile [layer, head] is on screen, and the view's numbers of layers, heads and shapes (a chosen
-# tile is outlined by a shape); null when no model view is drawn
-TILE_XY = f"""([layer, head]) => {{
-    const gd = {_MODEL_VIEW};
-    if (!gd) return null;
-    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
-    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
-    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
-    const r = gd.getBoundingClientRect();
-    return {{x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i]),
-            layers: new Set(markers.customdata.map(c => Number(c[0]))).size,
-            heads: new Set(markers.customdata.map(c => Number(c[1]))).size,
-            shapes: (fl.shapes || []).length}};
-}}"""
-
-
-def tile_xy(page, layer: int, head: int) -> dict | None:
-    """The model view scrolled to the middle of the window, then TILE_XY of tile (layer, head)
-    (0-based): {x, y, layers, heads, shapes}, or None when the page draws no model view."""
-    page.evaluate(SCROLL_TO_MODEL_VIEW)
-    return page.evaluate(TILE_XY, [layer, head])
-
-
-# -- what a screen shows: the first chart's place and size, the smallest chart text, sideways scroll --
-CHARTS = (
-    "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart'], [data-testid='stImage'], "
-    "[data-testid='stArrowVegaLiteChart'], [data-testid='stGraphVizChart']"
-)
-MEASURE_JS = f"""() => {{
-  const vw = window.innerWidth, vh = window.innerHeight;
-  const main = document.querySelector("[data-testid='stMain']") || document.body;
-  const shown = e => {{ const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }};
-  const charts = Array.from(main.querySelectorAll("{CHARTS}")).filter(shown)
-    .filter(e => !e.parentElement.closest("{CHARTS}"));
-  const box = e => {{ const r = e.getBoundingClientRect();
-    return {{left: r.left, top: r.top + window.scrollY, width: r.width, height: r.height}}; }};
-  // every text a plotly or SVG vega chart draws, with its rendered size in CSS px
-  const texts = [];
-  for (const c of charts) {{
-    for (const t of c.querySelectorAll('svg text')) {{
-      if (!t.textContent.trim()) continue;
-      const s = getComputedStyle(t);
-      if (s.display === 'none' || s.visibility === 'hidden' || Number(s.opacity) === 0) continue;
-      const r = t.getBoundingClientRect();
-      if (!r.width || !r.height) continue;
-      let px = parseFloat(s.fontSize);
-      const svg = t.ownerSVGElement;  // an SVG drawn scaled (viewBox) renders its text scaled too
-      if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width)
-        px *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-      const tick = !!t.closest('.xtick, .ytick, .x2tick, .y2tick, .role-axis-label');
-      texts.push({{px: Math.round(px * 10) / 10, tick, text: t.textContent.slice(0, 30)}});
-    }}
-  }}
-  const min = a => a.length ? a.reduce((m, t) => t.px < m.px ? t : m) : null;
-  const tabs = Array.from(main.querySelectorAll("[role='tab']")).filter(shown).map(t => {{
-    const r = t.getBoundingClientRect(); return {{text: t.innerText.trim().slice(0, 30), left: r.left, right: r.right}}; }});
-  // legends drawn outside their chart (a horizontal legend wider than a phone runs off its edge)
-  const legends_out = [];
-  for (const c of charts) {{
-    const r = c.getBoundingClientRect();
-    for (const g of c.querySelectorAll('g.legend')) {{
-      const l = g.getBoundingClientRect();
-      if (l.width && (l.left < r.left - 1 || l.right > r.right + 1 || l.top < r.top - 1))
-        legends_out.push({{chart_right: Math.round(r.right), legend_right: Math.round(l.right), legend_left: Math.round(l.left)}});
-    }}
-  }}
-  // presentation mode's main slot (ui.layout.main_area): the charts in it that start on the
-  // first screen, and the box they span together (two heatmaps side by side count as one view)
-  const slot = document.querySelector('.st-key-present_main');
-  const lead = slot ? charts.filter(c => slot.contains(c)).map(box).filter(b => b.top < vh) : [];
-  const main_row = lead.length ? {{
-    count: lead.length,
-    left: Math.min(...lead.map(b => b.left)),
-    right: Math.max(...lead.map(b => b.left + b.width)),
-    top: Math.min(...lead.map(b => b.top)),
-  }} : null;
-  const mainEl = document.querySelector("[data-testid='stMain']");
-  return {{
-    vw, vh, legends_out, main_row,
-    main_scroll_width: mainEl ? mainEl.scrollWidth : 0,
-    main_client_width: mainEl ? mainEl.clientWidth : 0,
-    scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    charts: charts.length,
-    first: charts.length ? box(charts[0]) : null,
-    kind: charts.length ? charts[0].getAttribute('data-testid') : null,
-    min_text: min(texts),
-    min_tick: min(texts.filter(t => t.tick)),
-    tabs,
-    hidden_tabs: tabs.filter(t => t.left < -1 || t.right > vw + 1).map(t => t.text),
-  }};
-}}"""
-
-
-def measure(page) -> dict:
-    """MEASURE_JS on the page as it is now: viewport (vw, vh), scroll_width, the first chart's box
-    (left, top in page coordinates, width, height) and kind, the smallest chart text and tick label
-    ({{px, text}}), the tabs and those outside the viewport (hidden_tabs)."""
-    return page.evaluate(MEASURE_JS)
 
 
 # -- axe-core (npm, pinned in tests/browser/node/package.json; scripts/test installs it) ----------

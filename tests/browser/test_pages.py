@@ -18,7 +18,6 @@ from ui.i18n import TABLE
 
 from .conftest import slug
 from .helpers import (
-    PLOT,
     SIDEBAR,
     click_and_settle,
     exceptions,
@@ -29,7 +28,7 @@ from .helpers import (
     settle,
     sidebar_text,
     submit_text,
-    tile_xy,
+    view_tile_xy,
 )
 
 # translation keys look like page_home, att_intro: one shown as is means a string is missing
@@ -128,17 +127,22 @@ def home(app_server, browser):
 
 
 def heatmap_tokens(page) -> list[str]:
-    heat = [p for p in plot_summaries(page) if p["visible"] and p["types"] == ["heatmap"]]
-    assert heat, f"no heatmap drawn: {plot_summaries(page)}"
-    return [re.sub(r" \(\d+\)$", "", y) for y in heat[0]["y"]]
+    """The rows of the home page's heatmap (the attention view draws them from these labels)."""
+    page.wait_for_function("() => window.__attentionViews && window.__attentionViews.home_view", timeout=30_000)
+    return page.evaluate("() => window.__attentionViews.home_view.h.q_labels")
 
 
-def download_table(page) -> list[dict]:
-    button = page.locator("[data-testid='stMain'] [data-testid='stDownloadButton'] button").first
+def view_table(page) -> list[tuple[str, str]]:
+    """The attention view's table as the reader sees it: (token, weight text) per key."""
+    cells = page.locator(".av-table tbody tr")
+    return [(r.locator("th").inner_text(), r.locator(".av-num").inner_text()) for r in cells.all()]
+
+
+def download_csv(page) -> list[dict]:
+    """The attention view's CSV export (every cell of the shown head at the shown temperature)."""
     with page.expect_download() as info:
-        button.click()
-    data = open(info.value.path(), "rb").read().decode("utf-8-sig")
-    return list(csv.DictReader(io.StringIO(data)))
+        page.locator(".av-x-csv").click()
+    return list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
 
 
 def test_home_draws_the_heatmap_and_the_table_of_the_default_sentence(home):
@@ -148,30 +152,24 @@ def test_home_draws_the_heatmap_and_the_table_of_the_default_sentence(home):
         " ".join(tokens).replace("▁", "").split() == "The cat sat on the mat".split()
         or "".join(tokens).replace("▁", "").replace(" ", "") == "Thecatsatonthemat"
     ), tokens
-    rows = download_table(home)
-    assert [r["token"] for r in rows] == tokens
-    weights = [float(r["weight"]) for r in rows]
+    table = view_table(home)
+    assert [tok for tok, _ in table] == tokens
+    weights = [float(w) for _, w in table]
     assert abs(sum(weights) - 1) < 1e-3 and all(0 <= w <= 1 for w in weights), weights
-    # the table is the heatmap's row for the query the pills picked
+    # the table is the heatmap's row for the link's query (q=1 by default)
     q = int(query(home).get("q", 1))
-    row = home.evaluate(
-        """(q) => {
-        const gd = Array.from(document.querySelectorAll('.js-plotly-plot')).find(g => g.offsetWidth);
-        return Array.from(gd._fullData[0].z[q]).map(Number);
-    }""",
-        q,
-    )
-    assert [round(v, 3) for v in row[: len(weights)]] == [round(w, 3) for w in weights]
-    # the dataframe shows the same tokens
-    # (the grid draws on a canvas and fills its accessible copy a moment later: wait for it)
-    frame = home.locator("[data-testid='stMain'] [data-testid='stDataFrame']").first
-    for _ in range(100):
-        grid = frame.text_content() or ""
-        if all(tok in grid for tok in set(tokens)):
-            break
-        home.wait_for_timeout(100)
-    for tok in set(tokens):
-        assert tok in grid, (tok, grid[:300])
+    n = len(tokens)
+    row = home.evaluate("([q, n]) => window.__attentionViews.home_view.shown().slice(q * n, q * n + n)", [q, n])
+    assert [round(v, 4) for v in row] == weights
+    # the CSV export holds the same numbers (full precision) for that row
+    rows = [r for r in download_csv(home) if int(r["query_position"]) == q]
+    assert [r["key"] for r in rows] == tokens
+    assert [round(float(r["weight"]), 4) for r in rows] == weights
+    # a click on another row: the table follows in the browser, the link after release
+    home.locator(".av-canvas").focus()
+    home.keyboard.press("ArrowDown")
+    assert home.locator(".av-caption").inner_text().startswith("When the model processes sat")
+    home.wait_for_function("() => new URLSearchParams(location.search).get('q') === '2'", timeout=15_000)
     screenshot(home, "home-en")
 
 
@@ -183,8 +181,7 @@ def test_home_redraws_for_a_typed_sentence_and_puts_it_in_the_link(home):
     assert not exceptions(home)
     submit_text(home, "狗咬人")
     assert any("狗" in t or "咬" in t for t in heatmap_tokens(home)), heatmap_tokens(home)
-    rows = download_table(home)
-    assert abs(sum(float(r["weight"]) for r in rows) - 1) < 1e-3
+    assert abs(sum(float(w) for _, w in view_table(home)) - 1) < 1e-3
     assert not exceptions(home)
     screenshot(home, "home-zh-sentence")
 
@@ -196,7 +193,8 @@ def test_switching_the_language_to_chinese_and_back(home):
     assert query(home).get("lang") == "zh"
     assert "句子" in home.locator(SIDEBAR).inner_text()
     assert not untranslated(home.locator("[data-testid='stMain']").inner_text())
-    assert home.locator(PLOT).count() and not exceptions(home)
+    assert home.locator(".av-canvas").count() and not exceptions(home)
+    assert home.locator(".av-table th").first.inner_text() == "位置"  # the view speaks Chinese too
     screenshot(home, "home-zh")
     click_and_settle(home.locator(SIDEBAR).get_by_text("English", exact=True), home)
     assert "Transformer Attention Explorer" in home.locator("[data-testid='stMain'] h1").first.inner_text()
@@ -212,27 +210,27 @@ def test_attention_model_view_click_selects_that_layer_and_head(home, pages):
     settle(page)
     assert not exceptions(page), exceptions(page)
     screenshot(page, "attention-en")
-    click_and_settle(page.get_by_role("tab", name=re.compile("Model view")), page)
-    before = tile_xy(page, 0, 0)
+    page.get_by_role("tab", name=re.compile("Model view")).click()  # the attention view's, in the browser
+    before = view_tile_xy(page, 0, 0)
     assert before and before["layers"] >= 1 and before["heads"] >= 2, before
     target = [0, 1]
-    xy = tile_xy(page, *target)
+    xy = view_tile_xy(page, *target)
     page.mouse.click(xy["x"], xy["y"])
-    # the tile's layer and head reach the link: a fragment rerun (ui.context.partial) can be too fast
-    # for the page's script-state attribute to ever show "running", so wait for what it does
+    # drawn at once in the browser: the view shows that head
+    assert (
+        page.evaluate("() => { const v = window.__attentionViews.att_view.view; return [v.layer, v.head]; }") == target
+    )
+    assert page.locator(".av-head").input_value() == "1" and page.locator(".av-layer").input_value() == "0"
+    # the tile's layer and head reach the link once the view is reported (debounced, a fragment rerun)
     page.wait_for_function(
         "() => { const q = new URLSearchParams(location.search); return q.get('layer') === '1' && q.get('head') === '2'; }",
         timeout=15_000,
     )
     settle(page)
     assert query(page).get("layer") == "1" and query(page).get("head") == "2", page.url
-    assert "Layer 1 · Head 2" in page.locator("[data-testid='stMain']").inner_text()
-    after = tile_xy(page, *target)
-    assert after and after["shapes"] >= 1, "the selected tile is not highlighted"
     assert not exceptions(page)
     screenshot(page, "attention-model-view-clicked")
-    # the head view (lines) draws a Vega-Lite chart
-    click_and_settle(page.get_by_role("tab", name=re.compile("Head view")), page)
-    chart = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("canvas, svg"))
-    assert chart.count(), "the head view drew nothing"
+    # the head view (lines) draws on the same canvas: its lines are the selected head's
+    page.get_by_role("tab", name=re.compile("Head view")).click()
+    assert page.evaluate("() => window.__attentionViews.att_view.geo.kind") == "lines"
     screenshot(page, "attention-head-view")

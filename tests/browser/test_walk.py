@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .helpers import click_and_settle, exceptions, goto, settle, tile_xy
+from .helpers import click_and_settle, exceptions, goto, settle, view_tile_xy
 
 ERROR_BOX = "[data-testid='stAlertContentError']"
 
@@ -30,21 +30,21 @@ def test_attention_every_tab_and_every_tile(app_server, new_page, lang):
     goto(page, f"{app_server.url}/attention?model=translator&lang={lang}")
     settle(page)
     assert not trouble(page), trouble(page)
-    tabs = page.locator("[data-testid='stMain'] [role='tab']")
+    tabs = page.locator("[data-testid='stMain'] [role='tab']")  # the page's and the attention view's
     n_tabs = tabs.count()
-    assert n_tabs >= 4
+    assert n_tabs >= 6
     for i in range(n_tabs):
         click_and_settle(page.locator("[data-testid='stMain'] [role='tab']").nth(i), page)
         assert not trouble(page), (i, trouble(page))
-    # the model view's tab: each tile once; the link says which head was chosen
-    model_tab = page.locator("[data-testid='stMain'] [role='tab']").nth(1)
-    click_and_settle(model_tab, page)
-    first = tile_xy(page, 0, 0)
+    # the attention view's model view: each tile once; the link says which head was chosen
+    click_and_settle(page.locator("[data-testid='stMain'] [role='tab']").first, page)
+    page.locator(".av [role='tab'][data-tab='model']").click()
+    first = view_tile_xy(page, 0, 0)
     assert first, "the model view drew no tiles"
     clicked = 0
     for layer in range(first["layers"]):
         for head in range(first["heads"]):
-            xy = tile_xy(page, layer, head)
+            xy = view_tile_xy(page, layer, head)
             page.mouse.click(xy["x"], xy["y"])
             page.wait_for_function(
                 "([l, h]) => { const q = new URLSearchParams(location.search);"

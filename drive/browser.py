@@ -1,0 +1,307 @@
+"""Driving the running app in headless Chromium: launch Debian's chromium, wait for Streamlit to
+settle, read what was drawn (charts, the model view's tiles, sizes on screen).
+
+Shared by the browser tests (tests/browser/) and the benchmarks (bench/); see drive/server.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from .server import SCREENSHOTS
+
+CHROMIUM = os.environ.get("ATTN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# Playwright's own browser download does not work everywhere this runs: Debian's chromium, with
+# everything that would phone home switched off.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+APP = "[data-testid='stApp']"
+SIDEBAR = "section[data-testid='stSidebar']"
+EXCEPTION = "[data-testid='stException']"
+PLOT = ".js-plotly-plot"
+
+
+def chromium_problem() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return (
+            f"Debian's chromium was not found at {CHROMIUM}. Install it with "
+            "`apt-get install -y chromium fonts-noto-cjk` (./scripts/test does this), point "
+            "ATTN_CHROMIUM at another chromium binary, or set ATTN_SKIP_BROWSER=1 to skip the "
+            "browser tests on purpose."
+        )
+    return None
+
+
+def launch(playwright, **kwargs):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)
+
+
+# -- waiting for Streamlit -------------------------------------------------------------------
+_STATE_JS = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return {
+    connection: app ? app.getAttribute('data-test-connection-state') : null,
+    script: app ? app.getAttribute('data-test-script-state') : null,
+    status: document.querySelectorAll("[data-testid='stStatusWidget']").length,
+    stale: document.querySelectorAll("[data-stale='true']").length,
+    // placeholders: before the first run's elements arrive, and while a chart's code loads
+    // (visible ones: a hidden tab may keep its placeholders until it is opened)
+    skeletons: Array.from(document.querySelectorAll("[data-testid='stSkeleton']"))
+      .filter(e => e.offsetWidth || e.offsetHeight).length,
+    // visible plotly charts whose figure is not drawn yet
+    pending: Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"))
+      .filter(c => (c.offsetWidth || c.offsetHeight))
+      .filter(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout)).length,
+  };
+}"""
+
+_RUNNING_JS = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return (app && app.getAttribute('data-test-script-state') === 'running')
+      || document.querySelectorAll("[data-testid='stStatusWidget']").length > 0;
+}"""
+
+
+def app_state(page) -> dict:
+    return page.evaluate(_STATE_JS)
+
+
+def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) -> None:
+    """Wait until Streamlit is connected and idle, for quiet_polls polls in a row: its status
+    widget ("Running...") is gone, the script is not running, no element is stale, no skeleton
+    placeholder is left and every plotly chart has drawn its figure."""
+    deadline = time.time() + timeout
+    quiet, last = 0, None
+    while time.time() < deadline:
+        last = app_state(page)
+        idle = (
+            last["connection"] == "CONNECTED"
+            and last["script"] not in ("running", "initial", None)
+            and not last["status"]
+            and not last["stale"]
+            and not last["skeletons"]
+            and not last["pending"]
+        )
+        quiet = quiet + 1 if idle else 0
+        if quiet >= quiet_polls:
+            return
+        time.sleep(poll)
+    raise TimeoutError(f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}")
+
+
+def wait_for_run_start(page, timeout: float = 10) -> bool:
+    """After an action: wait (briefly) for the rerun it caused to start. False if none did."""
+    try:
+        page.wait_for_function(_RUNNING_JS, polling="raf", timeout=timeout * 1000)
+        return True
+    except Exception:  # playwright's TimeoutError
+        return False
+
+
+def goto(page, url: str, timeout: float = 120) -> None:
+    page.goto(url, timeout=timeout * 1000, wait_until="domcontentloaded")
+    page.wait_for_selector(APP, timeout=timeout * 1000)
+    settle(page, timeout)
+
+
+def sidebar_text(page):
+    return page.locator(f"{SIDEBAR} textarea").first
+
+
+def submit_text(page, text: str, timeout: float = 120) -> bool:
+    """Type text into the sidebar's sentence box and apply it with Ctrl+Enter, then settle.
+    Returns whether a rerun started (False when the text did not change)."""
+    box = sidebar_text(page)
+    box.fill(text)
+    box.press("Control+Enter")
+    started = wait_for_run_start(page)
+    settle(page, timeout)
+    return started
+
+
+def click_and_settle(locator, page, timeout: float = 120) -> bool:
+    locator.click()
+    started = wait_for_run_start(page)
+    settle(page, timeout)
+    return started
+
+
+def nav_links(page, base: str) -> list[str]:
+    """The app's pages, from the links of its navigation (sidebar or top), without query strings."""
+    hrefs = page.eval_on_selector_all(
+        "[data-testid='stSidebarNav'] a[href], [data-testid='stTopNavLink'] a[href], "
+        "a[data-testid='stSidebarNavLink'], a[data-testid='stTopNavLink']",
+        "els => els.map(e => e.href)",
+    )
+    out = []
+    for h in hrefs:
+        h = h.split("#")[0].split("?")[0]
+        if h.startswith(base) and "/_stcore" not in h and h not in out:
+            out.append(h)
+    return out
+
+
+def exceptions(page) -> list[str]:
+    return [e.inner_text()[:2000] for e in page.locator(EXCEPTION).all()]
+
+
+def plot_summaries(page) -> list[dict]:
+    """Each plotly chart on the page: its trace types, sizes and title (from the live graph div)."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
+        visible: !!(gd.offsetWidth || gd.offsetHeight),
+        drawn: !!gd._fullLayout,
+        types: (gd.data || []).map(t => t.type || 'scatter'),
+        y: gd.data && gd.data[0] && gd.data[0].y ? Array.from(gd.data[0].y).map(String) : null,
+        x: gd.data && gd.data[0] && gd.data[0].x ? Array.from(gd.data[0].x).map(String) : null,
+        shapes: ((gd.layout || {}).shapes || []).length,
+        title: (((gd.layout || {}).title || {}).text) || '',
+    }))""")
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+# -- the model view: one image of every head, with an invisible marker per tile (customdata [layer, head]) --
+_MODEL_VIEW = """Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))"""
+SCROLL_TO_MODEL_VIEW = f"""() => {_MODEL_VIEW}?.scrollIntoView({{block: 'center'}})"""
+# where tile [layer, head] is on screen, and the view's numbers of layers, heads and shapes (a chosen
+# tile is outlined by a shape); null when no model view is drawn
+TILE_XY = f"""([layer, head]) => {{
+    const gd = {_MODEL_VIEW};
+    if (!gd) return null;
+    const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+    const markers = gd._fullData.find(t => t.type === 'scatter' && t.customdata);
+    const i = markers.customdata.findIndex(c => Number(c[0]) === layer && Number(c[1]) === head);
+    const r = gd.getBoundingClientRect();
+    return {{x: r.left + xa._offset + xa.l2p(markers.x[i]), y: r.top + ya._offset + ya.l2p(markers.y[i]),
+            layers: new Set(markers.customdata.map(c => Number(c[0]))).size,
+            heads: new Set(markers.customdata.map(c => Number(c[1]))).size,
+            shapes: (fl.shapes || []).length}};
+}}"""
+
+
+def view_tile_xy(page, layer: int, head: int, key: str = "att_view") -> dict | None:
+    """The centre of tile (layer, head) of the attention view's model view (ui/attention_view),
+    its page turned to that layer and scrolled into sight: {x, y, layers, heads}, or None."""
+    return page.evaluate(
+        """([key, la, h]) => { const v = (window.__attentionViews || {})[key];
+          if (!v) return null;
+          v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({block: 'center'});
+          const c = v.tileCenter(la, h); return c && {...c, layers: v.L, heads: v.H}; }""",
+        [key, layer, head],
+    )
+
+
+def tile_xy(page, layer: int, head: int) -> dict | None:
+    """The model view scrolled to the middle of the window, then TILE_XY of tile (layer, head)
+    (0-based): {x, y, layers, heads, shapes}, or None when the page draws no model view."""
+    page.evaluate(SCROLL_TO_MODEL_VIEW)
+    return page.evaluate(TILE_XY, [layer, head])
+
+
+# -- what a screen shows: the first chart's place and size, the smallest chart text, sideways scroll --
+CHARTS = (
+    "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart'], [data-testid='stImage'], "
+    "[data-testid='stArrowVegaLiteChart'], [data-testid='stGraphVizChart'], "
+    "[data-testid='stBidiComponentIsolated']"  # ui/attention_view: canvas in a shadow root
+)
+MEASURE_JS = f"""() => {{
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const main = document.querySelector("[data-testid='stMain']") || document.body;
+  const shown = e => {{ const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }};
+  const charts = Array.from(main.querySelectorAll("{CHARTS}")).filter(shown)
+    .filter(e => !e.parentElement.closest("{CHARTS}"));
+  const box = e => {{ const r = e.getBoundingClientRect();
+    return {{left: r.left, top: r.top + window.scrollY, width: r.width, height: r.height}}; }};
+  // every text a plotly or SVG vega chart draws, with its rendered size in CSS px
+  const texts = [];
+  for (const c of charts) {{
+    for (const t of c.querySelectorAll('svg text')) {{
+      if (!t.textContent.trim()) continue;
+      const s = getComputedStyle(t);
+      if (s.display === 'none' || s.visibility === 'hidden' || Number(s.opacity) === 0) continue;
+      const r = t.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      let px = parseFloat(s.fontSize);
+      const svg = t.ownerSVGElement;  // an SVG drawn scaled (viewBox) renders its text scaled too
+      if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width)
+        px *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const tick = !!t.closest('.xtick, .ytick, .x2tick, .y2tick, .role-axis-label');
+      texts.push({{px: Math.round(px * 10) / 10, tick, text: t.textContent.slice(0, 30)}});
+    }}
+  }}
+  // the attention view draws on canvas: it reports the smallest size it drew (a tick: its labels),
+  // and its own controls and table are DOM text in its shadow root
+  const views = charts.map(c => c.shadowRoot && c.shadowRoot.querySelector('.av')).filter(v => v);
+  for (const av of views) {{
+    const v = av.__view;
+    if (v && isFinite(v.minTextPx)) texts.push({{px: v.minTextPx, tick: true, text: 'attention view canvas'}});
+    for (const t of av.querySelectorAll('p, th, td, button, label > span, output')) {{
+      if (!t.innerText || !t.innerText.trim() || !shown(t)) continue;
+      texts.push({{px: parseFloat(getComputedStyle(t).fontSize), tick: false, text: t.innerText.slice(0, 30)}});
+    }}
+  }}
+  const min = a => a.length ? a.reduce((m, t) => t.px < m.px ? t : m) : null;
+  const allTabs = [...main.querySelectorAll("[role='tab']"), ...views.flatMap(v => [...v.querySelectorAll("[role='tab']")])];
+  const tabs = allTabs.filter(shown).map(t => {{
+    const r = t.getBoundingClientRect(); return {{text: t.innerText.trim().slice(0, 30), left: r.left, right: r.right}}; }});
+  // legends drawn outside their chart (a horizontal legend wider than a phone runs off its edge)
+  const legends_out = [];
+  for (const c of charts) {{
+    const r = c.getBoundingClientRect();
+    for (const g of c.querySelectorAll('g.legend')) {{
+      const l = g.getBoundingClientRect();
+      if (l.width && (l.left < r.left - 1 || l.right > r.right + 1 || l.top < r.top - 1))
+        legends_out.push({{chart_right: Math.round(r.right), legend_right: Math.round(l.right), legend_left: Math.round(l.left)}});
+    }}
+  }}
+  // presentation mode's main slot (ui.layout.main_area): the charts in it that start on the
+  // first screen, and the box they span together (two heatmaps side by side count as one view)
+  const slot = document.querySelector('.st-key-present_main');
+  const lead = slot ? charts.filter(c => slot.contains(c)).map(box).filter(b => b.top < vh) : [];
+  const main_row = lead.length ? {{
+    count: lead.length,
+    left: Math.min(...lead.map(b => b.left)),
+    right: Math.max(...lead.map(b => b.left + b.width)),
+    top: Math.min(...lead.map(b => b.top)),
+  }} : null;
+  const mainEl = document.querySelector("[data-testid='stMain']");
+  return {{
+    vw, vh, legends_out, main_row,
+    main_scroll_width: mainEl ? mainEl.scrollWidth : 0,
+    main_client_width: mainEl ? mainEl.clientWidth : 0,
+    scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    charts: charts.length,
+    first: charts.length ? box(charts[0]) : null,
+    kind: charts.length ? charts[0].getAttribute('data-testid') : null,
+    min_text: min(texts),
+    min_tick: min(texts.filter(t => t.tick)),
+    tabs,
+    hidden_tabs: tabs.filter(t => t.left < -1 || t.right > vw + 1).map(t => t.text),
+  }};
+}}"""
+
+
+def measure(page) -> dict:
+    """MEASURE_JS on the page as it is now: viewport (vw, vh), scroll_width, the first chart's box
+    (left, top in page coordinates, width, height) and kind, the smallest chart text and tick label
+    ({{px, text}}), the tabs and those outside the viewport (hidden_tabs)."""
+    return page.evaluate(MEASURE_JS)

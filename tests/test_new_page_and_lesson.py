@@ -1,0 +1,114 @@
+"""A contributor adds a page and a lesson as CONTRIBUTING.md says, in a temporary copy of the
+project, and edits nothing else: the lesson is a built-in lesson, its step may link to the new page
+and its reveal links there, and the page explorer finds the page and operates its control. Every
+list involved (the built-in lessons, the pages a lesson may link, the explorer's pages) must come
+from the page's and the lesson's own files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP = {".git", ".venv", "__pycache__", "screenshots", "node_modules", ".pytest_cache"}
+
+PAGE = """
+from ui import boot  # noqa: F401
+
+# isort: split
+
+import streamlit as st
+
+from ui.i18n import t
+from ui.layout import page_header
+from ui.run import current
+
+ctx = current()
+page_header("page_glossary", "glossary_intro")
+word = st.selectbox(t("glossary_word"), ["query", "key", "value"], key="glossary_word")
+st.markdown(word)
+"""
+STRINGS = """
+[page_glossary]
+en = "Glossary"
+zh = "术语表"
+
+[glossary_intro]
+en = "The words the tutorials use."
+zh = "教程里用到的词。"
+
+[glossary_word]
+en = "Word"
+zh = "词"
+"""
+LESSON = """
+id = "glossary"
+title = { en = "9 · Words", zh = "9 · 术语" }
+
+[[step]]
+model = "gpt"
+sentence = "The cat sat on the mat"
+question = "choice"
+query = "token_count"
+view = { kind = "decoder", page = "glossary" }
+ask.en = "How many tokens does the model read?"
+ask.zh = "模型读到几个词元？"
+reveal.en = "It reads {n} tokens."
+reveal.zh = "它读到 {n} 个。"
+"""
+CHECK = """
+from lessons import files
+from lessons.build import build
+from model import load
+from tests import explore, test_explore
+from ui.lesson_view import explore_target
+
+assert "glossary" in files.BUILTIN, files.BUILTIN
+lesson = files.builtin("glossary")  # validates: view.page names a page of app.py
+steps = build(lesson, lambda name: load(name, device="cpu"))
+target = explore_target(steps[0])
+assert target is not None and target[0] == "pages/glossary.py", target
+assert "pages/glossary.py" in test_explore.PAGES, test_explore.PAGES
+run = explore.explore("pages/glossary.py", "gpt", "en", singles=True, walks=0, relink=False, limit=6)
+assert not run and run.operated >= 3, (list(run), run.operated)
+print("found, explored and linked")
+"""
+
+
+def _copy(dst: Path) -> None:
+    def ignore(folder, names):
+        return {n for n in names if n in SKIP}
+
+    shutil.copytree(ROOT, dst, ignore=ignore, symlinks=True)
+    shutil.rmtree(dst / "model" / "weights")
+    (dst / "model" / "weights").symlink_to(ROOT / "model" / "weights", target_is_directory=True)
+
+
+@pytest.mark.slow
+def test_a_new_page_and_a_new_lesson_need_no_edit_elsewhere(tmp_path):
+    copy = tmp_path / "project"
+    _copy(copy)
+    (copy / "pages" / "glossary.py").write_text(textwrap.dedent(PAGE).lstrip(), encoding="utf-8")
+    (copy / "ui" / "strings" / "glossary.toml").write_text(STRINGS.lstrip(), encoding="utf-8")
+    (copy / "lessons" / "builtin" / "glossary.toml").write_text(LESSON.lstrip(), encoding="utf-8")
+    app = (copy / "app.py").read_text(encoding="utf-8")
+    anchor = '    ("pages/lessons.py", "lessons", "page_lessons", "🎓"),\n'
+    assert anchor in app  # CONTRIBUTING's step 3: the page's line in PAGES
+    app = app.replace(anchor, '    ("pages/glossary.py", "glossary", "page_glossary", "📖"),\n' + anchor)
+    (copy / "app.py").write_text(app, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=copy, capture_output=True, text=True, timeout=600, env=_env(copy)
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "found, explored and linked" in done.stdout
+
+
+def _env(copy: Path) -> dict:
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(copy)}

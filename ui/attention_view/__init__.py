@@ -1,0 +1,179 @@
+"""The attention view: one Streamlit components-v2 element (no iframe) that draws an attention
+kind's heatmap, model view and head view on canvas and recomputes layer, head, row, tab and the
+shown layer's temperature in the browser (view.js). The weights travel once per trace as float32
+bytes (viz/attention_view.pack); the component reports the reader's view back once, debounced,
+when they let go, and `on_view` puts it into the page's session keys (so the link, the room and
+the server's own tables follow).
+
+Why the "imposed" view below: a rerun that sends the very same element lets Streamlit send a
+reference to the cached message instead of the payload (ForwardMsg hashes; 8 MiB at 512 tokens).
+So after the component reported view V and the page's state became V, the element is sent with
+the view it was last given, byte for byte, and the browser keeps the reader's V; only a view that
+came from elsewhere (a link, a room, a sidebar widget) is sent, and the component then moves to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from viz.attention_view import pack
+
+from ..i18n import t
+
+HERE = Path(__file__).parent
+NAME = "attention_explorer.attention_view"
+
+_render = st.components.v2.component(
+    NAME,
+    html='<div class="av"></div>',
+    css=(HERE / "view.css").read_text(encoding="utf-8"),
+    js=(HERE / "view.js").read_text(encoding="utf-8"),
+)
+
+# the component's strings (its name -> the key in ui/strings/*.toml)
+STRINGS = {
+    "tabs_label": "av_tabs_label",
+    "tab_head": "av_tab_head",
+    "tab_model": "av_tab_model",
+    "tab_lines": "av_tab_lines",
+    "layer": "att_layer",
+    "head": "att_head",
+    "layer_n": "att_layer_n",
+    "head_n": "att_head_n",
+    "head_n_short": "av_head_n_short",
+    "mean_heads": "att_mean_heads",
+    "temperature": "av_temperature",
+    "temp_reset": "av_temp_reset",
+    "temp_note": "av_temp_note",
+    "temp_note_one": "av_temp_note_one",
+    "page_n": "av_page_n",
+    "keys_help": "av_keys_help",
+    "layer_loading": "av_layer_loading",
+    "alt": "av_alt",
+    "model_alt": "av_model_alt",
+    "caption": "av_caption",
+    "caption_written": "av_caption_written",
+    "col_position": "col_position",
+    "col_token": "col_token",
+    "col_weight": "col_weight",
+    "masked": "masked",
+    "masked_short": "av_masked_short",
+    "table_top": "av_table_top",
+    "axis_x": "axis_key",
+    "export_png": "av_export_png",
+    "export_svg": "av_export_svg",
+    "export_csv": "av_export_csv",
+    "export_json": "av_export_json",
+}
+TABS = ("head", "model", "lines")
+
+
+def strings(writes: bool) -> dict:
+    """The component's wording in the reader's language; writes: rows are "reads → writes"."""
+    out = {name: t(key) for name, key in STRINGS.items()}  # templates: the browser fills {n}, {t}, ...
+    out["axis_y"] = t("axis_query_writes" if writes else "axis_query")
+    return out
+
+
+def fit_view(view: dict, shape) -> dict:
+    """A view the component can show for weights of this shape (a link's head past this model's
+    heads, a row past this sentence): each field clamped, the head "mean" or an index."""
+    n_layers, n_heads, q, _ = shape
+    head = view.get("head", "mean")
+    return {
+        "tab": view.get("tab") if view.get("tab") in TABS else "head",
+        "layer": int(min(max(int(view.get("layer", n_layers - 1)), 0), n_layers - 1)),
+        "head": "mean" if head == "mean" else int(min(max(int(head), 0), n_heads - 1)),
+        "q": int(min(max(int(view.get("q", 0)), 0), q - 1)),
+        "temp": float(view.get("temp", 1.0)),
+    }
+
+
+def same_view(a: dict | None, b: dict | None) -> bool:
+    if not a or not b:
+        return False
+    keys = ("tab", "layer", "head", "q")
+    return all(a.get(k) == b.get(k) for k in keys) and abs(float(a.get("temp", 1)) - float(b.get("temp", 1))) < 5e-4
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer: int) -> bytes:
+    """pack(), cached: a rerun with the same trace and view reuses the bytes (and so Streamlit's
+    message cache recognises the element)."""
+    return pack(weights, mask, json.loads(meta_json), layer)
+
+
+def reported(key: str) -> dict | None:
+    """The view the component last reported for this key, or None."""
+    value = st.session_state.get(key)
+    try:
+        view = value.get("view") if value is not None else None
+    except AttributeError:
+        return None
+    return view if isinstance(view, dict) else None
+
+
+def attention_view(
+    weights: np.ndarray,
+    mask: np.ndarray | None,
+    *,
+    kind: str,
+    q_tokens: list[str],
+    k_tokens: list[str],
+    q_labels: list[str],
+    q_written: list[str] | None,
+    view: dict,
+    key: str,
+    on_view=None,
+    present: bool = False,
+    temperature: bool = True,
+    compact: bool = False,
+):
+    """Mount the view for one kind's (layers, heads, queries, keys) weights. view: the page's
+    {tab, layer, head, q, temp}; on_view(view): called (as a widget callback, before the rerun)
+    with the view the reader left, fitted to these weights. temperature: show the slider (off
+    where the weights are not one softmax, e.g. merged words); compact: the heatmap and table only
+    (no tabs, layer or head pickers: the home page)."""
+    shape = weights.shape
+    server_view = fit_view(view, shape)
+    last = st.session_state.get(f"_{key}_imposed")
+    if last is not None and last.get("shape") == list(shape) and same_view(reported(key), server_view):
+        shown = last["view"]  # the reader's own view, reported back: resend the same bytes
+    else:
+        shown = server_view
+        st.session_state[f"_{key}_imposed"] = {"view": shown, "shape": list(shape)}
+    labels_id = hashlib.sha1(
+        json.dumps([kind, list(shape), q_labels, k_tokens], ensure_ascii=False).encode()
+    ).hexdigest()[:16]
+    meta = {
+        "key": key,
+        "kind": kind,
+        "trace": labels_id,
+        "q_tokens": list(q_tokens),
+        "k_tokens": list(k_tokens),
+        "q_labels": list(q_labels),
+        "q_written": None if q_written is None else list(q_written),
+        "strings": strings(q_written is not None),
+        "present": bool(present),
+        "temperature": bool(temperature),
+        "compact": bool(compact),
+        "view": shown,
+    }
+    data = payload(
+        np.ascontiguousarray(weights, dtype=np.float32),
+        None if mask is None else np.asarray(mask, bool),
+        json.dumps(meta, ensure_ascii=False, sort_keys=True),
+        shown["layer"],
+    )
+
+    def changed():
+        new = reported(key)
+        if new is not None and on_view is not None:
+            on_view(fit_view(new, shape))
+
+    return _render(key=key, data=data, on_view_change=changed)
