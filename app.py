@@ -8,7 +8,7 @@ import streamlit as st
 st.set_page_config(page_title="Transformer Attention Explorer", page_icon="🔍", layout="wide")
 
 # ui.boot first (on a fresh server: the title and a loading message), then the slow imports
-from ui import boot, classroom, hardening, layout, state  # noqa: E402
+from ui import boot, classroom, hardening, layout, slots, state  # noqa: E402
 from ui.context import sidebar  # noqa: E402
 from ui.i18n import t  # noqa: E402
 from ui.run import RUN_SLOTS, end_run  # noqa: E402
@@ -47,6 +47,10 @@ classroom.banner(pages)  # the teacher's room code; a student's follow / detach 
 try:
     with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/run.py)
         nav.run()
+except (
+    slots.OverBudget
+) as e:  # this session's heavy-lane CPU seconds are spent (ui/slots.py): a notice, not an error box
+    st.warning(t("heavy_over_budget", seconds=round(e.retry_after)), icon="⏳")
 finally:  # also when the page stopped early (st.stop): the class sees where it stopped
     classroom.publish(nav.url_path)
     end_run()  # a page file run without app.py (see ui.run.current) finds no Context

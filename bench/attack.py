@@ -12,10 +12,18 @@ In the same run, on one server, one phase after the other:
 The importance phase also runs on a second server started with ATTN_FAIR_SLOTS=0 (first come, first
 served, no heavy lane: the old semaphore), so the comparison is within one run. Target: p95 <= 2 s.
 
+Issue 32 (--only quiet,lesson,generate,lesson-lane,lesson-old):
+- lesson: two tabs building heavy_lesson() (the issue's valid 44 KB, 30-step file, a new one each
+  loop, shared through a room of the servers' SQLite store), refused by its compute bound;
+- generate: 8 websockets looping 100-token generations (a new seed each time);
+- lesson-lane: the lesson attack on a server with the bound and the CPU budget lifted, so every
+  build runs, in the heavy lane; lesson-old: the same on the old semaphore (ATTN_FAIR_SLOTS=0).
+--hf-pages-only: six 1,100-character MiniLM texts on /intervene, then 3 on each of six pages.
+
 Memory (--memory): 40 sessions each sending distinct 2,000-character sentences (the most the box
 and the server take), and, with ATTN_HF=local, one client sending many distinct 256-token texts to
 MiniLM: the server's RSS after warm-up, at its peak and at the end, against the stated bound
-(warm RSS + the trace caches' ATTN_TRACE_CACHE_MB + MEMORY_SLACK_MB).
+(warm RSS + the BytesCaches' ATTN_TRACE_CACHE_MB + st.cache_data's 256 MB + MEMORY_SLACK_MB).
 
 Run: .venv/bin/python -m bench.attack [seconds] [--memory] [--only quiet,importance,...]
 """
@@ -36,8 +44,51 @@ from bench.load import _class, _run_once, pct
 from drive.server import SCREENSHOTS, AppServer, has_trained_weights
 
 TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))
+CACHE_DATA_MB = 256  # server.maxCacheDataSize (.streamlit/config.toml): every st.cache_data together
 MEMORY_SLACK_MB = 300  # allocator fragmentation, Streamlit's message cache, 40 sessions' state
 WORDS = "the cat dog bird man woman sat ran saw bit on in under big small red happy mat park tree".split()
+
+
+def heavy_lesson(seed: int = 32, steps: int = 30, sentences: int = 4, chars: int = 299) -> str:
+    """Issue 32's lesson: valid, about 44 KB, 30 steps of 4 sentences of 299 characters each,
+    alternating switch_off_changes picking the least important head with sharpen_sketch on every
+    layer (before the compute bound: 42 s wall, 27 s CPU to build, inside the run slots). seed
+    changes the sentences, so every seed is a new lesson for the caches."""
+    from lessons import files
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(steps):
+        texts = []
+        for _ in range(sentences):
+            text = "The cat"
+            while len(text) < chars:
+                text += " " + rng.choice(WORDS)
+            texts.append(text[:chars].rstrip())
+        if i % 2 == 0:
+            step = dict(
+                model="translator",
+                sentence=texts,
+                question="yesno",
+                query="switch_off_changes",
+                view={"page": "intervene"},
+                args={"pick": "least_important"},
+                ask={"en": "Will the translation change?", "zh": "译文会变吗？"},
+                reveal={"en": "Before: {before}. After: {after}.", "zh": "原来：{before}。之后：{after}。"},
+            )
+        else:
+            step = dict(
+                model="translator",
+                sentence=texts,
+                question="sketch",
+                query="sharpen_sketch",
+                view={"kind": "encoder", "layer": "last", "head": "decided", "page": "temperature"},
+                args={"word": "cat", "temperature": 0.2, "every_layer": True},
+                ask={"en": "Which sketch?", "zh": "哪张草图？"},
+                reveal={"en": "From {before} to {after}.", "zh": "从 {before} 到 {after}。"},
+            )
+        out.append(step)
+    return files.dumps(f"heavy-{seed}", {"en": "Heavy", "zh": "重"}, out)
 
 
 def load() -> str:
@@ -63,9 +114,44 @@ async def _recv_until_done(ws, timeout: float) -> float:
             return time.perf_counter() - t0
 
 
+ROOMS_FILE = SCREENSHOTS / "bench-attack-rooms.sqlite3"  # the servers' room store: the bench shares lessons through it
+
+
+def _lesson_room() -> tuple[str, str]:
+    """A room in the servers' store (as a teacher would have opened it), for the lesson attackers."""
+    from ui.rooms import SQLiteRooms
+
+    return SQLiteRooms(ROOMS_FILE).create()
+
+
+async def _lesson_attacker(server, stop_at, counts, seed: int):
+    """One tab building issue 32's lesson over and over: each loop shares a new seed's lesson in
+    the room (so nothing is cached) and opens the lessons page of that room in a new session."""
+    import websockets
+
+    from ui.rooms import SQLiteRooms
+
+    rooms = SQLiteRooms(ROOMS_FILE)
+    uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
+    n = 0
+    while time.monotonic() < stop_at:
+        code, token = rooms.create()
+        rooms.set_lesson(code, token, heavy_lesson(seed=1000 * seed + n))
+        try:
+            async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
+                await ws.send(_rerun(f"room={code}&lesson=custom&model=translator", "lessons"))
+                await _recv_until_done(ws, max(1.0, stop_at - time.monotonic()))
+        except (TimeoutError, OSError):
+            pass
+        n += 1
+    counts.append(n)
+
+
 async def _attacker(server, stop_at, counts, kind: str, seed: int):
     import websockets
 
+    if kind == "lesson":
+        return await _lesson_attacker(server, stop_at, counts, seed)
     uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
     clear = BackMsg()
     clear.clear_cache = True
@@ -73,7 +159,11 @@ async def _attacker(server, stop_at, counts, kind: str, seed: int):
         n = 0
         while time.monotonic() < stop_at:
             try:
-                if kind == "clear":
+                if kind == "generate":  # a new seed each time: 100 new tokens, never cached
+                    prompt = quote(f"The dog saw the cat {seed}")
+                    await ws.send(_rerun(f"model=gpt&prompt={prompt}&n=100&done=100&seed={n}", "generation"))
+                    await _recv_until_done(ws, 60)
+                elif kind == "clear":
                     await ws.send(clear.SerializeToString())
                     await _run_once(ws, f"The dog sees the moon {seed} {n}", "timeline", 60)
                 else:  # a new sentence each time: the grid is never cached
@@ -97,6 +187,7 @@ async def _phase(server, seconds, attackers, kind="clear"):
 
 def _start(env: dict | None = None, name: str = "bench-attack") -> AppServer:
     base = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    base["ATTN_ROOMS"] = f"sqlite:///{ROOMS_FILE}"
     server = AppServer(env={**base, **(env or {})}, log=SCREENSHOTS / f"{name}.log").start()
     asyncio.run(_class(server, 1, 1, "", (0.0, 0.1), 180))  # the models loaded, as before a class
     return server
@@ -107,6 +198,9 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
 
     def report(label, res):
         times, errors, rss, attacks = res
+        if not times:  # not one sentence came back within the phase: the class waited all of it
+            times = [float(seconds)]
+            print(f"{label}: no student's sentence came back within the {seconds} s phase", flush=True)
         row = {
             "phase": label,
             "sentences": len(times),
@@ -130,6 +224,13 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
     try:
         if "quiet" in only:
             report("quiet", asyncio.run(_phase(server, seconds, 0)))
+        if "lesson" in only:
+            report(
+                "two tabs building issue 32's 30-step lesson (compute bound, CPU budget, heavy lane)",
+                asyncio.run(_phase(server, seconds, 2, "lesson")),
+            )
+        if "generate" in only:
+            report("8 websockets looping 100-token generations", asyncio.run(_phase(server, seconds, 8, "generate")))
         if "clear" in only:
             report("two clear-cache attackers", asyncio.run(_phase(server, seconds, 2, "clear")))
             print("clear_cache refused in the log:", server.log_tail(4000).count("refused a clear_cache message"))
@@ -137,6 +238,26 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
             report("two importance-grid attackers (fair slots)", asyncio.run(_phase(server, seconds, 2, "importance")))
     finally:
         server.stop()
+    if "lesson-lane" in only:  # the bound and the budget lifted: every build runs, in the heavy lane
+        server = _start({"ATTN_LESSON_MAX_COST": "1e9", "ATTN_HEAVY_BUDGET_S": "0"}, "bench-attack-lane")
+        try:
+            report(
+                "two tabs building the 30-step lesson, bound and budget lifted (heavy lane only)",
+                asyncio.run(_phase(server, seconds, 2, "lesson")),
+            )
+        finally:
+            server.stop()
+    if "lesson-old" in only:  # and no heavy lane either: the builds in the run slots, as before issue 32
+        server = _start(
+            {"ATTN_LESSON_MAX_COST": "1e9", "ATTN_HEAVY_BUDGET_S": "0", "ATTN_FAIR_SLOTS": "0"}, "bench-attack-old"
+        )
+        try:
+            report(
+                "two tabs building the 30-step lesson in the run slots (ATTN_FAIR_SLOTS=0, bound and budget lifted)",
+                asyncio.run(_phase(server, seconds, 2, "lesson")),
+            )
+        finally:
+            server.stop()
     if "unfair" in only:
         server = _start({"ATTN_FAIR_SLOTS": "0"}, "bench-attack-unfair")
         try:
@@ -147,22 +268,24 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
         finally:
             server.stop()
     for row in out:
-        if row["phase"].startswith("two"):
+        if row["phase"] != "quiet":
             print(f"  {row['phase']}: p95 {row['p95']:.2f} s, target <= 2 s: {'met' if row['p95'] <= 2 else 'NOT met'}")
     return out
 
 
-async def _long_texts(server, sessions: int, per_session: int, chars: int, model_query: str, rss: list):
+async def _long_texts(
+    server, sessions: int, per_session: int, chars: int, model_query: str, rss: list, page: str = "", seed: int = 0
+):
     import websockets
 
     uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
 
     async def one(i):
-        rng = random.Random(i)
+        rng = random.Random(seed + i)
         async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
             for _ in range(per_session):
                 text = " ".join(rng.choice(WORDS) for _ in range(chars // 4))[:chars]
-                await ws.send(_rerun(f"{model_query}text={quote(text)}", ""))
+                await ws.send(_rerun(f"{model_query}text={quote(text)}", page))
                 try:
                     await _recv_until_done(ws, 120)
                 except TimeoutError:
@@ -193,7 +316,7 @@ def memory_phase(label, env, sessions, per_session, chars, model_query) -> dict:
         end = server.rss_bytes()
     finally:
         server.stop()
-    bound = warm / 2**20 + TRACE_CACHE_MB + MEMORY_SLACK_MB
+    bound = warm / 2**20 + TRACE_CACHE_MB + CACHE_DATA_MB + MEMORY_SLACK_MB
     row = {
         "phase": label,
         "warm_mb": warm / 2**20,
@@ -206,11 +329,48 @@ def memory_phase(label, env, sessions, per_session, chars, model_query) -> dict:
     print(
         f"{label}: {sessions} sessions x {per_session} texts of {chars} characters in {seconds:.0f} s: RSS warm "
         f"{row['warm_mb']:.0f} MB, peak {row['peak_mb']:.0f} MB, end {row['end_mb']:.0f} MB; bound (warm + "
-        f"{TRACE_CACHE_MB:.0f} MB trace caches + {MEMORY_SLACK_MB} MB) {bound:.0f} MB: "
+        f"{TRACE_CACHE_MB:.0f} MB BytesCaches + {CACHE_DATA_MB} MB st.cache_data + {MEMORY_SLACK_MB} MB) {bound:.0f} MB: "
         f"{'within' if row['peak_mb'] <= bound else 'OVER'}; {row['load']}",
         flush=True,
     )
     return row
+
+
+HF_PAGES = ("", "attention", "temperature", "steps", "compare", "intervene")  # "" is home
+
+
+def memory_hf_pages(extra_env: dict | None = None) -> dict:
+    """Issue 32's item 2 attack on one server with ATTN_HF=local: six distinct 1,100-character texts
+    on /intervene?model=hf:all-minilm-l6-v2, then 3 on each of six pages, each text its own session
+    (a tab); RSS after each page against the stated bound."""
+    server = _start({"ATTN_HF": "local", **(extra_env or {})}, "bench-attack-hf-pages")
+    query = f"model={quote('hf:all-minilm-l6-v2')}&"
+    steps = []
+    try:
+        asyncio.run(_long_texts(server, 1, 1, 40, query, [], "intervene"))  # MiniLM loaded, as a class has it
+        warm = server.rss_bytes()
+        rss: list[int] = []
+        t0 = time.monotonic()
+        asyncio.run(_long_texts(server, 6, 1, 1100, query, rss, "intervene", seed=100))
+        steps.append(("intervene x 6", server.rss_bytes()))
+        for k, page in enumerate(HF_PAGES):
+            asyncio.run(_long_texts(server, 3, 1, 1100, query, rss, page, seed=200 + 10 * k))
+            steps.append((f"{page or 'home'} x 3", server.rss_bytes()))
+        seconds = time.monotonic() - t0
+        end = server.rss_bytes()
+    finally:
+        server.stop()
+    bound = warm / 2**20 + TRACE_CACHE_MB + CACHE_DATA_MB + MEMORY_SLACK_MB
+    peak = max(rss + [end]) / 2**20
+    print(
+        f"MiniLM on six pages (ATTN_HF=local, 1,100-character texts, one session each) in {seconds:.0f} s: RSS warm "
+        f"{warm / 2**20:.0f} MB, "
+        + ", ".join(f"after {label} {b / 2**20:.0f}" for label, b in steps)
+        + f"; peak {peak:.0f} MB; bound (warm + {TRACE_CACHE_MB:.0f} + {CACHE_DATA_MB:.0f} + {MEMORY_SLACK_MB}) "
+        f"{bound:.0f} MB: {'within' if peak <= bound else 'OVER'}; server env {extra_env or {}}; {load()}",
+        flush=True,
+    )
+    return {"phase": "hf pages", "warm_mb": warm / 2**20, "peak_mb": peak, "end_mb": end / 2**20, "bound_mb": bound}
 
 
 def memory(sessions: int = 40, per_session: int = 3) -> list[dict]:
@@ -221,6 +381,7 @@ def memory(sessions: int = 40, per_session: int = 3) -> list[dict]:
     except ImportError:
         print("MiniLM attack skipped: requirements-hf.txt is not installed")
         return out
+    out.append(memory_hf_pages())
     # one client, many distinct texts of about 256 tokens (MiniLM's word pieces: ~1,100 characters)
     out.append(
         memory_phase(
@@ -238,11 +399,16 @@ def memory(sessions: int = 40, per_session: int = 3) -> list[dict]:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("seconds", nargs="?", type=int, default=40)
-    p.add_argument("--only", default="quiet,clear,importance,unfair")
+    p.add_argument("--only", default="quiet,lesson,generate,lesson-lane,lesson-old,clear,importance,unfair")
     p.add_argument("--memory", action="store_true", help="also the two memory attacks")
     p.add_argument("--memory-only", action="store_true")
+    p.add_argument("--hf-pages-only", action="store_true", help="only issue 32's MiniLM attack on six pages")
+    p.add_argument("--malloc-arena-max", default="", help="MALLOC_ARENA_MAX for that server (glibc's arenas)")
     a = p.parse_args(argv)
     print(f"bench.attack start: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; {load()}", flush=True)
+    if a.hf_pages_only:
+        memory_hf_pages({"MALLOC_ARENA_MAX": a.malloc_arena_max} if a.malloc_arena_max else None)
+        return
     if not a.memory_only:
         class_phases(a.seconds, set(a.only.split(",")))
     if a.memory or a.memory_only:

@@ -25,11 +25,11 @@ from model import KINDS
 from ui import cache, state
 from ui.attention_view import attention_view
 from ui.context import partial
+from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import row_labels, rows_caption, written
 from ui.run import current
-from ui.safe import md
 from ui.widgets import (
     PLOTLY_CONFIG,
     download,
@@ -142,7 +142,7 @@ if tr is None:
 if temperature != 1.0:
     st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))
 if tr.output_text:
-    st.markdown(t("att_translation", text=md(tr.output_text)))
+    st.markdown(output_markdown(tr, "att_translation"))  # off-language: not "Translation"
 
 
 @partial

@@ -108,11 +108,13 @@ else:
     labels = (t("cmp_trained"), t("cmp_untrained"))
 
 try:
-    tra = ui_iv.trace(ui_iv.Run(a["name"], ctx.device, a["text"]), a["temperature"], a["use_position"])
+    args_a = (ui_iv.Run(a["name"], ctx.device, a["text"]), a["temperature"], a["use_position"])
+    tra = ui_iv.trace(*args_a)
     # the untrained model reads the trained one's translation (teacher forcing): its own greedy
     # output is noise (byte pieces, up to the longest output), so B - A would compare unrelated rows
     forced = tra.output_text if what == "trained" and runner.kind == "translator" else None
-    trb = ui_iv.trace(ui_iv.Run(b["name"], ctx.device, b["text"]), b["temperature"], b["use_position"], forced)
+    args_b = (ui_iv.Run(b["name"], ctx.device, b["text"]), b["temperature"], b["use_position"], forced)
+    trb = ui_iv.trace(*args_b)
 except InputError as err:
     show_input_error(err)
     copy_link()
@@ -204,17 +206,15 @@ st.caption(t("cmp_all_heads_help"))
 with st.expander(t("iv_export"), icon="⬇️"):
     image_format_picker("cmp_img")
     with st.container(horizontal=True):
-        payload = {
-            "compare": what,
-            "a": {"label": labels[0], **tra.to_json()},
-            "b": {"label": labels[1], **trb.to_json()},
-        }
-        download(
-            t("iv_download_json"),
-            json.dumps(payload, ensure_ascii=False),
-            "compare.json",
-            "cmp_json",
-        )
+
+        def payload(args_a=args_a, args_b=args_b, what=what, labels=labels) -> str:
+            # written on click from the trace cache: a session keeps the keys, not two traces as JSON
+            # (issue 32: several hundred MB per session for 1,100-character MiniLM texts)
+            a_json, b_json = ui_iv.trace(*args_a).to_json(), ui_iv.trace(*args_b).to_json()
+            out = {"compare": what, "a": {"label": labels[0], **a_json}, "b": {"label": labels[1], **b_json}}
+            return json.dumps(out, ensure_ascii=False)
+
+        download(t("iv_download_json"), payload, "compare.json", "cmp_json")
         download(
             t("iv_download_csv"),
             to_csv(

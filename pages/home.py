@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui import state
 from ui.attention_view import attention_view
+from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels, rows_caption, written
@@ -31,7 +32,7 @@ if tr is not None:
     kind = "encoder" if "encoder" in tr.attention else "decoder"
     att = tr.attention[kind]
     if tr.output_text:
-        st.markdown(t("home_translation", text=tr.output_text.replace("`", "'")))
+        st.markdown(output_markdown(tr, "home_translation", code=True))  # off-language: not "Translation"
     state.url_param("q", min(1, len(att.query_tokens) - 1), int, key="home_q")
     q = state.fit("home_q", range(len(att.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
     layer = att.num_layers - 1

@@ -18,13 +18,13 @@ from analysis.intervene import align
 from model.attention import ABLATIONS
 from model.errors import InputError
 from model.intervention import all_heads, has_reference, head_name, parse_head, reference_sentences
-from model.trace import KINDS
 from ui import intervene as ui_iv
-from ui import rows, state, widgets
+from ui import rows, state, view, widgets
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current
 from ui.safe import md
+from ui.view import Field
 from viz.generation import compare_bars
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
 from viz.table import to_csv
@@ -52,15 +52,19 @@ def set_off(heads: list[str]) -> None:
 
 
 ctx = current()
-state.url_param("mode", "ablate", state.choice(MODES), key="iv_mode")
-state.url_param("off", [], ui_iv.parse_off, key="iv_off")
-state.url_param("how", "zero", state.choice(ABLATIONS), key="iv_how")
-state.url_param("ikind", None, state.choice(KINDS), key="iv_kind")
-state.url_param("imp", False, state.flag, key="iv_imp")
+# the page's view: every setting its link carries (ui/view.py), the usual values left out of it
+VIEW = (
+    Field("mode", "iv_mode", "ablate", state.choice(MODES), omit_default=True),
+    Field("off", "iv_off", [], ui_iv.parse_off, omit_default=True),  # heads switched off, "cross:1:2,..."
+    Field("how", "iv_how", "zero", state.choice(ABLATIONS), omit_default=True),
+    Field("ikind", "iv_kind", None, view.KIND),
+    Field("imp", "iv_imp", False, state.flag, omit_default=True),
+    Field("edit", "iv_edit", None, ui_iv.parse_edit),  # kind:layer:row:key
+    Field("dhead", "iv_dhead", None, ui_iv.parse_dhead),
+    Field("step", "iv_step", 0, view.count, omit_default=True),  # the decoding step shown (0: the first)
+)
 edit_linked = state.from_link("edit", "iv_edit")
-state.url_param("edit", None, ui_iv.parse_edit, key="iv_edit")
-state.url_param("dhead", None, lambda raw: head_name(*parse_head(raw)), key="iv_dhead")
-state.url_param("step", 0, state.integer(0, 10_000), key="iv_step")
+state.read_view(VIEW)
 
 page_header("page_intervene", "iv_intro")
 runner = ctx.runner()
@@ -385,11 +389,17 @@ if imp is not None:
 
 with st.expander(t("iv_export"), icon="⬇️"):
     widgets.image_format_picker("iv_img")
-    payload = {"untouched": base.to_json(), "intervened": tr.to_json()}
-    if imp is not None:
-        payload["importance"] = imp.to_json()
+
+    def payload(ctx=ctx, run=run, imp=imp) -> str:
+        # written on click from the caches: a session keeps the keys, not two traces as JSON (a
+        # 1,100-character MiniLM text made about 200 MB of it per session, issue 32)
+        out = {"untouched": ctx.trace().to_json(), "intervened": ui_iv.trace(run).to_json()}
+        if imp is not None:
+            out["importance"] = imp.to_json()
+        return json.dumps(out, ensure_ascii=False)
+
     with st.container(horizontal=True):
-        widgets.download(t("iv_download_json"), json.dumps(payload, ensure_ascii=False), "intervene.json", "iv_json")
+        widgets.download(t("iv_download_json"), payload, "intervene.json", "iv_json")
         if touched:
             widgets.download(
                 t("iv_download_csv"),
@@ -415,14 +425,15 @@ with st.expander(t("iv_export"), icon="⬇️"):
             )
 
 e = st.session_state.get("iv_edit") if mode == "edit" else None
-state.set_url(
-    mode=None if mode == "ablate" else mode,
-    off=",".join(off_t) or None,
-    how=None if how == "zero" else how,
+state.write_view(
+    VIEW,
+    mode=mode,
+    off=list(off_t),
+    how=how,
     ikind=kind if len(kinds) > 1 else None,
-    imp=True if st.session_state.get("iv_imp") and mode == "ablate" else None,
+    imp=bool(st.session_state.get("iv_imp") and mode == "ablate"),
     edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
     dhead=st.session_state.get("iv_dhead") if touched else None,
-    step=st.session_state.get("iv_step") or None,
+    step=st.session_state.get("iv_step") or 0,
 )
 copy_link()

@@ -10,7 +10,8 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import streamlit as st
 
 from lessons.answers import score
-from ui import classroom, lesson_results, lessons
+from lessons.schema import LessonError
+from ui import classroom, editor, lesson_results, lessons
 from ui.i18n import t
 from ui.layout import copy_link, page_header
 from ui.lesson_view import predict, show_question, show_verdict
@@ -40,8 +41,12 @@ st.radio(
     on_change=lambda: st.session_state.update(les_step=1),
 )
 lesson = st.session_state["les_lesson"]
-with st.spinner():
-    steps = lessons.steps(lesson, ctx.device)
+try:
+    with st.spinner():
+        steps = lessons.steps(lesson, ctx.device)
+except LessonError as e:  # over its compute bound (lessons/build.py): refused before anything was built
+    st.warning(editor.error_text(e), icon="⚠️")
+    st.stop()
 if not steps:
     st.info(t("lesson_no_steps"), icon="ℹ️")
     st.stop()

@@ -18,12 +18,13 @@ from analysis import experiments as ex
 from analysis.measures import mean_of_heads
 from model.errors import InputError
 from model.registry import PRESETS
-from ui import cache, state
+from ui import cache, state, view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.run import current
 from ui.safe import md, short
+from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
     head_picker,
@@ -87,23 +88,27 @@ def long_loss(name: str, device: str, lang: str) -> dict:
 
 ctx = current()
 
-state.url_param("sec", "sin", state.choice(SECTIONS), key="pos_sec")
-state.url_param("d", 128, state.clamped("d", 1, D_MAX, cast=int), key="pos_d")
-state.url_param("len", 100, state.clamped("len", 1, LEN_MAX, cast=int), key="pos_len")
-state.url_param("dims", None, int_list, key="pos_dims")
-state.url_param("p", 5, state.clamped("p", 0, 10_000, cast=int), key="pos_p")
-state.url_param("k", 3, state.clamped("k", 0, 10_000, cast=int), key="pos_k")
-state.url_param("a", ORDER_A, state.text, key="pos_a")
-state.url_param("b", ORDER_B, state.text, key="pos_b")
-state.url_param("olayer", None, lambda raw: int(raw) - 1, key="pos_olayer")
-state.url_param("ohead", None, lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="pos_ohead")
-state.url_param("glayer", 0, lambda raw: int(raw) - 1, key="pos_glayer")
-state.url_param("llang", "en", state.choice(("en", "zh")), key="pos_llang")
-state.url_param("npos", 64, state.clamped("npos", 2, 128, cast=int), key="pos_npos")
+# the page's view: every setting its link carries (ui/view.py); a section writes only its own
+VIEW = (
+    Field("sec", "pos_sec", "sin", state.choice(SECTIONS), omit_default=True),
+    Field("d", "pos_d", 128, state.clamped("d", 1, D_MAX, cast=int), omit_default=True),
+    Field("len", "pos_len", 100, state.clamped("len", 1, LEN_MAX, cast=int), omit_default=True),
+    Field("dims", "pos_dims", None, int_list, omit_default=True),  # None: DIMS, the page's choice
+    Field("p", "pos_p", 5, state.clamped("p", 0, 10_000, cast=int), omit_default=True),
+    Field("k", "pos_k", 3, state.clamped("k", 0, 10_000, cast=int), omit_default=True),
+    Field("a", "pos_a", ORDER_A, state.text, omit_default=True),
+    Field("b", "pos_b", ORDER_B, state.text, omit_default=True),
+    Field("olayer", "pos_olayer", None, view.whole, one_based=True),  # None: where order matters most
+    Field("ohead", "pos_ohead", None, view.whole_or_mean, one_based=True),
+    Field("glayer", "pos_glayer", 0, view.whole, one_based=True, omit_default=True),
+    Field("llang", "pos_llang", "en", state.choice(("en", "zh")), omit_default=True),
+    Field("npos", "pos_npos", 64, state.clamped("npos", 2, 128, cast=int), omit_default=True),
+)
+state.read_view(VIEW)
 
 page_header("page_positional", "pos_intro")
 sec = section_picker("pos", SECTIONS)
-url: dict = {"sec": None if sec == "sin" else sec}
+url: dict = {"sec": sec}
 
 
 def layer_label(v) -> str:
@@ -120,7 +125,7 @@ if sec in ("sin", "rel"):
     d = int(c1.number_input(t("pos_d_model"), 1, D_MAX, step=1, key="pos_d"))
     n = int(c2.number_input(t("pos_length"), 1, LEN_MAX, step=1, key="pos_len"))
     pe = table(d, n)
-    url.update(d=None if d == 128 else d, len=None if n == 100 else n)
+    url.update(d=d, len=n)
     if d % 2:
         st.caption("ⓘ " + t("pos_odd_note"))
 
@@ -165,7 +170,7 @@ if sec == "sin":
         config=PLOTLY_CONFIG,
         key="pos_curves",
     )
-    url["dims"] = ",".join(map(str, chosen)) if chosen != list(DIMS) else None
+    url["dims"] = None if chosen == list(DIMS) else chosen
 
 # -- 2. relative positions -----------------------------------------------------------------------
 if sec == "rel":
@@ -195,7 +200,7 @@ if sec == "rel":
     c1, c2, _ = st.columns([1, 1, 3])
     p = int(c1.number_input(t("pos_p"), 0, 10_000, step=1, key="pos_p"))
     k = int(c2.number_input(t("pos_k"), 0, 10_000, step=1, key="pos_k"))
-    url.update(p=None if p == 5 else p, k=None if k == 3 else k)
+    url.update(p=p, k=k)
     check = ex.rotation_check(d, p, k)
     if check["paired"] == 0:
         st.info(t("pos_rotation_none"), icon="ℹ️")
@@ -230,7 +235,7 @@ if sec == "learned":
             st.info(t("pos_learned_none"), icon="ℹ️")
         else:
             npos = int(st.slider(t("pos_learned_show"), 2, table_l.shape[0], key="pos_npos"))
-            url["npos"] = None if npos == 64 else npos
+            url["npos"] = npos
             sims = {
                 "l": ex.cosine_similarity(table_l[:npos]),
                 "s": ex.cosine_similarity(table(table_l.shape[1], table_l.shape[0])[:npos]),
@@ -294,7 +299,7 @@ if sec == "order":
     c1, c2 = st.columns(2)
     a = c1.text_input(t("pos_order_a"), key="pos_a")
     b = c2.text_input(t("pos_order_b"), key="pos_b")
-    url.update(a=None if a == ORDER_A else a, b=None if b == ORDER_B else b)
+    url.update(a=a, b=b)
     tr_runner = runner_of("translator")
     if tr_runner is not None and (not a.strip() or not b.strip()):
         st.info(t("pos_empty"), icon="✏️")
@@ -316,7 +321,7 @@ if sec == "order":
                 layer = layer_picker(n_layers, "pos_olayer", "pos_order_layer", "pos_layer_n")
             with c2:
                 head = head_picker(n_heads, "pos_ohead", True, "pos_order_head", "pos_head_n", "pos_mean_heads")
-            url.update(olayer=layer + 1, ohead="mean" if head == "mean" else head + 1)
+            url.update(olayer=layer, ohead=head)
             ta, tb = result["tokens"]
             if result["perm"] is None:
                 st.info(t("pos_order_not_perm"), icon="ℹ️")
@@ -350,7 +355,7 @@ if sec == "long":
         c1, _ = st.columns([1, 3])
         with c1:
             layer = layer_picker(n_layers, "pos_glayer", "pos_gpts_layer", "pos_layer_n")
-        url["glayer"] = None if layer == 0 else layer + 1
+        url["glayer"] = layer
         cols = st.columns(len(ok), gap="medium")
         for col, name in zip(cols, ok):
             with col:
@@ -377,7 +382,7 @@ if sec == "long":
         lang = st.radio(
             t("pos_long_lang"), ("en", "zh"), key="pos_llang", horizontal=True, format_func=lambda x: t(f"pos_lang_{x}")
         )
-        url["llang"] = None if lang == "en" else lang
+        url["llang"] = lang
         st.markdown(t("pos_long_help", n=LONG_TOKENS, k=N_TEXTS))
         with st.spinner():
             results = {name: long_loss(name, ctx.device, lang) for name in ok}
@@ -410,5 +415,5 @@ if sec == "long":
         with st.expander(t("pos_long_text")):
             st.markdown(md((" " if lang == "en" else "").join(pieces)))
 
-state.set_url(**url)
+state.write_view(VIEW, **url)
 copy_link()

@@ -176,11 +176,6 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         head=t("temp_head_n", n=head + 1),
     )
     area.subheader(title)
-    area.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
-    if T != 1.0 and t_layer is not None and t_layer != layer:
-        area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
-    if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
-        area.caption("ⓘ " + t("temp_tokens_differ"))
     for col, title, a, w, key in zip(
         area.columns(2, gap="large"),
         (t("temp_at_one"), t("temp_at_t", t=f"{T:g}")),
@@ -193,6 +188,13 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
             show_heatmap(
                 w, row_labels(a), a.key_tokens, mask=a.mask, key=key, zmax=1.0, writes=a.query_written is not None
             )
+    # the notes under the two heatmaps, not between the title and them: with a room open at
+    # 1280 x 800 the charts' x axis then stays on the projector's first screen (issue 37: y 995)
+    area.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
+    if T != 1.0 and t_layer is not None and t_layer != layer:
+        area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
+    if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
+        area.caption("ⓘ " + t("temp_tokens_differ"))
 
     # -- the chosen query: the tutorial's table at both temperatures --------------------------------
     q_tokens = att1.query_tokens

@@ -92,6 +92,17 @@ def test_a_bad_head_in_the_link_falls_back_with_a_notice():
     assert at.warning and at.multiselect(key="iv_off").value == []
 
 
+def test_the_json_exports_are_written_on_click_not_kept_per_session():
+    """Issue 32: the intervene and compare pages wrote both traces as JSON on every run, and the
+    media manager kept that file for the session (a 1,100-character MiniLM text: +640 MB on the
+    server per session, 37 s a run). Now the button holds a function over the cache keys: the
+    browser gets a deferred id, no file is made until a click."""
+    for page, key in (("pages/intervene.py", "iv_json"), ("pages/compare.py", "cmp_json")):
+        at = apptest.open_page(page, "translator", TIMEOUT, text=TR_TEXT)
+        button = next(b for b in at.get("download_button") if b.proto.id.endswith(key) or key in b.proto.id)
+        assert button.proto.deferred_file_id and not button.proto.url, (page, button.proto.url[:80])
+
+
 @pytest.mark.parametrize("model_name", ["translator", "gpt"])
 def test_a_one_word_text_shows_no_nan(model_name):
     """Issue 32 item 10: on the text "a" the sink caption said "the most is nan x"."""

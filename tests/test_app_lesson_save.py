@@ -60,9 +60,22 @@ def test_a_saved_lesson_belongs_to_its_room(folder, room):  # noqa: F811
     stranger.button(key="ed_save").click().run()
     assert "already saved on this server by another room" in notes(stranger), notes(stranger)
     assert (folder / "week-3.toml").read_bytes() == kept
-    forged = editor_with({"_room_code": code, "_room_token": "not-the-secret"})  # the code is on the projector
-    forged.button(key="ed_save").click().run()
-    assert "Open a room as its teacher" in notes(forged) and (folder / "week-3.toml").read_bytes() == kept
+
+    # the room's code is on the projector: a session that claims it with a made-up secret saves nothing
+    # (the editor's save, called as its button does; a full run would turn that session into a student)
+    def forged_save():
+        import streamlit as st
+
+        from tests.test_app_lesson_save import MINIMAL
+        from ui import editor
+
+        editor.save(MINIMAL.format(id="forged"))
+        st.text(st.session_state["_ed_note"][1])
+
+    forged = AppTest.from_function(forged_save, default_timeout=60)
+    forged.session_state["_room_code"], forged.session_state["_room_token"] = code, "not-the-secret"
+    forged.run()
+    assert "Open a room as its teacher" in forged.text[0].value and not (folder / "forged.toml").exists()
     at.button(key="ed_save").click().run()  # the room that saved it may save it again
     assert "Saved as week\\-3\\.toml" in notes(at), notes(at)
 

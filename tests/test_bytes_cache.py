@@ -42,7 +42,31 @@ def test_a_hit_is_a_copy():
     assert calls == [2, 2]
 
 
-def test_the_trace_caches_together_stay_within_the_stated_bound():
-    assert cache.trace.store.max_bytes + __import__("ui.intervene").intervene.trace.store.max_bytes <= (
-        cache.TRACE_CACHE_MB * 2**20 + 1
-    )
+def test_every_cache_of_traces_or_built_steps_together_stays_within_the_stated_bound():
+    """Every BytesCache (the sidebar's traces, the intervene and compare pages' runs, the lessons'
+    built steps) registers itself in cache.CACHES; their bounds together are ATTN_TRACE_CACHE_MB, the
+    figure docs/hosting.md's memory bound adds. Issue 32: the lessons' steps were an st.cache_data
+    bounded by entries only."""
+    from ui import intervene, lessons
+
+    assert set(cache.CACHES) == set(cache.SHARES)
+    ours = {id(c) for c in cache.CACHES.values()}
+    for fn in (cache.trace, intervene.trace, lessons.steps_of):
+        assert id(fn.store) in ours, fn.__name__  # a byte-bounded cache, not st.cache_data's entries
+    assert sum(c.max_bytes for c in cache.CACHES.values()) <= cache.TRACE_CACHE_MB * 2**20 + 1
+    assert abs(sum(cache.SHARES.values()) - 1.0) < 1e-9
+
+
+def test_a_trace_larger_than_any_bound_is_computed_but_never_kept():
+    """A model of any size (MiniLM, a 135M decoder): a trace over its cache's bound is served and
+    dropped, never held (the bound is in bytes, whatever the model)."""
+    calls = []
+
+    @cache.bytes_cache(2e6, 100)
+    def big(i):
+        calls.append(i)
+        return np.ones((4, 8, 128, 128), np.float32)  # 2 MB of attention, over the bound with pickling
+
+    big(0)
+    big(0)
+    assert calls == [0, 0] and big.store.bytes == 0

@@ -96,3 +96,25 @@ def test_home_shows_the_warning_and_examples_to_click(lang, said, monkeypatch):
 def test_grammar_sentence_shows_no_warning():
     at = apptest.open_page("pages/attention.py", "translator", text="The girl fed the dog. She was happy.")
     assert "Outside the" not in " ".join(w.value for w in at.warning)
+
+
+@needs_weights
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", ["pages/home.py", "pages/attention.py"])
+def test_off_language_output_is_not_presented_as_a_translation(page, lang, monkeypatch):
+    """Issue 37: "I love machine learning" came out as a translation (钥匙讨厌国王) beside the
+    warning. Now: what the model wrote from the words it knows, the unseen words struck out."""
+    from ui import i18n
+    from ui.i18n import TABLE
+
+    monkeypatch.setattr(i18n, "DEFAULT_LANG", lang)
+    text = "I love machine learning"
+    out = model.load("translator", device="cpu").trace(text).output_text
+    at = apptest.open_page(page, "translator", text=text, lang=lang)
+    shown = apptest.markdown(at)
+    said = TABLE["off_language_translation"][lang].split("{")[0]
+    assert said in shown and out.replace("`", "'") in shown, shown
+    assert TABLE["att_translation"][lang].split("{")[0] not in shown, shown  # never "Translation: ..."
+    unknown = [w for w in text.split() if w.lower() in {u.lower() for u in corpus.unknown_words(text)}]
+    assert unknown and all(f"~~{w}~~" in shown for w in unknown), (unknown, shown)
+    apptest.ok(at)

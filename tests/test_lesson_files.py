@@ -47,7 +47,9 @@ HOSTILE = {
     "title a number": (swap('title = { en = "Mine", zh = "我的" }', "title = 3"), "wrong_type", "title = 3"),
     "model a number": (swap('model = "translator"', "model = 5"), "wrong_type", "model = 5"),
     "layer true": (swap("layer = 1,", "layer = true,"), "wrong_type", "layer = true"),
-    "args word a table": (swap('args = { word = "cat" }', "args = { word = { a = 1 } }"), "wrong_type", "args ="),
+    # a word may be a table naming a position ({word, occurrence} or {position}); not another table
+    "args word a table": (swap('args = { word = "cat" }', "args = { word = { a = 1 } }"), "unknown_key", "args ="),
+    "args word a list": (swap('args = { word = "cat" }', "args = { word = [1] }"), "wrong_type", "args ="),
     "ask a list": (
         swap('ask.en = "Which word does {word} read most?"', 'ask.en = ["x"]'),
         "wrong_type",

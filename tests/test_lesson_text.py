@@ -39,6 +39,7 @@ HOSTILE = [
     "Sign in \\[again\\]\\(//evil.example\\)",
     "[again]\n\n[again]: //evil.example",
     "# Your session expired\n\n- sign in\n1. again",
+    "Your session expired\n===\nSign in again\n---",
     "    indented code [x](//evil.example)",
     "`code` **bold** _it_ ~~gone~~ $x^2$ :red[alert] :material/lock:",
     "| a | b |\n|---|---|\n| [x](//e.example) | y |",
@@ -62,7 +63,9 @@ def visible(html_out: str) -> str:
 def test_lesson_text_renders_as_plain_text_only(text):
     from ui.lesson_view import lesson_md
 
-    out = rendered("### " + lesson_md({"en": text, "zh": text}, {}))
+    shown = lesson_md({"en": text, "zh": text}, {})
+    assert tags(rendered(shown)) <= ALLOWED_TAGS, (text, rendered(shown))  # a reveal
+    out = rendered("### " + shown)  # a question
     assert tags(out) <= ALLOWED_TAGS, (text, out)
     seen = visible(out)
     assert "://" not in seen and "www." not in seen.lower(), seen  # no bare link for GFM's autolinker

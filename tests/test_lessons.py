@@ -114,6 +114,17 @@ def mat(w, layer, head):
     return w[layer].mean(0) if head is None else w[layer, head]
 
 
+def occurrence_label(tokens, i):
+    """Token i as a lesson names it: with its occurrence as a subscript where its word (case
+    ignored) repeats in the sentence ("The₁" and "the₂" of "The cat sat on the mat")."""
+    same = [j for j, t in enumerate(tokens) if str(t).lower() == str(tokens[i]).lower()]
+    return (
+        tokens[i]
+        if len(same) == 1
+        else tokens[i] + str(same.index(i) + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+    )
+
+
 def oracle(spec, runner, sentence, params=None):
     """(the right option's label, or the slider's number; the margin, None where it is structural).
     params: the built step's, for a step whose heads the model itself chose (switch_off_changes'
@@ -147,7 +158,7 @@ def oracle(spec, runner, sentence, params=None):
         if r is None:
             r = max(rows, key=lambda i: m[i].max())
         keys = seen(att, r)
-        return att.key_tokens[keys[int(np.argmax(m[r, keys]))]], top2(m[r, keys])
+        return occurrence_label(att.key_tokens, keys[int(np.argmax(m[r, keys]))]), top2(m[r, keys])
     if q == "top_score":
         la, h = where(w, view, r)
         record: dict = {}
@@ -162,7 +173,7 @@ def oracle(spec, runner, sentence, params=None):
         scores = qv @ kv.T / np.sqrt(qv.shape[-1])
         soft = torch.softmax(torch.tensor(scores), -1).numpy()
         np.testing.assert_allclose(soft, w[la, h], atol=1e-5)  # the scores are the model's
-        return att.key_tokens[int(np.argmax(scores[r]))], top2(soft[r])
+        return occurrence_label(att.key_tokens, int(np.argmax(scores[r]))), top2(soft[r])
     if q == "cell_above":
         k, than = tok(att.key_tokens, args["key"]), args["than"]
         layers = range(att.num_layers - 1, -1, -1)
@@ -293,7 +304,7 @@ def test_every_step_of_every_lesson_file_agrees_with_an_independent_recomputatio
             assert step.answer_label == want, (step.id, step.answer_label, want)
         elif step.kind == "choice" and not step.literal:
             assert step.answer_label == want, (step.id, step.answer_label, want)
-        else:
+        else:  # a repeated word's label carries its occurrence (the₂): the oracle names the token
             assert step.answer_label == want, (step.id, step.answer_label, want)
         if margin is not None:
             assert np.isclose(step.margin, margin, atol=1e-5), (step.id, step.margin, margin)

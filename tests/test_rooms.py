@@ -25,8 +25,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
+def start_redis(folder) -> tuple[subprocess.Popen, str]:
+    """A redis-server on a free port, answering: (its process, its URL)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (scripts/test installs it with apt)")
@@ -43,7 +43,7 @@ def redis_url(tmp_path_factory):
             "--appendonly",
             "no",
             "--dir",
-            str(tmp_path_factory.mktemp("redis")),
+            str(folder),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -61,7 +61,29 @@ def redis_url(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail("redis-server did not start")
+    return proc, url
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    proc, url = start_redis(tmp_path_factory.mktemp("redis"))
     yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def stopped_redis(tmp_path):
+    """stop() SIGSTOPs a redis-server of this test's own (as a hung host would leave it); it is
+    continued and ended after the test."""
+    import signal
+
+    (tmp_path / "redis").mkdir()
+    proc, url = start_redis(tmp_path / "redis")
+    stopped = []
+    yield url, lambda: (proc.send_signal(signal.SIGSTOP), stopped.append(1))
+    if stopped:
+        proc.send_signal(signal.SIGCONT)
     proc.terminate()
     proc.wait(10)
 
@@ -363,7 +385,9 @@ def test_a_broken_store_gives_the_teacher_a_notice_and_the_page_runs_on(tmp_path
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("cannot be reached right now" in str(t.proto) for t in at.get("toast"))
-    assert at.get("plotly_chart"), "the home page's heatmap is missing"
+    from tests import apptest
+
+    assert apptest.attention_view(at, "home_view"), "the home page's heatmap is missing"
     assert at.session_state["_room_code"] == code  # still the teacher: the next change tries again
 
 
@@ -524,6 +548,169 @@ def test_the_class_results_csv_counts_each_option_and_marks_the_right_one():
     assert rows[0] == list(results.COLUMNS)
     assert rows[2][5].startswith("'=")  # a spreadsheet formula is not run
     assert rows[2][5].endswith("1 anonymous")
+
+
+# -- a hung store (issue 32): Redis SIGSTOPped answers nothing; nobody but the asker may wait ------
+
+
+def test_a_hung_redis_is_a_store_error_within_its_timeout_then_at_once(stopped_redis):
+    """redis-py without a socket timeout waits for a stopped server for as long as it is stopped.
+    Each call here runs in a thread joined with a deadline, so today's hang fails the test."""
+    url, stop = stopped_redis
+    store = R.RedisRooms(url)
+    code, _ = store.create()
+    stop()
+
+    def timed(call) -> tuple[float, object]:
+        out = []
+
+        def go():
+            t0 = time.monotonic()
+            try:
+                call()
+                out.append((time.monotonic() - t0, None))
+            except Exception as e:  # noqa: BLE001
+                out.append((time.monotonic() - t0, e))
+
+        th = threading.Thread(target=go, daemon=True)
+        th.start()
+        th.join(R.TIMEOUT + 10)
+        assert out, "the call to a stopped redis-server never returned"
+        return out[0]
+
+    first, error = timed(lambda: store.get(code))
+    assert isinstance(error, R.StoreError) and first < R.TIMEOUT + 1.5, (first, error)
+    again, error = timed(lambda: store.lesson(code))  # within HOLD_OFF: no second wait
+    assert isinstance(error, R.StoreError) and again < 0.1, (again, error)
+
+
+def test_a_hung_redis_leaves_other_visitors_pages_as_fast_as_before(stopped_redis, monkeypatch):
+    """A teacher and a student in a room on the lessons page (it reads the room's shared lesson,
+    the teacher also the class's answers) while redis-server is SIGSTOPped: both used to hold the
+    two run slots for as long as Redis was stopped, and every other visitor waited (issue 32:
+    0.04-0.3 s became over 25 s). Now the teacher gets a notice and another visitor's home page
+    takes about what it took before."""
+    from streamlit.testing.v1 import AppTest
+
+    from lessons import files
+    from tests.apptest import APP, app_copy
+    from ui import classroom
+
+    url, stop = stopped_redis
+    monkeypatch.setenv("ATTN_ROOMS", url)
+    classroom.store.clear()
+    rooms = classroom.store()
+    code, token = rooms.create()
+    lesson = (files.BUILTIN_DIR / "positions.toml").read_text(encoding="utf-8")
+    rooms.set_lesson(code, token, lesson)
+
+    def lessons_tab(teacher: bool) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params.update(model="translator", lang="en", room=code)
+        at.session_state["_room_code"], at.session_state["_room_link"] = code, code
+        if teacher:
+            at.session_state["_room_token"], at.session_state["les_custom_text"] = token, lesson
+        at.run()
+        at.switch_page("pages/lessons.py")  # a built-in lesson: the picker still reads the room's own
+        return at
+
+    def visitor() -> float:
+        at = AppTest.from_file(str(app_copy("pages/home.py")), default_timeout=60)
+        at.query_params.update(model="gpt", lang="en")
+        t0 = time.monotonic()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return time.monotonic() - t0
+
+    tabs = [lessons_tab(True), lessons_tab(False), lessons_tab(True), lessons_tab(False)]
+    for at in tabs:  # the lesson built and cached, the room read once: the warm case
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    teacher = tabs[0]
+    visitor()
+    before = min(visitor() for _ in range(2))
+
+    stop()
+    failed = []
+
+    def run(at):
+        try:
+            at.run()
+        except Exception as e:  # noqa: BLE001
+            failed.append(repr(e))
+
+    runs = [threading.Thread(target=run, args=(at,), daemon=True) for at in tabs]
+    for th in runs:  # two teachers' and two students' tabs at once: each could hold a run slot
+        th.start()
+    time.sleep(0.3)
+    bound, during = max(3 * before, before + 2.0), []
+    page = threading.Thread(target=lambda: during.append(visitor()), daemon=True)
+    page.start()
+    page.join(bound + 10)  # a thread with a deadline: the old hang fails here instead of hanging the suite
+    assert during, f"another visitor's page waited over {bound + 10:.0f} s for a hung store (before: {before:.2f} s)"
+    for th in runs:
+        th.join(120)
+    assert during[0] <= bound, (before, during)
+    assert not failed, failed
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    told = " ".join(str(x.proto) for x in teacher.get("toast")) + " ".join(w.value for w in teacher.warning)
+    assert "cannot be reached right now" in told, (told, teacher)
+    classroom.store.clear()
+
+
+# -- opening rooms is rate-limited per client, in the store (every replica shares the count) ----------
+
+
+def test_one_client_opening_rooms_in_a_loop_is_refused_with_the_retry_time(make_store):
+    one, other = make_store(), make_store()  # two replicas on one store
+    me = [("browser", "b" * 16), ("address", "203.0.113.7")]
+    t0 = time.time()
+    for i in range(R.OPENS["browser"]):
+        (one if i % 2 else other).create(clients=me)
+    with pytest.raises(R.RateLimited) as refused:
+        one.create(clients=me)
+    assert R.OPENS_WINDOW - 60 <= refused.value.retry_after <= R.OPENS_WINDOW - (time.time() - t0) + 1
+    with pytest.raises(R.RateLimited):
+        other.create(clients=me)  # the other replica counts the same opens
+    # another browser behind the same address still may (the address allows more), another client too
+    other.create(clients=[("browser", "c" * 16), ("address", "203.0.113.7")])
+    one.create(clients=[("browser", "d" * 16), ("address", "198.51.100.2")])
+    # a fresh browser id for every open from one address stops at the address's limit
+    opened = 0
+    with pytest.raises(R.RateLimited):
+        for i in range(R.OPENS["address"] + 1):
+            one.create(clients=[("browser", f"{i:016x}"), ("address", "192.0.2.9")])
+            opened += 1
+    assert opened == R.OPENS["address"]
+
+
+def test_the_teacher_is_told_when_to_retry_and_another_client_still_opens_a_room(tmp_path, monkeypatch):
+    """A loop of "open a room" from one client (as issue 32's loop of fresh websockets did): refused
+    with the minutes to wait, in English and Chinese, while another client opens one."""
+    at, classroom = _teacher_app(tmp_path, monkeypatch)
+    monkeypatch.setattr(classroom, "client", lambda: [("browser", "e" * 16), ("address", "203.0.113.8")])
+    opened = 0
+    for _ in range(R.OPENS["browser"] + 1):
+        at.run()
+        if "_room_code" in at.session_state:
+            opened += 1
+            at.button(key="_room_close_btn").click().run()
+        at.button(key="_room_open_btn").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert opened == R.OPENS["browser"]
+    assert "_room_code" not in at.session_state
+    warned = " ".join(w.value for w in at.warning)
+    assert "Try again in 60 min" in warned or "Try again in 59 min" in warned, warned
+    from ui.i18n import text_in
+
+    assert "请在 60 分钟后再试" in text_in("zh", "room_rate_limited", minutes=60)  # the same line in Chinese
+
+    other, _ = _teacher_app(tmp_path, monkeypatch)
+    monkeypatch.setattr(classroom, "client", lambda: [("browser", "f" * 16), ("address", "198.51.100.3")])
+    other.run()
+    other.button(key="_room_open_btn").click().run()
+    assert other.session_state["_room_code"], [w.value for w in other.warning]
+    classroom.store.clear()
 
 
 def test_a_deleted_sqlite_file_is_made_again_at_the_next_call(tmp_path):

@@ -6,6 +6,8 @@ first occurrence's differs, so the check can fail)."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,14 @@ from lessons.steps import entropy
 SENTENCE = "The cat sat on the mat"
 THE2 = {"word": "the", "occurrence": 2}  # index 4; "The" is index 0
 WORD_QUERIES = sorted(n for n, q in queries.QUERIES.items() if any(t is pick.WORD for t in q.args.values()))
-CHECKED = set()
+# which test checks each query that takes a word (a static table: under pytest-xdist the tests run
+# in several processes, so a set filled in as they run would see only its own worker's)
+CHECKED_BY = {
+    "test_row_sum_top_key_and_entropy_read_the_chosen_row": {"row_sum", "top_key", "entropy_higher"},
+    "test_one_cell_is_read_at_the_chosen_key": {"cell_weight", "cell_above", "cells_compare"},
+    "test_one_head_queries_read_the_chosen_row": {"top_score", "sharpen_sketch"},
+    "test_the_mask_and_the_heads_read_the_chosen_row": {"can_read", "heads_agree"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +87,6 @@ def test_row_sum_top_key_and_entropy_read_the_chosen_row(runners):
     assert out["options"][out["answer"]] == labels[int(np.argmax(w[4]))]
     out = run(r, "entropy_higher", {"word": THE2, "other": "cat"}, "choice")
     assert out["params"]["h_word"] == f"{entropy(w[4]):.2f}" and out["params"]["word"] == "the₂"
-    CHECKED.update({"row_sum", "top_key", "entropy_higher"})
 
 
 def test_one_cell_is_read_at_the_chosen_key(runners):
@@ -95,7 +103,6 @@ def test_one_cell_is_read_at_the_chosen_key(runners):
     out = run(r, "cells_compare", {"other": "The dog sat on the mat", "word": "mat", "key": THE2}, "yesno")
     assert out["params"]["wa"] == f"{w[5, 4]:.3f}"
     assert out["params"]["wb"] == f"{last_mean(r, 'The dog sat on the mat')[5, 4]:.3f}"
-    CHECKED.update({"cell_weight", "cell_above", "cells_compare"})
 
 
 def test_one_head_queries_read_the_chosen_row(runners):
@@ -107,7 +114,6 @@ def test_one_head_queries_read_the_chosen_row(runners):
     out = run(r, "sharpen_sketch", {"word": THE2, "temperature": 0.2}, "sketch", {"head": 1})
     assert out["params"]["word"] == "the₂"
     assert any(np.allclose(s, w1[4], atol=1e-6) for s in out["sketches"])  # "same" is the chosen row at T = 1
-    CHECKED.update({"top_score", "sharpen_sketch"})
 
 
 def test_the_mask_and_the_heads_read_the_chosen_row(runners):
@@ -124,8 +130,12 @@ def test_the_mask_and_the_heads_read_the_chosen_row(runners):
         assert out["params"]["tops"].startswith(
             f"1: {pick.labels_of(r.trace(SENTENCE).attention['decoder'].key_tokens)[tops[0]]}"
         )
-    CHECKED.update({"can_read", "heads_agree"})
 
 
 def test_every_query_that_takes_a_word_is_checked_here():
-    assert CHECKED == set(WORD_QUERIES), set(WORD_QUERIES) - CHECKED
+    assert WORD_QUERIES, "no query takes a word: the enumeration found nothing"
+    checked = set().union(*CHECKED_BY.values())
+    assert checked == set(WORD_QUERIES), set(WORD_QUERIES) ^ checked
+    for test, names in CHECKED_BY.items():
+        source = inspect.getsource(globals()[test])
+        assert all(f'"{n}"' in source for n in names), (test, names)  # the test really runs each

@@ -27,7 +27,11 @@ from model import hf
 torch.set_num_threads(int(os.environ.get("ATTN_TORCH_THREADS", "1")))
 
 TRACE_CACHE_ENTRIES = 200
-TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every trace cache together
+TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every BytesCache together
+# each BytesCache's part of TRACE_CACHE_MB: the sidebar's traces, the intervene and compare pages'
+# runs, the lessons' built steps (heatmaps and rows); CACHES lists them, and the test checks the sum
+SHARES = {"trace": 0.65, "intervene": 0.25, "lessons": 0.10}
+CACHES: dict = {}  # share name -> its BytesCache (shared() fills it)
 
 
 class BytesCache:
@@ -96,6 +100,18 @@ def bytes_cache(max_bytes: float, max_entries: int):
     return wrap
 
 
+def shared(name: str, max_entries: int):
+    """bytes_cache with SHARES[name] of TRACE_CACHE_MB: every cache of traces, figures or built steps
+    of any model takes its part of the one stated bound (docs/hosting.md), whatever the model's size."""
+
+    def wrap(fn):
+        cached = bytes_cache(TRACE_CACHE_MB * 2**20 * SHARES[name], max_entries)(fn)
+        CACHES[name] = cached.store
+        return cached
+
+    return wrap
+
+
 def runner(name: str, device: str = "auto"):
     """A shipped model (cached below), or a Hugging Face model "hf:NAME" a visitor chose: only a
     name the operator offers, from model/hf/'s own cache, bounded in models, bytes and idle time."""
@@ -132,7 +148,7 @@ def _shipped(name: str, device: str = "auto"):
     return model.load(name, device=device)
 
 
-@bytes_cache(TRACE_CACHE_MB * 2**20 * 0.75, TRACE_CACHE_ENTRIES)  # 3/4 of the bound; the intervene page's 1/4
+@shared("trace", TRACE_CACHE_ENTRIES)
 def trace(
     name: str,
     device: str,

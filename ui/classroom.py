@@ -24,17 +24,20 @@ from __future__ import annotations
 import io
 import json
 import logging
+import math
 import secrets
 import time
 from urllib.parse import quote
 
 import streamlit as st
 
-from . import state
+from . import cookies as server_cookies
+from . import slots, state
 from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
     MAX_STATE,
     TTL,
+    RateLimited,
     RoomsFull,
     StateTooLarge,
     StoreError,
@@ -63,6 +66,7 @@ KEEP = (
     "les_nick",
     "lang",
 )
+LESSON_S = 2.0  # seconds a room's shared lesson, once read, is used without asking the store again
 # Pages a room never follows the teacher to (issue 37): the lesson editor shows the answers being
 # written; the class stays on the page last published.
 UNSHARED_PAGES = ("editor",)
@@ -73,6 +77,43 @@ NOTICE_S = 60  # a room notice (a refused or stale secret) stays at the top of t
 def store():
     """One connection factory per process; the rooms themselves are in the store, not here."""
     return rooms_from_setting()
+
+
+class _OutsideSlots:
+    """The store, each of its calls made with the run slot handed back (ui.slots.released): a store
+    that hangs (until its timeout, ui/rooms.py) holds up the session that asked, not the class."""
+
+    def __init__(self, rooms):
+        self._rooms = rooms
+
+    def __getattr__(self, name):
+        attr = getattr(self._rooms, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            with slots.released():
+                return attr(*args, **kwargs)
+
+        return call
+
+
+def _store() -> _OutsideSlots:
+    return _OutsideSlots(store())
+
+
+def client() -> list[tuple[str, str]]:
+    """Who opens a room, for its rate limit (rooms.OPENS): this browser's id and the address its
+    websocket came from. Streamlit reports a loopback peer as None: then the app is behind a proxy
+    on this host (deploy/nginx.conf), whose X-Real-IP header names the visitor."""
+    out = [("browser", student_id())]
+    try:
+        address = st.context.ip_address or (st.context.headers.get("X-Real-IP") or "").strip()
+    except Exception:  # noqa: BLE001  (no browser: a bare script run)
+        address = ""
+    if address:
+        out.append(("address", address))
+    return out
 
 
 def code() -> str | None:
@@ -88,7 +129,7 @@ def verified_teacher() -> str | None:
     store now (a rotated secret or an ended room: None); StoreError when the store cannot say."""
     if not is_teacher():
         return None
-    return code() if store().check(code(), st.session_state["_room_token"]) else None
+    return code() if _store().check(code(), st.session_state["_room_token"]) else None
 
 
 def following() -> bool:
@@ -135,7 +176,7 @@ def store_failed(e: Exception) -> str:
 def _get(room_code: str):
     """The room, or None when there is none or the store cannot be read (a notice says which)."""
     try:
-        return store().get(room_code)
+        return _store().get(room_code)
     except StoreError as e:
         st.session_state["_room_error"] = store_failed(e)
         return None
@@ -169,23 +210,34 @@ def _remember(room_code: str | None, token: str | None) -> None:
 
 
 def write_cookie() -> None:
-    """Write the teacher cookie asked for by _remember (a script in st.html, run once in the browser).
-    The value is the room code and a URL-safe token; json.dumps quotes it for the script."""
-    cookies = []
+    """Write the teacher cookie asked for by _remember and the student's browser id (a script in
+    st.html, run once in the browser). Under ui.serve the teacher cookie is set by the server,
+    HttpOnly (ui.cookies: the script only fetches a one-time address), so no script in the page
+    can read the secret; elsewhere the script writes it. The values are a room code and URL-safe
+    tokens; json.dumps quotes them for the script."""
+    cookies, fetches = [], []
     value = st.session_state.pop("_room_cookie", None)
     if value is not None:
-        cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
+        nonce = server_cookies.ask(COOKIE, value, 0 if not value else TTL)
+        if nonce is not None:
+            base = st.get_option("server.baseUrlPath")
+            fetches.append(f"{server_cookies.path(base)}?n={nonce}")
+        else:
+            cookies.append(f"{COOKIE}={value}; path=/; max-age={0 if not value else TTL}; SameSite=Strict")
     # the browser id on every run until the browser sends it back (a new session: a reload): a
     # student who arrives by the room link is switched to the teacher's page in the same run
     # (_apply), which drops that run's script before the browser runs it, so written once it never was
     student = st.session_state.get("_room_student")
     if student and _cookies().get(BROWSER_COOKIE) != student:
         cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
-    if not cookies:
+    if not cookies and not fetches:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
-        "<script>" + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies) + "</script>",
+        "<script>"
+        + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies)
+        + "".join(f"fetch({json.dumps(u)}, {{credentials: 'same-origin', cache: 'no-store'}});" for u in fetches)
+        + "</script>",
         unsafe_allow_javascript=True,
     )
 
@@ -227,7 +279,7 @@ def from_link() -> None:
         return
     kept = _cookie_token(room_code)
     try:
-        teacher = bool(kept) and store().check(room_code, kept)
+        teacher = bool(kept) and _store().check(room_code, kept)
     except StoreError as e:
         teacher, st.session_state["_room_error"] = False, store_failed(e)
     if teacher:
@@ -241,7 +293,10 @@ def from_link() -> None:
 
 def _open() -> None:
     try:
-        room_code, token = store().create()
+        room_code, token = _store().create(clients=client())
+    except RateLimited as e:
+        st.session_state["_room_error"] = t("room_rate_limited", minutes=max(1, math.ceil(e.retry_after / 60)))
+        return
     except RoomsFull:
         st.session_state["_room_error"] = t("room_full")
         return
@@ -255,7 +310,7 @@ def _open() -> None:
 def _rotate() -> None:
     """A new teacher secret: every other tab, browser or copy holding the old one is locked out."""
     try:
-        new = store().rotate(code(), st.session_state["_room_token"])
+        new = _store().rotate(code(), st.session_state["_room_token"])
     except (KeyError, PermissionError):
         _tell(t("room_secret_stale", code=format_code(code())))
         _become_student(code())
@@ -271,7 +326,7 @@ def _rotate() -> None:
 def _close() -> None:
     if is_teacher():
         try:
-            store().close(code(), st.session_state["_room_token"])
+            _store().close(code(), st.session_state["_room_token"])
         except (KeyError, PermissionError):
             pass
         except StoreError as e:
@@ -347,11 +402,9 @@ def banner(pages) -> None:
     elif note:
         del st.session_state["_room_notice"]
     if is_teacher():
-        with st.container(horizontal=True, vertical_alignment="center", key="room_banner"):  # ui.layout: 56 px code
-            st.markdown(t("room_banner_teacher", code=format_code(code())))
-            with st.popover(t("room_show_qr"), icon="📱"):
-                st.image(qr_png(room_link(code()), scale=12), width=420)
-                st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
+        if st.session_state.get("present"):
+            return  # on the projector: one line in the title row (title_badge, from ui.layout.page_header)
+        title_badge()
     elif following():
         _follow(pages)
     elif code():
@@ -361,10 +414,26 @@ def banner(pages) -> None:
             st.button(t("room_attach"), on_click=_attach, key="_room_attach_btn", icon="👀", type="primary")
 
 
+def title_badge() -> None:
+    """The teacher's room code (ui.layout: 32 px, 48 px on the projector) and its QR code one
+    click away; in presentation mode drawn inside the title row, so a room pushes nothing down
+    (issue 37: the banner above the title took about 85 px of a 1280 x 800 projector)."""
+    if not is_teacher():
+        return
+    with st.container(horizontal=True, vertical_alignment="center", key="room_banner", width="content"):
+        # on the projector the title row holds the title, this, the page menu and the way out
+        # (1280 px): the short texts, so the row stays one line
+        present = bool(st.session_state.get("present"))
+        st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
+        with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
+            st.image(qr_png(room_link(code()), scale=12), width=420)
+            st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
+
+
 @st.fragment(run_every=POLL_S)
 def _follow(pages) -> None:
     try:
-        room = store().get(code()) if code() else None
+        room = _store().get(code()) if code() else None
     except StoreError as e:  # the store is down for a moment: say so, keep polling, keep the page
         store_failed(e)
         st.warning(t("room_store_error"), icon="⚠️")
@@ -414,7 +483,7 @@ def publish(url_path: str | None) -> None:
         return
     shared, dropped = _fit(view)
     try:
-        store().publish(code(), st.session_state["_room_token"], shared)
+        _store().publish(code(), st.session_state["_room_token"], shared)
         st.session_state["_room_published"] = view
         if dropped:
             st.toast(t("room_state_trimmed", keys=echo(", ".join(dropped), 80)), icon="✂️")
@@ -462,7 +531,7 @@ def link_params() -> dict:
 def record_answer(step_id: str, choice: int) -> None:
     if code() and not is_teacher():
         try:
-            store().answer(code(), step_id, student_id(), choice)
+            _store().answer(code(), step_id, student_id(), choice)
         except KeyError:
             pass
         except StoreError as e:
@@ -474,9 +543,9 @@ def answer_counts(step_id: str) -> dict[int, int] | None:
     if not is_teacher():
         return None
     try:
-        return store().answers(code(), step_id)
-    except StoreError as e:
-        store_failed(e)
+        return _store().answers(code(), step_id)
+    except StoreError as e:  # the teacher is told (a hung store too: it timed out), the page goes on
+        st.toast(store_failed(e), icon="⚠️")
         return {}
 
 
@@ -487,11 +556,17 @@ def room_lesson() -> str | None:
     """The lesson file the room's teacher shared (None outside a room or when none is shared)."""
     if not code():
         return None
+    # one read per LESSON_S: the lessons page asks several times a run (the picker's titles, the steps)
+    kept = st.session_state.get("_room_lesson")
+    if kept and kept[0] == code() and time.monotonic() - kept[2] < LESSON_S:
+        return kept[1]
     try:
-        return store().lesson(code())
+        text = _store().lesson(code())
     except StoreError as e:
         store_failed(e)
-        return None
+        text = kept[1] if kept and kept[0] == code() else None  # the last one read, while the store is away
+    st.session_state["_room_lesson"] = (code(), text, time.monotonic())
+    return text
 
 
 def share_lesson(text: str) -> bool:
@@ -499,7 +574,7 @@ def share_lesson(text: str) -> bool:
     if not is_teacher():
         return False
     try:
-        store().set_lesson(code(), st.session_state["_room_token"], text)
+        _store().set_lesson(code(), st.session_state["_room_token"], text)
         return True
     except StateTooLarge:
         st.toast(t("room_lesson_too_large"), icon="✂️")
@@ -514,7 +589,7 @@ def set_nickname(nick: str) -> None:
     """A student's nickname for the teacher's results (empty: anonymous again)."""
     if code() and not is_teacher():
         try:
-            store().set_nickname(code(), student_id(), nick)
+            _store().set_nickname(code(), student_id(), nick)
         except KeyError:
             pass
         except StoreError as e:

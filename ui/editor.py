@@ -20,7 +20,7 @@ from lessons.queries import HEAD_RULES, QUERIES, applies, can_ablate
 from lessons.steps import MARGINS, passes
 from model.errors import InputError
 
-from . import cache, classroom, hardening
+from . import cache, classroom, hardening, slots
 from . import lessons as lesson_state
 from .i18n import LANGS, lang, t
 from .lesson_view import answer_text, lesson_md, option_label, params_text
@@ -442,7 +442,8 @@ def show_answer(spec: dict, ctx) -> bool:
         st.info(na_text(NotApplicable(why)), icon="ℹ️")
         return False
     try:
-        step = build_step(spec, lambda name: cache.runner(name, ctx.device), "draft")
+        with slots.heavy():  # up to four sentences of a costly query: the heavy lane, not a run slot
+            step = build_step(spec, lambda name: cache.runner(name, ctx.device), "draft")
     except NotApplicable as e:
         st.info(na_text(e), icon="ℹ️")
         return False
@@ -562,6 +563,7 @@ def checked_lesson():
     text = lesson_text()
     try:
         schema.validate(text)
+        lesson_state.check_cost(text)  # bounded by its compute, not only its bytes (lessons/build.py)
         return text, None
     except schema.LessonError as e:
         m = re.match(r"step (\d+): ", str(e.params.get("field", "")))
@@ -572,6 +574,7 @@ def load_text(raw: bytes) -> str | None:
     """A lesson file (upload) into the editor and this session's lessons; None after an error shown."""
     try:
         lesson = schema.validate(raw)
+        lesson_state.check_cost(lesson.text)  # a file too costly to build is refused here, in both languages
     except schema.LessonError as e:
         st.error(error_text(e), icon="🚫")
         return None

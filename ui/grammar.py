@@ -40,3 +40,25 @@ def show_outside_language(note) -> None:
             st.caption(t("grammar_try"))
             for ex in examples:
                 st.button(md(ex), key=f"grammar_ex_{zlib.crc32(ex.encode())}", on_click=_use, args=(ex,))
+
+
+def off_language(tr):
+    """The trace's "outside_language" notice, or None."""
+    return next((n for n in getattr(tr, "notices", ()) if getattr(n, "code", None) == "outside_language"), None)
+
+
+def output_markdown(tr, key: str, code: bool = False) -> str:
+    """The model's output line (t(key, text=...)); when the sentence is outside the language
+    (issue 37, item 7), never "Translation:": what the model wrote from the words it knows, with
+    the words it never saw struck out in what it read."""
+    out = tr.output_text.replace("`", "'")
+    text = f"`{out}`" if code else md(out)
+    note = off_language(tr)
+    if note is None:  # key's own text puts a code span around it where code is True
+        return t(key, text=out if code else md(out))
+    unknown = {str(w).lower() for w in note.params.get("unknown", ())}
+    read = " ".join(
+        f"~~{md(w)}~~" if w.strip(".,!?;:。，！？").lower() in unknown else md(w)
+        for w in str(note.params.get("text", "")).split()
+    )
+    return t(f"off_language_{note.params.get('what', 'translation')}", read=read, text=text)

@@ -49,6 +49,11 @@ def parse_edit(raw: str) -> tuple:
     return name, q, src, dst
 
 
+def parse_dhead(raw: str) -> str:
+    """?dhead=kind:layer:head (1-based), the head whose difference is shown, as head_name writes it."""
+    return intervention.head_name(*intervention.parse_head(raw))
+
+
 def fitted(heads: list[str], runner) -> tuple[list[str], list[str]]:
     """(the heads this model has, the ones it has not)."""
     known = {intervention.head_name(*h) for h in intervention.all_heads(runner)}
@@ -91,7 +96,7 @@ class Run(NamedTuple):
         return self._replace(off=(), edit=None)
 
 
-@cache.bytes_cache(cache.TRACE_CACHE_MB * 2**20 * 0.25, 200)  # bounded in bytes too (ui/cache.py)
+@cache.shared("intervene", 200)  # bounded in bytes too (ui/cache.py)
 def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target: str | None = None):
     """The run's trace (heads switched off, a row edited, or neither); target: a translator reads
     this translation instead of writing its own (model.runner: teacher forcing)."""

@@ -33,9 +33,11 @@ html, body, [data-testid="stMarkdownContainer"] p, .stMarkdown, label, li,
 .katex {font-size: 1.6em !important;}
 h1 {font-size: 2.1rem !important; padding: 0.2rem 0 0.4rem 0 !important;} h2 {font-size: 1.9rem !important;}
 h3 {font-size: 1.6rem !important;}
-/* the room code, read from the back of the classroom: 56 px (ui.classroom.banner's container) */
-.st-key-room_banner strong, .st-key-room_banner code {font-size: 56px !important; letter-spacing: 0.06em;
+/* the room code, read from the back of the classroom: 48 px, in the title row
+   (ui.classroom.title_badge's container) */
+.st-key-room_banner strong, .st-key-room_banner code {font-size: 48px !important; letter-spacing: 0.02em;
   line-height: 1.1;}
+.st-key-room_banner p {white-space: nowrap;}
 /* the main chart's slot (main_area) and the compact title row: no gaps between them */
 .st-key-present_main {gap: 0.25rem;}
 .st-key-present_title h1 {padding: 0 !important;}
@@ -61,6 +63,8 @@ _EVERY_PAGE_CSS = (
     # colour-contrast rule); the theme's dark green instead (7:1)
     # (the caption is drawn at 60 % opacity: the caption's own colour, as its text, passes)
     + " [data-testid='stCaptionContainer'] code {color: inherit;}"
+    # the room code outside presentation mode too: 32 px, read from a desk away (issue 37: 17 px)
+    + " .st-key-room_banner strong {font-size: 32px; letter-spacing: 0.04em;}"
     # a chart's text alternative (describe_chart) and the hidden h2 are read, not seen: no room taken
     + " [data-testid='stElementContainer']:has(.attn-sr-only) {position: absolute; width: 1px; height: 1px;"
     + " overflow: hidden; margin: 0; padding: 0;}"
@@ -96,6 +100,9 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):
             st.title(t(title_key))
+            from .classroom import title_badge  # here only: classroom is above layout's imports
+
+            title_badge()  # a teacher's room code, one line beside the title
             page_switcher()
             # the way back, since the sidebar (and its toggle, key "present") is hidden; a second
             # widget with that key would raise, so this one has its own and switches "present" off

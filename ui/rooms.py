@@ -15,8 +15,14 @@ session holds; only the token can change what the room shows, and the teacher ca
 changed them; expiry reads an index on the expiry time (SQLite: an index on rooms.expires; Redis:
 the sorted set rooms:expires), never every room. At most MAX_ROOMS rooms are open in a store and
 MAX_ROOMS_PROCESS opened by one process (create() raises RoomsFull). A store that fails (a
-corrupt, read-only or missing file, a full disk, Redis down) raises StoreError, one exception the
-page catches to show the teacher a notice and keep working. No Streamlit here.
+corrupt, read-only or missing file, a full disk, Redis down or hung) raises StoreError, one
+exception the page catches to show the teacher a notice and keep working. Redis calls time out
+after TIMEOUT s (connect and socket: without a timeout a SIGSTOPped redis-server held every
+caller for as long as it was stopped), and after a timeout or a refused connection the store
+answers StoreError at once for HOLD_OFF s instead of making each visitor wait again. Opening
+rooms is rate-limited per client (create(clients=...)): each (kind, id) pair may open at most
+OPENS[kind] rooms in OPENS_WINDOW s, counted in the store itself so every replica shares the
+count; past it RateLimited says when the next one may open. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -43,6 +49,16 @@ MAX_LESSON = 64_000  # bytes of the lesson file a teacher shares with the room (
 MAX_NICK = 24  # characters of a student's nickname
 MAX_ROOMS = int(os.environ.get("ATTN_MAX_ROOMS", "2000"))  # open rooms in one store (every replica together)
 MAX_ROOMS_PROCESS = int(os.environ.get("ATTN_MAX_ROOMS_PROCESS", "500"))  # rooms one process opened and that are live
+TIMEOUT = float(os.environ.get("ATTN_ROOMS_TIMEOUT", "1.0"))  # seconds a Redis connect or reply may take
+HOLD_OFF = 5.0  # seconds a store that timed out or refused answers StoreError without being asked
+# rooms one client may open per OPENS_WINDOW s: a browser (its attn_browser id) and an address
+# (many teachers of one school may share one behind NAT, so it gets more). A loop of fresh websockets
+# had opened 497 rooms in 75 s from one machine (issue 32), filling the store for 4 hours.
+OPENS_WINDOW = float(os.environ.get("ATTN_ROOM_OPENS_WINDOW", "3600"))
+OPENS = {
+    "browser": int(os.environ.get("ATTN_ROOM_OPENS_BROWSER", "5")),
+    "address": int(os.environ.get("ATTN_ROOM_OPENS_ADDRESS", "20")),
+}
 
 
 class StoreError(RuntimeError):
@@ -52,6 +68,15 @@ class StoreError(RuntimeError):
 
 class RoomsFull(RuntimeError):
     """No room can be opened now: MAX_ROOMS are open in the store, or MAX_ROOMS_PROCESS from this process."""
+
+
+class RateLimited(RuntimeError):
+    """This client opened its OPENS rooms in the last OPENS_WINDOW s; retry_after: seconds until
+    the oldest of them leaves the window (and another may open)."""
+
+    def __init__(self, retry_after: float):
+        super().__init__(f"too many rooms opened; retry in {retry_after:.0f} s")
+        self.retry_after = max(1.0, float(retry_after))
 
 
 class StateTooLarge(ValueError):
@@ -70,16 +95,23 @@ def _nick(nick) -> str:
 
 def _store_errors(method):
     """The store's own errors (sqlite3.Error, OSError, redis's errors) as StoreError; KeyError,
-    PermissionError, RoomsFull and StateTooLarge pass unchanged."""
+    PermissionError, RoomsFull, RateLimited and StateTooLarge pass unchanged. A store that timed
+    out or refused a connection raises StoreError at once for HOLD_OFF s (no caller waits TIMEOUT
+    again while it is hung)."""
 
     @wraps(method)
     def wrapper(self, *args, **kwargs):
+        if time.monotonic() < self.__dict__.get("_down_until", 0.0):
+            raise StoreError("the room store timed out or refused a moment ago")
         try:
             return method(self, *args, **kwargs)
-        except (KeyError, PermissionError, RoomsFull, StateTooLarge):
+        except (KeyError, PermissionError, RoomsFull, RateLimited, StateTooLarge):
             raise
         except Exception as e:  # sqlite3.Error, OSError, redis.RedisError, a damaged row's JSON ...
-            if isinstance(e, (sqlite3.Error, OSError, json.JSONDecodeError)) or type(e).__module__.startswith("redis"):
+            redis_error = type(e).__module__.startswith("redis")
+            if redis_error and type(e).__name__ in ("TimeoutError", "ConnectionError"):
+                self.__dict__["_down_until"] = time.monotonic() + HOLD_OFF
+            if isinstance(e, (sqlite3.Error, OSError, json.JSONDecodeError)) or redis_error:
                 raise StoreError(str(e)) from e
             raise
 
@@ -92,6 +124,15 @@ class Room:
     version: int  # grows by one with every change the teacher publishes
     state: dict  # what the teacher shows: {"page": ..., "params": {...}}
     expires: float  # unix time
+
+
+def _client_keys(clients) -> list[tuple[str, int]]:
+    """(store key, limit) for each (kind, id) pair of a known kind with an id."""
+    out = []
+    for kind, ident in clients or ():
+        if kind in OPENS and ident:
+            out.append((f"{kind}:{_hash(str(ident))[:32]}", OPENS[kind]))
+    return out
 
 
 def new_code() -> str:
@@ -175,7 +216,9 @@ class RoomStore:
     def rotate(self, code: str, token: str) -> str:
         raise NotImplementedError
 
-    def create(self, state: dict | None = None) -> tuple[str, str]:
+    def create(self, state: dict | None = None, clients=()) -> tuple[str, str]:
+        """A new room; clients: (kind, id) pairs (kind a key of OPENS) whose opens are counted and
+        capped (RateLimited), none for the owner's own scripts and the tests."""
         raise NotImplementedError
 
     def get(self, code: str) -> Room | None:
@@ -243,6 +286,8 @@ class SQLiteRooms(RoomStore):
             "CREATE TABLE IF NOT EXISTS nicknames (code TEXT NOT NULL, student TEXT NOT NULL, "
             "nick TEXT NOT NULL, PRIMARY KEY (code, student))"
         )
+        db.execute("CREATE TABLE IF NOT EXISTS opens (client TEXT NOT NULL, at REAL NOT NULL)")
+        db.execute("CREATE INDEX IF NOT EXISTS opens_client ON opens (client, at)")
 
     def _file(self) -> tuple[int, int] | None:
         try:
@@ -275,25 +320,45 @@ class SQLiteRooms(RoomStore):
         for table in ("answers", "lessons", "nicknames"):
             db.execute(f"DELETE FROM {table} WHERE code IN (SELECT code FROM rooms WHERE expires < ?)", (now,))
         db.execute("DELETE FROM rooms WHERE expires < ?", (now,))
+        db.execute("DELETE FROM opens WHERE at < ?", (now - OPENS_WINDOW,))
+
+    def _count_opens(self, db, clients) -> None:
+        """RateLimited when one of clients opened its share in the window; else each open recorded."""
+        now, keys = time.time(), _client_keys(clients)
+        for key, limit in keys:
+            n, oldest = db.execute(
+                "SELECT COUNT(*), MIN(at) FROM opens WHERE client = ? AND at >= ?", (key, now - OPENS_WINDOW)
+            ).fetchone()
+            if n >= limit:
+                raise RateLimited(oldest + OPENS_WINDOW - now)
+        db.executemany("INSERT INTO opens VALUES (?, ?)", [(key, now) for key, _ in keys])
 
     def count(self):
         return self._db().execute("SELECT COUNT(*) FROM rooms WHERE expires >= ?", (time.time(),)).fetchone()[0]
 
-    def create(self, state=None):
+    def create(self, state=None, clients=()):
         token = secrets.token_urlsafe(16)
         text = _state_json(state or {})
         db = self._db()
         self._expire(db)
         self._room_allowed(self.count())
-        while True:
-            code = new_code()
-            expires = time.time() + self.ttl
-            try:
-                db.execute("INSERT INTO rooms VALUES (?, ?, ?, 0, ?)", (code, _hash(token), text, expires))
-                self._mine()[code] = expires
-                return code, token
-            except sqlite3.IntegrityError:  # a live room has this code: draw again
-                continue
+        db.execute("BEGIN IMMEDIATE")  # the count and the insert as one: two replicas cannot both pass
+        try:
+            self._count_opens(db, clients)
+            while True:
+                code = new_code()
+                expires = time.time() + self.ttl
+                try:
+                    db.execute("INSERT INTO rooms VALUES (?, ?, ?, 0, ?)", (code, _hash(token), text, expires))
+                    break
+                except sqlite3.IntegrityError:  # a live room has this code: draw again
+                    continue
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._mine()[code] = expires
+        return code, token
 
     def rotate(self, code, token):
         new = secrets.token_urlsafe(16)
@@ -414,7 +479,10 @@ class RedisRooms(RoomStore):
     def __init__(self, url: str, ttl: float = TTL):
         import redis  # only needed when ATTN_ROOMS names a Redis server
 
-        self.r, self.ttl = redis.Redis.from_url(url, decode_responses=True), ttl
+        self.r = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
+        )
+        self.ttl = ttl
 
     def count(self):
         pipe = self.r.pipeline()
@@ -422,10 +490,35 @@ class RedisRooms(RoomStore):
         pipe.zcard(self.INDEX)
         return int(pipe.execute()[1])
 
-    def create(self, state=None):
+    def _count_opens(self, clients) -> None:
+        """opens:{client}, a sorted set of open times: this open added to each in one MULTI, taken
+        back (and RateLimited raised) when one of them is then over its limit."""
+        now, keys = time.time(), _client_keys(clients)
+        if not keys:
+            return
+        member = f"{now}:{secrets.token_hex(4)}"
+        pipe = self.r.pipeline()
+        for key, _ in keys:
+            pipe.zremrangebyscore(f"opens:{key}", "-inf", now - OPENS_WINDOW)
+            pipe.zadd(f"opens:{key}", {member: now})
+            pipe.zcard(f"opens:{key}")
+            pipe.zrange(f"opens:{key}", 0, 0, withscores=True)
+            pipe.expire(f"opens:{key}", int(OPENS_WINDOW) + 1)
+        out = pipe.execute()
+        for i, (_key, limit) in enumerate(keys):
+            n, oldest = out[5 * i + 2], out[5 * i + 3]
+            if n > limit:
+                undo = self.r.pipeline()
+                for k, _ in keys:
+                    undo.zrem(f"opens:{k}", member)
+                undo.execute()
+                raise RateLimited((oldest[0][1] if oldest else now) + OPENS_WINDOW - now)
+
+    def create(self, state=None, clients=()):
         token = secrets.token_urlsafe(16)
         text = _state_json(state or {})
         self._room_allowed(self.count())
+        self._count_opens(clients)
         while True:
             code = new_code()
             key = f"room:{code}"

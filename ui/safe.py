@@ -11,7 +11,7 @@ app's message boxes.
 import html
 import re
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")  # "=": a line of them makes a heading
 # a word that markdown would turn into a link: a scheme (https://, ftp://, javascript://), www.,
 # or an e-mail address (user@host.tld, mailto:user@host)
 _LINKISH = re.compile(r"(?i)([a-z][a-z0-9+.\-]*:/{1,}|www\d{0,3}\.|@[^\s@]*\.)")

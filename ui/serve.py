@@ -57,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     before); =background: the server answers at once and the preload runs beside the first visits
     (measured: the title then took 4.2 s instead of 2.2 s, the page 8.5 s; bench/first_visit.py)."""
     sys.path.insert(0, str(ROOT))
-    from ui import hardening  # streamlit only: not ui.boot, which must be the first script's import
+    from ui import cookies, hardening  # streamlit only: not ui.boot, which must be the first script's import
 
     hardening.close_metrics()  # before the server answers its first request
+    cookies.install()  # the teacher's secret in an HttpOnly cookie, set by the server
     if os.environ.get("ATTN_PRELOAD", "wait") == "background":
         threading.Thread(target=preload, name="preload", daemon=True).start()
     else:

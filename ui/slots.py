@@ -7,7 +7,9 @@ slot-seconds lately (its use decays with a half-life of HALF_LIFE s), ties to th
 first; and heavy computations (importance grids, timeline builds, the cost page's live sections)
 run in a lane of their own, HEAVY_SLOTS wide, which a page run enters after handing its run slot
 back, so however many tabs a visitor opens, the class's page runs never wait behind more than
-one slot's worth of someone else's heavy work.
+one slot's worth of someone else's heavy work. Each session's CPU seconds in the heavy lane are
+counted (HEAVY_BUDGET): past its budget a session is refused the next heavy computation
+(OverBudget, with the seconds until it may retry), which app.py shows as a notice.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class FairSlots:
     def held(self) -> bool:
         return getattr(self._local, "depth", 0) > 0
 
+    def holder(self) -> str:
+        """The session this thread's innermost hold is for ("" when it holds none)."""
+        return self._local.start[-1][0] if self.held() else ""
+
     def acquire(self, session: str | None = None) -> str:
         session = session_id() if session is None else session
         with self._cond:
@@ -110,11 +116,55 @@ class FairSlots:
             return len(self._waiting)
 
 
+class OverBudget(RuntimeError):
+    """This session used its heavy-lane CPU seconds (HEAVY_BUDGET_S, decaying with HEAVY_HALF_LIFE):
+    retry_after is how long until it may start another heavy computation."""
+
+    def __init__(self, retry_after: float):
+        super().__init__(f"heavy computations: budget used; retry in {retry_after:.0f} s")
+        self.retry_after = max(1.0, float(retry_after))
+
+
+class CpuBudget:
+    """CPU seconds each session spent in the heavy lane, decaying with a half-life: a session over
+    `budget` is refused a new heavy computation (OverBudget) until its use has decayed under it.
+    The heavy lane keeps heavy work off the class's run slots; the budget keeps one visitor from
+    holding the heavy lane itself from every other teacher and student (one 30-step lesson build was
+    27 s of CPU, issue 32)."""
+
+    def __init__(self, budget: float, half_life: float, clock=time.monotonic):
+        self.budget, self.half_life, self.clock = float(budget), float(half_life), clock
+        self._use: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def used(self, session: str) -> float:
+        with self._lock:
+            used, when = self._use.get(session, (0.0, self.clock()))
+        return used * math.exp(-math.log(2) * (self.clock() - when) / self.half_life)
+
+    def check(self, session: str) -> None:
+        used = self.used(session)
+        if self.budget > 0 and used >= self.budget:
+            raise OverBudget(self.half_life * math.log2(used / (0.9 * self.budget)))  # until 90 % of it
+
+    def spend(self, session: str, cpu_seconds: float) -> None:
+        used = self.used(session) + max(0.0, cpu_seconds)
+        with self._lock:
+            self._use[session] = (used, self.clock())
+            if len(self._use) > 10_000:
+                self._use = {s: u for s, u in self._use.items() if u[0] > 0.01}
+
+
 # ATTN_FAIR_SLOTS=0: first come, first served and no heavy lane (the old semaphore's behaviour), for
 # the bench's comparison only (bench/attack.py)
 FAIR = os.environ.get("ATTN_FAIR_SLOTS", "1") != "0"
 RUN_SLOTS = FairSlots(int(os.environ.get("ATTN_RUN_SLOTS", "2")), fair=FAIR)
 HEAVY_SLOTS = FairSlots(int(os.environ.get("ATTN_HEAVY_SLOTS", "1")))
+# CPU seconds of heavy work a session may have spent, decaying with a 60 s half-life: about two
+# uncached importance grids or lesson builds back to back, then one a minute
+HEAVY_BUDGET = CpuBudget(
+    float(os.environ.get("ATTN_HEAVY_BUDGET_S", "20")), float(os.environ.get("ATTN_HEAVY_HALF_LIFE_S", "60"))
+)
 
 
 @contextlib.contextmanager
@@ -127,12 +177,40 @@ def heavy(run_slots: FairSlots | None = None, heavy_slots: FairSlots | None = No
     run_slots = run_slots or RUN_SLOTS
     heavy_slots = heavy_slots or HEAVY_SLOTS
     session = session_id()
+    if heavy_slots.held():  # nested (a lesson build's importance grid): already in the lane
+        yield
+        return
+    budget = HEAVY_BUDGET if session else None  # a bare script or a test: no session to charge
+    if budget is not None:
+        budget.check(session)  # refused before it waits: the session is told when to come back
     held = run_slots.held()
     if held:
         run_slots.release()
     try:
         with heavy_slots.hold(session):
-            yield
+            cpu = time.thread_time()  # torch runs on this thread (one intra-op thread, ui/cache.py)
+            try:
+                yield
+            finally:
+                if budget is not None:
+                    budget.spend(session, time.thread_time() - cpu)
+    finally:
+        if held:
+            run_slots.acquire(session)
+
+
+@contextlib.contextmanager
+def released(run_slots: FairSlots | None = None):
+    """Waiting on something outside this process (the room store): the run slot is handed back
+    meanwhile and taken again after, so a hung store holds up the session that asked, never the
+    class (issue 32: a SIGSTOPped Redis held both slots and every visitor waited over 25 s)."""
+    run_slots = run_slots or RUN_SLOTS
+    held = run_slots.held()
+    session = run_slots.holder()
+    if held:
+        run_slots.release()
+    try:
+        yield
     finally:
         if held:
             run_slots.acquire(session)

@@ -2,7 +2,9 @@
 
 url_param() reads a query parameter once per session (or when the URL changed under us),
 validates it, and falls back to the default with a visible notice when the value is bad; the
-widget then owns the value, and sync_url() writes the current values back into the address bar.
+widget then owns the value, and set_url() writes the current values back into the address bar.
+A page declares its view once (ui/view.py) and calls read_view / write_view, which do both for
+every field; url_param by hand is left to the pages tests/test_views.py still lists.
 """
 
 from __future__ import annotations
@@ -63,9 +65,12 @@ def from_link(name: str, key: str | None = None) -> bool:
     return raw is not None and (seen.get(name) != raw or (key or name) not in st.session_state)
 
 
-def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | None = None) -> Any:
+def url_param(
+    name: str, default: Any, parse: Callable[[str], Any], key: str | None = None, is_text: bool | None = None
+) -> Any:
     """Put the URL's value (or the default) into session_state[key] the first time this page runs,
-    and return it. parse raises ValueError for a bad value."""
+    and return it. parse raises ValueError for a bad value. is_text: the value is a sentence, read
+    up to TEXT_READ_MAX characters (default: whether parse is state.text)."""
     key = key or name
     _known(name)
     st.session_state.setdefault(_KEY_OF, {})[name] = key  # which widget a link name fills (tests/explore.py)
@@ -80,7 +85,8 @@ def url_param(name: str, default: Any, parse: Callable[[str], Any], key: str | N
         value = default
         if raw is not None:
             try:
-                if len(raw) > (TEXT_READ_MAX if parse is text else VALUE_MAX):
+                long_text = parse is text if is_text is None else is_text
+                if len(raw) > (TEXT_READ_MAX if long_text else VALUE_MAX):
                     raise ValueError("too long")
                 value = parse(raw)
                 st.session_state.setdefault(_LINKED, {})[key] = value
@@ -121,16 +127,21 @@ def read_view(fields, **defaults) -> dict[str, Any]:
     """Every field of a view (ui/view.py) from the link, else this session, else its default (or
     defaults[link name], a default known only at run time: the sidebar's sentence), into
     session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
-    return {f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key) for f in fields}
+    return {
+        f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key, is_text=f.parse is text)
+        for f in fields
+    }
 
 
 def write_view(fields, defaults: dict | None = None, **values) -> None:
-    """The view's values written into the link (1-based where the field says so); a field not
-    given is written from the session; None, and a field's default where it says omit_default
-    (defaults: as read_view's), leave it out of the link."""
+    """The view's values given (by link name) written into the link, 1-based where the field
+    says so; a field not given is left as the link has it (a page section not shown). None, and a
+    field's default where it says omit_default (defaults: as read_view's), leave it out."""
     out = {}
     for f in fields:
-        value = values[f.link] if f.link in values else st.session_state.get(f.key)
+        if f.link not in values:
+            continue
+        value = values[f.link]
         if f.omit_default and value == (defaults or {}).get(f.link, f.default):
             value = None
         out[f.link] = f.to_link(value)

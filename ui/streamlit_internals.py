@@ -16,6 +16,9 @@ What it touches, each by name:
 - `Runtime.instance().uploaded_file_mgr`: its `add_file` replaced; its `file_storage` (session ->
   file id -> file, in insertion order) read, `remove_file` called;
 - `Runtime.instance().stats_mgr`: `registered_families` and `get_stats` answer nothing.
+- `streamlit.web.server.starlette.starlette_app.create_streamlit_routes`: the builder of the
+  server's Starlette routes, wrapped so that one route of ours comes first (ui/cookies.py: the
+  teacher's cookie set by the server, HttpOnly; Streamlit has no call that sets a cookie).
 """
 
 from __future__ import annotations
@@ -75,3 +78,18 @@ def empty_every_stats_manager() -> None:
 
     StatsManager.registered_families = _no_families
     StatsManager.get_stats = _no_stats
+
+
+def add_route_first(make_route: Callable[[str | None], object]) -> None:
+    """make_route(server.baseUrlPath) -> a Starlette route, put before Streamlit's own (its last
+    route answers every other path with the page) in every app this process builds. Call before
+    Streamlit starts."""
+    from streamlit import config
+    from streamlit.web.server.starlette import starlette_app
+
+    build = starlette_app.create_streamlit_routes
+
+    def create_streamlit_routes(runtime):
+        return [make_route(config.get_option("server.baseUrlPath")), *build(runtime)]
+
+    starlette_app.create_streamlit_routes = create_streamlit_routes

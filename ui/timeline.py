@@ -16,7 +16,8 @@ from model import registry
 from model.errors import InputError
 
 from . import cache, slots
-from .view import Field, head, kind, layer, one_of, whole
+from .state import choice
+from .view import Field, count, head, kind, layer
 
 CONTINUATION_TOKENS = 12
 # the roles a head may be scored on, per attention kind
@@ -28,11 +29,11 @@ KIND_ROLES = {
 ROLES = tuple(dict.fromkeys(r for roles in KIND_ROLES.values() for r in roles))
 # the page's view: ?step= (a snapshot's training step), kind, layer and head (1-based), role
 VIEW = (
-    Field("step", "tl_step", None, whole),
+    Field("step", "tl_step", None, count),
     kind("tl_kind"),
     layer("tl_layer"),
     head("tl_head"),
-    Field("role", "tl_role", None, one_of(ROLES)),
+    Field("role", "tl_role", None, choice(ROLES)),
 )
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from model.trace import KINDS
 
+from .state import choice
+
 
 @dataclass(frozen=True)
 class Field:
@@ -34,12 +36,20 @@ class Field:
 
     def from_link(self, raw: str) -> Any:
         value = self.parse(raw)
-        return value - 1 if self.one_based else value
+        return value - 1 if self.one_based and _counted(value) else value
 
     def to_link(self, value: Any) -> Any:
+        """The value as the link writes it: a number from 1 where one_based (a word such as "mean"
+        as it is), a list as "a,b,c"."""
         if value is None:
             return None
-        return value + 1 if self.one_based else value
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(v) for v in value)
+        return value + 1 if self.one_based and _counted(value) else value
+
+
+def _counted(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def whole(raw: str) -> int:
@@ -47,16 +57,20 @@ def whole(raw: str) -> int:
     return int(raw)
 
 
-def one_of(options: tuple) -> Callable[[str], str]:
-    def parse(raw: str) -> str:
-        if raw not in options:
-            raise ValueError(raw)
-        return raw
+def count(raw: str) -> int:
+    """A whole number from 0 (a training step, a decoding step)."""
+    value = int(raw)
+    if value < 0:
+        raise ValueError(raw)
+    return value
 
-    return parse
+
+def whole_or_mean(raw: str) -> int | str:
+    """A head, or "mean" (the mean of the heads)."""
+    return "mean" if raw == "mean" else int(raw)
 
 
-KIND = one_of(tuple(KINDS))
+KIND = choice(tuple(KINDS))
 
 
 def layer(key: str, default: int = 0) -> Field:
@@ -70,5 +84,5 @@ def head(key: str, default: int = 0) -> Field:
 
 
 def kind(key: str, default: str | None = None) -> Field:
-    """?kind=encoder|decoder|cross: an attention kind (fitted to the model's kinds by fit_view)."""
+    """?kind=encoder|decoder|cross: an attention kind (the kind picker fits it to the model's kinds)."""
     return Field("kind", key, default, KIND)

@@ -16,7 +16,7 @@ import pytest
 import model
 from ui.context import DEFAULT_TEXT
 
-from .helpers import MODELS, goto
+from .helpers import MODELS, goto, settle
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
 VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.h"
@@ -135,3 +135,23 @@ def test_home_needs_no_plotly_bundle_and_the_view_speaks_chinese(app_server, new
     # the PlotlyChart chunk is what a Plotly chart would fetch: the check can fail
     goto(page, f"{app_server.url}/temperature")
     assert [u for u in fetched if "PlotlyChart" in u]
+
+
+def test_the_readers_view_survives_a_language_switch_and_follows_a_link(app_server, new_page):
+    """After the view is reported, a rerun that changes only the wording (the language) keeps the
+    reader's view; a view the server imposes (a new link) moves it."""
+    page = new_page()
+    goto(page, f"{app_server.url}/attention?model=gpt&head=1&q=1")
+    page.wait_for_function(VIEW, timeout=30_000)
+    page.locator(".av-canvas").focus()
+    for key in ("ArrowRight", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('head') === '3'", timeout=20_000)
+    settle(page)
+    page.locator("section[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
+    page.wait_for_function("() => window.__attentionViews.att_view.s.layer === '层'", timeout=30_000)
+    settle(page)
+    assert view(page)["head"] == 2 and view(page)["q"] == 2
+    goto(page, f"{app_server.url}/attention?model=gpt&head=4&q=3&lang=zh")
+    page.wait_for_function("() => window.__attentionViews.att_view.view.head === 3", timeout=30_000)
+    assert view(page)["q"] == 3

@@ -30,14 +30,20 @@ def test_attention_every_tab_and_every_tile(app_server, new_page, lang):
     goto(page, f"{app_server.url}/attention?model=translator&lang={lang}")
     settle(page)
     assert not trouble(page), trouble(page)
-    tabs = page.locator("[data-testid='stMain'] [role='tab']")  # the page's and the attention view's
-    n_tabs = tabs.count()
-    assert n_tabs >= 6
-    for i in range(n_tabs):
-        click_and_settle(page.locator("[data-testid='stMain'] [role='tab']").nth(i), page)
+    # the attention view's own tabs (drawn in the browser), then the page's (each a rerun)
+    view_tabs = page.locator(".av [role='tab']")
+    assert view_tabs.count() == 3
+    for i in range(3):
+        view_tabs.nth(i).click()
+        assert page.evaluate("() => window.__attentionViews.att_view.geo.kind") == ("heat", "model", "lines")[i]
+        assert not trouble(page), (i, trouble(page))
+    page_tabs = page.locator("[data-testid='stMain'] [data-testid='stTab']")
+    assert page_tabs.count() >= 3
+    for i in range(page_tabs.count()):
+        click_and_settle(page_tabs.nth(i), page)
         assert not trouble(page), (i, trouble(page))
     # the attention view's model view: each tile once; the link says which head was chosen
-    click_and_settle(page.locator("[data-testid='stMain'] [role='tab']").first, page)
+    click_and_settle(page_tabs.first, page)
     page.locator(".av [role='tab'][data-tab='model']").click()
     first = view_tile_xy(page, 0, 0)
     assert first, "the model view drew no tiles"

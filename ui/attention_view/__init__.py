@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from viz.attention_view import pack
+from viz.attention_view import layers_to_send, pack
 
 from ..i18n import t
 
@@ -141,15 +141,21 @@ def attention_view(
     (no tabs, layer or head pickers: the home page)."""
     shape = weights.shape
     server_view = fit_view(view, shape)
-    last = st.session_state.get(f"_{key}_imposed")
-    if last is not None and last.get("shape") == list(shape) and same_view(reported(key), server_view):
-        shown = last["view"]  # the reader's own view, reported back: resend the same bytes
-    else:
-        shown = server_view
-        st.session_state[f"_{key}_imposed"] = {"view": shown, "shape": list(shape)}
     labels_id = hashlib.sha1(
         json.dumps([kind, list(shape), q_labels, k_tokens], ensure_ascii=False).encode()
     ).hexdigest()[:16]
+    last = st.session_state.get(f"_{key}_imposed")
+    if (
+        last is not None
+        and last.get("trace") == labels_id  # a new sentence, kind or model: its view is the page's
+        and server_view["layer"] in last["layers"]  # else the browser lacks that layer's weights
+        and same_view(reported(key), server_view)
+    ):
+        shown = last["view"]  # the reader's own view, reported back: resend the same bytes
+    else:
+        shown = server_view
+        layers = layers_to_send(shape, shown["layer"])
+        st.session_state[f"_{key}_imposed"] = {"view": shown, "trace": labels_id, "layers": layers}
     meta = {
         "key": key,
         "kind": kind,

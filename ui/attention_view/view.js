@@ -7,6 +7,11 @@
 // message to the server; the view is reported once, debounced, when the reader lets go.
 
 const VIEWS = new WeakMap();
+// the reader's last view per component key and trace: a rerun that rebuilds the page around the
+// view (the language changed, so its tab's label did) mounts a new View, which must not fall
+// back to the view the server last imposed. Module state lives as long as the page: Streamlit
+// imports the component's code once per content hash.
+const MEMORY = new Map();
 const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of arrow keys
 const T_MIN = 0.05, T_MAX = 20, STEPS = 1000; // the slider is logarithmic: T = 1 sits at its middle
 const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
@@ -146,10 +151,24 @@ class View {
     this.cache = null;
     const s = header.strings;
     this.s = s;
-    const v = header.view;
-    this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1 };
-    this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
-    this.reported = JSON.stringify(this.viewOut());
+    // the view the server sent is applied when it is new (a link, a room, another widget); the
+    // same view again with other bytes (the language changed) leaves the reader's own view
+    const v = header.view, imposed = JSON.stringify(v);
+    this.memKey = `${header.key}|${header.trace}`;
+    const mem = MEMORY.get(this.memKey);
+    if (sameTrace && imposed === this.imposed && this.view) {
+      // keep the reader's view
+    } else if (mem && mem.imposed === imposed) {
+      this.view = { ...mem.view };
+      this.q = Math.max(0, Math.min(Q - 1, mem.q));
+      this.reported = mem.reported;
+    } else {
+      this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1 };
+      this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
+      this.reported = JSON.stringify(this.viewOut());
+    }
+    this.imposed = imposed;
+    if (!this.w[this.view.layer]) this.view.layer = v.layer; // only the sent layer travelled
     if (!sameTrace) this.page = Math.floor(this.view.layer / this.pageRows());
     this.el.classList.toggle("av-present", !!header.present);
     this.fillControls();
@@ -232,6 +251,8 @@ class View {
     const text = JSON.stringify(out);
     if (text === this.reported || !this.setStateValue) return;
     this.reported = text;
+    const mem = MEMORY.get(this.memKey);
+    if (mem) mem.reported = text;
     this.setStateValue("view", out);
   }
 
@@ -326,6 +347,7 @@ class View {
     else this.drawHeatmap(width);
     this.fillTable();
     this.showTip();
+    MEMORY.set(this.memKey, { view: { ...v }, q: this.q, imposed: this.imposed, reported: this.reported });
     const ms = performance.now() - t0;
     this.frames.push(ms);
     if (this.frames.length > 500) this.frames.shift();

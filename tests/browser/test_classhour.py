@@ -1,0 +1,67 @@
+"""A class's hour in the lesson editor (issue 37), in a real browser, in English and Chinese, on
+one server and browser: a repeated word is graded at the occurrence the teacher chose (row "mat",
+key the second "the": the weight on that "the", not on "The"); every question type opens on
+defaults that build with no warning."""
+
+from __future__ import annotations
+
+import pytest
+
+import model
+from lessons import defaults, queries
+from ui.i18n import TABLE
+
+from .helpers import click_and_settle, exceptions, goto, settle
+
+SENTENCE = "The cat sat on the mat"
+THE2 = {"word": "the", "occurrence": 2}
+
+
+def main(page):
+    return page.locator("[data-testid='stMain']")
+
+
+def pick(page, label: str, option: str) -> None:
+    box = main(page).get_by_role("combobox", name=label)
+    box.click()
+    page.keyboard.type(option[:8])  # the list is long: filter it as a user would
+    click_and_settle(page.get_by_role("option", name=option, exact=True), page)
+
+
+def warnings(page) -> list[str]:
+    return main(page).locator("[data-testid='stAlertContentWarning']").all_inner_texts()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_repeated_word_is_graded_at_the_chosen_occurrence(app_server, new_page, lang):
+    tr = lambda key: TABLE[key][lang]  # noqa: E731
+    runner = model.load("translator", device="cpu")
+    _, view, _ = defaults.default_step("cell_weight", runner, SENTENCE, "slider")  # the view the form opens on
+    want = queries.run("cell_weight", runner, SENTENCE, view, {"word": "mat", "key": THE2}, "slider")
+    other = queries.run("cell_weight", runner, SENTENCE, view, {"word": "mat", "key": "The"}, "slider")
+    assert want["params"]["weight"] != other["params"]["weight"]  # so grading on "The" would show
+    page = new_page()
+    goto(page, app_server.url + f"/editor?model=translator&lang={lang}", 300)
+    pick(page, tr("ed_query"), tr("ed_query_cell_weight"))
+    pick(page, tr("ed_arg_word"), "mat")
+    pick(page, tr("ed_arg_key"), "the₂")
+    settle(page)
+    computed = tr("ed_computed").split("{")[0].strip("* ")
+    line = main(page).locator("p", has_text=computed).first.inner_text()  # the answer and the question
+    assert f"{computed}{want['params']['weight']}".replace(" ", "") in line.replace(" ", ""), line
+    assert "the₂" in line, line  # the question names the occurrence
+    assert not warnings(page) and not exceptions(page)
+
+
+@pytest.mark.parametrize("lang, name", [("en", "translator"), ("zh", "gpt")])
+def test_every_question_type_opens_on_defaults_with_no_warning(app_server, new_page, lang, name):
+    page = new_page()
+    goto(page, app_server.url + f"/editor?model={name}&lang={lang}", 300)
+    warned = {}
+    for q in queries.QUERIES:
+        pick(page, TABLE["ed_query"][lang], TABLE[f"ed_query_{q}"][lang])
+        settle(page)
+        if warnings(page):
+            warned[q] = warnings(page)
+    assert not warned, warned
+    assert not exceptions(page)

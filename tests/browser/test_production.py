@@ -1,0 +1,312 @@
+"""Issue 33: the production path, as docker-compose.yml wires it, in one test module: redis-server
+(with compose's own arguments), two replicas started as production starts them (`python -m
+ui.serve`, ATTN_ROOMS=redis://...), and real nginx with deploy/nginx.conf in front (only its
+upstream addresses, its listen port and its paths rewritten to this test's; run as an unprivileged
+user with its prefix in a temporary folder). Through nginx: a room with the teacher on one
+replica and a student on the other; a replica restart mid-class, after which the student is
+connected again and still follows the room (it lives in Redis); the lesson editor's upload, with
+the size bound of server.maxUploadSize; Streamlit's metrics closed.
+
+Which replica a browser reaches is chosen, not hoped for: nginx hashes the attn_replica cookie
+(deploy/nginx.conf), so the test asks nginx, with plain requests, which replica answers each of a
+few cookie values (the X-Replica header, the debug header bench/replicas.sh adds too), gives the
+teacher's browser one that lands on replica A and the student's one that lands on B, and then
+checks that every response each browser got came from its replica. A real class gets its cookies
+at random and lands where the hash puts it; choosing them only makes "on different replicas"
+certain instead of likely (a random pair shares a replica half the time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from .helpers import ROOT, SCREENSHOTS, AppServer, app_env, exceptions, free_port, goto, settle, submit_text
+from .test_rooms import FOLLOW_S, query, sentence, wait_until
+
+# every test here starts the whole stack (about 20 s): never in the fast loop, even the one that
+# needs no browser (tests/browser/conftest.py marks `browser` only by the browser fixtures)
+pytestmark = pytest.mark.slow
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
+COOKIE = "attn_replica"
+
+
+def compose_redis_args() -> list[str]:
+    """docker-compose.yml's redis command (a JSON-style list on one line), without its program."""
+    text = (ROOT / "docker-compose.yml").read_text()
+    line = re.search(r'command: (\["redis-server".*\])', text).group(1)
+    return json.loads(line)[1:]
+
+
+def nginx_conf(text: str, upstreams: list[int], port: int, prefix: str) -> str:
+    """deploy/nginx.conf with this test's upstream ports, listen address and paths; the X-Replica
+    debug header where the file marks it (DEBUG-HEADERS). Nothing else changes."""
+    servers = re.findall(r"server 127\.0\.0\.1:\d+", text)
+    assert len(servers) == len(upstreams) == 2, servers
+    for old, new in zip(servers, upstreams):
+        text = text.replace(old + " ", f"server 127.0.0.1:{new} ", 1)
+    text = re.sub(r"listen 80;", f"listen 127.0.0.1:{port};", text)
+    text = re.sub(r"^pid .*;", f"pid {prefix}/nginx.pid;", text, flags=re.M)
+    text = text.replace("/var/log/nginx/attention-explorer", f"{prefix}/nginx")
+    text = re.sub(r"# DEBUG-HEADERS.*", "add_header X-Replica $upstream_addr always;", text)
+    temp = " ".join(f"{k}_temp_path {prefix}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    return text.replace("http {", "http {\n    " + temp, 1)
+
+
+def unprivileged() -> list[str]:
+    """Run as nobody when this test runs as root (nginx's workers would otherwise be root's
+    children); as the test's own user otherwise."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() == 0 and setpriv:
+        return [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    return []
+
+
+def get(url: str, cookie: str | None = None, method: str = "GET", data: bytes | None = None, headers=None):
+    """(status, headers, body) through nginx; an HTTP error is an answer too."""
+    h = {**({"Cookie": f"{COOKIE}={cookie}"} if cookie else {}), **(headers or {})}
+    req = urllib.request.Request(url, data=data, method=method, headers=h)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+class Stack:
+    """redis-server, two replicas and nginx, all on free local ports, stopped together."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="attn-production-")  # under /tmp itself: nobody may enter
+        os.chmod(self.dir, 0o777)
+        self.redis_port, self.port = free_port(), free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.rooms = f"redis://127.0.0.1:{self.redis_port}/0"  # compose: redis://redis:6379/0
+        self.procs: list[subprocess.Popen] = []
+        self.replicas: list[AppServer] = []
+
+    def replica(self, port: int | None = None, name: str = "") -> AppServer:
+        env = {**app_env(), "ATTN_ROOMS": self.rooms}
+        return AppServer(env=env, preload=True, port=port, log=SCREENSHOTS / f"streamlit-production-{name}.log")
+
+    def start(self) -> "Stack":
+        args = [REDIS, *compose_redis_args(), "--port", str(self.redis_port), "--bind", "127.0.0.1"]
+        args += ["--dir", self.dir]
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+        self.procs.append(subprocess.Popen(args, **quiet))
+        self.replicas = [self.replica(name="a"), self.replica(name="b")]
+        with ThreadPoolExecutor(2) as pool:  # both preload at once, as compose starts them
+            for f in [pool.submit(r.start, 300) for r in self.replicas]:
+                f.result()
+        conf = nginx_conf(
+            (ROOT / "deploy" / "nginx.conf").read_text(), [r.port for r in self.replicas], self.port, self.dir
+        )
+        with open(f"{self.dir}/nginx.conf", "w") as f:
+            f.write(conf)
+        cmd = [
+            *unprivileged(),
+            NGINX,
+            "-p",
+            self.dir,
+            "-c",
+            f"{self.dir}/nginx.conf",
+            "-e",
+            f"{self.dir}/nginx.error.log",
+        ]
+        checked = subprocess.run([*cmd, "-t"], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+        self.procs.append(subprocess.Popen([*cmd, "-g", "daemon off;"], **quiet))
+        deadline = time.time() + 30
+        while True:
+            try:
+                if get(self.url + "/_stcore/health")[0] == 200:
+                    break
+            except OSError:  # not listening yet
+                pass
+            assert time.time() < deadline, f"nginx did not answer (its log: {self.dir}/nginx.error.log)"
+            time.sleep(0.2)
+        return self
+
+    def replica_of(self, addr: str | None) -> str | None:
+        """ "a" or "b" for an X-Replica value (nginx's $upstream_addr)."""
+        for name, r in zip("ab", self.replicas):
+            if addr == f"127.0.0.1:{r.port}":
+                return name
+        return None
+
+    def cookie_for(self, name: str) -> str:
+        """A cookie value that nginx's hash sends to replica NAME, found by asking nginx."""
+        for i in range(200):
+            value = f"test-{i}"
+            status, headers, _ = get(self.url + "/_stcore/health", value)
+            if status == 200 and self.replica_of(headers.get("X-Replica")) == name:
+                return value
+        raise AssertionError(f"no cookie among 200 reaches replica {name}")
+
+    def stop(self) -> None:
+        for r in self.replicas:
+            r.stop()
+        for p in reversed(self.procs):
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for log in ("nginx.error.log", "nginx.access.log"):  # kept beside the replicas' logs
+            if os.path.exists(f"{self.dir}/{log}"):
+                shutil.copy(f"{self.dir}/{log}", SCREENSHOTS / f"production-{log}")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def stack():
+    for tool, package in ((NGINX, "nginx-light"), (REDIS, "redis-server")):
+        if not os.access(tool, os.X_OK):
+            pytest.fail(f"{tool} is missing: apt-get install -y {package} (./scripts/test does this)", pytrace=False)
+    s = Stack()
+    try:
+        s.start()
+    except Exception as e:
+        s.stop()
+        pytest.fail(f"the production stack did not start: {e!r}", pytrace=False)
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def on(page, stack, name: str) -> list[str]:
+    """Give PAGE's browser the cookie that lands on replica NAME; returns the list that collects the
+    replica of every response the page gets from then on."""
+    page.cookie = stack.cookie_for(name)
+    page.context.add_cookies([{"name": COOKIE, "value": page.cookie, "url": stack.url}])
+    seen: list[str] = []
+
+    def record(r):
+        if r.url.startswith(stack.url):  # not data: or blob: URLs, which no server answers
+            seen.append(stack.replica_of(r.headers.get("x-replica")) or r.url)
+
+    page.on("response", record)
+    page.sockets = []  # every websocket the page opened (Streamlit's /_stcore/stream)
+    page.on("websocket", lambda ws: page.sockets.append(ws))
+    return seen
+
+
+CONNECTION = "document.querySelector(\"[data-testid='stApp']\")?.getAttribute('data-test-connection-state')"
+
+
+def test_a_room_across_replicas_survives_a_replica_restart(stack, new_page):
+    started = time.time()
+    teacher, student = new_page(), new_page()
+    teacher_seen, student_seen = on(teacher, stack, "a"), on(student, stack, "b")
+    goto(teacher, stack.url + "/", 300)
+    teacher.get_by_text("Classroom").first.click()
+    teacher.get_by_role("button", name="Open a room (teacher)").click()
+    teacher.wait_for_function("() => location.search.includes('room=')")
+    settle(teacher)
+    code = query(teacher)["room"]
+    goto(student, stack.url + f"/?room={code}", 300)
+    assert student.get_by_text("Following the teacher").first.is_visible()
+    submit_text(teacher, "狗咬人")
+    waits = wait_until([student], lambda p: sentence(p) == "狗咬人", 30)
+    print(f"the student on replica b followed the teacher on replica a after {waits[0]:.2f} s")
+    assert waits[0] <= FOLLOW_S, waits
+    # every response each browser got came from its own replica: the room really spans the two
+    assert set(teacher_seen) == {"a"} and set(student_seen) == {"b"}, (set(teacher_seen), set(student_seen))
+
+    # replica b (the student's) restarts mid-class: its sessions are gone; the room is in Redis
+    import redis
+
+    store = redis.Redis.from_url(stack.rooms, decode_responses=True)
+    assert "狗咬人" in store.hget(f"room:{code}", "state")
+    b, sockets = stack.replicas[1], len(student.sockets)
+    old = student.sockets[-1]
+    b.stop()
+    # the browser reconnects by itself (Streamlit retries at once); while b is down nginx passes
+    # the retry to a (proxy_next_upstream), so the new session may be on either replica: the room
+    # is found in Redis from both
+    deadline = time.time() + 60
+    while len(student.sockets) == sockets:
+        assert time.time() < deadline, "the student's browser never opened a new websocket"
+        student.wait_for_timeout(200)
+    assert old.is_closed()
+    stack.replicas[1] = stack.replica(port=b.port, name="b-restarted")
+    stack.replicas[1].start(300)
+    student.wait_for_function(f"() => ({CONNECTION}) === 'CONNECTED'", timeout=120_000)
+    settle(student)
+    submit_text(teacher, "人咬狗")
+    waits = wait_until([student], lambda p: sentence(p) == "人咬狗", 30)
+    print(f"after replica b restarted, the reconnected student followed after {waits[0]:.2f} s")
+    assert waits[0] <= FOLLOW_S, waits
+
+    # the student reloads: nginx sends the cookie to the restarted b again once its fail_timeout
+    # (10 s) is over, and the fresh session there joins the room from Redis
+    deadline = time.time() + 60
+    while stack.replica_of(get(stack.url + "/_stcore/health", student.cookie)[1].get("X-Replica")) != "b":
+        assert time.time() < deadline, "nginx never sent the student's cookie to the restarted replica"
+        time.sleep(0.5)
+    reloaded_at = len(student_seen)
+    student.reload(wait_until="domcontentloaded")
+    settle(student, 300)
+    assert set(student_seen[reloaded_at:]) == {"b"}, set(student_seen[reloaded_at:])
+    assert sentence(student) == "人咬狗" and student.get_by_text("Following the teacher").first.is_visible()
+    submit_text(teacher, "The cat sat on the mat")
+    waits = wait_until([student], lambda p: sentence(p) == "The cat sat on the mat", 30)
+    print(f"the student's fresh session on the restarted b followed after {waits[0]:.2f} s")
+    assert waits[0] <= FOLLOW_S, waits
+    assert not exceptions(student) and not exceptions(teacher)
+    print(f"room across replicas and a restart: {time.time() - started:.0f} s")
+
+
+def test_the_lesson_editor_uploads_through_nginx(stack, new_page):
+    """A teacher's "load a lesson file" through nginx reaches the session's replica and loads the
+    lesson (today's deploy/nginx.conf answered the upload 404, and the lesson never loaded)."""
+    from lessons import schema
+
+    path = ROOT / "lessons" / "builtin" / "attention.toml"
+    steps = len(schema.validate(path.read_bytes()).steps)
+    page = new_page()
+    seen = on(page, stack, "a")
+    goto(page, stack.url + "/editor?model=translator", 300)
+    with page.expect_response(lambda r: "/_stcore/upload_file/" in r.url and r.request.method == "PUT") as up:
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(path))
+    assert up.value.status in (200, 204), up.value.status
+    page.locator("[data-testid='stMain']").get_by_text(f"Loaded a lesson with {steps} steps").wait_for(timeout=30_000)
+    settle(page)
+    assert not exceptions(page)
+    assert set(seen) == {"a"}, set(seen)  # the upload reached the replica that holds the session
+
+
+def test_the_upload_bound_and_the_closed_routes(stack):
+    """Through nginx, with a cookie that reaches replica a: an upload over the upload route's bound
+    and any body over server.maxUploadSize are refused by nginx itself (413, no replica named); an
+    upload of the largest lesson file reaches the replica; metrics is answered 404 by nginx."""
+    from lessons import schema
+    from tests.test_deploy import body_bounds
+
+    every, upload = body_bounds()
+    cookie = stack.cookie_for("a")
+    url = f"{stack.url}/_stcore/upload_file/{uuid.uuid4()}/{uuid.uuid4().hex}"
+    put = {"Content-Type": "application/octet-stream"}
+    for path, size, refused in ((url, upload + 1, True), (url, schema.MAX_BYTES, False), ("/", every + 1, True)):
+        path = path if path.startswith("http") else stack.url + path
+        status, headers, body = get(path, cookie, "PUT", b"\0" * size, put)
+        print(f"PUT {size:,} bytes to {path[len(stack.url) :][:22]}: {status}, {headers.get('X-Replica') or 'nginx'}")
+        if refused:
+            assert status == 413 and not headers.get("X-Replica") and b"nginx" in body, (status, dict(headers))
+        else:  # the app answers (its own check of the session and the XSRF token), not nginx
+            assert stack.replica_of(headers.get("X-Replica")) == "a" and status not in (404, 413), status
+    status, headers, _ = get(stack.url + "/_stcore/metrics", cookie)
+    assert status == 404 and not headers.get("X-Replica"), (status, dict(headers))
+    assert get(stack.url + "/_stcore/health", cookie)[0] == 200

@@ -1,0 +1,55 @@
+"""The attention view's payload (viz/attention_view.py): what the browser receives, against
+independent recomputations (numpy's softmax of the model's recorded scores)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import model
+from viz.attention_view import FULL_BUDGET, at_temperature, layers_to_send, pack, thumbnails, unpack
+
+
+def test_pack_round_trips_the_float32_weights_mask_and_labels():
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(5), size=(2, 3, 5)).astype(np.float32)
+    mask = np.tril(np.ones((5, 5), bool))
+    blob = pack(w, mask, {"view": {"layer": 1}, "q_labels": ["a → b", "猫"]}, layer=1)
+    header, arrays = unpack(blob)
+    assert header["shape"] == [2, 3, 5, 5] and header["layers"] == [0, 1] and header["q_labels"][1] == "猫"
+    for la in (0, 1):
+        np.testing.assert_array_equal(np.frombuffer(arrays[f"w{la}"], np.float32).reshape(3, 5, 5), w[la])
+    np.testing.assert_array_equal(np.frombuffer(arrays["mask"], np.uint8).reshape(5, 5).astype(bool), mask)
+    # every array starts 4-aligned, so the browser's Float32Array can view it
+    n = int.from_bytes(blob[4:8], "little")
+    base = 8 + n + (-(8 + n)) % 4
+    assert base % 4 == 0 and all(off % 4 == 0 for off, _ in header["arrays"].values())
+
+
+def test_past_the_budget_only_the_shown_layer_travels():
+    # a 30-layer x 9-head model at 512 tokens would be 283 MB of float32
+    assert layers_to_send((30, 9, 512, 512), 7) == [7]
+    assert layers_to_send((2, 4, 512, 512), 1) == [0, 1]
+    assert 2 * 4 * 512 * 512 * 4 <= FULL_BUDGET < 30 * 9 * 512 * 512 * 4
+
+
+def test_thumbnails_mark_fully_masked_blocks():
+    w = np.zeros((1, 1, 4, 4), np.float32)
+    w[0, 0, np.arange(4), np.arange(4)] = 1.0
+    idx, (tq, tk) = thumbnails(w, np.tril(np.ones((4, 4), bool)), size=4)
+    assert (tq, tk) == (4, 4)
+    assert idx[0, 0, 0, 3] == 255 and idx[0, 0, 2, 2] == 250 and idx[0, 0, 3, 0] == 0
+
+
+def test_softmax_of_log_weights_at_t_is_the_models_softmax_of_scores_at_t():
+    """The identity the browser relies on, on the model's own recorded scores (gpt, decoder)."""
+    rec: dict = {}
+    tr = model.load("gpt").trace("The cat sat on the mat", record=rec)
+    att = tr.attention["decoder"]
+    for layer, stack in enumerate(rec["decoder"]):
+        s = stack["self_attn"]["scores"][0].double().cpu().numpy()
+        for T in (0.3, 2.0, 7.0):
+            z = s / T
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            want = e / e.sum(axis=-1, keepdims=True)
+            got = at_temperature(att.weights[layer], T, att.mask)
+            np.testing.assert_allclose(got, want, atol=1e-6, rtol=0)
