@@ -15,7 +15,8 @@ returns a Claim: whether it holds, and the numbers it was decided on (what the p
 The checks (CHECKS):
   sink            a head is an attention sink when, over the rows that can see more than one key,
                   its mean weight on the first token is at least SINK_FACTOR (2x) what uniform
-                  weights would give it (the mean of 1 / keys visible); holds if any head is one.
+                  weights would give it (the mean of 1 / keys visible); holds if any head of any
+                  kind (encoder, decoder, cross) is one.
                   The intervene page's "knock out the first-token sink" switches off exactly these
                   heads, and the cost and generation pages only present a sink where one exists.
   sink_heldout    the same, averaged over the timeline's held-out probe sentences.
@@ -30,6 +31,11 @@ The checks (CHECKS):
                   was too tired" puts >= PRONOUN_MIN on "animal" (and more than on "street") in a head.
 The last three read traces only, so they run on a Hugging Face decoder too (SmolLM2-135M: the
 app runs them when it loads it).
+  local_window, learned_tail, order_matters: the make-up the help texts name (gpt-local's window of
+                  4; learned positions untrained past the longest training item; positions are what
+                  tells 狗咬人 from 人咬狗).
+Every string the pages and built-in lessons show is marked in ui/marks/ (docs/architecture.md, "Every
+sentence true of the model shown"): a claim names its check here; tests/test_marks.py runs them.
 The lessons' answers follow the same idea with their own margins (lessons/steps.py, MARGINS and
 passes(); tests/test_lessons.py checks every step of every lesson file on its model).
 """
@@ -100,49 +106,89 @@ def _sink_verdict(share, uniform, kind: str, name: str) -> Claim:
     )
 
 
-def _sink_kind(runner) -> str:
-    return "decoder"  # the first token a generating model always keeps: a GPT's <s>, a decoder's <2zh>
+def _sink_kinds(runner, kind: str | None) -> tuple[str, ...]:
+    """The kinds a sink check measures: the one asked for, else every kind the runner has (encoder,
+    decoder, cross: the first key is <s> / the direction token for a decoder, the source's first
+    token for the encoder and cross-attention). Only the decoder was measured until issue 31, while
+    the translator's cross L1 H3 (1.75x) and encoder L1 H4 (1.68x) gave the first token more."""
+    return (kind,) if kind else tuple(getattr(runner, "kinds", ()) or ("decoder",))
+
+
+def _merge(verdicts: dict[str, Claim], name: str) -> Claim:
+    """One Claim over several kinds: holds if any kind has a sink head; numbers per kind
+    ({"ratio": {kind: (layers, heads)}, ...}), the largest ratio and where it is."""
+
+    def top(k):  # None (no row sees more than one key) sorts below every ratio
+        r = verdicts[k].numbers["max_ratio"]
+        return -1.0 if r is None else r
+
+    best = max(verdicts, key=top)
+    ratio = verdicts[best].numbers["ratio"]
+    numbers = {k: {kind: c.numbers[k] for kind, c in verdicts.items()} for k in ("share", "uniform", "ratio")}
+    numbers.update(factor=SINK_FACTOR, max_ratio=verdicts[best].numbers["max_ratio"], max_at=None)
+    if numbers["max_ratio"] is not None:
+        where = np.unravel_index(int(np.nanargmax(ratio)), ratio.shape)
+        numbers["max_at"] = (best, int(where[0]), int(where[1]))
+    heads = [h for c in verdicts.values() for h in c.heads]
+    return Claim(name, bool(heads), numbers, heads)
 
 
 def sink(runner, text: str = "The cat sat on the mat", kind: str | None = None) -> Claim:
-    """First-token share against uniform, per head, on one text (the page's sentence)."""
-    kind = kind or _sink_kind(runner)
-    att = runner.trace(text).attention[kind]
-    return sink_claim(att.weights, att.mask, kind)
+    """First-token share against uniform, per head, on one text (the page's sentence); with kind, that
+    kind alone (numbers (layers, heads) arrays), else every kind (numbers {kind: array}, _merge)."""
+    tr = runner.trace(text)
+    kinds = [k for k in _sink_kinds(runner, kind) if k in tr.attention]
+    verdicts = {k: sink_claim(tr.attention[k].weights, tr.attention[k].mask, k) for k in kinds}
+    return verdicts[kind] if kind else _merge(verdicts, "sink")
 
 
 @torch.no_grad()
 def sink_heldout(runner, kind: str | None = None) -> Claim:
     """The sink check on the timeline's held-out probe (analysis.timeline: the translator teacher-forced
-    on the reference, both directions; a GPT on held-out items): shares averaged over its sentences."""
+    on the reference, both directions; a GPT on held-out items; any other runner, a Hugging Face
+    model among them, on the same held-out items through its own trace): shares averaged over the
+    sentences, for every kind (or the one asked for)."""
     from analysis import timeline
     from model.blocks import sliding_window_mask
     from model.tokenizer import BOS, EOS
 
-    kind = kind or _sink_kind(runner)
+    kinds = _sink_kinds(runner, kind)
+    shares = {k: [] for k in kinds}
+    uniforms = {k: [] for k in kinds}
+
+    def add(k, w, mask):
+        s, u = first_token_share(w, mask)
+        shares[k].append(s)
+        uniforms[k].append(u)
 
     def fn(module, dev):
-        shares, uniforms = [], []
-
-        def add(w, mask):
-            s, u = first_token_share(w, mask)
-            shares.append(s)
-            uniforms.append(u)
-
         if runner.kind == "translator":
             for src, tgt, _ in timeline.translator_probe(runner.tokenizer):
                 _, w = module(torch.tensor([src], device=dev), torch.tensor([tgt], device=dev))
-                n = len(tgt) if kind != "encoder" else len(src)
-                add(w[kind][:, 0].float().cpu().numpy(), np.tril(np.ones((n, n), bool)) if kind == "decoder" else None)
+                causal = np.tril(np.ones((len(tgt), len(tgt)), bool))
+                for k in kinds:
+                    add(k, w[k][:, 0].float().cpu().numpy(), causal if k == "decoder" else None)
         else:
             for text in timeline.gpt_probe():
                 ids = [BOS] + runner.tokenizer.encode(text) + [EOS]
                 _, w = module(torch.tensor([ids], device=dev))
                 mask = sliding_window_mask(len(ids), runner.config.window or 0)[0, 0].numpy()
-                add(w["decoder"][:, 0].float().cpu().numpy(), mask)
-        return _sink_verdict(np.nanmean(shares, 0), np.nanmean(uniforms, 0), kind, "sink_heldout")
+                add("decoder", w["decoder"][:, 0].float().cpu().numpy(), mask)
 
-    return runner.run(fn)
+    if getattr(runner, "has_tutorial_code", False):
+        runner.run(fn)
+    else:  # a runner we only know by its protocol: its traces of the same held-out items
+        for text in timeline.gpt_probe():
+            tr = runner.trace(text)
+            for k in kinds:
+                if k in tr.attention:
+                    add(k, tr.attention[k].weights, tr.attention[k].mask)
+    verdicts = {
+        k: _sink_verdict(np.nanmean(shares[k], 0), np.nanmean(uniforms[k], 0), k, "sink_heldout")
+        for k in kinds
+        if shares[k]
+    }
+    return verdicts[kind] if kind else _merge(verdicts, "sink_heldout")
 
 
 # -- cross-attention: word alignment, not peakedness ------------------------------------------------
@@ -282,6 +328,50 @@ def pronoun_it(runner, text: str = PRONOUN_TEXT) -> Claim:
     )
 
 
+# -- facts the help texts state about a model's make-up ---------------------------------------------
+LOCAL_WINDOW = 4  # "gpt-local: only the 3 just before it", "GPT, local attention (window 4)"
+LEARNED_ITEM_MAX = 24  # "trained on items of at most about 20 tokens"
+
+
+def local_window(runner) -> Claim:
+    """A GPT either attends to every earlier token or has the window the strings name (LOCAL_WINDOW:
+    itself and the 3 before it)."""
+    w = int(getattr(runner.config, "window", 0) or 0)
+    return Claim("local_window", w in (0, LOCAL_WINDOW), {"window": w, "named": LOCAL_WINDOW})
+
+
+@torch.no_grad()
+def learned_tail(runner, n: int = 2000) -> Claim:
+    """A learned position table's positions past the longest training item were never trained: the
+    longest of n training items (<s> and </s> counted) is at most LEARNED_ITEM_MAX tokens, and
+    neighbouring vectors past it are unrelated (mean |cosine| < 0.2; inside they are 0.3-0.7)."""
+    from data import corpus
+
+    table = runner.run(lambda module, dev: getattr(getattr(module, "position", None), "table", None))
+    pe = getattr(table, "pe", None)
+    if pe is None:  # no learned table (sinusoidal, RoPE, ALiBi): nothing to claim
+        return Claim("learned_tail", True, {"learned": False})
+    longest = max(len(runner.tokenizer.encode(t)) + 2 for _, t in corpus.gpt_items(n, 0))
+    v = pe.detach().float().cpu().numpy().reshape(-1, pe.shape[-1])
+    v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    adjacent = (v[1:] * v[:-1]).sum(-1)
+    tail = float(np.abs(adjacent[longest:]).mean())
+    return Claim(
+        "learned_tail",
+        longest <= LEARNED_ITEM_MAX and tail < 0.2,
+        {"learned": True, "longest": longest, "tail_cosine": tail, "inside_cosine": float(adjacent[1:longest].mean())},
+    )
+
+
+def order_matters(runner) -> Claim:
+    """With positions the translator tells 狗咬人 from 人咬狗 (different translations); without them it
+    cannot (the same translation: its attention is only permuted)."""
+    a, b = ("狗咬人", "人咬狗")
+    on = [runner.trace(x).output_text for x in (a, b)]
+    off = [runner.trace(x, use_position=False).output_text for x in (a, b)]
+    return Claim("order_matters", on[0] != on[1] and off[0] == off[1], {"with": on, "without": off})
+
+
 # -- the registry -------------------------------------------------------------------------------------
 # name -> (check(runner) -> Claim, the model kinds it applies to)
 CHECKS = {
@@ -293,14 +383,25 @@ CHECKS = {
     "previous": (previous, ("gpt",)),
     "induction": (induction, ("gpt",)),
     "pronoun_it": (pronoun_it, ("gpt",)),
+    "local_window": (local_window, ("gpt",)),
+    "learned_tail": (learned_tail, ("gpt",)),
+    "order_matters": (order_matters, ("translator",)),
 }
-# checks that read only what the Runner protocol gives (traces), so they run on a Hugging Face
-# decoder too; the others read our modules through runner.run
-PROTOCOL_ONLY = ("sink", "previous", "induction", "pronoun_it")
+GENERAL = ("sink", "sink_heldout")  # run through the Runner protocol alone: on any model, a Hugging Face one too
+# decoder checks that read only what the Runner protocol gives (traces), so they run on a Hugging
+# Face decoder too (SmolLM2-135M: the app runs them when it loads it); the others read our modules
+PROTOCOL_ONLY = ("previous", "induction", "pronoun_it")
 
 
 def applies(name: str, runner) -> bool:
-    return runner.kind in CHECKS[name][1] and (name in PROTOCOL_ONLY or getattr(runner, "has_tutorial_code", False))
+    """Whether a check applies: the general ones (GENERAL) to every runner with attention, whatever its
+    kinds, layers and heads; the decoder ones of PROTOCOL_ONLY to every decoder; the others to our own
+    models of the kinds they name."""
+    if name in GENERAL:
+        return bool(getattr(runner, "kinds", ()))
+    if name in PROTOCOL_ONLY:
+        return runner.kind in CHECKS[name][1]
+    return runner.kind in CHECKS[name][1] and getattr(runner, "has_tutorial_code", False)
 
 
 def check(name: str, runner, **kwargs) -> Claim:
@@ -314,7 +415,16 @@ def run_all(runner, skip=()) -> dict[str, Claim]:
     return {name: check(name, runner) for name in CHECKS if applies(name, runner) and name not in skip}
 
 
+def at_load(runner) -> dict[str, Claim]:
+    """What the app runs when it loads a model it did not train (a Hugging Face model): every check that
+    applies, the general ones through the runner's own traces (ui/cache.claims_of keeps the verdicts)."""
+    return run_all(runner)
+
+
 __all__ = [
+    "sink_table",
+    "at_load",
+    "GENERAL",
     "Claim",
     "CHECKS",
     "SINK_FACTOR",
@@ -332,3 +442,22 @@ __all__ = [
     "run_all",
     "applies",
 ]
+
+
+def sink_table(names=None) -> list[tuple[str, str, int, int, float]]:
+    """(model, kind, layer, head, ratio) 1-based: each shipped model's and kind's largest held-out
+    first-token share over uniform (docs/measurements.md quotes it)."""
+    from model.registry import NAMES, load
+
+    out = []
+    for name in names or NAMES:
+        c = sink_heldout(load(name, device="cpu"))
+        for kind, ratio in c.numbers["ratio"].items():
+            la, h = np.unravel_index(int(np.nanargmax(ratio)), ratio.shape)
+            out.append((name, kind, int(la) + 1, int(h) + 1, float(ratio[la, h])))
+    return out
+
+
+if __name__ == "__main__":  # python -m analysis.claims: the sink table of docs/measurements.md
+    for row in sink_table():
+        print("%-11s %-8s L%d H%d  %.2fx uniform" % row)

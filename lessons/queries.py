@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
 from analysis import experiments, intervene
 from model import intervention
@@ -48,13 +49,15 @@ from .steps import (
     estimate_margin,
     gap,
     nearest,
-    nearest_gap,
+    numeric_margin,
     sketch_margin,
 )
 
 HEAD_RULES = ("mean", "decided", "sharpest", "furthest", "most_different")
 SAME_WEIGHT = 0.01  # two weights closer than this count as "the same"
-SKETCH_T = {"same": lambda t: 1.0, "sharper": lambda t: t, "flatter": lambda t: 1.0 / t}
+# the sketches' temperatures: "sharper" is always T < 1 and "flatter" T > 1, whichever side of 1 the
+# step's temperature is on (they were t and 1/t, so named the wrong way round for a step with T > 1)
+SKETCH_T = {"same": lambda t: 1.0, "sharper": lambda t: min(t, 1.0 / t), "flatter": lambda t: max(t, 1.0 / t)}
 
 
 @dataclass
@@ -239,7 +242,11 @@ def token_count(ctx):
 def row_count(ctx):
     """How many rows the view's attention matrix has (cross-attention: one per token the decoder reads)."""
     att = ctx.att()
-    return _count_question(len(att.query_tokens), out=ctx.trace().output_text, read=" | ".join(att.query_tokens))
+    q = _count_question(len(att.query_tokens), out=ctx.trace().output_text, read=" | ".join(att.query_tokens))
+    if ctx.runner.kind == "translator" and ctx.kind != "encoder":
+        # the decoder's rows are the tokens it wrote: a model output, as sure as its closest decision
+        q.update(rule="output", margin=decode_gap(ctx, ctx.sentence))
+    return q
 
 
 @query(["choice"], args={"word": WORD}, params=("word", "total", "n"), shows=("row",), required=("word",))
@@ -271,14 +278,14 @@ def row_sum(ctx):
             )
         ],
         rule="weight",
-        margin=nearest_gap(total, sums),
+        margin=numeric_margin(total, sums),
     )
 
 
 @query(
     ["word"],
     args={"word": WORD},
-    params=("word", "written", "top", "weight"),
+    params=("word", "written", "top", "weight", "first", "first_ratio"),
     shows=("heatmap", "row"),
 )
 def top_key(ctx):
@@ -307,6 +314,8 @@ def top_key(ctx):
             "written": written[row],
             "top": word_label(att.key_tokens, keys[top]),
             "weight": f"{values[top]:.2f}",
+            "first": att.key_tokens[keys[0]],
+            "first_ratio": f"{values[0] * len(keys):.2f}",  # its weight over uniform's 1 / keys
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
@@ -553,7 +562,7 @@ def first_token_weight(ctx):
             "weight": f"{first:.2f}",
         },
         rule="exact" if causal else "weight",
-        margin=math.inf if causal else nearest_gap(first, values),
+        margin=math.inf if causal else numeric_margin(first, values),
     )
 
 
@@ -635,7 +644,7 @@ def sharpen_sketch(ctx):
     def option(r):
         keys = visible(att, r)
         sketches = [sharpen(w[r, keys], SKETCH_T[s](temp)) for s in order]
-        return r, keys, sketches, sketch_margin(real_all[r, keys], sketches)
+        return r, keys, sketches, min(sketch_margin(real_all[r, keys], sketches), sketches_apart(sketches))
 
     if ctx.args.get("row") == "clearest":
         rows = [r for r in range(len(att.query_tokens)) if len(visible(att, r)) > 1] or [base_row]
@@ -658,7 +667,17 @@ def sharpen_sketch(ctx):
         },
         reveal=[Bars(labels, real, "lesson_title_row_temp", where)],
         rule="sketch",
-        margin=sketch_margin(real, sketches),
+        margin=min(sketch_margin(real, sketches), sketches_apart(sketches)),
+    )
+
+
+def sketches_apart(sketches) -> float:
+    """The smallest L1 distance between two of a step's sketches: the wrong ones must not look alike
+    either (decoder.4's "flatter" and "same" were one flat picture, maxima 0.10 and 0.20, on a row
+    that was flat already at T = 1)."""
+    return min(
+        (float(np.abs(np.asarray(a) - np.asarray(b)).sum()) for i, a in enumerate(sketches) for b in sketches[i + 1 :]),
+        default=math.inf,
     )
 
 
@@ -694,7 +713,12 @@ def translation(ctx):
     if len(outs) < 2:
         raise NotApplicable("too_few_options")
     return dict(
-        options=outs, answer=outs.index(out), literal=True, params={"kind": "", "layer": "—", "head": "—", "out": out}
+        options=outs,
+        answer=outs.index(out),
+        literal=True,
+        params={"kind": "", "layer": "—", "head": "—", "out": out},
+        rule="output",
+        margin=decode_gap(ctx, ctx.sentence),
     )
 
 
@@ -713,6 +737,8 @@ def same_output(ctx):
             "out_a": a,
             "out_b": b,
         },
+        rule="output",
+        margin=min(decode_gap(ctx, ctx.sentence), decode_gap(ctx, ctx.args["other"])),
     )
 
 
@@ -793,6 +819,26 @@ def pe_dot(ctx):
         },
         reveal=[Bars([str(i) for i in range(n)], pe[p] @ pe.T, "lesson_title_pe", {"p": p, "n": n - 1}, name="pe")],
     )
+
+
+def decode_gap(ctx, text: str) -> float:
+    """The margin of a translator's output, in nats: the smallest log p(chosen) - log p(runner-up)
+    over greedy decoding's decisions on text under the view's settings (the last decision writes
+    </s>). Any decision that flipped would change the output, so this is how sure the answer is; on
+    "I love you" it is 0.047 (its third token), where the rule "exact" promised infinity."""
+    from model.config import settings_from
+
+    r = ctx.runner
+    try:
+        _, src, _ = r.ids(text)
+        over = ctx.settings()
+        iv = intervention.build(r, over.pop("ablate"), "zero") if over.get("ablate") else None
+        s = settings_from(**over, intervention=iv)
+        _, _, logits, _ = r.decode_then_read(src, r.start_token(r.direction(text)), s)
+    except InputError as e:
+        raise NotApplicable("model_refuses", reason=str(e)) from e
+    top2 = torch.log_softmax(logits[0].double(), -1).topk(2, -1).values
+    return float((top2[:, 0] - top2[:, 1]).min())
 
 
 def next_probs(runner, prompt: str, settings: dict) -> np.ndarray:
@@ -903,7 +949,7 @@ def switch_off_changes(ctx):
                 "heads": f"{kind}:{lyr + 1}:{hd + 1}",
                 "before": ctx.trace(heads_off=[]).output_text,
                 "after": imp.outputs[i],
-                "loss": f"{imp.score[i]:.2f}",
+                "loss": nats(imp.score[i]),
             },
             rule="change",
             margin=margin,
@@ -940,10 +986,16 @@ def switch_off_changes(ctx):
         loss = float(np.log(base[b]) - lo[b])
     return _yesno(
         changed,
-        params={**params, "before": before, "after": after, "loss": f"{loss:.2f}"},
+        params={**params, "before": before, "after": after, "loss": nats(loss)},
         rule="change",
         margin=margin,
     )
+
+
+def nats(x: float) -> str:
+    """A change in nats to 2 decimals, with no "-0.00" (a head whose removal raises the untouched
+    translation's log probability by under 0.005 nats: decoder.10 printed "-0.00 nats")."""
+    return f"{round(float(x), 2) + 0.0:.2f}"
 
 
 def next_probs_off(runner, prompt: str, iv) -> np.ndarray:

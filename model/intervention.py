@@ -82,10 +82,22 @@ def reference_means(runner, n: int = REFERENCE_PAIRS, seed: int = REFERENCE_SEED
     return means
 
 
+def has_reference(runner) -> bool:
+    """Whether "mean" ablation uses the held-out reference set on this runner (our models), or falls
+    back to the running mean over positions 0..t (a Hugging Face model): the page says which."""
+    return bool(getattr(runner, "has_tutorial_code", False)) and runner.kind in ("translator", "gpt")
+
+
+def reference_sentences(runner) -> int:
+    """How many held-out sentences the reference means average over: a translator reads each of the
+    REFERENCE_PAIRS pairs both ways, a GPT reads 2 x REFERENCE_PAIRS items."""
+    return 2 * REFERENCE_PAIRS
+
+
 def means_for(runner, how: str):
     """The reference means when a head is mean-ablated on one of our models, else None (a Hugging
     Face model's heads then fall back to the running mean over positions 0..t, see HeadOp)."""
-    if how != "mean" or not getattr(runner, "has_tutorial_code", False) or runner.kind not in ("translator", "gpt"):
+    if how != "mean" or not has_reference(runner):
         return None
     return reference_means(runner)
 

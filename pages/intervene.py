@@ -17,7 +17,7 @@ from analysis import claims
 from analysis.intervene import align
 from model.attention import ABLATIONS
 from model.errors import InputError
-from model.intervention import all_heads, head_name, parse_head
+from model.intervention import all_heads, has_reference, head_name, parse_head, reference_sentences
 from ui import intervene as ui_iv
 from ui import rows, state, view, widgets
 from ui.i18n import t
@@ -113,7 +113,13 @@ if mode == "ablate":
             format_func=lambda h: t(f"iv_how_{h}"),
             key="iv_how",
             horizontal=True,
-            help=t("iv_how_help"),
+            # "mean" is the held-out reference on our models, a running mean on a Hugging Face one
+            help=t(
+                "iv_how_help",
+                mean=t("iv_how_mean_reference", n=reference_sentences(runner))
+                if has_reference(runner)
+                else t("iv_how_mean_running"),
+            ),
         )
     off = st.session_state["iv_off"]
     kind_names = [head_name(kind, la, h) for la in range(L) for h in range(H)]
@@ -125,7 +131,14 @@ if mode == "ablate":
     sinks = [head_name(*h) for h in sink.heads]
     with st.container(horizontal=True, vertical_alignment="bottom"):
         if sinks:
-            widgets.action_button("iv_sink", "🕳️", set_off, (sinks,), key="iv_sink_btn")
+            st.button(
+                t("iv_sink"),
+                key="iv_sink_btn",
+                icon="🕳️",
+                help=t("iv_sink_help", factor=claims.SINK_FACTOR),
+                on_click=set_off,
+                args=(sinks,),
+            )
         st.selectbox(t("iv_focus"), kind_names, format_func=ui_iv.head_label, key="iv_focus", width=340)
         widgets.action_button(
             "iv_only",
@@ -138,6 +151,22 @@ if mode == "ablate":
         st.caption(t("iv_no_sink_short", kind=t(f"kind_{kind}")))
     elif not sinks:
         st.caption(t("iv_no_sink", kind=t(f"kind_{kind}"), factor=claims.SINK_FACTOR, max=sink.numbers["max_ratio"]))
+    else:  # the measurement behind the button, on this sentence and kind
+        ratio = sink.numbers["ratio"]
+        top_l, top_h = (int(i) for i in np.unravel_index(int(np.nanargmax(ratio)), ratio.shape))
+        st.caption(
+            t(
+                "iv_sink_found",
+                n=len(sinks),
+                kind=t(f"kind_{kind}"),
+                token=att0.key_tokens[0],
+                factor=claims.SINK_FACTOR,
+                layer=top_l + 1,
+                head=top_h + 1,
+                max=sink.numbers["max_ratio"],
+                heads=", ".join(ui_iv.head_label(n) for n in sinks),
+            )
+        )
 else:
     # -- edit: one row of one head, key `from`'s weight moved onto key `to` ----------------------------
     e = st.session_state.get("iv_edit")

@@ -220,7 +220,8 @@ def oracle(spec, runner, sentence, params=None):
         over = {"temperature": temp} if args.get("every_layer") else {"temperature": temp, "temperature_layer": la}
         sharp = runner.trace(sentence, **{**settings(view), **over}).attention[kind].weights.astype(np.float64)[la, h]
         order = args.get("sketches", ["same", "sharper", "flatter"])
-        power = {"same": 1.0, "sharper": 1 / temp, "flatter": temp}
+        # sharper: scores divided by a T below 1, flatter: above 1, whichever side temp is on
+        power = {"same": 1.0, "sharper": max(1 / temp, temp), "flatter": min(1 / temp, temp)}
 
         def pictures(row):
             keys = seen(att, row)
@@ -229,7 +230,8 @@ def oracle(spec, runner, sentence, params=None):
                 p = w[la, h, row, keys] ** power[s]
                 pics.append(p / p.sum())
             d = sorted(np.abs(p - sharp[row, keys]).sum() for p in pics)
-            return keys, pics, d[1] - d[0]
+            apart = min(np.abs(a - b).sum() for i, a in enumerate(pics) for b in pics[i + 1 :])
+            return keys, pics, min(d[1] - d[0], apart)  # the wrong sketches must not look alike either
 
         if args.get("row") == "clearest":
             r = max((x for x in range(len(att.query_tokens)) if len(seen(att, x)) > 1), key=lambda x: pictures(x)[2])

@@ -61,3 +61,6 @@ def test_evaluate_on_a_small_sample(translator):
     assert r["exact_match"]["en-zh"] >= 0.9 and r["exact_match"]["zh-en"] >= 0.9
     g = evaluate("gpt", n=40)
     assert g["entropy_per_sentence"] > 0 and 1.0 <= g["ratio"] < 1.3
+    from data import corpus  # the corpus's true entropy, stated beside the same-items reference
+
+    assert g["true_entropy"] == round(corpus.gpt_entropy(), 4) and g["ratio_true"] > g["ratio"] * 0.9

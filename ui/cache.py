@@ -117,7 +117,9 @@ def runner(name: str, device: str = "auto"):
     """A shipped model (cached below), or a Hugging Face model "hf:NAME" a visitor chose: only a
     name the operator offers, from model/hf/'s own cache, bounded in models, bytes and idle time."""
     if hf.is_hf(name):
-        return hf.load_served(name, device=device)
+        r = hf.load_served(name, device=device)
+        claims_of(r)  # at load: what the pages may say about a model this project did not train
+        return r
     if hf.pretrained.is_packaged(name):  # SmolLM2: once per process (model/hf/pretrained.py), if offered
         if name not in hf.pretrained_offered():
             raise InputError("hf_refused", hf.REFUSED)
@@ -138,18 +140,32 @@ def pretrained_ready(name: str, device: str = "auto"):
     return runner
 
 
-_CLAIMS: dict = {}
-
-
 def measured_claims(name: str, device: str = "auto") -> dict:
     """{check: Claim} of analysis/claims.py's checks that apply, measured once per process on a
     real pretrained model (in its loading thread: the sink, a previous-token head, an induction
     head, "it" -> "animal"), so what a page says about it is computed on it."""
+    return claims_of(runner(name, device))
+
+
+_CLAIMS: dict = {}  # id(runner) -> (runner, {check: Claim}); the runner is kept so its id is not reused
+_CLAIMS_LOCK = threading.Lock()
+
+
+def claims_of(r) -> dict:
+    """The claims registry's verdicts on a loaded model (analysis.claims.at_load: the general checks,
+    the sink on every kind among them, through its own traces), computed once per loaded runner. The
+    shipped models' are run by the tests (tests/test_marks.py); a Hugging Face model's here."""
     from analysis import claims
 
-    if name not in _CLAIMS:
-        _CLAIMS[name] = claims.run_all(runner(name, device))
-    return _CLAIMS[name]
+    hit = _CLAIMS.get(id(r))
+    if hit is not None and hit[0] is r:
+        return hit[1]
+    found = claims.at_load(r)
+    with _CLAIMS_LOCK:
+        if len(_CLAIMS) >= 8:  # a few models at once; SERVED bounds the models themselves
+            _CLAIMS.pop(next(iter(_CLAIMS)))
+        _CLAIMS[id(r)] = (r, found)
+    return found
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -182,7 +182,12 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
     )
 
     st.markdown("**" + t("kv_sink_title") + "**")
-    st.caption(t("kv_sink_help", n=len(ids) - 1))
+    # the rows the share averages (analysis.sink.first_token_share): those that see position 0 and one key
+    # more; under gpt-local's window that stops at row window - 1, not at the text's last row
+    w = cfg.window or 0
+    last = min(len(ids) - 1, w - 1) if w else len(ids) - 1
+    window = t("kv_sink_window", w=w) if w and last < len(ids) - 1 else ""
+    st.caption(t("kv_sink_help", last=last, window=window))
     if len(ids) > 1:
         sink = found["sink"]
         shares = sink.numbers["share"]

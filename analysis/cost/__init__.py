@@ -43,7 +43,7 @@ from .on_sentence import (
     self_attention_record,
     streaming_compare,
 )
-from .online import OnlineResult, online_attention, online_check
+from .online import OnlineResult, gpu_name, online_attention, online_check
 from .qkv import distinct_heads_query, heads_disagreement, search_example
 from .scaling import (
     BENCH_FILE,
@@ -105,6 +105,7 @@ __all__ = [
     "nll_by_length",
     "online_attention",
     "online_check",
+    "gpu_name",
     "online_on",
     "pairs_computed",
     "pattern_mask",

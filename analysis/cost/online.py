@@ -20,6 +20,12 @@ class OnlineResult:
     largest_bytes: int = 0  # the largest score tile held at once
 
 
+def gpu_name() -> str | None:
+    """The CUDA GPU this machine has, or None: the cost page says whether one is here, rather than
+    always saying there is none (its blockwise times are measured on the CPU either way)."""
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+
+
 def online_attention(Q, K, V, block: int = 4, mask=None, watch_row: int = 0) -> OnlineResult:
     """softmax(QK^T/sqrt(d_k)) V computed one block of keys at a time, never building the n x n matrix:
     for each block, scores S (n_q x block); m' = max(m, rowmax S); l' = l e^(m - m') + sum e^(S - m');

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analysis import cost
 from ui.i18n import t
 from ui.safe import md
 from viz.cost import online_steps
@@ -73,6 +74,7 @@ def section(shown: Shown) -> None:
     st.markdown(
         t(
             "cost_flash_gpu",
+            machine=t("cost_flash_has_gpu", gpu=gpu) if (gpu := cost.gpu_name()) else t("cost_flash_no_gpu"),
             saved=t("cost_flash_saved", n=last["n"], full=last["matrix_bytes"] / MB, tile=last["tile_bytes"] / MB),
         )
     )

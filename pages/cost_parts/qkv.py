@@ -59,10 +59,15 @@ def section(shown: Shown) -> None:
             for h in range(lw.shape[0])
         )
     )
+    # a row that sees fewer than 3 keys gets 0 by the score's rule (analysis.cost.heads_disagreement):
+    # say so rather than present that 0 as heads that agree
+    n = len(tokens)
+    keys = int(np.broadcast_to(np.asarray(r["mask"], bool), (n, n))[q].sum()) if r["mask"] is not None else n
     st.caption(
         t(
-            "cost_heads_differ",
+            "cost_heads_differ" if keys >= 3 else "cost_heads_differ_unscored",
             token=md(tokens[q]),
+            keys=keys,
             tv=float(auto["disagreement"][q]),
             best=md(tokens[auto["query"]]),
             best_tv=float(auto["disagreement"][auto["query"]]),

@@ -115,6 +115,8 @@ def section(shown: Shown) -> None:
                 t("cost_col_nll"): [r["nll_per_sentence"] for r in rows],
                 t("cost_col_entropy"): [r["entropy_per_sentence"] for r in rows],
                 t("cost_col_ratio"): [r["ratio"] for r in rows],
+                t("cost_col_true_entropy"): [r["true_entropy"] for r in rows],
+                t("cost_col_ratio_true"): [r["ratio_true"] for r in rows],
             }
         ),
         hide_index=True,
