@@ -145,12 +145,14 @@ if getattr(runner, "packaged", None) is not None:  # a real pretrained model: wh
             n = c.numbers
             heads = ", ".join(t("att_real_head", layer=la + 1, head=h + 1) for _, la, h in c.heads[:4])
             if key == "sink":
-                share, uniform = float(np.nanmean(n["share"])), float(np.nanmean(n["uniform"]))
+                # numbers per kind (analysis.claims._merge); a decoder has the one kind
+                share = float(np.nanmean(np.concatenate([np.ravel(v) for v in n["share"].values()])))
+                uniform = float(np.nanmean(np.concatenate([np.ravel(v) for v in n["uniform"].values()])))
                 st.markdown(
                     t(
                         f"att_real_sink_{c.holds}",
                         n=len(c.heads),
-                        total=n["ratio"].size,
+                        total=sum(np.size(v) for v in n["ratio"].values()),
                         share=f"{share:.2f}",
                         uniform=f"{uniform:.2f}",
                     )

@@ -139,7 +139,7 @@ def test_it_has_an_attention_sink(smollm):
     """The issue measured 0.70 on the first token against 0.29 uniform on this sentence."""
     from analysis import claims
 
-    c = claims.check("sink", smollm, text=TEXT)
+    c = claims.check("sink", smollm, text=TEXT, kind="decoder")
     assert c.holds and len(c.heads) > 100
     share = float(np.nanmean(c.numbers["share"]))
     uniform = float(np.nanmean(c.numbers["uniform"]))
