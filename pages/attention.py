@@ -197,7 +197,9 @@ def explorer(tr, runner, temperature: float) -> None:
     with c_words:
         words = st.toggle(t("att_words"), key="att_words", help=t("att_words_help"), on_change=toggle_words)
     if not ctx.presentation:
-        st.caption(t(f"att_explain_{kind}"))
+        # the gpt-local aside is about this project's models; a Hugging Face decoder gets the plain line
+        ours = getattr(runner, "has_tutorial_code", False)
+        st.caption(t(f"att_explain_{kind}" if ours or kind != "decoder" else "att_explain_decoder_other"))
     # layer, head and row are chosen in the attention view (in the browser); a link's values that
     # this model lacks are fitted here, with the notice the pickers gave
     layer = state.fit("att_layer", range(n_layers), layer_label)
