@@ -38,6 +38,7 @@ from .pick import (
     row_names,
     visible,
     word_label,
+    word_position,
     written_tokens,
 )
 from .steps import (
@@ -344,10 +345,15 @@ def top_key_again(ctx):
     induction head reads the token that followed it the first time. Options: the keys that row may
     read; margin: the weights' gap (the view names the layer and head, or a head rule)."""
     kind, att = ctx.kind, ctx.att()
-    names = [str(x).strip("▁ ").lower() for x in row_names(att, kind)]
-    word = str(ctx.args["word"]).strip().lower()
+    rows = row_names(att, kind)
+    names = [str(x).strip("▁ ").lower() for x in rows]
+    raw = ctx.args["word"]
+    if isinstance(raw, dict):  # a word given by its position or occurrence: the word it names
+        i = word_position(rows, raw)
+        raw = rows[i] if i is not None else raw.get("word", "")
+    word = str(raw).strip("▁ ").lower()
     if word not in names:
-        raise NotApplicable("word_missing", word=str(ctx.args["word"]))
+        raise NotApplicable("word_missing", word=str(raw))
     row = len(names) - 1 - names[::-1].index(word)
     layer, head = _where(ctx, att, row)
     m = matrix(att.weights.astype(np.float64), layer, head)

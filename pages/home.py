@@ -15,6 +15,12 @@ from ui.rows import row_labels, rows_caption, written
 from ui.run import current
 from ui.widgets import token_legend
 
+# the page explorer (tests/explore.py) fails on a page that draws no control unless it says why
+NO_CONTROLS = (
+    "its one control, the row, is chosen inside the attention view in the browser (no server widget); "
+    "tests/browser/test_attention_view.py and test_pages.py operate it"
+)
+
 
 def take_row(view: dict) -> None:
     """The row the reader chose in the view (when they let go) goes into the link and the room."""

@@ -293,7 +293,25 @@ def _data_words(at: AppTest) -> set[str]:
     words |= (
         {w.lower() for w in _WORD.findall(str(at.session_state["model"]))} if "model" in at.session_state else set()
     )
-    return words
+    return words | _lesson_sentence_words()
+
+
+@functools.cache
+def _lesson_sentence_words() -> frozenset[str]:
+    """The words of the built-in lessons' sentences: data in the model's language, which the lesson
+    pages and the editor show as they are in either reader's language (the real model's lesson reads
+    English sentences outside the corpus)."""
+    import tomllib
+
+    from lessons import files
+
+    words = set()
+    for name in files.BUILTIN:
+        for step in tomllib.loads((files.BUILTIN_DIR / f"{name}.toml").read_text(encoding="utf-8")).get("step", []):
+            sentences = step.get("sentence", [])
+            for sentence in [sentences] if isinstance(sentences, str) else sentences:
+                words |= {w.lower() for w in _WORD.findall(str(sentence))}
+    return frozenset(words)
 
 
 def count_axis_problems(fig: dict, name: str = "chart") -> list[str]:

@@ -4,8 +4,14 @@ chose to share them; answers that do not fit a lesson are left out, never a cras
 
 import pytest
 
-from lessons.files import BUILTIN as LESSONS
+from lessons.files import BUILTIN
 from tests import apptest
+from ui.lessons import offered
+
+# the lessons this server offers: a lesson on the real pretrained model only where its packages are
+# offered (ATTN_HF), as the page's own list does
+LESSONS = [n for n in BUILTIN if offered(n)]
+assert len(LESSONS) >= 2, LESSONS
 
 PAGE = "pages/lessons.py"
 
@@ -104,7 +110,7 @@ def test_every_step_that_names_its_page_links_to_that_view():
     from ui.state import TEXT_KEY
 
     checked = 0
-    for name in files.BUILTIN:
+    for name in LESSONS:
         for step in build(files.builtin(name), lambda m: registry.load(m, device="cpu")):
             target = explore_target(step)
             if target is None:

@@ -25,6 +25,7 @@ CHECKED_BY = {
     "test_one_cell_is_read_at_the_chosen_key": {"cell_weight", "cell_above", "cells_compare"},
     "test_one_head_queries_read_the_chosen_row": {"top_score", "sharpen_sketch"},
     "test_the_mask_and_the_heads_read_the_chosen_row": {"can_read", "heads_agree"},
+    "test_the_second_occurrence_query_reads_the_last_row": {"top_key_again"},
 }
 
 
@@ -114,6 +115,17 @@ def test_one_head_queries_read_the_chosen_row(runners):
     out = run(r, "sharpen_sketch", {"word": THE2, "temperature": 0.2}, "sketch", {"head": 1})
     assert out["params"]["word"] == "the₂"
     assert any(np.allclose(s, w1[4], atol=1e-6) for s in out["sketches"])  # "same" is the chosen row at T = 1
+
+
+def test_the_second_occurrence_query_reads_the_last_row(runners):
+    """top_key_again reads the row of the word's last occurrence, however the word is named."""
+    r = runners("translator")
+    w1 = r.trace(SENTENCE).attention["encoder"].weights.astype(np.float64)[-1, 0]
+    labels = pick.labels_of(["The", "cat", "sat", "on", "the", "mat"])
+    for word in ("the", THE2, {"word": "the", "occurrence": 1}, {"position": 1}):
+        out = run(r, "top_key_again", {"word": word}, "word", {"head": 1})
+        assert out["params"]["word"] == "the₂", word  # the last "the", whichever occurrence was named
+        assert out["params"]["top"] == labels[int(np.argmax(w1[4]))]
 
 
 def test_the_mask_and_the_heads_read_the_chosen_row(runners):
