@@ -157,7 +157,13 @@ def _stamp(name: str) -> dict:
 
 
 def complete(path: Path) -> bool:
-    return all((path / f).is_file() for f in ("config.json", "model.safetensors", "tokenizer.json", STAMP))
+    """Whether the converted folder holds every file; False, not an error, where this process may
+    not look inside it (a server run as another user than the one who converted it: pathlib's
+    is_file raises PermissionError), so the sidebar still draws and the load says what is wrong."""
+    try:
+        return all((path / f).is_file() for f in ("config.json", "model.safetensors", "tokenizer.json", STAMP))
+    except OSError:
+        return False
 
 
 def current(name: str) -> bool:
