@@ -60,4 +60,5 @@ def rows_caption(att) -> str | None:
     """One line under a chart of writing rows: what "a → b" means for this kind of model."""
     if att.query_written is None:
         return None
-    return t("rows_written_note")
+    # the first row's own token (<2zh>, <s>, or a real model's first word), not a fixed example
+    return t("rows_written_note", first=md(str(att.query_tokens[0])))
