@@ -439,3 +439,19 @@ def smollm():
     # machine under load, a 6-token trace took 4.7-8.3 s against 0.17-0.28 s with one
     torch.set_num_threads(1)
     return model.load(SMOLLM, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def runners():
+    """name -> the shipped model's runner on the CPU, loaded on first use (a test module that needs
+    other runners, random weights or every model at once, defines its own `runners`)."""
+    import model
+
+    made = {}
+
+    def load(name):
+        if name not in made:
+            made[name] = model.load(name, device="cpu")
+        return made[name]
+
+    return load

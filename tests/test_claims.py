@@ -9,24 +9,11 @@ import apptest
 import numpy as np
 import pytest
 
-import model
 from analysis import claims, intervene
 from analysis.measures import head_roles
 
 SHIPPED = ("translator", "gpt", "gpt-rope", "gpt-alibi", "gpt-local")
 DEFAULT_TEXT = "The cat sat on the mat"
-
-
-@pytest.fixture(scope="module")
-def runners():
-    made = {}
-
-    def load(name):
-        if name not in made:
-            made[name] = model.load(name, device="cpu")
-        return made[name]
-
-    return load
 
 
 def numpy_sink(weights, mask):

@@ -21,18 +21,6 @@ from ui.i18n import TABLE
 pytestmark = pytest.mark.slow  # about a minute: every query on five models
 
 
-@pytest.fixture(scope="module")
-def runners():
-    made = {}
-
-    def load(name):
-        if name not in made:
-            made[name] = model.load(name, device="cpu")
-        return made[name]
-
-    return load
-
-
 @pytest.mark.parametrize("name", model.NAMES)
 def test_every_question_type_builds_from_its_defaults_without_a_warning(name, runners):
     r = runners(name)

@@ -32,18 +32,6 @@ LESSON_FILES = [files.BUILTIN_DIR / f"{n}.toml" for n in BUILTIN] + EXAMPLES
 
 
 @pytest.fixture(scope="module")
-def runners():
-    made = {}
-
-    def load(name):
-        if name not in made:
-            made[name] = model.load(name, device="cpu")
-        return made[name]
-
-    return load
-
-
-@pytest.fixture(scope="module")
 def built(runners):
     """{file stem: (lesson, [(spec, step)])}: every step, before the margin rule drops any."""
     out = {}

@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import model
 from analysis import claims
 from analysis.sink import first_token_share
 from lessons import files
@@ -94,18 +93,6 @@ def test_every_mark_is_well_formed():
 
 def claim_marks():
     return sorted({(m["claim"], m.get("shown")) for v in MARKED.values() for m in v.values() if "claim" in m})
-
-
-@pytest.fixture(scope="module")
-def runners():
-    made = {}
-
-    def get(name):
-        if name not in made:
-            made[name] = model.load(name, device="cpu")
-        return made[name]
-
-    return get
 
 
 @pytest.mark.slow  # runs the checks on models

@@ -11,7 +11,6 @@ import inspect
 import numpy as np
 import pytest
 
-import model
 from lessons import files, pick, queries, schema
 from lessons.steps import entropy
 
@@ -27,18 +26,6 @@ CHECKED_BY = {
     "test_the_mask_and_the_heads_read_the_chosen_row": {"can_read", "heads_agree"},
     "test_the_second_occurrence_query_reads_the_last_row": {"top_key_again"},
 }
-
-
-@pytest.fixture(scope="module")
-def runners():
-    made = {}
-
-    def load(name):
-        if name not in made:
-            made[name] = model.load(name, device="cpu")
-        return made[name]
-
-    return load
 
 
 def last_mean(runner, text=SENTENCE, kind="encoder"):
