@@ -14,7 +14,8 @@ import streamlit as st
 
 from model.errors import InputError
 from model.tokenizer import EOS
-from ui import cache, kv_cache, state
+from pages.generation_parts import kv_cache
+from ui import cache, state
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import current

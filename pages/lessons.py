@@ -11,7 +11,8 @@ import streamlit as st
 
 from lessons.answers import score
 from lessons.schema import LessonError
-from ui import classroom, editor, lesson_results, lessons
+from pages.lessons_parts import results as lesson_results
+from ui import classroom, editor, lessons
 from ui.context import still_loading
 from ui.i18n import t
 from ui.layout import copy_link, page_header

@@ -87,7 +87,8 @@ def test_lesson_3_results_table_and_csv_are_plain_text(room, lang, page_language
     def download():
         import streamlit as st
 
-        from ui import lesson_results, lessons
+        from pages.lessons_parts import results as lesson_results
+        from ui import lessons
 
         steps = lessons.steps("decoder")
         maker = lesson_results.table_maker("decoder", steps)

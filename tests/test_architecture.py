@@ -240,3 +240,46 @@ def test_streamlit_internals_are_allowed_only_in_their_documented_adapter(tmp_pa
     for name in ADAPTERS:
         doc = ast.get_docstring(ast.parse(files[name].read_text(encoding="utf-8"))) or ""
         assert "Why it exists" in doc and "test_architecture" in doc, name
+
+
+def reached(g: dict[str, set[str]], root: str) -> set[str]:
+    seen, todo = set(), [root]
+    while todo:
+        for d in g.get(todo.pop(), ()):
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen
+
+
+def single_page_modules(g: dict[str, set[str]]) -> dict[str, str]:
+    """{ui module: the one page that reaches it}: a module of ui/ whose imports reach it from one page
+    alone (and not from app.py, which every page runs under) belongs beside that page
+    (pages/<page>_parts/, docs/architecture.md)."""
+    roots = {n for n in g if n == "app" or (n.count(".") == 1 and n.startswith("pages.") and not n.endswith("_parts"))}
+    by_root = {r: reached(g, r) for r in roots}
+    out = {}
+    for m in sorted(n for n in g if n.startswith("ui.")):
+        users = {r for r, seen in by_root.items() if m in seen}
+        if len(users) == 1 and "app" not in users:
+            out[m] = users.pop()
+    return out
+
+
+def test_no_ui_module_serves_one_page_only():
+    g = graph()
+    assert sum(n.startswith("ui.") for n in g) > 5 and sum(n.startswith("pages.") for n in g) > 5, (
+        "found nothing to check"
+    )
+    assert single_page_modules(g) == {}, "move these beside their page (pages/<page>_parts/)"
+
+
+def test_the_single_page_check_finds_one():
+    g = {
+        "app": {"ui.shared"},
+        "pages.a": {"ui.only_a", "ui.shared"},
+        "pages.b": {"ui.shared"},
+        "ui.only_a": set(),
+        "ui.shared": set(),
+    }
+    assert single_page_modules(g) == {"ui.only_a": "pages.a"}

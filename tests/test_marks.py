@@ -162,7 +162,7 @@ def test_kv_sink_help_names_the_rows_the_share_averages(runners):
     w /= w.sum(-1, keepdims=True)
     share, _ = first_token_share(w, mask)
     assert np.isclose(share[0, 0], w[0, 0, rows, 0].mean())
-    last = min(n - 1, m.config.window - 1)  # what ui/kv_cache.py fills in
+    last = min(n - 1, m.config.window - 1)  # what pages/generation_parts/kv_cache.py fills in
     assert last == rows[-1]
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons import results
-
-from . import classroom
-from . import lessons as lesson_state
-from .i18n import lang, t, text_in
-from .layout import present_figure
-from .lesson_view import fill, option_text
-from .rooms import StoreError
-from .widgets import PLOTLY_CONFIG
+from ui import classroom
+from ui import lessons as lesson_state
+from ui.i18n import lang, t, text_in
+from ui.layout import present_figure
+from ui.lesson_view import fill, option_text
+from ui.rooms import StoreError
+from ui.widgets import PLOTLY_CONFIG
 
 LIVE_KEY = "les_class_live"  # the teacher's choice: the class's bars shown before the reveal
 

@@ -10,14 +10,13 @@ import streamlit as st
 
 from analysis import claims, cost
 from model.tokenizer import EOS
+from ui import cache, state
+from ui.i18n import t
+from ui.layout import plotly_chart, present_figure
+from ui.safe import md, short
+from ui.widgets import PLOTLY_CONFIG
 from viz.cost import matrix_figure, per_token_cost, sink_heatmap
 from viz.table import to_csv
-
-from . import cache, state
-from .i18n import t
-from .layout import plotly_chart, present_figure
-from .safe import md, short
-from .widgets import PLOTLY_CONFIG
 
 SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
 
