@@ -75,7 +75,7 @@ VIEW = (
 )
 done_from_link = state.from_link("done", key="gen_done_link")
 done_link = state.read_view(VIEW, prompt=ctx.text)["done"]
-kv_cache.read_params()
+state.read_view(kv_cache.VIEW)
 
 page_header("page_generation", "gen_intro")
 
@@ -226,7 +226,7 @@ if n_steps:
 kv_cache.section(
     gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[: prompt_len + i - 1] if n_steps else gen.ids, prompt_len
 )
-state.set_url(**kv_cache.url_values())
+state.write_view(kv_cache.VIEW, **kv_cache.shown())
 state.write_view(
     VIEW,
     {"prompt": ctx.text},

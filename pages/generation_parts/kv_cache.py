@@ -14,6 +14,7 @@ from ui import cache, state
 from ui.i18n import t
 from ui.layout import plotly_chart, present_figure
 from ui.safe import md, short
+from ui.view import Field, whole
 from ui.widgets import PLOTLY_CONFIG
 from viz.cost import matrix_figure, per_token_cost, sink_heatmap
 from viz.table import to_csv
@@ -57,22 +58,19 @@ def numbers(name: str, device: str, ids: tuple, read: tuple, prompt_len: int, si
     }
 
 
-def read_params() -> None:
-    """The section's settings from the link (call before the page's widgets run)."""
-    state.url_param("kvl", 0, lambda raw: int(raw) - 1, key="kv_layer")
-    state.url_param("kvm", "k", state.choice(("k", "v")), key="kv_which")
-    state.url_param("kvs", 1, state.clamped("kvs", 0, SINK_MAX, int), key="kv_sink")
-    state.url_param("kvw", 4, state.clamped("kvw", 1, WINDOW_MAX, int), key="kv_window")
+# the section's settings as its link carries them (ui/view.py): the generation page reads and writes
+# them with its own view; kvl is a layer, 1-based in the link as everywhere
+VIEW = (
+    Field("kvl", "kv_layer", 0, whole, one_based=True, omit_default=True),
+    Field("kvm", "kv_which", "k", state.choice(("k", "v")), omit_default=True),
+    Field("kvs", "kv_sink", 1, state.clamped("kvs", 0, SINK_MAX, int), omit_default=True),
+    Field("kvw", "kv_window", 4, state.clamped("kvw", 1, WINDOW_MAX, int), omit_default=True),
+)
 
 
-def url_values() -> dict:
-    s = st.session_state
-    return {
-        "kvl": s.get("kv_layer", 0) + 1 if s.get("kv_layer", 0) else None,
-        "kvm": None if s.get("kv_which", "k") == "k" else "v",
-        "kvs": None if s.get("kv_sink", 1) == 1 else s["kv_sink"],
-        "kvw": None if s.get("kv_window", 4) == 4 else s["kv_window"],
-    }
+def shown() -> dict:
+    """The section's view as its widgets hold it, by link name (for the page's write_view)."""
+    return {f.link: st.session_state.get(f.key, f.default) for f in VIEW}
 
 
 def chart(fig, key):
