@@ -43,6 +43,8 @@ st.radio(
     on_change=lambda: st.session_state.update(les_step=1),
 )
 lesson = st.session_state["les_lesson"]
+# the link follows the lesson chosen at once, also where the page stops below (a model loading, a refusal)
+lessons.write_url(lesson, st.session_state["les_step"] - 1, 0)
 waiting = lessons.models_loading(lesson, ctx.device)
 if waiting:  # a real pretrained model's first load in this process: said, not waited for
     still_loading(waiting[0], ctx.device)

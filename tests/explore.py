@@ -402,6 +402,31 @@ def problems(at: AppTest, lang: str) -> list[str]:
         out += [f"missing translation: {k}" for k in sorted(i18n.MISSING)]
     out += _disagreements(at)
     out += _count_axes(at)
+    out += _zero_based_pickers(at)
+    return out
+
+
+COUNTED_KEY = re.compile(r"(^|_)(layer|head)$")  # a layer or head picker (ui/widgets.py's and the pages' own)
+
+
+def _zero_based_pickers(at: AppTest) -> list[str]:
+    """Layer and head pickers that show a reader a 0-based number: the session holds a layer or head
+    from 0 and the control must say it from 1 ("Layer 1", "第 1 层"; issue 34's one convention)."""
+    out = []
+    for w in widgets(at):
+        if (
+            not isinstance(w, (Selectbox, Radio))
+            or not COUNTED_KEY.search(w.key or "")
+            or w.key not in at.session_state
+        ):
+            continue
+        value = at.session_state[w.key]
+        if not isinstance(value, int) or isinstance(value, bool) or w.index is None:
+            continue
+        shown = str(w.options[w.index])
+        numbers = re.findall(r"(?<![\d.])\d+(?![\d.])", shown)
+        if str(value + 1) not in numbers or (value == 0 and "0" in numbers):
+            out.append(f"{w.key}: the page holds {value} (from 0) and the control shows {shown!r}")
     return out
 
 

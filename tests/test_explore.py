@@ -137,3 +137,20 @@ def test_every_page_opens_from_a_link_carrying_every_key_any_page_writes():
             at = explore.open_link(page, link)
             found += [explore.Found(page, name, "en", (), p) for p in explore.problems(at, "en")]
     assert not found, _report(found)
+
+
+@pytest.mark.parametrize(("shown", "flagged"), [("str", True), ("from one", False)])
+def test_the_explorer_sees_a_layer_shown_from_zero(shown, flagged):
+    """The 1-based check (explore._zero_based_pickers) on a page of its own: a layer picker that
+    prints the session's 0-based value is found; one that says "Layer 1" is not."""
+    from streamlit.testing.v1 import AppTest
+
+    def page(shown):
+        import streamlit as st
+
+        fmt = str if shown == "str" else (lambda v: f"Layer {v + 1}")
+        st.selectbox("Layer", [0, 1, 2], key="probe_layer", format_func=fmt)
+
+    at = AppTest.from_function(page, kwargs={"shown": shown}).run()
+    found = explore._zero_based_pickers(at)
+    assert bool(found) is flagged, found
