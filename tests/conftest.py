@@ -379,12 +379,23 @@ def recompute_post(runner, w, a):
     return {"residual": x + a, "norm1": h1}  # the cross sub-layer is checked by the "cross" case
 
 
-# The tests that start a real server and time it (tests/browser/, the websocket protocol tests) are
-# marked `serial`: ./scripts/test runs the rest on two pytest-xdist workers, then these alone in one
-# process, so bounds such as "a room follows within 3 s" never compete with the other worker for
+# The tests that start a real server (tests/browser/, the websocket protocol tests) are marked
+# `serial`; those among them that assert on time ("a room follows within 3 s", frames of the
+# in-browser view, a first visit) are marked `timed` as well. ./scripts/test runs the rest on two
+# pytest-xdist workers, then the untimed server tests on two workers (each its own app server),
+# then the timed ones alone in one process, so a timing bound never competes with another test for
 # the two cores. The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py",)
+TIMED_FILES = (
+    "test_protocol.py",
+    "test_rooms.py",
+    "test_votes.py",
+    "test_timeline_play.py",
+    "test_attention_view.py",
+    "test_first_visit.py",
+    "test_production.py",
+)
 # test_cli.py: each test runs the CLI in a subprocess (torch imported again), one of them trains
 SLOW_FILES = (
     "test_explore.py",
@@ -402,6 +413,8 @@ def pytest_collection_modifyitems(config, items):
         path = Path(str(item.fspath))
         if "browser" in path.parts or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.serial)
+            if path.name in TIMED_FILES:
+                item.add_marker(pytest.mark.timed)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
 

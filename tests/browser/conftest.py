@@ -30,7 +30,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def app_server():
-    yield from served("streamlit-browser-tests.log")
+    # a log per pytest-xdist worker: ./scripts/test runs the untimed browser tests on two
+    yield from served(f"streamlit-browser-tests{os.environ.get('PYTEST_XDIST_WORKER', '')}.log")
 
 
 @pytest.fixture(scope="session")
