@@ -407,6 +407,8 @@ def problems(at: AppTest, lang: str) -> list[str]:
 
 
 COUNTED_KEY = re.compile(r"(^|_)(layer|head)$")  # a layer or head picker (ui/widgets.py's and the pages' own)
+# the editor's pickers hold the lesson file's own numbers, which count from 1 (lessons/schema.py)
+HELD_FROM_ONE = {"ed_layer", "ed_head"}
 
 
 def _zero_based_pickers(at: AppTest) -> list[str]:
@@ -425,8 +427,10 @@ def _zero_based_pickers(at: AppTest) -> list[str]:
             continue
         shown = str(w.options[w.index])
         numbers = re.findall(r"(?<![\d.])\d+(?![\d.])", shown)
-        if str(value + 1) not in numbers or (value == 0 and "0" in numbers):
-            out.append(f"{w.key}: the page holds {value} (from 0) and the control shows {shown!r}")
+        reader = value if w.key in HELD_FROM_ONE else value + 1
+        if str(reader) not in numbers or "0" in numbers:
+            held = "from 1" if w.key in HELD_FROM_ONE else "from 0"
+            out.append(f"{w.key}: the page holds {value} ({held}) and the control shows {shown!r}")
     return out
 
 
