@@ -23,6 +23,7 @@ import torch
 from analysis import experiments, intervene
 from model import intervention
 from model.errors import InputError
+from model.tokenizer import EOS
 
 from .pick import (
     WORD,
@@ -81,15 +82,29 @@ class Ctx:
             s["ablate"] = list(v["heads_off"])
         return s
 
-    def trace(self, text: str | None = None, **over):
+    def trace(self, text: str | None = None, target: str | None = None, **over):
+        """The trace of text (default: the step's sentence) under the view's settings changed by over;
+        target: a translator reads this text as its output (teacher forcing) instead of its own."""
         text = self.sentence if text is None else text
-        key = (text, tuple(sorted((k, str(v)) for k, v in self.settings(**over).items())))
+        key = (text, target, tuple(sorted((k, str(v)) for k, v in self.settings(**over).items())))
         if key not in self.traces:
+            forced = {} if target is None else {"target": target}
             try:
-                self.traces[key] = self.runner.trace(text, **self.settings(**over))
+                self.traces[key] = self.runner.trace(text, **self.settings(**over), **forced)
             except InputError as e:
                 raise NotApplicable("model_refuses", reason=str(e)) from e
         return self.traces[key]
+
+    def model_settings(self, **over):
+        """The view's settings as the model's AttentionSettings (heads_off as an intervention)."""
+        from model.config import settings_from
+
+        s = self.settings(**over)
+        try:
+            iv = intervention.build(self.runner, s.pop("ablate"), "zero") if s.get("ablate") else None
+        except InputError as e:
+            raise NotApplicable("model_refuses", reason=str(e)) from e
+        return settings_from(**s, intervention=iv)
 
     @property
     def kind(self) -> str:
@@ -234,9 +249,14 @@ def _count_question(n: int, **params) -> dict:
 
 @query(["choice"], params=("n", "tokens"))
 def token_count(ctx):
-    """How many tokens the model cuts the sentence into (the keys of the view's attention kind)."""
+    """How many tokens the model cuts the sentence into (the keys of the view's attention kind; the
+    translator's decoder: the tokens it read, its start token and what it wrote, a model output)."""
     att = ctx.att()
-    return _count_question(len(att.key_tokens), tokens=" | ".join(att.key_tokens))
+    q = _count_question(len(att.key_tokens), tokens=" | ".join(att.key_tokens))
+    if ctx.runner.kind == "translator" and ctx.kind == "decoder":
+        # the decoder's keys are the tokens it wrote (as row_count's rows): a model output
+        q.update(rule="output", margin=decode_gap(ctx, ctx.sentence))
+    return q
 
 
 @query(["choice"], params=("n", "out", "read"))
@@ -645,7 +665,18 @@ def sharpen_sketch(ctx):
     over = (
         {"temperature": temp} if ctx.args.get("every_layer") else {"temperature": temp, "temperature_layer": layer + 1}
     )
-    real_all = ctx.att(**over).weights.astype(np.float64)[layer, head]
+    if ctx.runner.kind == "translator" and kind != "encoder":
+        # the translator's rows at T must read what its rows at T = 1 read: at T its greedy output
+        # may be another (a Chinese story at T = 2 in every layer wrote one token fewer, and row 11
+        # of 10 was asked for), so it reads the T = 1 output, teacher-forced
+        runner = ctx.runner
+        _, src, _ = runner.ids(ctx.sentence)
+        start = runner.start_token(runner.direction(ctx.sentence))
+        _, read, _, _ = runner.decode_then_read(src, start, ctx.model_settings())
+        _, _, _, forced = runner.decode_then_read(src, start, ctx.model_settings(**over), target=read)
+        real_all = forced[kind][layer, 0, head].double().numpy()
+    else:
+        real_all = ctx.att(**over).weights.astype(np.float64)[layer, head]
 
     def option(r):
         keys = visible(att, r)
@@ -759,7 +790,9 @@ def cells_compare(ctx):
     """Whether `word` reads `key` with the same weight (within 0.01) in the sentence as in `other`;
     yes_if "same" (default) or "different" says which answer is "yes". Head "most_different": the
     head where they differ most. Equal to 1e-6 (by symmetry, e.g. positions off) is a structural
-    fact; otherwise the margin is the difference (weight rule)."""
+    fact; otherwise the margin is how far the difference is from SAME_WEIGHT, where the answer flips
+    (weight rule; it was the difference itself, 0.01 too sure: lesson 2's 咬 -> 狗 differs by 0.106,
+    0.096 from "the same")."""
     kind = ctx.kind
     ea, eb = ctx.att(), ctx.att(ctx.args["other"])
     ra, ka = _cell(ctx, ea, kind)
@@ -790,7 +823,7 @@ def cells_compare(ctx):
         },
         reveal=[_heat(ma, ea, kind, layer, head, ra), _heat(mb, eb, kind, layer, head, rb)],
         rule="exact" if exact else "weight",
-        margin=math.inf if exact else diff,
+        margin=math.inf if exact else abs(diff - SAME_WEIGHT),
     )
 
 
@@ -806,12 +839,12 @@ def pe_dot(ctx):
     d = ctx.runner.config.d_model
     p, q1, q2 = int(ctx.args.get("p", 3)), int(ctx.args.get("near", 4)), int(ctx.args.get("far", 10))
     n = max(16, p + 1, q1 + 1, q2 + 1)
-    pe = experiments.pe_table(d, n)
+    pe = experiments.pe_table(d, n).astype(np.float64)
     near, far = float(pe[p] @ pe[q1]), float(pe[p] @ pe[q2])
     return dict(
         options=["lesson_pe_near", "lesson_pe_far", "lesson_pe_equal"],
         option_params=[{"p": p, "q": q1}, {"p": p, "q": q2}, {}],
-        answer=0 if near > far + 1e-6 else 1 if far > near + 1e-6 else 2,
+        answer=0 if near > far + PE_TIE else 1 if far > near + PE_TIE else 2,
         params={
             "kind": "",
             "layer": "—",
@@ -827,20 +860,22 @@ def pe_dot(ctx):
     )
 
 
+# PE(p)·PE(q) = sum of cos((p - q)·ω_i) depends on |p - q| alone: equal distances give equal
+# products, which the float32 table puts up to 1.5e-5 apart (d_model 128, positions < 64), while
+# two different distances there are at least 0.0128 apart: "equal" within 1e-4 (it was 1e-6, and
+# p = 20, near = 19, far = 21 came out "far")
+PE_TIE = 1e-4
+
+
 def decode_gap(ctx, text: str) -> float:
     """The margin of a translator's output, in nats: the smallest log p(chosen) - log p(runner-up)
     over greedy decoding's decisions on text under the view's settings (the last decision writes
     </s>). Any decision that flipped would change the output, so this is how sure the answer is; on
     "I love you" it is 0.047 (its third token), where the rule "exact" promised infinity."""
-    from model.config import settings_from
-
     r = ctx.runner
     try:
         _, src, _ = r.ids(text)
-        over = ctx.settings()
-        iv = intervention.build(r, over.pop("ablate"), "zero") if over.get("ablate") else None
-        s = settings_from(**over, intervention=iv)
-        _, _, logits, _ = r.decode_then_read(src, r.start_token(r.direction(text)), s)
+        _, _, logits, _ = r.decode_then_read(src, r.start_token(r.direction(text)), ctx.model_settings())
     except InputError as e:
         raise NotApplicable("model_refuses", reason=str(e)) from e
     top2 = torch.log_softmax(logits[0].double(), -1).topk(2, -1).values
@@ -848,8 +883,13 @@ def decode_gap(ctx, text: str) -> float:
 
 
 def next_probs(runner, prompt: str, settings: dict) -> np.ndarray:
-    s = {k: v for k, v in settings.items() if k in ("temperature", "use_position")}
+    """A GPT's next-token probabilities after prompt under a view's settings (Ctx.settings), heads
+    off and the temperature's layer included (they were dropped: a step with heads off asked for
+    the next token of the untouched model)."""
+    s = {k: v for k, v in settings.items() if k in ("temperature", "use_position", "temperature_layer")}
     try:
+        if settings.get("ablate"):
+            s["intervention"] = intervention.build(runner, settings["ablate"], "zero")
         logits = experiments.gpt_next_token_logits(runner, prompt, **s).astype(np.float64)
     except InputError as e:
         raise NotApplicable("model_refuses", reason=str(e)) from e
@@ -921,9 +961,12 @@ def sample_differs(ctx):
 @query(["yesno"], args={"pick": str}, params=("heads", "before", "after", "loss"), needs="ablate")
 def switch_off_changes(ctx):
     """Whether switching heads off (output 0) changes the output (translator: the translation; GPT:
-    the next token). The heads: the view's heads_off, or `pick` "most_important" (the most important
-    head, by intervene.importance on the sentence, whose output clearly changes) / "least_important"
-    (the least important whose output clearly stays; translator only). Margin: change_margin."""
+    the next token), under the view's other settings (temperature, positions). The heads: the
+    view's heads_off, or `pick` "most_important" (the most important head, by intervene.importance
+    on the sentence, whose output clearly changes) / "least_important" (the least important whose
+    output clearly stays; translator only). Margin: change_margin, in nats. The untouched run, the
+    run with the heads off and the margin all read the view's settings (the margin and a GPT's
+    answer were computed at temperature 1 with positions on whatever the view said)."""
     from .steps import change_margin
 
     r = ctx.runner
@@ -931,15 +974,14 @@ def switch_off_changes(ctx):
     if pick:
         if r.kind != "translator":
             raise NotApplicable("needs_translate", query="switch_off_changes")
-        imp = intervene.importance(r, ctx.sentence, how="zero")
-        _, base_ids = intervene.step_probs(r, ctx.sentence)
+        imp = intervene.importance(r, ctx.sentence, how="zero", **ctx.settings(heads_off=[]))
+        _, base_ids = forced_probs(ctx, [])
         ranked = [int(i) for i in np.argsort(-imp.score)]
         want = pick == "most_important"
         for i in ranked if want else ranked[::-1]:
             if bool(imp.changed[i]) != want:
                 continue
-            iv = intervention.build(r, [imp.heads[i]], "zero")
-            probs, _ = intervene.step_probs(r, ctx.sentence, iv, target=base_ids)
+            probs, _ = forced_probs(ctx, [imp.heads[i]], target=base_ids)
             margin = change_margin(probs, base_ids)
             if margin >= MARGINS["change"]:
                 break
@@ -963,27 +1005,22 @@ def switch_off_changes(ctx):
     heads = list(ctx.view.get("heads_off") or [])
     if not heads:
         raise NotApplicable("needs_heads_off")
-    try:
-        iv = intervention.build(r, heads, "zero")
-    except InputError as e:
-        raise NotApplicable("model_refuses", reason=str(e)) from e
+    ctx.model_settings()  # heads the model does not have: NotApplicable
     first = heads[0].split(":")
     params = {"kind": first[0], "layer": first[1], "head": first[2], "heads": ", ".join(heads)}
     if r.kind == "translator":
         before = ctx.trace(heads_off=[]).output_text
         after = ctx.trace().output_text
-        _, base_ids = intervene.step_probs(r, ctx.sentence)
-        probs, _ = intervene.step_probs(r, ctx.sentence, iv, target=base_ids)
-        base_loss = -np.log(np.clip(intervene.step_probs(r, ctx.sentence, None, target=base_ids)[0], 1e-30, None))
-        gold = list(base_ids[1:]) + [0]
-        loss = float(
-            np.mean([-np.log(max(probs[t, g], 1e-30)) - base_loss[t, g] for t, g in enumerate(gold[: len(probs)])])
-        )
+        base_probs, base_ids = forced_probs(ctx, [])
+        probs, _ = forced_probs(ctx, heads, target=base_ids)
+        gold = list(base_ids[1:]) + [EOS]
+        lp, lb = (np.log(np.clip(x, 1e-30, None)) for x in (probs, base_probs))
+        loss = float(np.mean([lb[t, g] - lp[t, g] for t, g in enumerate(gold[: len(probs)])]))
         changed = before != after
         margin = change_margin(probs, base_ids)
     else:
-        base = next_probs(r, ctx.sentence, {})
-        off = next_probs_off(r, ctx.sentence, iv)
+        base = next_probs(r, ctx.sentence, ctx.settings(heads_off=[]))
+        off = next_probs(r, ctx.sentence, ctx.settings())
         b, o = int(base.argmax()), int(off.argmax())
         before, after = r.tokenizer.labels([b])[0], r.tokenizer.labels([o])[0]
         changed = b != o
@@ -998,15 +1035,24 @@ def switch_off_changes(ctx):
     )
 
 
+def forced_probs(ctx, heads, target=None):
+    """The translator's next-token probabilities (T, vocab) on the step's sentence under the view's
+    settings with `heads` off (none: the untouched model), teacher-forced on target (start token
+    first; default: its own greedy output there), and the ids read."""
+    r = ctx.runner
+    try:
+        _, src, _ = r.ids(ctx.sentence)
+        s = ctx.model_settings(heads_off=list(heads))
+        _, read, logits, _ = r.decode_then_read(src, r.start_token(r.direction(ctx.sentence)), s, target=target)
+    except InputError as e:
+        raise NotApplicable("model_refuses", reason=str(e)) from e
+    return torch.softmax(logits[0].double(), -1).numpy(), read
+
+
 def nats(x: float) -> str:
     """A change in nats to 2 decimals, with no "-0.00" (a head whose removal raises the untouched
     translation's log probability by under 0.005 nats: decoder.10 printed "-0.00 nats")."""
     return f"{round(float(x), 2) + 0.0:.2f}"
-
-
-def next_probs_off(runner, prompt: str, iv) -> np.ndarray:
-    probs, _ = intervene.step_probs(runner, prompt, iv)
-    return np.asarray(probs[-1], dtype=np.float64)
 
 
 @query(

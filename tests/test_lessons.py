@@ -244,7 +244,8 @@ def oracle(spec, runner, sentence, params=None):
             diff = abs(mat(w, la, h)[ra, ka] - mat(wb, la, h)[rb, kb])
         same = diff < 0.01
         yes = same if args.get("yes_if", "same") == "same" else not same
-        return ("yes" if yes else "no"), (None if diff < 1e-6 else diff)
+        # the answer flips where the difference crosses 0.01 ("the same"): the margin is the distance to it
+        return ("yes" if yes else "no"), (None if diff < 1e-6 else abs(diff - 0.01))
     if q == "pe_dot":
         pe = PositionalEncoding(runner.config.d_model, 64).pe[0].numpy().astype(np.float64)
         p, a, b = args.get("p", 3), args.get("near", 4), args.get("far", 10)
