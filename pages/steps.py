@@ -16,15 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from analysis.walkthrough import STEPS, record, shared_head, walk
-from model import KINDS
 from model.errors import InputError, ModelFileError
-from ui import cache, state
+from ui import cache, state, view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import ARROW
 from ui.run import current
 from ui.safe import md
+from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
     heatmap_labels,
@@ -88,7 +88,14 @@ def show_shared_head(sh) -> None:
 
 
 def go(delta: int) -> None:
-    st.session_state["steps_step"] = min(max(int(st.session_state.get("steps_step", 1)) + delta, 1), N)
+    """Previous / Next: the step delta places away, within the ten."""
+    at = STEPS.index(st.session_state.get("steps_step", STEPS[0]))
+    st.session_state["steps_step"] = STEPS[min(max(at + delta, 0), N - 1)]
+
+
+def numbered_step(raw: str) -> str:
+    """An old link's ?step=N (1 to 10), the step's name now (?stage=NAME)."""
+    return STEPS[state.integer(1, N)(raw) - 1]
 
 
 def rows(tokens) -> list[str]:
@@ -138,13 +145,18 @@ def mlabels(columns=None) -> dict:
     }
 
 
-# -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
+# -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
 ctx = current()
-state.url_param("step", 1, state.integer(1, N), key="steps_step")
-state.url_param("kind", None, state.choice(KINDS), key="steps_kind")
-state.url_param("layer", 0, lambda raw: int(raw) - 1, key="steps_layer")
-state.url_param("head", 0, lambda raw: int(raw) - 1, key="steps_head")
-state.url_param("q", None, int, key="steps_q")
+VIEW = (
+    # ?stage=softmax: the step by its name (a number would move if a step were added); links from
+    # before said ?step=7, and ?step= is a training or decoding step on other pages (docs/architecture.md)
+    Field("stage", "steps_step", STEPS[0], state.choice(STEPS), old="step", from_old=numbered_step),
+    view.kind("steps_kind"),
+    view.layer("steps_layer"),
+    view.head("steps_head"),
+    view.row("steps_q"),  # None: the page's choice, the second token
+)
+state.read_view(VIEW)
 
 page_header("page_steps", "steps_intro")
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V")
@@ -173,7 +185,7 @@ with c_head:
     head = number_picker("steps_head", cfg.num_heads, "steps_head", "steps_head_n")
 
 # -- previous / next --------------------------------------------------------------------------
-step = int(st.session_state["steps_step"])
+step = STEPS.index(st.session_state["steps_step"]) + 1
 c_prev, c_pick, c_next = main_area().columns([1, 4, 1], vertical_alignment="bottom")
 with c_prev:
     st.button(
@@ -187,12 +199,13 @@ with c_prev:
         help=t("steps_keys_help"),
     )
 with c_pick:
-    step = st.selectbox(
+    name = st.selectbox(
         t("steps_step"),
-        list(range(1, N + 1)),
+        STEPS,
         key="steps_step",
-        format_func=lambda n: t("steps_step_of", n=n, total=N, title=t(f"steps_title_{STEPS[n - 1]}")),
+        format_func=lambda k: t("steps_step_of", n=STEPS.index(k) + 1, total=N, title=t(f"steps_title_{k}")),
     )
+    step = STEPS.index(name) + 1
 with c_next:
     st.button(
         t("steps_next"),
@@ -205,8 +218,13 @@ with c_next:
         help=t("steps_keys_help"),
     )
 st.progress(step / N)
-state.set_url(
-    step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1, q=st.session_state.get("steps_q")
+state.write_view(
+    VIEW,
+    stage=STEPS[step - 1],
+    kind=kind if len(kinds) > 1 else None,
+    layer=layer,
+    head=head,
+    q=st.session_state.get("steps_q"),
 )
 
 if not ctx.text.strip():
