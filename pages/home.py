@@ -74,7 +74,13 @@ if tr is not None:
         st.markdown(t("home_meaning"))
 
 st.subheader(t("home_next"))
-cols = st.columns(3)
+# a link's label wraps onto a second line instead of ending in "…" (three columns on a projector's
+# 1.35 rem text cut "Lessons: predict, then see the model'…", issue 37)
+st.html(
+    "<style>.st-key-home_links [data-testid='stPageLink-NavLink'] * {white-space: normal !important;"
+    " overflow: visible !important; text-overflow: clip !important;}</style>"
+)
+cols = st.container(key="home_links").columns(3)
 # (page, label, the link's parameters: the section a link names opens at that section)
 for i, (page, key, params) in enumerate(
     [

@@ -230,3 +230,44 @@ def test_a_head_link_of_mean_shows_the_first_head_and_says_so():
     at = open_page(PAGE, "gpt", head="mean", stage="softmax")
     assert "mean" in warnings(at) and "Head 1" in warnings(at)
     assert at.session_state["steps_head"] == 0 and at.query_params["head"] == "1"
+
+
+def in_order(node, out: list) -> list:
+    """The page's elements as a reader meets them, top to bottom: (type, key, value)."""
+    children = getattr(node, "children", None)
+    if isinstance(children, dict) and children:
+        for k in sorted(children):
+            in_order(children[k], out)
+    else:
+        out.append((type(node).__name__, getattr(node, "key", None), getattr(node, "value", None)))
+    return out
+
+
+@pytest.mark.parametrize("stage", ["tokens", "softmax"])
+def test_on_a_projector_the_steps_numbers_come_right_under_its_title(stage):
+    """Presentation mode (issue 37): under the step's title come its numbers, the tokens' table or
+    the step's first chart, before the page's formula and the kind, layer and head pickers (at
+    1280 x 800 with a room open the tokens' table was at y 1191, below the first screen)."""
+    at = open_page(PAGE, "translator", present=1, stage=stage)
+    assert at.toggle(key="_present_exit").value is True  # presentation mode's own way out
+    seen = in_order(at.main, [])
+    title = next(
+        i for i, (kind, _, v) in enumerate(seen) if kind == "Subheader" and str(v).startswith(f"{step_of(at)}.")
+    )
+    # the next thing seen (a chart's text alternative, read and not seen, and CSS aside)
+    kind, key, value = next(e for e in seen[title + 1 :] if e[0] != "Html")
+    if stage == "tokens":
+        w = walk(cache.runner("translator", "auto"), TEXT, "encoder", 0, 0)
+        assert kind == "Dataframe" and list(value["Token"]) == w.query_tokens, seen[title : title + 3]
+    else:
+        assert key == "steps_weights", seen[title : title + 3]  # the weights' heatmap
+    formula = next(i for i, (kind, _, v) in enumerate(seen) if "mathrm{Attention}" in str(v))
+    picker = next(i for i, (_, key, _) in enumerate(seen) if key == "steps_layer")
+    assert title < formula and title < picker
+    # not on a projector: the pickers first, as the tutorial reads
+    at = open_page(PAGE, "translator", stage=stage)
+    seen = in_order(at.main, [])
+    title = next(
+        i for i, (kind, _, v) in enumerate(seen) if kind == "Subheader" and str(v).startswith(f"{step_of(at)}.")
+    )
+    assert next(i for i, (_, key, _) in enumerate(seen) if key == "steps_layer") < title
