@@ -78,7 +78,7 @@ st.subheader(t("home_next"))
 # 1.35 rem text cut "Lessons: predict, then see the model'…", issue 37)
 st.html(
     "<style>.st-key-home_links [data-testid='stPageLink-NavLink'] * {white-space: normal !important;"
-    " overflow: visible !important; text-overflow: clip !important;}</style>"
+    " overflow: visible !important; text-overflow: clip !important; line-height: 1.35;}</style>"
 )
 cols = st.container(key="home_links").columns(3)
 # (page, label, the link's parameters: the section a link names opens at that section)
