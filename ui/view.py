@@ -1,6 +1,6 @@
 """A page's view, declared once: every setting the link carries, with its link name, the session
-key its widget owns, its default, its one parser, and how a reader sees it (layers, heads and
-steps from 1, held from 0). ui/state.py's read_view (from the link, else the session) and
+key its widget owns, its default, its one parser, and how a reader sees it (layers and heads
+from 1, held from 0; docs/architecture.md, "The link", lists the shared names). ui/state.py's read_view (from the link, else the session) and
 write_view (back into the link) do the round trip the pages wrote out by hand; fitting a value to
 the model shown stays state.fit, which the shared pickers (ui/widgets.py) call.
 
