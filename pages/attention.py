@@ -21,8 +21,7 @@ from analysis.measures import (
     rollout,
     word_groups,
 )
-from model import KINDS
-from ui import cache, state
+from ui import cache, state, view
 from ui.attention_view import attention_view
 from ui.context import model_label, partial
 from ui.grammar import output_markdown
@@ -30,6 +29,7 @@ from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import row_labels, rows_caption, written
 from ui.run import current
+from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
     download,
@@ -118,16 +118,18 @@ def toggle_words() -> None:
 
 ctx = current()
 
-# -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
-state.url_param("kind", None, state.choice(KINDS), key="att_kind")
-state.url_param("layer", None, lambda raw: int(raw) - 1, key="att_layer")
-state.url_param("head", "mean", lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="att_head")
-state.url_param("q", 1, int, key="att_q")
-state.url_param("words", False, state.flag, key="att_words")
-state.url_param("tab", "head", state.choice(TABS), key="att_tab_id")
-temperature = state.url_param("temp", 1.0, state.number(0.05, 20.0), key="att_temp")
-# the shown layer's own temperature, applied in the browser (exact for that layer alone)
-state.url_param("ltemp", 1.0, state.number(0.05, 20.0), key="att_ltemp")
+# -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
+VIEW = (
+    view.kind("att_kind"),  # None: the model's first kind
+    view.layer("att_layer", None),  # None: the last layer
+    view.head("att_head", "mean"),
+    view.row("att_q", 1),
+    Field("words", "att_words", False, state.flag, omit_default=True),
+    Field("tab", "att_tab_id", "head", state.choice(TABS), omit_default=True),
+    view.temperature("att_temp"),  # every layer's, applied on the server (the trace is recomputed)
+    view.layer_temperature("att_ltemp"),  # the shown layer's own, applied in the browser
+)
+temperature = state.read_view(VIEW)["temp"]
 
 page_header("page_attention", "att_intro")
 
@@ -371,16 +373,16 @@ def explorer(tr, runner, temperature: float) -> None:
             if vl_convert is None:
                 st.caption(t("att_no_svg"))
 
-    state.set_url(tab=None if st.session_state["att_tab_id"] == "head" else st.session_state["att_tab_id"])
-    ltemp = st.session_state.get("att_ltemp", 1.0)
-    state.set_url(
+    state.write_view(
+        VIEW,
         kind=kind if len(kinds) > 1 else None,
-        layer=layer + 1,
-        head="mean" if head == "mean" else head + 1,
+        layer=layer,
+        head=head,
         q=q,
-        words=True if words else None,
-        temp=None if temperature == 1.0 else temperature,
-        ltemp=None if ltemp == 1.0 or words else ltemp,
+        words=words,
+        tab=st.session_state["att_tab_id"],
+        temp=temperature,
+        ltemp=None if words else st.session_state.get("att_ltemp", 1.0),  # merged words: no one softmax
     )
     copy_link()
 

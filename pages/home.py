@@ -6,7 +6,7 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
-from ui import state
+from ui import state, view
 from ui.attention_view import attention_view
 from ui.grammar import output_markdown
 from ui.i18n import t
@@ -22,9 +22,14 @@ NO_CONTROLS = (
 )
 
 
-def take_row(view: dict) -> None:
+# the page's view (ui/view.py): the row, the one setting its link carries
+# (its default, the second token, depends on the sentence: read_view is given it below)
+VIEW = (view.row("home_q"),)
+
+
+def take_row(reported: dict) -> None:
     """The row the reader chose in the view (when they let go) goes into the link and the room."""
-    st.session_state["home_q"] = view["q"]
+    st.session_state["home_q"] = reported["q"]
 
 
 ctx = current()
@@ -39,7 +44,7 @@ if tr is not None:
     att = tr.attention[kind]
     if tr.output_text:
         st.markdown(output_markdown(tr, "home_translation", code=True))  # off-language: not "Translation"
-    state.url_param("q", min(1, len(att.query_tokens) - 1), int, key="home_q")
+    state.read_view(VIEW, q=min(1, len(att.query_tokens) - 1))
     q = state.fit("home_q", range(len(att.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
     layer = att.num_layers - 1
     with main_area():  # presentation mode: under the title
@@ -64,12 +69,18 @@ if tr is not None:
         st.caption(rows_caption(att))
     st.caption(t("home_table_note"))
     token_legend(att.query_tokens)
-    state.set_url(q=st.session_state["home_q"])
+    state.write_view(VIEW, q=q)
     if ctx.presentation:
         st.markdown(t("home_meaning"))
 
 st.subheader(t("home_next"))
-cols = st.columns(3)
+# a link's label wraps onto a second line instead of ending in "…" (three columns on a projector's
+# 1.35 rem text cut "Lessons: predict, then see the model'…", issue 37)
+st.html(
+    "<style>.st-key-home_links [data-testid='stPageLink-NavLink'] * {white-space: normal !important;"
+    " overflow: visible !important; text-overflow: clip !important; line-height: 1.35;}</style>"
+)
+cols = st.container(key="home_links").columns(3)
 # (page, label, the link's parameters: the section a link names opens at that section)
 for i, (page, key, params) in enumerate(
     [

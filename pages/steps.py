@@ -16,15 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from analysis.walkthrough import STEPS, record, shared_head, walk
-from model import KINDS
 from model.errors import InputError, ModelFileError
-from ui import cache, state
+from ui import cache, state, view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import ARROW
 from ui.run import current
 from ui.safe import md
+from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
     heatmap_labels,
@@ -88,15 +88,24 @@ def show_shared_head(sh) -> None:
 
 
 def go(delta: int) -> None:
-    st.session_state["steps_step"] = min(max(int(st.session_state.get("steps_step", 1)) + delta, 1), N)
+    """Previous / Next: the step delta places away, within the ten."""
+    at = STEPS.index(st.session_state.get("steps_step", STEPS[0]))
+    st.session_state["steps_step"] = STEPS[min(max(at + delta, 0), N - 1)]
+
+
+def numbered_step(raw: str) -> str:
+    """An old link's ?step=N (1 to 10), the step's name now (?stage=NAME)."""
+    return STEPS[state.integer(1, N)(raw) - 1]
 
 
 def rows(tokens) -> list[str]:
     return [f"{i} {tok}" for i, tok in enumerate(tokens)]
 
 
-def chart(fig, key: str) -> None:
-    with main_area(first=True):  # presentation mode: the step's first chart under the step's title
+def chart(fig, key: str, lead: bool = True) -> None:
+    """lead: in presentation mode the step's first such chart goes under the step's title (a
+    diagram of shapes, lead=False, stays where it is: the model's numbers go first)."""
+    with main_area(first=True) if lead else st.container():
         plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
@@ -138,15 +147,28 @@ def mlabels(columns=None) -> dict:
     }
 
 
-# -- the view's settings from the link (bad values: default + notice, shown by page_header) ------
+# -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
 ctx = current()
-state.url_param("step", 1, state.integer(1, N), key="steps_step")
-state.url_param("kind", None, state.choice(KINDS), key="steps_kind")
-state.url_param("layer", 0, lambda raw: int(raw) - 1, key="steps_layer")
-state.url_param("head", 0, lambda raw: int(raw) - 1, key="steps_head")
-state.url_param("q", None, int, key="steps_q")
+VIEW = (
+    # ?stage=softmax: the step by its name (a number would move if a step were added); links from
+    # before said ?step=7, and ?step= is a training or decoding step on other pages (docs/architecture.md)
+    Field("stage", "steps_step", STEPS[0], state.choice(STEPS), old="step", from_old=numbered_step),
+    view.kind("steps_kind"),
+    view.layer("steps_layer"),
+    view.head("steps_head"),
+    view.row("steps_q"),  # None: the page's choice, the second token
+)
+state.read_view(VIEW)
 
 page_header("page_steps", "steps_intro")
+# on a phone the formulas at full size (ui/layout.py draws every page's at 80 %, whose subscripts are
+# 9.5 px): this page's formulas are written to fit 356 px so (the widest, 312 px; the wide ones on
+# two lines), and a subscript is then 11.9 px. Their boxes do not scroll: a box as wide as its
+# formula scrolled by the 2 px a glyph (K's ⊤) stands out, a region no keyboard reaches (axe-core)
+st.html(
+    "<style>@media (max-width: 480px) {[data-testid='stMain'] .katex-display > .katex"
+    " {font-size: 1em !important;} [data-testid='stMain'] .katex-display {overflow: visible !important;}}</style>"
+)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V")
 
 runner = ctx.runner()
@@ -173,7 +195,7 @@ with c_head:
     head = number_picker("steps_head", cfg.num_heads, "steps_head", "steps_head_n")
 
 # -- previous / next --------------------------------------------------------------------------
-step = int(st.session_state["steps_step"])
+step = STEPS.index(st.session_state["steps_step"]) + 1
 c_prev, c_pick, c_next = main_area().columns([1, 4, 1], vertical_alignment="bottom")
 with c_prev:
     st.button(
@@ -187,12 +209,16 @@ with c_prev:
         help=t("steps_keys_help"),
     )
 with c_pick:
-    step = st.selectbox(
+    # on a projector without its label (each option says "Step 6 of 10: ..."), so that the step's
+    # first table or chart starts higher on the first screen
+    name = st.selectbox(
         t("steps_step"),
-        list(range(1, N + 1)),
+        STEPS,
         key="steps_step",
-        format_func=lambda n: t("steps_step_of", n=n, total=N, title=t(f"steps_title_{STEPS[n - 1]}")),
+        format_func=lambda k: t("steps_step_of", n=STEPS.index(k) + 1, total=N, title=t(f"steps_title_{k}")),
+        label_visibility="collapsed" if ctx.presentation else "visible",
     )
+    step = STEPS.index(name) + 1
 with c_next:
     st.button(
         t("steps_next"),
@@ -205,8 +231,13 @@ with c_next:
         help=t("steps_keys_help"),
     )
 st.progress(step / N)
-state.set_url(
-    step=step, kind=kind if len(kinds) > 1 else None, layer=layer + 1, head=head + 1, q=st.session_state.get("steps_q")
+state.write_view(
+    VIEW,
+    stage=STEPS[step - 1],
+    kind=kind if len(kinds) > 1 else None,
+    layer=layer,
+    head=head,
+    q=st.session_state.get("steps_q"),
 )
 
 if not ctx.text.strip():
@@ -288,12 +319,16 @@ def step_tokens() -> None:
         sides = (
             [("query", qt, w.query_ids)] if kind != "cross" else [("query", qt, w.query_ids), ("key", kt, w.key_ids)]
         )
-        for side, toks, ids in sides:
-            if kind == "cross":
-                st.markdown("**" + t(f"steps_tokens_{side}_side") + "**")
-            df = pd.DataFrame({t("col_position"): range(len(toks)), t("col_token"): toks, t("steps_col_id"): ids})
-            st.dataframe(df, hide_index=True, key=f"steps_tokens_{side}", height=min(3 + 35 * (len(df) + 1), 420))
-            st.caption(t("steps_n_tokens", n=len(toks)))
+        # this step's numbers are the tables of ids: on a projector they go under the step's title
+        with main_area(first=True):
+            for side, toks, ids in sides:
+                if kind == "cross":
+                    st.markdown("**" + t(f"steps_tokens_{side}_side") + "**")
+                df = pd.DataFrame({t("col_position"): range(len(toks)), t("col_token"): toks, t("steps_col_id"): ids})
+                # every row shown up to 11 tokens (a projector's rows are taller than 35 px), then a scroll
+                height = "content" if len(df) <= 11 else 420
+                st.dataframe(df, hide_index=True, key=f"steps_tokens_{side}", height=height)
+                st.caption(t("steps_n_tokens", n=len(toks)))
     with right:
         show_code("tokens", w)
 
@@ -303,10 +338,11 @@ def step_embed() -> None:
     emb = r"\mathrm{Embedding}(\mathrm{ids})" + (r"\cdot\sqrt{d_{\text{model}}}" if w.arch == "transformer" else "")
     if scheme == "sinusoidal":
         formula.latex(r"X^{(0)} = " + emb + r" + PE")
-        formula.latex(
-            r"PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right),\quad "
-            r"PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)"
-        )
+        # one line each, and d for d_model in the exponent: a subscript of an exponent is drawn at
+        # half size, 7 px on a phone (below 11 px); at full size on one line it would not fit 356 px
+        formula.latex(r"PE_{(pos,\,2i)} = \sin\left(\frac{pos}{10000^{2i/d}}\right)")
+        formula.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d}}\right)")
+        formula.latex(r"d = d_{\text{model}} = %d" % w.d_model)
     elif scheme == "learned":
         formula.latex(r"X^{(0)} = " + emb + r" + P_{\text{learned}}[pos]")
     else:
@@ -353,7 +389,7 @@ def step_qkv() -> None:
         st.markdown(t("steps_linear", d=w.d_model))
         st.markdown("**" + t("steps_split_title") + "**")
         st.caption(t("steps_split_help", h=w.num_heads, d_k=w.d_k, d=w.d_model, head=head + 1))
-        chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, labels=mlabels()), "steps_split")
+        chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, labels=mlabels()), "steps_split", lead=False)
         tabs = st.tabs(["Q", "K", "V"])
         for tab, name, full, part, pre, toks in zip(
             tabs,
@@ -446,7 +482,9 @@ def step_mask() -> None:
 def step_softmax() -> None:
     temp = "" if w.temperature == 1.0 else f"/{w.temperature:g}"
     formula.latex(
-        r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{e^{S'_{ij}%s}}{\sum_{k} e^{S'_{ik}%s}}" % (temp, temp, temp)
+        # exp(...) rather than e^{...}: an exponent's subscript is drawn at half size (7 px on a phone)
+        r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{\exp(S'_{ij}%s)}{\sum_{k} \exp(S'_{ik}%s)}"
+        % (temp, temp, temp)
     )
     with left:
         st.markdown(t("steps_softmax_explain"))
@@ -502,12 +540,15 @@ def step_weighted() -> None:
 
 
 def step_concat() -> None:
+    # two lines: on one, at a phone's 11 px subscripts, it would be wider than the screen
     formula.latex(
-        r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O" % w.num_heads
+        r"\begin{aligned}&\mathrm{MultiHead}(Q, K, V)\\"
+        r"&\quad= \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O\end{aligned}" % w.num_heads
     )
     with left:
         st.markdown(t("steps_concat_explain", h=w.num_heads, d_k=w.d_k, d=w.d_model))
-        chart(shapes_figure(T, w.d_model, w.num_heads, chosen=head, merge=True, labels=mlabels()), "steps_merge")
+        merge = shapes_figure(T, w.d_model, w.num_heads, chosen=head, merge=True, labels=mlabels())
+        chart(merge, "steps_merge", lead=False)
         st.markdown(shape("Concat", w.concat) + " · " + t("steps_bands", head=head + 1))
         matrix(w.concat, qt, "steps_concat", head_bands=w.num_heads, chosen_head=head)
         st.markdown(shape("MultiHead = Concat·W^O + b", w.output))

@@ -181,3 +181,18 @@ def test_a_link_with_the_shown_layers_temperature():
     # merged words are sums of weights, not one softmax: no temperature slider there
     at.toggle(key="att_words").set_value(True).run()
     assert not apptest.attention_view(at, "att_view")[0]["temperature"]
+
+
+def test_a_temperature_link_is_read_as_on_the_temperature_page():
+    """?temp= has one parser on every page (ui/view.py): any T in 0.05..20 as it is (the table is
+    the trace at that T), past the range its end with a notice (it used to be refused here and
+    clamped there)."""
+    at = open_page("gpt", layer=2, head=3, q=4, temp=2.5)
+    assert not notices(at)
+    att = trace("gpt", temperature=2.5).attention["decoder"]
+    np.testing.assert_allclose(table(at)[1], att.weights[1, 2, 4], atol=1e-6)
+    assert qp(at, "temp") == "2.5"
+    at = open_page("gpt", layer=2, head=3, q=4, temp=100)
+    assert "“temp”" in notices(at) and "100" in notices(at) and qp(at, "temp") == "20"
+    att = trace("gpt", temperature=20.0).attention["decoder"]
+    np.testing.assert_allclose(table(at)[1], att.weights[1, 2, 4], atol=1e-6)

@@ -3,8 +3,8 @@
 Every step of the translator's three attentions and of a GPT is walked with the Next button; the
 numbers each step shows are compared with a recomputation from the model's weights (the helpers
 in tests/conftest.py, which never use our model code). Then bad links (layer, head, step,
-kind and query out of range or not numbers), a one-token sentence, a sentence past the maximum
-length, presentation mode, and the copy-link box.
+kind and query out of range or not numbers), old links (?step=N before ?stage=NAME), a one-token
+sentence, a sentence past the maximum length, presentation mode, and the copy-link box.
 """
 
 from __future__ import annotations
@@ -90,12 +90,12 @@ WALKS = [("translator", "encoder"), ("translator", "decoder"), ("translator", "c
 def test_every_step_shows_the_models_numbers(name, kind):
     runner = cache.runner(name, "auto")
     layer, head = runner.config.num_layers, 2  # 1-based in the link: the last layer, head 2
-    params = {"step": 1, "layer": layer, "head": head} | ({"kind": kind} if name == "translator" else {})
+    params = {"stage": "tokens", "layer": layer, "head": head} | ({"kind": kind} if name == "translator" else {})
     at = open_page(PAGE, name, **params)
     w = walk(runner, TEXT, kind, layer - 1, head - 1)
     assert at.selectbox(key="steps_layer").value == layer - 1 and at.selectbox(key="steps_head").value == head - 1
     for step in range(1, len(STEPS) + 1):
-        assert step_of(at) == step and at.query_params["step"] == str(step)
+        assert step_of(at) == step and at.query_params["stage"] == STEPS[step - 1]
         assert len(at.latex) >= 2  # the page's formula and this step's
         assert at.code, "the step shows the code that computes it"
         check_numbers(at, runner, w, step)
@@ -118,7 +118,8 @@ def warnings(at: AppTest) -> str:
         ({"layer": 99}, "Layer 99"),
         ({"head": 0}, "Head 0"),
         ({"head": "abc"}, "abc"),
-        ({"step": 42}, "42"),
+        ({"stage": "nope"}, "nope"),
+        ({"step": 42}, "42"),  # an old link's number past the tenth step
         ({"step": "x"}, "x"),
         ({"kind": "cross"}, "Cross-attention"),
     ],
@@ -131,7 +132,7 @@ def test_bad_links_show_a_notice(params, expect):
 
 
 def test_every_step_renders_after_a_bad_link():
-    at = open_page(PAGE, "gpt-alibi", layer=-3, head=77, step=1)
+    at = open_page(PAGE, "gpt-alibi", layer=-3, head=77, stage="tokens")
     assert "Head 77" in warnings(at) and "Layer -3" in warnings(at)
     assert (at.session_state["steps_layer"], at.session_state["steps_head"]) == (0, 3)
     for _ in range(len(STEPS) - 1):
@@ -142,7 +143,7 @@ def test_every_step_renders_after_a_bad_link():
 
 
 def test_query_out_of_range_in_the_link():
-    at = open_page(PAGE, "gpt", step=7, q=999)
+    at = open_page(PAGE, "gpt", stage="softmax", q=999)
     assert "999" in warnings(at)
     assert at.session_state["steps_q"] == 1
 
@@ -150,7 +151,7 @@ def test_query_out_of_range_in_the_link():
 def test_one_token_sentence():
     """ "猫" is one token: 1 x 1 (encoder), 1 key per query (cross), <s> + 猫 (GPT)."""
     for name, kind in (("gpt", "decoder"), ("translator", "cross")):
-        at = open_page(PAGE, name, text="猫", step=1, **({"kind": kind} if name == "translator" else {}))
+        at = open_page(PAGE, name, text="猫", **({"kind": kind} if name == "translator" else {}))
         for _ in range(len(STEPS) - 1):
             at.button(key="steps_next").click().run()
             ok(at)
@@ -158,7 +159,7 @@ def test_one_token_sentence():
     for kind in ("encoder", "decoder"):  # the translator's other two, at their core steps
         at.radio(key="steps_kind").set_value(kind)
         for step in (3, 6, 7, 9):
-            at.selectbox(key="steps_step").set_value(step).run()
+            at.selectbox(key="steps_step").set_value(STEPS[step - 1]).run()
             ok(at)
             assert step_of(at) == step
 
@@ -166,7 +167,7 @@ def test_one_token_sentence():
 def test_sentence_past_the_maximum_length():
     runner = cache.runner("gpt", "auto")
     long = " ".join(["the cat sat on the mat"] * 40)
-    at = open_page(PAGE, "gpt", text=long, step=7)
+    at = open_page(PAGE, "gpt", text=long, stage="softmax")
     assert any("cut" in c.value for c in at.caption), "the page says the text was cut"
     w = walk(runner, long, "decoder", 0, 0)
     assert len(w.query_tokens) == runner.config.max_seq_len
@@ -177,7 +178,7 @@ def test_sentence_past_the_maximum_length():
 
 
 def test_presentation_mode_can_be_left():
-    at = open_alone(PAGE, model="gpt", present=1, step=3)
+    at = open_alone(PAGE, model="gpt", present=1, stage="qkv")
     assert at.toggle(key="present").value is True  # the sidebar's toggle (the sidebar is hidden)
     css = [m.value for m in at.markdown if "stSidebar" in m.value]
     assert css and "display: none" in css[0] and "font-size" in css[0]
@@ -195,12 +196,78 @@ def test_presentation_mode_can_be_left():
 
 
 def test_copy_link_reproduces_the_view():
-    at = open_page(PAGE, "translator", step=6, kind="cross", layer=2, head=3)
+    at = open_page(PAGE, "translator", stage="mask", kind="cross", layer=2, head=3)
     link = at.code[-1].value
     query = dict(parse_qsl(link.split("?", 1)[1]))
-    assert query["step"] == "6" and query["kind"] == "cross" and query["layer"] == "2" and query["head"] == "3"
+    assert query["stage"] == "mask" and query["kind"] == "cross" and query["layer"] == "2" and query["head"] == "3"
     assert query["model"] == "translator" and query["text"] == TEXT
     # opening that link shows the same view
     again = open_page(PAGE, query.pop("model"), text=query.pop("text"), lang=query.pop("lang"), **query)
     assert step_of(again) == 6 and again.radio(key="steps_kind").value == "cross"
     assert again.selectbox(key="steps_layer").value == 1 and again.selectbox(key="steps_head").value == 2
+
+
+@pytest.mark.parametrize("old,name", [(1, "tokens"), (7, "softmax"), (10, "ffn")])
+def test_an_old_link_with_a_step_number_opens_that_step_and_is_written_anew(old, name):
+    """Links copied before ?stage= said ?step=N (1 to 10): they open step N, the address then says
+    ?stage=NAME and no ?step= (which other pages read as a training or decoding step)."""
+    at = open_page(PAGE, "translator", step=old, kind="cross", layer=2, head=3)
+    assert step_of(at) == old == STEPS.index(name) + 1
+    assert at.query_params["stage"] == name and "step" not in at.query_params
+    assert not at.warning  # a good old link is no mistake
+    query = dict(parse_qsl(at.code[-1].value.split("?", 1)[1]))  # the copy-link box
+    assert query["stage"] == name and "step" not in query and query["kind"] == "cross"
+
+
+def test_a_link_with_both_names_follows_the_new_one():
+    at = open_page(PAGE, "gpt", step=2, stage="scale")
+    assert step_of(at) == STEPS.index("scale") + 1 and "step" not in at.query_params
+
+
+def test_a_head_link_of_mean_shows_the_first_head_and_says_so():
+    """?head=mean (the attention page's mean of the heads) has no step-by-step: one head is
+    walked through, so the first, with a notice naming what the link asked."""
+    at = open_page(PAGE, "gpt", head="mean", stage="softmax")
+    assert "mean" in warnings(at) and "Head 1" in warnings(at)
+    assert at.session_state["steps_head"] == 0 and at.query_params["head"] == "1"
+
+
+def in_order(node, out: list) -> list:
+    """The page's elements as a reader meets them, top to bottom: (type, key, value)."""
+    children = getattr(node, "children", None)
+    if isinstance(children, dict) and children:
+        for k in sorted(children):
+            in_order(children[k], out)
+    else:
+        out.append((type(node).__name__, getattr(node, "key", None), getattr(node, "value", None)))
+    return out
+
+
+@pytest.mark.parametrize("stage", ["tokens", "softmax"])
+def test_on_a_projector_the_steps_numbers_come_right_under_its_title(stage):
+    """Presentation mode (issue 37): under the step's title come its numbers, the tokens' table or
+    the step's first chart, before the page's formula and the kind, layer and head pickers (at
+    1280 x 800 with a room open the tokens' table was at y 1191, below the first screen)."""
+    at = open_page(PAGE, "translator", present=1, stage=stage)
+    assert at.toggle(key="_present_exit").value is True  # presentation mode's own way out
+    seen = in_order(at.main, [])
+    title = next(
+        i for i, (kind, _, v) in enumerate(seen) if kind == "Subheader" and str(v).startswith(f"{step_of(at)}.")
+    )
+    # the next thing seen (a chart's text alternative, read and not seen, and CSS aside)
+    kind, key, value = next(e for e in seen[title + 1 :] if e[0] != "Html")
+    if stage == "tokens":
+        w = walk(cache.runner("translator", "auto"), TEXT, "encoder", 0, 0)
+        assert kind == "Dataframe" and list(value["Token"]) == w.query_tokens, seen[title : title + 3]
+    else:
+        assert key == "steps_weights", seen[title : title + 3]  # the weights' heatmap
+    formula = next(i for i, (kind, _, v) in enumerate(seen) if "mathrm{Attention}" in str(v))
+    picker = next(i for i, (_, key, _) in enumerate(seen) if key == "steps_layer")
+    assert title < formula and title < picker
+    # not on a projector: the pickers first, as the tutorial reads
+    at = open_page(PAGE, "translator", stage=stage)
+    seen = in_order(at.main, [])
+    title = next(
+        i for i, (kind, _, v) in enumerate(seen) if kind == "Subheader" and str(v).startswith(f"{step_of(at)}.")
+    )
+    assert next(i for i, (_, key, _) in enumerate(seen) if key == "steps_layer") < title

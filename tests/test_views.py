@@ -14,10 +14,7 @@ HAND_WRITTEN = re.compile(r"\burl_param\(|\bst\.query_params\b")  # (st.page_lin
 # pages that still read or write their link by hand (state.url_param, st.query_params): this list
 # may only shrink. A page that no longer does must leave it (the test says so), so it stays true.
 NOT_YET_DECLARED = {
-    "attention",
     "compare",
-    "home",
-    "steps",
     "temperature",
 }
 
@@ -30,17 +27,27 @@ def test_no_page_reads_or_writes_a_link_key_by_hand():
     assert NOT_YET_DECLARED - by_hand == set(), "these pages declare their view now: remove them from the list"
 
 
-def declarations() -> dict[str, set]:
-    """{link name: {(its parser as written, 1-based)}} over every Field(...) in pages/ and ui/ (a
-    page's view runs only with the page, so the source is read)."""
-    found: dict[str, set] = {}
+def fields() -> list[tuple[str, str, str, bool, str | None]]:
+    """(file, link name, its parser as written, 1-based, old link name) for every Field(...) in
+    pages/ and ui/ (a page's view runs only with the page, so the source is read)."""
+    out = []
     for path in [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Field" and node.args:
                 link = ast.literal_eval(node.args[0])
                 parse = ast.unparse(node.args[3]).removeprefix("view.") if len(node.args) > 3 else "?"
-                one = any(k.arg == "one_based" and ast.literal_eval(k.value) for k in node.keywords)
-                found.setdefault(link, set()).add((parse, one))
+                words = {k.arg: k.value for k in node.keywords}
+                one = "one_based" in words and ast.literal_eval(words["one_based"])
+                old = ast.literal_eval(words["old"]) if "old" in words else None
+                out.append((path.stem, link, parse, bool(one), old))
+    return out
+
+
+def declarations() -> dict[str, set]:
+    """{link name: {(its parser as written, 1-based)}} over every Field(...) in pages/ and ui/."""
+    found: dict[str, set] = {}
+    for _, link, parse, one, _ in fields():
+        found.setdefault(link, set()).add((parse, one))
     return found
 
 
@@ -54,3 +61,33 @@ def test_layers_and_heads_are_one_based_in_every_view():
     found = declarations()
     assert all(one for name in ("layer", "head") for _, one in found[name])
     assert view.layer("x").from_link("3") == 2 and view.layer("x").to_link(2) == 3
+
+
+def test_an_old_link_name_is_read_only_where_it_was_that_pages_name():
+    """A renamed setting keeps its old links (Field.old): the old name is then read on that one
+    page, never as a current name there, and it is said in docs/architecture.md which page it
+    belongs to, so a reader of the link section knows why ?step= means two things."""
+    found = fields()
+    olds = [(page, link, old) for page, link, _, _, old in found if old]
+    assert ("steps", "stage", "step") in olds  # the walkthrough's ?step=N, now ?stage=NAME
+    for page, link, old in olds:
+        current_here = {name for p, name, *_ in found if p == page}
+        assert old not in current_here, f"{page} reads ?{old}= both as {link}'s old name and as a setting"
+        assert [o for _, _, o in olds].count(old) == 1, f"?{old}= is an old name on two pages"
+    links = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert all(f"?{old}=" in links and f"?{link}=" in links for _, link, old in olds)
+
+
+def test_the_shared_temperature_fields_keep_a_link_within_the_sliders_range():
+    """?temp= and ?ltemp= are read one way on every page: any T from 0.05 to 20 as it is (the
+    attention view's slider is continuous), past an end that end, NaN and words refused."""
+    for f, name in ((view.temperature("x"), "temp"), (view.layer_temperature("y"), "ltemp")):
+        assert (f.link, f.default, f.omit_default) == (name, 1.0, True)
+        for raw, want in (("1", 1.0), ("2.347", 2.347), ("0.05", 0.05), ("0.001", 0.05), ("-3", 0.05), ("1e9", 20.0)):
+            assert f.from_link(raw) == want, raw
+        for bad in ("nan", "abc", ""):
+            try:
+                f.from_link(bad)
+            except ValueError:
+                continue
+            raise AssertionError(f"{bad!r} was read as a temperature")

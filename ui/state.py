@@ -118,7 +118,11 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
     else:
         fixed = options[0]
     if value is not None and asked == value:
-        st.warning(t("link_fitted", asked=label(value), shown=label(fixed)), icon="⚠️")  # our own labels
+        # our own labels; a value of another kind than the options (?head=mean where the page offers
+        # no mean) has no label here: the link's own text, echoed
+        kinds = {type(o) for o in options}
+        asked_text = label(value) if type(value) in kinds else echo(value)
+        st.warning(t("link_fitted", asked=asked_text, shown=label(fixed)), icon="⚠️")
     st.session_state[key] = fixed
     return fixed
 
@@ -126,11 +130,34 @@ def fit(key: str, options, label: Callable[[Any], str], fallback: Any = None) ->
 def read_view(fields, **defaults) -> dict[str, Any]:
     """Every field of a view (ui/view.py) from the link, else this session, else its default (or
     defaults[link name], a default known only at run time: the sidebar's sentence), into
-    session_state[field.key]; {link name: value}. A bad value falls back with a notice."""
+    session_state[field.key]; {link name: value}. A bad value falls back with a notice. A field's
+    old link name (Field.old), when the link has it, is read into the new name and removed from the
+    link: an old link opens the same view and is written back in the new form."""
+    for f in fields:
+        if f.old:
+            _from_old_name(f)
     return {
         f.link: url_param(f.link, defaults.get(f.link, f.default), f.from_link, key=f.key, is_text=f.parse is text)
         for f in fields
     }
+
+
+def _from_old_name(f) -> None:
+    """A link that still carries the field's old name: its value, read by f.from_old, moves to
+    f.link (where url_param reads it as any link's value); the old name leaves the link. The new
+    name wins when the link carries both."""
+    raw = st.query_params.get(f.old)
+    if raw is None:
+        return
+    del st.query_params[f.old]
+    if f.link in st.query_params:
+        return
+    try:
+        if len(raw) > VALUE_MAX:
+            raise ValueError("too long")
+        st.query_params[f.link] = serialize(f.to_link(f.from_old(raw)))
+    except (ValueError, TypeError, KeyError, IndexError):
+        _notices().append(t("bad_url_value", name=md(f.old), value=echo(raw)))
 
 
 def write_view(fields, defaults: dict | None = None, **values) -> None:

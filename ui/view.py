@@ -1,13 +1,15 @@
 """A page's view, declared once: every setting the link carries, with its link name, the session
-key its widget owns, its default, its one parser, and how a reader sees it (layers, heads and
-steps from 1, held from 0). ui/state.py's read_view (from the link, else the session) and
+key its widget owns, its default, its one parser, and how a reader sees it (layers and heads
+from 1, held from 0; docs/architecture.md, "The link", lists the shared names). ui/state.py's read_view (from the link, else the session) and
 write_view (back into the link) do the round trip the pages wrote out by hand; fitting a value to
 the model shown stays state.fit, which the shared pickers (ui/widgets.py) call.
 
-A link name has one parser on every page: the shared fields below (layer, head, kind) are the
-way to declare those names, and tests/test_views.py reads every Field(...) in ui/ and pages/ and
-fails on a name parsed two ways. Pages that still call state.url_param by hand are listed there,
-and the list may only shrink.
+A link name has one parser on every page: the shared fields below (layer, head, kind, q, temp,
+ltemp) are the way to declare those names, and tests/test_views.py reads every Field(...) in ui/ and
+pages/ and fails on a name parsed two ways. Pages that still call state.url_param by hand are
+listed there, and the list may only shrink. A setting whose link name changed keeps its old links
+working: Field.old names the old key and Field.from_old reads it (read_view rewrites such a link
+into the new name once, with the usual notice when the old value is bad).
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ from typing import Any
 
 from model.trace import KINDS
 
-from .state import choice
+from .state import choice, clamped
 
 
 @dataclass(frozen=True)
 class Field:
     """One setting of a view. parse(raw) reads the link's text (ValueError when bad); one_based:
     the link and the reader count from 1, the page from 0; omit_default: the default is left out
-    of the link (a short link for the usual view)."""
+    of the link (a short link for the usual view); old, from_old: the link name this setting had
+    before, and how that name's value reads as this field's value (ValueError when bad)."""
 
     link: str
     key: str
@@ -33,6 +36,8 @@ class Field:
     parse: Callable[[str], Any]
     one_based: bool = False
     omit_default: bool = False
+    old: str | None = None
+    from_old: Callable[[str], Any] | None = None
 
     def from_link(self, raw: str) -> Any:
         value = self.parse(raw)
@@ -73,16 +78,43 @@ def whole_or_mean(raw: str) -> int | str:
 KIND = choice(tuple(KINDS))
 
 
-def layer(key: str, default: int = 0) -> Field:
+def layer(key: str, default: int | None = 0) -> Field:
     """?layer=N: a layer, 1-based in the link and on the page, 0-based in the session."""
     return Field("layer", key, default, whole, one_based=True)
 
 
-def head(key: str, default: int = 0) -> Field:
-    """?head=N: a head, 1-based in the link and on the page, 0-based in the session."""
-    return Field("head", key, default, whole, one_based=True)
+def head(key: str, default: int | str = 0) -> Field:
+    """?head=N: a head, 1-based in the link and on the page, 0-based in the session; ?head=mean:
+    the mean of the heads, on a page that offers it (elsewhere state.fit shows the first head and
+    says so, as for a head past the model's last)."""
+    return Field("head", key, default, whole_or_mean, one_based=True)
 
 
 def kind(key: str, default: str | None = None) -> Field:
     """?kind=encoder|decoder|cross: an attention kind (the kind picker fits it to the model's kinds)."""
     return Field("kind", key, default, KIND)
+
+
+def row(key: str, default: int | None = None) -> Field:
+    """?q=N: the row (the query token) a page shows, by its position from 0, as the tables number
+    it (state.fit fits it to the sentence)."""
+    return Field("q", key, default, int)
+
+
+# the softmax temperatures a link may ask for: the attention view's logarithmic slider spans the
+# same range (ui/attention_view/view.js), and T = 1 sits at its middle
+T_MIN, T_MAX = 0.05, 20.0
+TEMPERATURE = clamped("temp", T_MIN, T_MAX)  # outside the range: its end, with a notice; NaN refused
+LAYER_TEMPERATURE = clamped("ltemp", T_MIN, T_MAX)
+
+
+def temperature(key: str) -> Field:
+    """?temp=T: the softmax temperature the model runs at (every layer, or the layer the page
+    says; 1: the model's own), any T in T_MIN..T_MAX; left out of the link at 1."""
+    return Field("temp", key, 1.0, TEMPERATURE, omit_default=True)
+
+
+def layer_temperature(key: str) -> Field:
+    """?ltemp=T: the shown layer's own temperature, applied in the browser to the weights it has
+    (exact for that layer alone, ui/attention_view); left out of the link at 1."""
+    return Field("ltemp", key, 1.0, LAYER_TEMPERATURE, omit_default=True)

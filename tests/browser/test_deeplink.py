@@ -10,6 +10,7 @@ from .helpers import SCREENSHOTS, AppServer, app_env, click_and_settle, exceptio
 def test_deep_link_on_a_fresh_server_keeps_the_view(new_page):
     with AppServer(env=app_env(), log=SCREENSHOTS / "streamlit-deeplink.log") as server:
         page = new_page()
+        # an old link: ?step=3 (the page's step by number, ?stage=qkv since) still opens step 3
         goto(page, server.url + "/steps?model=gpt&lang=zh&step=3&text=The%20dog%20bites%20the%20man")
         assert not exceptions(page)
         assert page.locator("h1").first.inner_text() == "逐步计算"
@@ -18,6 +19,7 @@ def test_deep_link_on_a_fresh_server_keeps_the_view(new_page):
         nxt = page.get_by_role("button", name="下一步").first
         click_and_settle(nxt, page)
         query = parse_qs(urlparse(page.url).query)
-        assert query["model"] == ["gpt"] and query["lang"] == ["zh"] and query["step"] == ["4"]
+        assert query["model"] == ["gpt"] and query["lang"] == ["zh"] and query["stage"] == ["scores"]  # step 4
+        assert "step" not in query
         assert query["text"] == ["The dog bites the man"]
         assert not exceptions(page)
