@@ -19,10 +19,16 @@ NOT_YET_DECLARED = {
 }
 
 
+def page_of(path: Path) -> str:
+    """The page a file of pages/ belongs to: pages/NAME.py and pages/NAME_parts/*.py are NAME."""
+    first = path.relative_to(ROOT / "pages").parts[0]
+    return first.removesuffix(".py").removesuffix("_parts")
+
+
 def test_no_page_reads_or_writes_a_link_key_by_hand():
-    pages = sorted((ROOT / "pages").glob("*.py"))
+    pages = sorted((ROOT / "pages").rglob("*.py"))  # a page's parts too (pages/NAME_parts/)
     assert pages
-    by_hand = {p.stem for p in pages if HAND_WRITTEN.search(p.read_text(encoding="utf-8"))}
+    by_hand = {page_of(p) for p in pages if HAND_WRITTEN.search(p.read_text(encoding="utf-8"))}
     assert by_hand - NOT_YET_DECLARED == set(), "these pages touch the link by hand: declare their view (ui/view.py)"
     assert NOT_YET_DECLARED - by_hand == set(), "these pages declare their view now: remove them from the list"
 
@@ -31,7 +37,7 @@ def fields() -> list[tuple[str, str, str, bool, str | None]]:
     """(file, link name, its parser as written, 1-based, old link name) for every Field(...) in
     pages/ and ui/ (a page's view runs only with the page, so the source is read)."""
     out = []
-    for path in [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]:
+    for path in [*sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Field" and node.args:
                 link = ast.literal_eval(node.args[0])
