@@ -18,7 +18,7 @@ from typing import Any
 
 from model.trace import KINDS
 
-from .state import choice
+from .state import choice, clamped
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,21 @@ def head(key: str, default: int = 0) -> Field:
 def kind(key: str, default: str | None = None) -> Field:
     """?kind=encoder|decoder|cross: an attention kind (the kind picker fits it to the model's kinds)."""
     return Field("kind", key, default, KIND)
+
+
+# The attention temperature's range on every page (the browser's slider spans it too: view.js)
+T_MIN, T_MAX = 0.05, 20.0
+TEMPERATURE = clamped("temp", T_MIN, T_MAX)
+LAYER_TEMPERATURE = clamped("ltemp", T_MIN, T_MAX)
+
+
+def temperature(key: str) -> Field:
+    """?temp=T: the attention temperature where the page applies it (every layer, or the layers
+    its scope names: the model is re-run), clamped to T_MIN..T_MAX with a notice."""
+    return Field("temp", key, 1.0, TEMPERATURE, omit_default=True)
+
+
+def layer_temperature(key: str) -> Field:
+    """?ltemp=T: the shown layer's own temperature, applied in the browser (ui/attention_view:
+    exact for that layer alone), clamped as ?temp."""
+    return Field("ltemp", key, 1.0, LAYER_TEMPERATURE, omit_default=True)
