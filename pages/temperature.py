@@ -63,6 +63,19 @@ VIEW = (
 )
 
 
+def exact_layers(runner, kind: str, t_layer: int | None) -> list[int]:
+    """The layers of this kind where the browser's softmax(log w / T), T in that one attention
+    alone, is what the model computes with T where the page applies it (the scope): the scope's
+    own layer, whose inputs the temperature does not reach. Not so for the translator's
+    decoder and cross-attention: its "layer n" is also the encoder's layer n, which changes what
+    every cross-attention reads, and through them every decoder layer after the first."""
+    if t_layer is None:
+        return []
+    if runner.kind == "translator" and (kind == "cross" or (kind == "decoder" and t_layer > 0)):
+        return []
+    return [t_layer]
+
+
 def take_view(v: dict) -> None:
     """The attention view's report, when the reader lets go of the slider (or picks a layer, head
     or row there): the page's T, layer, head and row, so the link, the room, the model re-run at T
@@ -168,6 +181,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         else t("temp_note_pending_layer").replace("{scope}", str(t_layer + 1))
     )
     at_t = {"title": t("temp_at_t"), "short": t("temp_at_t"), "src": 0, "temp": "view", "scope": scope}
+    at_t["exact"] = exact_layers(runner, kind, t_layer)
     at_t["notes"] = {"one": t("temp_note_one"), "browser": t("temp_note_browser"), "server": where, "pending": pending}
     sources = ()
     if hot is not base:

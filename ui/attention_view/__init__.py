@@ -149,7 +149,8 @@ def attention_view(
     and "short" (the table's column), then either "src" (a source) with "temp" ("view": the
     slider's T, computed in the browser; a number: fixed) and optionally "hot" (a source the server
     computed at T = "hot_t", drawn while the slider is there) with "scope" ("all" or the layer the
-    server applied T in) and "notes" (what the note under the slider says: "one", "browser",
+    server applied T in), "exact" (the layers where the browser's T in this attention alone is
+    what the scope applies: its note is then "browser", else "pending") and "notes" (what the note under the slider says: "one", "browser",
     "server", "pending"; {t}, {layer} filled there), or "diff": [b, a] (panel b minus panel a on
     the rows and keys both have, on the diverging scale from -1 to +1). Panels show the heatmap
     tab only; mean: the head picker offers the mean of the heads."""

@@ -78,7 +78,8 @@ function colorOf(v) {
   return `rgb(${LUT[i]},${LUT[i + 1]},${LUT[i + 2]})`;
 }
 
-function tFromSlider(s) { return T_MIN * Math.pow(T_MAX / T_MIN, s / STEPS); }
+// T as the link and the server carry it (3 decimals), so the browser's numbers are the server's
+function tFromSlider(s) { return Math.max(T_MIN, Math.round(T_MIN * Math.pow(T_MAX / T_MIN, s / STEPS) * 1000) / 1000); }
 function sliderFromT(t) { return Math.round((Math.log(t / T_MIN) / Math.log(T_MAX / T_MIN)) * STEPS); }
 function fmtT(t) { return t >= 10 ? t.toFixed(1) : t >= 1 ? t.toFixed(2) : t.toPrecision(2); }
 function fill(template, values) { return template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? values[k] : `{${k}}`)); }
@@ -400,13 +401,13 @@ class View {
   }
 
   // whether a panel draws the server's run at T (the model re-run) rather than the browser's
-  // softmax(log w / T) of the shown layer: the server computed this T, and the browser's own
-  // number is not already exact (T in the shown layer only, the scope the server used)
+  // softmax(log w / T) of the shown layer: whenever the server computed this T. With T in the
+  // shown layer alone the two agree (to float32) while the model reads the same tokens; a
+  // translator may write another translation at T, which only the re-run has
   fromServer(p) {
     const v = this.view;
     if (p.hot == null || !this.srcs[p.hot] || !this.srcs[p.hot].w[v.layer]) return false;
-    if (Math.abs(v.temp - p.hot_t) >= 5e-4) return false;
-    return p.scope !== v.layer;
+    return Math.abs(v.temp - p.hot_t) < 5e-4;
   }
 
   // what panel i draws: {w (Q x K), Q, K, labels, keys, mask(r, j) -> masked, diverging, server}
@@ -436,7 +437,8 @@ class View {
       const n = p.notes;
       if (v.temp === 1) return fill(n.one, vals);
       if (this.fromServer(p)) return fill(n.server, vals);
-      if (p.scope == null || p.scope === v.layer) return fill(n.browser, vals);
+      // exact: the layers where T in this attention alone is what the page's scope applies
+      if (p.scope == null || (p.exact || []).includes(v.layer)) return fill(n.browser, vals);
       return fill(n.pending, vals);
     }
     return "";
