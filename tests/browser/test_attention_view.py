@@ -81,6 +81,7 @@ def note(page) -> str:
 def drag_temperature(page, to: float) -> None:
     """Press the slider's thumb (at T = 1, its middle), move it in 20 steps to fraction `to` of
     the track, and let go."""
+    page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
     box = page.locator(".av-temp").bounding_box()
     y = box["y"] + box["height"] / 2
     page.mouse.move(box["x"] + box["width"] / 2, y)
