@@ -18,7 +18,7 @@ const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6",
 const MASKED = [180, 180, 180], MASKED_HATCH = "#8c8c8c", HIGHLIGHT = "#e6550d";
 const MIN_TEXT = 11; // px: nothing smaller is ever drawn (a phone at 390 px)
 const PAGE_ROWS = 6;
-const PANEL_MIN = 300; // px: narrower panels go one under the other
+const PANEL_MIN = 240; // px: narrower panels go one under the other (A, B, B - A fit beside the sidebar at 1280)
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64; // layers per page of the model view (a 30-layer model pages through them)
@@ -592,7 +592,7 @@ class View {
   // a row of heatmaps (panels): side by side while each gets PANEL_MIN px, else one under the
   // other (a phone); each with its title, row labels, key labels and values where they fit
   drawPanels(width) {
-    const ctx = this.ctx, f = this.fontPx, n = this.panels.length, gap = 20;
+    const ctx = this.ctx, f = this.fontPx, n = this.panels.length, gap = 14;
     const data = this.panels.map((_, i) => this.panelData(i));
     const side = (width - gap * (n - 1)) / n >= PANEL_MIN;
     const pw = side ? (width - gap * (n - 1)) / n : width;
@@ -674,7 +674,7 @@ class View {
       ctx.stroke();
     }
     // a signed value is one character wider ("+0.12")
-    const vf = Math.floor(Math.min(f, g.cw / (d.diverging ? 3.4 : 2.9), g.ch * 0.6));
+    const vf = Math.floor(Math.min(f, g.cw / (d.diverging ? 3.2 : 2.9), g.ch * 0.6));
     if (vf < (this.h.present ? 16 : MIN_TEXT)) return 0;
     this.font(vf); ctx.textAlign = "center"; ctx.textBaseline = "middle";
     for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
