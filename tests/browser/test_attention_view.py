@@ -326,3 +326,71 @@ def test_on_a_phone_no_text_of_the_two_views_is_under_11_px(app_server, new_page
         )
         assert m["minText"] >= 11 and min(sizes) >= 11, (path, lang, m, min(sizes))
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+
+
+def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_page):
+    """The room (ui/classroom.py) follows the link: the teacher's drag stays in the teacher's
+    browser, the release reports T, and the student's view moves to it (temperature page: T in
+    every layer, the model re-run; compare: A and B at that T)."""
+    teacher = new_page()
+    goto(teacher, f"{app_server.url}/temperature?model=gpt&head=2&q=2")
+    teacher.get_by_text("Classroom").first.click()
+    teacher.get_by_role("button", name="Open a room (teacher)").click()
+    teacher.wait_for_function("() => location.search.includes('room=')")
+    settle(teacher)
+    code = parse_qs(urlparse(teacher.url).query)["room"][0]
+    student = new_page()
+    goto(student, f"{app_server.url}/?room={code}")
+    student.wait_for_function(TEMP_VIEW, timeout=30_000)  # the teacher's page
+    for key, path in (("temp_view", "temperature"), ("cmp_view", "compare")):
+        if path == "compare":
+            teacher.locator("[data-testid='stSidebarNav'] a[href*='compare']").click()
+            teacher.wait_for_function(
+                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+                timeout=30_000,
+            )
+            student.wait_for_function(
+                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+                timeout=30_000,
+            )
+        settle(teacher)
+        drag_temperature(teacher, 0.75)
+        teacher.mouse.up()
+        T = view(teacher, key)["temp"]
+        assert T > 2
+        student.wait_for_function(
+            f"(t) => Math.abs(window.__attentionViews.{key}.view.temp - t) < 1e-3", arg=T, timeout=30_000
+        )
+        assert view(student, key)["head"] == view(teacher, key)["head"]
+    assert not teacher.rec.errors and not student.rec.errors
+
+
+def test_compare_exports_every_panel_as_drawn(app_server, new_page):
+    """The view's CSV holds A, B and B - A as the panels draw them (at the slider's T), the SVG
+    draws all three; B - A's rows are B's minus A's, recomputed here from the file's own A and B."""
+    import csv
+    import io
+
+    page = new_page()
+    goto(page, f"{app_server.url}/compare?model=gpt&clayer=1&chead=1&ltemp=2")
+    page.wait_for_function(CMP_VIEW, timeout=30_000)
+    files = {}
+    for kind in ("csv", "svg"):
+        with page.expect_download() as dl:
+            page.locator(f".av-x-{kind}").click()
+        files[kind] = open(dl.value.path(), encoding="utf-8").read()
+    rows = list(csv.DictReader(io.StringIO(files["csv"])))
+    by = {}
+    for r in rows:
+        if r["masked"] == "0":
+            by[(r["panel"], int(r["query_position"]), int(r["key_position"]))] = float(r["value"])
+    assert {p for p, _, _ in by} == {"A", "B", "B − A"}
+    diff = {(q, k): v for (p, q, k), v in by.items() if p == "B − A"}
+    assert diff and all(abs(v - (by[("B", q, k)] - by[("A", q, k)])) < 1e-6 for (q, k), v in diff.items())
+    shown = page.evaluate("() => window.__attentionViews.cmp_view.shown(0)")
+    k = len(page.evaluate("() => window.__attentionViews.cmp_view.h.k_tokens"))
+    assert (
+        abs(by[("A", 1, 0)] - shown[k]) < 1e-7
+        and page.evaluate("() => window.__attentionViews.cmp_view.view.temp") == 2
+    )
+    assert files["svg"].count("<rect") == sum(1 for r in rows) and "B − A" in files["svg"]
