@@ -169,13 +169,18 @@ def gpt_prompt(n: int) -> str:
 
 def temperature_page(sizes=(16, 128), moves=20, old_moves=20, log=print) -> list[dict]:
     """The temperature page's T move, new (in the browser) and old (a rerun), in one run."""
+    with tempfile.TemporaryDirectory(prefix="old-temperature-") as tmp:  # the old tree, removed after
+        old_tree = Path(tmp)
+        archive = subprocess.run(["git", "archive", OLD_TEMPERATURE_COMMIT], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive.stdout, check=True)
+        return temperature_runs(old_tree, sizes, moves, old_moves, log)
+
+
+def temperature_runs(old_tree: Path, sizes, moves, old_moves, log) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
     from model import load
 
-    old_tree = Path(tempfile.mkdtemp(prefix="old-temperature-"))
-    archive = subprocess.run(["git", "archive", OLD_TEMPERATURE_COMMIT], cwd=ROOT, capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive.stdout, check=True)
     texts = {n: gpt_prompt(n) for n in sizes}
     for n, text in texts.items():
         assert len(load("gpt").prompt_ids(text)[1]) == n, (n, text)
