@@ -197,7 +197,11 @@ def temperature_runs(old_tree: Path, sizes, moves, old_moves, log) -> list[dict]
                     page = browser.new_context(viewport=VIEWPORT).new_page()
                     page.set_default_timeout(120_000)
                     url = f"{server.url}/temperature?model=gpt&text={quote(texts[n])}&head=1&q=1"
-                    rows += (new_temperature if label == "new" else old_temperature)(page, url, n, moves, log)
+                    rows += (
+                        new_temperature(page, url, n, moves, log)
+                        if label == "new"
+                        else old_temperature(page, url, n, old_moves, log)
+                    )
                     page.context.close()
             finally:
                 server.stop()
