@@ -8,9 +8,8 @@ after one untimed warm-up, and timed from the click or key press to: a rerun has
 a MutationObserver on the app's script state) and the page is idle again with every visible chart
 drawn (no stale element, no skeleton, no plotly chart without its figure). Target <= 0.3 s each.
 
-  temperature slider   temperature page: one step of the T slider (arrow key on its thumb)
-  (the attention page's layer, head, tab and tile moves: bench/moves.py, since they are drawn in
-  the browser with no rerun)
+  (the temperature page's slider and the attention page's layer, head, tab and tile moves:
+  bench/moves.py, since they are drawn in the browser with no rerun)
   step Next            step-by-step page: the Next button
 """
 
@@ -106,18 +105,10 @@ def run(reps: int = 5, server_args=(), log=print) -> list[dict]:
             runs = Runs(page)
             _open(page, server.url, "")  # the teacher's first visit: models loaded, imports done
 
-            _open(page, server.url, "temperature")
-            thumb = page.locator("[data-testid='stSlider'] input[type='range']").first
-
-            def slide(i):
-                thumb.focus()
-                thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-
-            measure("temperature slider move", slide)
-
-            # the attention page's layer, head, tab and tile moves are drawn in the browser now
-            # (ui/attention_view): no rerun to time here; bench/moves.py times them beside the old page
-            log("  attention page layer / head / tab / tile: see bench/moves.py (in the browser, no rerun)")
+            # the temperature page's slider and the attention page's layer, head, tab and tile moves
+            # are drawn in the browser now (ui/attention_view): no rerun to time here; bench/moves.py
+            # times them beside the old pages (--page temperature)
+            log("  temperature slider, attention page layer / head / tab / tile: see bench/moves.py (in the browser)")
 
             _open(page, server.url, "steps")
 

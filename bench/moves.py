@@ -12,6 +12,15 @@ cache (the worst case: every head's softmax(log w / T) recomputed). The websocke
 sent during the moves are counted (target 0), and after the last one (the debounced report).
 Old path: from the select box option's or the pill's click to the rerun finished and every chart
 drawn (bench.interactions.timed); the old attention page had no temperature slider.
+
+    .venv/bin/python -m bench.moves --page temperature [--sizes 16,128]
+
+The temperature page (T = 1 beside T) on the real app and the trained GPT, a prompt of n tokens
+(<s> included): new path, the view's redraw during a mouse drag of the slider (both panels,
+softmax(log w / T) of the shown layer), and the time from the release to the model re-run with
+T in every layer drawn; old path, the page as it was at OLD_TEMPERATURE_COMMIT (a select slider
+of 17 temperatures, two Plotly heatmaps), one arrow-key step of its slider to the rerun finished
+and every chart drawn.
 """
 
 from __future__ import annotations
@@ -36,6 +45,9 @@ from drive.browser import goto, launch, settle  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
+# the last Plotly temperature page (its whole tree is run)
+OLD_TEMPERATURE_COMMIT = "9f4263b787564c06214af14dc3280f88091a0e13"
+GPT_WORDS = "The cat sat on the mat . The dog saw the man in the garden . A bird sang on the old tree".split()
 VIEWPORT = {"width": 1280, "height": 800}
 
 
@@ -81,6 +93,7 @@ def new_path(page, url, n, moves, log) -> list[dict]:
         rows.append(row)
 
     def temperature():
+        page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
         box = page.locator(".av-temp").bounding_box()
         y = box["y"] + box["height"] / 2
         page.mouse.move(box["x"] + box["width"] / 2, y)
@@ -139,6 +152,130 @@ def old_path(page, url, n, moves, log) -> list[dict]:
     return rows
 
 
+def gpt_prompt(n: int) -> str:
+    """A text the GPT reads as n tokens with its <s> (the corpus's words, repeated)."""
+    from model import load
+
+    ids = load("gpt").prompt_ids
+    words: list[str] = []
+    while True:
+        words.append(GPT_WORDS[len(words) % len(GPT_WORDS)])
+        got = len(ids(" ".join(words))[1])
+        if got >= n:
+            if got > n:
+                words.pop()
+            return " ".join(words)
+
+
+def temperature_page(sizes=(16, 128), moves=20, old_moves=20, log=print) -> list[dict]:
+    """The temperature page's T move, new (in the browser) and old (a rerun), in one run."""
+    with tempfile.TemporaryDirectory(prefix="old-temperature-") as tmp:  # the old tree, removed after
+        old_tree = Path(tmp)
+        archive = subprocess.run(["git", "archive", OLD_TEMPERATURE_COMMIT], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive.stdout, check=True)
+        return temperature_runs(old_tree, sizes, moves, old_moves, log)
+
+
+def temperature_runs(old_tree: Path, sizes, moves, old_moves, log) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+
+    from model import load
+
+    texts = {n: gpt_prompt(n) for n in sizes}
+    for n, text in texts.items():
+        assert len(load("gpt").prompt_ids(text)[1]) == n, (n, text)
+    rows = []
+    log(f"load average before: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        for label, cwd in (("new", ROOT), ("old", old_tree)):
+            if label == "old" and not old_moves:
+                continue
+            server = AppServer(cwd=cwd, log=SCREENSHOTS / f"bench-moves-temperature-{label}.log").start()
+            try:
+                for n in sizes:
+                    page = browser.new_context(viewport=VIEWPORT).new_page()
+                    page.set_default_timeout(120_000)
+                    url = f"{server.url}/temperature?model=gpt&text={quote(texts[n])}&head=1&q=1"
+                    rows += (
+                        new_temperature(page, url, n, moves, log)
+                        if label == "new"
+                        else old_temperature(page, url, n, old_moves, log)
+                    )
+                    page.context.close()
+            finally:
+                server.stop()
+        browser.close()
+    log(f"load average after: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return rows
+
+
+def new_temperature(page, url, n, moves, log) -> list[dict]:
+    sent = Sent(page)
+    goto(page, url, timeout=300)
+    page.wait_for_function("() => window.__attentionViews && window.__attentionViews.temp_view", timeout=120_000)
+    view = "window.__attentionViews.temp_view"
+    drawn = page.evaluate(f"() => {view}.frames.length")
+    before = sent.frames
+    page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
+    box = page.locator(".av-temp").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] / 2, y)
+    page.mouse.down()
+    for i in range(1, moves + 1):
+        page.mouse.move(box["x"] + box["width"] * (0.5 + 0.3 * i / moves), y)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+    during = sent.frames - before
+    ms = page.evaluate(f"() => {view}.frames.slice({drawn})")
+    t0 = time.perf_counter()
+    page.mouse.up()  # T in every layer: the server re-runs the model, the view draws its weights
+    page.wait_for_function(f"() => {view}.fromServer({view}.panels[1])", polling="raf", timeout=120_000)
+    release = time.perf_counter() - t0
+    settle(page, 300)
+    page.screenshot(path=str(SCREENSHOTS / f"bench-moves-temperature-new-{n}.png"))
+    log(
+        f"  new temperature page n={n}: median {statistics.median(ms):.2f} ms, max {max(ms):.2f} ms over "
+        f"{len(ms)} redraws; ws frames sent during {during}; release to every layer drawn {release * 1000:.0f} ms"
+    )
+    return [
+        {
+            "path": "temperature page, attention view (browser)",
+            "move": "temperature",
+            "tokens": n,
+            "median_ms": statistics.median(ms),
+            "max_ms": max(ms),
+            "moves": len(ms),
+            "ws_sent_during": during,
+            "ws_sent_after": sent.frames - before - during,
+            "release_ms": release * 1000,
+        }
+    ]
+
+
+def old_temperature(page, url, n, moves, log) -> list[dict]:
+    runs = Runs(page)
+    goto(page, url, timeout=300)
+    thumb = page.locator("[data-testid='stSlider'] input[type='range']").first
+    out = []
+    for i in range(moves + 1):  # the first: warm-up
+        thumb.focus()
+        s = timed(page, runs, lambda: thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft"), timeout=120)
+        settle(page, 300, quiet_polls=2)
+        out.extend([s * 1000] if i else [])
+    page.screenshot(path=str(SCREENSHOTS / f"bench-moves-temperature-old-{n}.png"))
+    log(f"  old temperature page n={n}: median {statistics.median(out):.0f} ms, max {max(out):.0f} ms over {len(out)}")
+    return [
+        {
+            "path": "temperature page, old Plotly (server)",
+            "move": "temperature",
+            "tokens": n,
+            "median_ms": statistics.median(out),
+            "max_ms": max(out),
+            "moves": len(out),
+        }
+    ]
+
+
 def run(sizes=(16, 128, 512), moves=20, old_moves=20, log=print) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
@@ -185,13 +322,19 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=20)
     ap.add_argument("--old-moves", type=int, default=20)
-    ap.add_argument("--sizes", default="16,128,512")
+    ap.add_argument("--sizes", default=None, help="tokens (default: 16,128,512; the temperature page: 16,128)")
+    ap.add_argument("--page", default="attention", choices=("attention", "temperature"))
     a = ap.parse_args(argv)
-    rows = run(tuple(int(x) for x in a.sizes.split(",")), a.moves, a.old_moves)
+    if a.page == "temperature":
+        rows = temperature_page(tuple(int(x) for x in (a.sizes or "16,128").split(",")), a.moves, a.old_moves)
+    else:
+        rows = run(tuple(int(x) for x in (a.sizes or "16,128,512").split(",")), a.moves, a.old_moves)
     print("\n| path | move | tokens | median | max | moves | ws frames sent during / after |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         ws = f"{r['ws_sent_during']} / {r['ws_sent_after']}" if "ws_sent_during" in r else "(every move)"
+        if "release_ms" in r:
+            ws += f"; release to every layer drawn {r['release_ms']:.0f} ms"
         print(
             f"| {r['path']} | {r['move']} | {r['tokens']} | {r['median_ms']:.2f} ms | {r['max_ms']:.2f} ms | "
             f"{r['moves']} | {ws} |"

@@ -17,23 +17,48 @@ from analysis.intervene import align
 from analysis.measures import mean_of_heads
 from model.errors import InputError
 from model.registry import read_config
-from model.trace import KINDS
+from pages.compare_parts.choices import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
 from ui import intervene as ui_iv
-from ui import rows, state
-from ui.compare import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
+from ui import rows, state, view
+from ui.attention_view import attention_view
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure, wrapping_columns
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.messages import notice_text
 from ui.run import current
 from ui.safe import md
-from ui.widgets import download, heatmap_labels, image_format_picker, kind_layer_head, show_input_error
-from viz.heatmap import attention_heatmap
-from viz.intervene import difference_heatmap, difference_table, marked_model_view
+from ui.view import Field
+from ui.widgets import download, image_format_picker, kind_picker, show_input_error
+from viz.attention_view import at_temperature
+from viz.intervene import difference_table, marked_model_view
 from viz.table import to_csv
 
 WHAT = ("sentences", "models", "temperatures", "positions", "trained")
 TILE = 40
+
+# the page's view: every setting its link carries (ui/view.py). Sentence B's default and the
+# opening view (kind, layer, head) are measured at run time (analysis/contrast.py), so the
+# fields after text2 are read once the opening pair is known.
+VIEW = (
+    Field("cmp", "cmp_what", "sentences", state.choice(WHAT), omit_default=True),
+    Field("text2", "cmp_text2", None, state.text),  # default: the opening pair's B
+    Field("model2", "cmp_model2", None, state.choice(model.NAMES)),
+    Field("ta", "cmp_ta", 1.0, one_of_temps, omit_default=True),
+    Field("tb", "cmp_tb", 3.0, one_of_temps),
+    Field("ckind", "cmp_kind", None, view.KIND),  # default: the opening pair's
+    Field("clayer", "cmp_layer", None, view.whole, one_based=True),
+    Field("chead", "cmp_head", "mean", view.whole_or_mean, one_based=True),
+    view.layer_temperature("cmp_ltemp"),  # A's and B's shown layer, at one T, in the browser
+)
+N_FIRST = 5  # VIEW[:N_FIRST] is read before the opening pair's view
+
+
+def take_view(v: dict) -> None:
+    """The attention view's report when the reader lets go: its layer, head, row and T become the
+    page's (the link, the room, the model view of every head and the CSV follow)."""
+    st.session_state["cmp_layer"], st.session_state["cmp_head"] = v["layer"], v["head"]
+    st.session_state["cmp_q"] = v["q"]
+    st.session_state["cmp_ltemp"] = min(max(float(v["temp"]), view.T_MIN), view.T_MAX)
 
 
 ctx = current()
@@ -41,21 +66,14 @@ try:  # sentence B's default: a measured pair whose B - A shows (analysis/contra
     pair = opening_pair(ctx.model, ctx.device, ctx.text)
 except Exception:  # a model that cannot load here: the page says so below
     pair = None
-state.url_param("cmp", "sentences", state.choice(WHAT), key="cmp_what")
-state.url_param(
-    "text2",
-    pair.b if pair else second_sentence(ctx.text),
-    state.text,
-    key="cmp_text2",
-)
-state.url_param("model2", None, state.choice(model.NAMES), key="cmp_model2")
-state.url_param("ta", 1.0, one_of_temps, key="cmp_ta")
-state.url_param("tb", 3.0, one_of_temps, key="cmp_tb")
+state.read_view(VIEW[:N_FIRST], text2=pair.b if pair else second_sentence(ctx.text))
 opening = pair if pair is not None and pair.b == st.session_state.get("cmp_text2") else None  # its view too
-state.url_param("ckind", opening and opening.kind, state.choice(KINDS), key="cmp_kind")
-state.url_param("clayer", opening and opening.layer, lambda raw: int(raw) - 1, key="cmp_layer")
-head_default = "mean" if opening is None or opening.head is None else opening.head
-state.url_param("chead", head_default, lambda raw: "mean" if raw == "mean" else int(raw) - 1, key="cmp_head")
+state.read_view(
+    VIEW[N_FIRST:],
+    ckind=opening and opening.kind,
+    clayer=opening and opening.layer,
+    chead="mean" if opening is None or opening.head is None else opening.head,
+)
 
 page_header("page_compare", "cmp_intro")
 runner = ctx.runner()
@@ -132,15 +150,21 @@ if tra.output_text or trb.output_text:
     c2.markdown(t("cmp_output", run=md(labels[1]), text=md(trb.output_text)))
 
 kinds = [k for k in tra.kinds() if k in trb.kinds()]
-if st.session_state.get("cmp_kind") not in kinds:
-    st.session_state["cmp_kind"] = kinds[-1]
 n_layers = min(tra.attention[kinds[0]].num_layers, trb.attention[kinds[0]].num_layers)
 n_heads = min(tra.attention[kinds[0]].num_heads, trb.attention[kinds[0]].num_heads)
-if st.session_state.get("cmp_layer") is None or not 0 <= st.session_state["cmp_layer"] < n_layers:
+if st.session_state.get("cmp_layer") is None:
     st.session_state["cmp_layer"] = n_layers - 1
-if st.session_state.get("cmp_head") != "mean" and not 0 <= st.session_state.get("cmp_head", 0) < n_heads:
-    st.session_state["cmp_head"] = "mean"
-kind, layer, head = kind_layer_head("cmp", kinds, n_layers, n_heads, "att_kind", widths=(4, 2, 2), mean=True)
+# the layer and head pickers are the view's, in the browser: fitted here (a link's layer past
+# this model's), with the notice the server's pickers gave
+layer = state.fit("cmp_layer", range(n_layers), lambda v: t("att_layer_n", n=v + 1))
+head = state.fit(
+    "cmp_head", ["mean", *range(n_heads)], lambda v: t("att_mean_heads") if v == "mean" else t("att_head_n", n=v + 1)
+)
+kind = kind_picker(kinds, "cmp_kind", "att_kind")
+# A and B at one T in the shown layer (the browser's slider); where they already differ in T
+# (every layer, the model re-run), no second temperature on top
+browser_t = what != "temperatures"
+T = float(st.session_state.get("cmp_ltemp", 1.0)) if browser_t else 1.0
 
 att_a, att_b = tra.attention[kind], trb.attention[kind]
 wa_all, wb_all, mask, cut = align(
@@ -160,35 +184,57 @@ if cut or att_a.query_tokens[:q_n] != att_b.query_tokens[:q_n] or att_a.key_toke
     )
 
 
+def at_t(w_all: np.ndarray) -> np.ndarray:
+    """(layers, heads, Q, K) with the shown layer at the view's T, as the browser shows it:
+    softmax(log w / T), exact for T in that layer alone; the other layers as the runs computed them."""
+    if T == 1.0:
+        return w_all
+    out = np.array(w_all, dtype=np.float64)
+    out[layer] = at_temperature(w_all[layer], T)
+    return out
+
+
 def pick(w):
     return mean_of_heads(w)[layer] if head == "mean" else w[layer, head]
 
 
-wa, wb = pick(att_a.weights), pick(att_b.weights)
-diff = pick(wb_all) - pick(wa_all)
+diff = pick(at_t(wb_all)) - pick(at_t(wa_all))
 image_format = st.session_state.get("cmp_img", "png")
-hl = heatmap_labels(att_a.query_written is not None)
-# presentation mode: under the title; a column under 400 px (a phone, a narrow window) wraps
-c_a, c_b, c_d = wrapping_columns(3, "cmp_heats", where=main_area(), gap="medium")
-for col, run, att, w, key in ((c_a, labels[0], att_a, wa, "cmp_heat_a"), (c_b, labels[1], att_b, wb, "cmp_heat_b")):
-    with col:
-        st.markdown(f"**{md(run)}**")
-        fig = attention_heatmap(w, rows.row_labels(att), att.key_tokens, mask=att.mask, labels=hl)
-        plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, key), key=key)
-with c_d:
-    st.markdown("**" + t("cmp_difference", b=md(labels[1]), a=md(labels[0])) + "**")
-    fig = difference_heatmap(
-        diff,
-        rows.row_labels(att_a)[:q_n],
-        list(att_a.key_tokens)[:k_n],
-        mask=mask,
-        labels={**hl, "weight": t("iv_delta")},
+q = min(int(st.session_state.get("cmp_q", min(1, q_n - 1))), len(att_a.query_tokens) - 1)
+a_panel = {"title": labels[0], "short": "A", "src": 0, "temp": "view"}
+a_panel["notes"] = {"one": t("cmp_note_one"), "browser": t("cmp_note_browser")}
+with main_area():  # presentation mode: under the title
+    attention_view(
+        att_a.weights[:n_layers, :n_heads],
+        att_a.mask,
+        kind=kind,
+        q_tokens=list(att_a.query_tokens),
+        k_tokens=list(att_a.key_tokens),
+        q_labels=rows.row_labels(att_a),
+        q_written=None if att_a.query_written is None else list(att_a.query_written),
+        view={"tab": "head", "layer": layer, "head": head, "q": q, "temp": T},
+        key="cmp_view",
+        on_view=take_view,
+        present=ctx.presentation,
+        temperature=browser_t,
+        sources=(
+            {
+                "weights": att_b.weights[:n_layers, :n_heads],
+                "mask": att_b.mask,
+                "q_labels": rows.row_labels(att_b),
+                "k_tokens": list(att_b.key_tokens),
+            },
+        ),
+        panels=[
+            a_panel,
+            {"title": labels[1], "short": "B", "src": 1, "temp": "view"},
+            {"title": t("cmp_difference", b=labels[1], a=labels[0]), "short": "B − A", "diff": [1, 0]},
+        ],
     )
-    plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "compare_difference"), key="cmp_heat_d")
 st.caption(t("cmp_scale_help"))
 
 st.subheader(t("cmp_all_heads"))
-absdiff = np.abs(wb_all - wa_all)
+absdiff = np.abs(at_t(wb_all) - at_t(wa_all))
 left, _ = st.columns([3, 2])
 with left:
     fig = marked_model_view(
@@ -219,21 +265,28 @@ with st.expander(t("iv_export"), icon="⬇️"):
             t("iv_download_csv"),
             to_csv(
                 difference_table(
-                    diff, rows.row_labels(att_a)[:q_n], list(att_a.key_tokens)[:k_n], pick(wa_all), pick(wb_all), mask
+                    diff,
+                    rows.row_labels(att_a)[:q_n],
+                    list(att_a.key_tokens)[:k_n],
+                    pick(at_t(wa_all)),
+                    pick(at_t(wb_all)),
+                    mask,
                 )
             ),
             "attention_compare.csv",
             "cmp_csv",
         )
 
-state.set_url(
-    cmp=None if what == "sentences" else what,
+state.write_view(
+    VIEW,
+    cmp=what,
     text2=b["text"] if what == "sentences" else None,
     model2=b["name"] if what == "models" else None,
-    ta=a["temperature"] if what == "temperatures" and a["temperature"] != 1.0 else None,
+    ta=a["temperature"] if what == "temperatures" else None,
     tb=b["temperature"] if what == "temperatures" else None,
     ckind=kind if len(kinds) > 1 else None,
-    clayer=layer + 1,
-    chead="mean" if head == "mean" else head + 1,
+    clayer=layer,
+    chead=head,
+    ltemp=round(T, 3) if browser_t else None,
 )
 copy_link()

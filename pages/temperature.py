@@ -9,7 +9,6 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 # isort: split
 
 import dataclasses
-import math
 
 import numpy as np
 import pandas as pd
@@ -17,32 +16,21 @@ import streamlit as st
 
 from analysis import experiments as ex
 from analysis.measured import TEMPERATURE_EXACT_MATCH
-from model import KINDS
 from model.errors import InputError
-from ui import cache, state
+from ui import cache, state, view
+from ui.attention_view import attention_view
 from ui.context import partial
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.rows import row_labels
 from ui.run import current
 from ui.safe import md
-from ui.widgets import (
-    PLOTLY_CONFIG,
-    head_picker,
-    kind_picker,
-    layer_picker,
-    row_picker,
-    sampling_knobs,
-    show_heatmap,
-    show_input_error,
-    show_row_table,
-)
+from ui.view import Field
+from ui.widgets import PLOTLY_CONFIG, kind_picker, sampling_knobs, show_input_error
 from viz.curves import entropy_vs_temperature
 from viz.generation import compare_bars, next_token_bars, top_indices
 
-# a log-spaced grid with 1 on it: each step multiplies T by about 1.4
-TEMPS = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)
-T_MIN, T_MAX = TEMPS[0], TEMPS[-1]
+T_MIN, T_MAX = view.T_MIN, view.T_MAX  # the browser's slider spans the same range
 CURVE_TEMPS = ex.log_temperatures(T_MIN, T_MAX, 41)
 AXIS_TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 SWEEP_TEMPS = (0.05, 0.3, 1.0, 3.0, 20.0)
@@ -50,21 +38,54 @@ STEMP_MAX = 5.0
 N_BARS = 15
 
 
-def temperature_param(raw: str) -> float:
-    v = state.clamped("temp", T_MIN, T_MAX)(raw)
-    nearest = min(TEMPS, key=lambda g: abs(math.log(g) - math.log(v)))
-    if abs(nearest - v) > 1e-9 * nearest:
-        state.notice(t("temp_snapped", value=f"{v:g}", shown=f"{nearest:g}"))
-    return nearest
-
-
-def scope_param(raw: str):
+def layer_or_all(raw: str):
+    """?tlayer=all or a layer from 1: where T applies."""
     if raw == "all":
         return "all"
-    v = int(raw) - 1
-    if v < 0:
+    v = int(raw)
+    if v < 1:
         raise ValueError(raw)
     return v
+
+
+# the page's view: every setting its link carries (ui/view.py); T is the attention view's slider
+VIEW = (
+    view.temperature("temp_t"),
+    Field("tlayer", "temp_scope", "all", layer_or_all, one_based=True, omit_default=True),
+    view.kind("temp_kind"),
+    view.layer("temp_layer", None),  # None: the last layer
+    view.head("temp_head"),
+    Field("q", "temp_q", None, int),  # None: the second row
+    Field("sweep", "temp_sweep", False, state.flag, omit_default=True),
+    Field("stemp", "temp_stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
+    Field("topk", "temp_topk", 0, state.clamped("topk", 0, 1_000_000, int), omit_default=True),
+    Field("topp", "temp_topp", 1.0, state.clamped("topp", 0.01, 1.0), omit_default=True),
+)
+
+
+def exact_layers(runner, kind: str, t_layer: int | None) -> list[int]:
+    """The layers of this kind where the browser's softmax(log w / T), T in that one attention
+    alone, is what the model computes with T where the page applies it (the scope): the scope's
+    own layer, whose inputs the temperature does not reach. Not so for the translator's
+    decoder and cross-attention: its "layer n" is also the encoder's layer n, which changes what
+    every cross-attention reads, and through them every decoder layer after the first."""
+    if t_layer is None:
+        return []
+    if runner.kind == "translator" and (kind == "cross" or (kind == "decoder" and t_layer > 0)):
+        return []
+    return [t_layer]
+
+
+def take_view(v: dict) -> None:
+    """The attention view's report, when the reader lets go of the slider (or picks a layer, head
+    or row there): the page's T, layer, head and row, so the link, the room, the model re-run at T
+    where the scope says, the entropy curve and the output follow."""
+    st.session_state["temp_t"] = min(max(float(v["temp"]), T_MIN), T_MAX)
+    st.session_state["temp_layer"], st.session_state["temp_head"], st.session_state["temp_q"] = (
+        v["layer"],
+        v["head"],
+        v["q"],
+    )
 
 
 # -- cached model computations (strings and numbers in, numpy out) ------------------------------
@@ -86,23 +107,9 @@ def translations(name: str, device: str, text: str, temps: tuple, temperature_la
     return [m.translate([text], temperature=tt, temperature_layer=temperature_layer)[0] for tt in temps]
 
 
-def t_label(v: float) -> str:
-    return t("temp_t_one") if v == 1.0 else f"{v:g}"
-
-
 ctx = current()
 
-# -- the view's settings from the link ---------------------------------------------------------
-state.url_param("temp", 1.0, temperature_param, key="temp_t")
-state.url_param("tlayer", "all", scope_param, key="temp_scope")
-state.url_param("kind", None, state.choice(KINDS), key="temp_kind")
-state.url_param("layer", None, lambda raw: int(raw) - 1, key="temp_layer")
-state.url_param("head", 0, lambda raw: int(raw) - 1, key="temp_head")
-state.url_param("q", None, int, key="temp_q")
-state.url_param("sweep", False, state.flag, key="temp_sweep")
-state.url_param("stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), key="temp_stemp")
-state.url_param("topk", 0, state.clamped("topk", 0, 1_000_000, int), key="temp_topk")
-state.url_param("topp", 1.0, state.clamped("topp", 0.01, 1.0), key="temp_topp")
+state.read_view(VIEW)
 
 page_header("page_temperature", "temp_intro")
 st.latex(r"\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^T}{\sqrt{d_k}\;\cdot\;T}\right)V")
@@ -120,97 +127,101 @@ translator = runner.kind == "translator"
 def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
     """Everything below the formula: moving T or changing the layer, head, query or sampling
     knobs reruns only this (ui.context.partial), not the sidebar and the rest of the app."""
-    # -- temperature and where it applies ----------------------------------------------------------
-    state.fit(
-        "temp_scope",
-        ["all", *range(n_layers)],
-        lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1),
-    )
-    area = main_area()  # presentation mode: T and the two heatmaps under the title, before the rest
-    c_t, c_reset, c_scope = area.columns([6, 1.4, 2.6], vertical_alignment="bottom")
-    with c_t:
-        T = st.select_slider(t("temp_t"), options=list(TEMPS), key="temp_t", format_func=t_label, help=t("temp_t_help"))
-    with c_reset:
-        st.button(
-            t("temp_reset"), key="temp_reset", disabled=T == 1.0, on_click=lambda: st.session_state.update(temp_t=1.0)
-        )
-    with c_scope:
-        scope = st.selectbox(
-            t("temp_scope"),
-            ["all", *range(n_layers)],
-            key="temp_scope",
-            format_func=lambda v: t("temp_scope_all") if v == "all" else t("temp_scope_layer", n=v + 1),
-            help=t("temp_scope_help_translator" if translator else "temp_scope_help_gpt"),
-        )
-    t_layer = None if scope == "all" else scope
-
+    # -- where T applies, and which kind -------------------------------------------------------------
+    scopes = ["all", *range(n_layers)]
+    state.fit("temp_scope", scopes, lambda v: t("temp_scope_all") if v == "all" else t("temp_layer_n", n=v + 1))
     base = ctx.trace()
     if base is None:
         copy_link()
         st.stop()
+    kinds = base.kinds()
+    if st.session_state.get("temp_layer") is None:
+        st.session_state["temp_layer"] = n_layers - 1
+    # the view's layer and head pickers are in the browser: fitted here (a link's head 99 on a
+    # 4-head model: Head 4, with a notice), as the server's pickers did
+    layer = state.fit("temp_layer", range(n_layers), lambda v: t("temp_layer_n", n=v + 1))
+    head = state.fit("temp_head", range(n_heads), lambda v: t("temp_head_n", n=v + 1))
+    T = float(st.session_state["temp_t"])
+    area = main_area()  # presentation mode: the heatmaps under the title, before the rest
+    # on a projector the scope and kind pickers go under the view, so that with a room's banner
+    # the heatmaps' bottom edge stays on the first screen at 1280 x 800 (issue 37)
+    first, then = area.container(), area.container()
+    c_scope, c_kind = (then if ctx.presentation else first).columns([3, 5], vertical_alignment="bottom")
+    with c_scope:
+        scope = st.selectbox(
+            t("temp_scope"),
+            scopes,
+            key="temp_scope",
+            format_func=lambda v: t("temp_scope_all") if v == "all" else t("temp_scope_layer", n=v + 1),
+            help=t("temp_scope_help_translator" if translator else "temp_scope_help_gpt"),
+        )
+    with c_kind:
+        kind = kind_picker(kinds, "temp_kind", "temp_kind")
+    t_layer = None if scope == "all" else scope
     hot = base
-    if T != 1.0:
+    if T != 1.0:  # the model re-run with T where the scope says (what the right-hand view shows on release)
         try:
             hot = cache.trace(ctx.model, ctx.device, ctx.text, temperature=T, temperature_layer=t_layer)
         except InputError as e:
             show_input_error(e)
 
-    # -- which head ---------------------------------------------------------------------------------
-    kinds = base.kinds()
-    if st.session_state.get("temp_layer") is None:
-        st.session_state["temp_layer"] = n_layers - 1
-    c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
-    with c_kind:
-        kind = kind_picker(kinds, "temp_kind", "temp_kind")
-    with c_layer:
-        layer = layer_picker(n_layers, "temp_layer", "temp_layer", "temp_layer_n")
-    with c_head:
-        head = head_picker(n_heads, "temp_head", label_key="temp_head", item_key="temp_head_n")
-
     att1, attT = base.attention[kind], hot.attention[kind]
-    w1, wT = att1.weights[layer, head], attT.weights[layer, head]
-    title = t(
-        "temp_heat_title",
-        kind=t(f"kind_{kind}"),
-        layer=t("temp_layer_n", n=layer + 1),
-        head=t("temp_head_n", n=head + 1),
+    q_tokens = att1.query_tokens
+    if st.session_state.get("temp_q") is None:
+        st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
+    q = state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
+    where = (
+        t("temp_note_server_all")
+        if t_layer is None
+        else t("temp_note_server_layer").replace("{scope}", str(t_layer + 1))
     )
-    area.subheader(title)
-    for col, title, a, w, key in zip(
-        area.columns(2, gap="large"),
-        (t("temp_at_one"), t("temp_at_t", t=f"{T:g}")),
-        (att1, attT),
-        (w1, wT),
-        ("temp_heat_1", "temp_heat_t"),
-    ):
-        with col:
-            st.markdown("**" + title + "**")
-            show_heatmap(
-                w, row_labels(a), a.key_tokens, mask=a.mask, key=key, zmax=1.0, writes=a.query_written is not None
-            )
+    pending = (
+        t("temp_note_pending_all")
+        if t_layer is None
+        else t("temp_note_pending_layer").replace("{scope}", str(t_layer + 1))
+    )
+    at_t = {"title": t("temp_at_t"), "short": t("temp_at_t"), "src": 0, "temp": "view", "scope": scope}
+    at_t["exact"] = exact_layers(runner, kind, t_layer)
+    at_t["notes"] = {"one": t("temp_note_one"), "browser": t("temp_note_browser"), "server": where, "pending": pending}
+    sources = ()
+    if hot is not base:
+        at_t.update(hot=1, hot_t=T)
+        sources = (
+            {
+                "weights": attT.weights,
+                "mask": attT.mask,
+                "q_labels": row_labels(attT),
+                "k_tokens": list(attT.key_tokens),
+            },
+        )
+    with first:
+        attention_view(
+            att1.weights,
+            att1.mask,
+            kind=kind,
+            q_tokens=list(q_tokens),
+            k_tokens=list(att1.key_tokens),
+            q_labels=row_labels(att1),
+            q_written=None if att1.query_written is None else list(att1.query_written),
+            view={"tab": "head", "layer": layer, "head": head, "q": q, "temp": T},
+            key="temp_view",
+            on_view=take_view,
+            present=ctx.presentation,
+            sources=sources,
+            panels=[
+                {"title": t("temp_at_one"), "short": t("temp_at_t").replace("{t}", "1"), "src": 0, "temp": 1.0},
+                at_t,
+            ],
+            mean=False,
+        )
     # the notes under the two heatmaps, not between the title and them: with a room open at
-    # 1280 x 800 the charts' x axis then stays on the projector's first screen (issue 37: y 995)
+    # 1280 x 800 the view's bottom edge then stays on the projector's first screen (issue 37)
     area.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
     if T != 1.0 and t_layer is not None and t_layer != layer:
         area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
     if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
         area.caption("ⓘ " + t("temp_tokens_differ"))
-
-    # -- the chosen query: the tutorial's table at both temperatures --------------------------------
-    q_tokens = att1.query_tokens
-    if st.session_state.get("temp_q") is None:
-        st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
-    state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
-    q = row_picker(t("temp_query"), row_labels(att1), "temp_q")
-    st.subheader(t("temp_table_title"))
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.markdown("**" + t("temp_at_one") + "**")
-        show_row_table(att1, w1, q, key="temp_table_1", with_csv=False)
-    with right:
-        st.markdown("**" + t("temp_at_t", t=f"{T:g}") + "**")
-        qT = min(q, len(attT.query_tokens) - 1)
-        show_row_table(attT, wT, qT, key="temp_table_t", with_csv=False)
+    w1 = att1.weights[layer, head]
 
     # -- entropy against temperature -----------------------------------------------------------------
     st.subheader(t("temp_entropy_title"))
@@ -328,17 +339,18 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
     else:
         stemp, top_k, top_p = (st.session_state[k] for k in ("temp_stemp", "temp_topk", "temp_topp"))
 
-    state.set_url(
-        temp=None if T == 1.0 else T,
-        tlayer=None if scope == "all" else scope + 1,
+    state.write_view(
+        VIEW,
+        temp=round(T, 3),
+        tlayer=scope,
         kind=kind if len(kinds) > 1 else None,
-        layer=layer + 1,
-        head=head + 1,
+        layer=layer,
+        head=head,
         q=q,
-        sweep=True if translator and st.session_state.get("temp_sweep") else None,
-        stemp=None if stemp == 1.0 else float(stemp),
-        topk=int(top_k) or None,
-        topp=None if top_p >= 1.0 else float(top_p),
+        sweep=bool(translator and st.session_state.get("temp_sweep")),
+        stemp=float(stemp),
+        topk=int(top_k),
+        topp=float(top_p),
     )
     copy_link()
 

@@ -137,6 +137,25 @@ def attention_view(at: AppTest, key: str) -> tuple[dict, dict] | None:
     return None
 
 
+def view_source(at: AppTest, key: str, i: int) -> dict:
+    """Source i >= 1 of the attention view keyed `key` (another run beside the first: compare's B,
+    the temperature page's model re-run at T), as attention_view's arrays: w<layer>, mask."""
+    from viz.attention_view import unpack
+
+    for el in at.get("bidi_component"):
+        if el.proto.id.endswith("-" + key):
+            header, blobs = unpack(el.proto.bytes)
+            src = header["sources"][i - 1]
+            _, n_heads, q, k = src["shape"]
+            out = {
+                f"w{la}": np.frombuffer(blobs[f"s{i}w{la}"], np.float32).reshape(n_heads, q, k) for la in src["layers"]
+            }
+            if f"s{i}mask" in blobs:
+                out["mask"] = np.frombuffer(blobs[f"s{i}mask"], np.uint8).reshape(q, k).astype(bool)
+            return out
+    raise KeyError(key)
+
+
 def view_row(at: AppTest, key: str) -> tuple[list[str], np.ndarray]:
     """(key tokens, weights) of the row the attention view's table shows first: its view's layer,
     head (or the mean of the heads) and row, at its temperature (numpy's softmax(log w / T), as

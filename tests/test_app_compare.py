@@ -6,11 +6,12 @@ import pytest
 
 import model
 from data import corpus
+from pages.compare_parts.choices import PAIRS, second_sentence
 from tests import apptest
-from tests.apptest import array, chart, markdown
+from tests.apptest import markdown
 from tests.explore import Action, do, problems
-from ui.compare import PAIRS, second_sentence
 from ui.safe import md
+from viz.attention_view import at_temperature, difference
 
 PAGE = "pages/compare.py"
 
@@ -31,16 +32,9 @@ def test_translator_offers_no_dead_end_and_trained_rows_read_the_trained_transla
     at.button_group(key="cmp_what").set_value("trained").run()
     apptest.ok(at)
     assert not problems(at, "en")
-    heads = [c for c in at.get("plotly_chart") if c.proto.id and "cmp_heat_a" in c.proto.id]
-    import json
-
-    a = json.loads(next(c for c in at.get("plotly_chart") if "cmp_heat_a" in (c.proto.id or "")).proto.spec)
-    b = json.loads(next(c for c in at.get("plotly_chart") if "cmp_heat_b" in (c.proto.id or "")).proto.spec)
-    assert heads
-    rows_a = a["data"][0]["y"] if "y" in a["data"][0] else None
-    rows_b = b["data"][0]["y"] if "y" in b["data"][0] else None
-    reads_a = [r.split(" → ")[0] for r in rows_a]
-    reads_b = [r.split(" → ")[0] for r in rows_b]
+    header, _ = apptest.attention_view(at, "cmp_view")
+    reads_a = [r.split(" → ")[0] for r in header["q_labels"]]
+    reads_b = [r.split(" → ")[0] for r in header["sources"][0]["q_labels"]]
     assert reads_a == reads_b, "the untrained model reads the trained translation, row for row"
 
 
@@ -62,16 +56,54 @@ TIMEOUT = 120
 TR_TEXT = "The cat sat on the mat"
 
 
+def views(at):
+    """(header, A's arrays, B's arrays) of the compare page's attention view (ui/attention_view):
+    A is its source 0, B its source 1; the panels draw A, B and B - A from them."""
+    header, a = apptest.attention_view(at, "cmp_view")
+    return header, a, apptest.view_source(at, "cmp_view", 1)
+
+
+def shown_difference(at) -> np.ndarray:
+    """The B - A panel as the browser computes it (viz.attention_view.difference, view.js's
+    panelData): B minus A of the view's layer and head at its T, on the rows and keys both have."""
+    header, a, b = views(at)
+    v = header["view"]
+    assert header["panels"][2]["diff"] == [1, 0]
+    pick = lambda w: w.mean(axis=0) if v["head"] == "mean" else w[v["head"]]  # noqa: E731
+    wa = pick(at_temperature(a[f"w{v['layer']}"], v["temp"]))
+    wb = pick(at_temperature(b[f"w{v['layer']}"], v["temp"]))
+    return difference(wb, wa)[0]
+
+
 def test_compare_two_sentences_difference_is_b_minus_a():
     at = apptest.open_page(
         "pages/compare.py", "translator", TIMEOUT, text="狗咬人", text2="人咬狗", ckind="encoder", clayer="1", chead="1"
     )
     m = model.load("translator", device="cpu")
     a, b = (m.trace(s).attention["encoder"].weights[0, 0] for s in ("狗咬人", "人咬狗"))
-    z = chart(at, "cmp_heat_d")["data"][0]["z"]
-    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
-    np.testing.assert_allclose(got, b - a, atol=1e-5)
+    np.testing.assert_allclose(shown_difference(at), b - a, atol=1e-6)
+    assert views(at)[0]["view"]["layer"] == 0 and views(at)[0]["view"]["head"] == 0
     assert any("aligned by position" in w.value for w in at.warning)  # 狗 vs 人: the tokens differ
+
+
+def test_one_temperature_on_both_runs_in_the_shown_layer():
+    """?ltemp: the view's T, applied in the browser to A's and B's shown layer (exact for T in
+    that layer alone); B - A at that T is the difference of the two models' rows at T."""
+    at = apptest.open_page(
+        "pages/compare.py", "gpt", TIMEOUT, text2="The dog sat on the mat", clayer="2", chead="1", ltemp="3"
+    )
+    header, _, _ = views(at)
+    assert header["view"]["temp"] == 3.0 and header["temperature"]
+    m = model.load("gpt", device="cpu")
+    a, b = (
+        m.trace(s, temperature=3.0, temperature_layer=1).attention["decoder"].weights[1, 0]
+        for s in ("The cat sat on the mat", "The dog sat on the mat")
+    )
+    np.testing.assert_allclose(shown_difference(at), b - a, atol=1e-6)
+    assert at.query_params["ltemp"] == "3"
+    # two temperatures already (every layer, the model re-run): no third one on top
+    at = apptest.open_page("pages/compare.py", "gpt", TIMEOUT, cmp="temperatures", ta="1", tb="3", ltemp="3")
+    assert not views(at)[0]["temperature"] and "ltemp" not in at.query_params
 
 
 def test_compare_models_and_positions():
@@ -82,9 +114,7 @@ def test_compare_models_and_positions():
     )
     m = model.load("gpt", device="cpu")
     b = m.trace("The cat sat on the mat", use_position=False).attention["decoder"].weights[0, 1]
-    z = chart(at, "cmp_heat_b")["data"][0]["z"]
-    rows = [r for r in z] if isinstance(z, list) else array(z)
-    np.testing.assert_allclose(np.array(rows[-1], dtype=float), b[-1], atol=1e-5)
+    np.testing.assert_array_equal(views(at)[2]["w0"][1], b)
 
 
 def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
@@ -100,9 +130,7 @@ def test_compare_trained_against_untrained_when_the_step_0_snapshot_exists():
     # the untrained start reads the trained model's translation (teacher forcing), row for row
     written = model.load("translator", device="cpu").trace(TR_TEXT).output_text
     b = model.load("translator@0", device="cpu").trace(TR_TEXT, target=written).attention["cross"].weights[1, 1]
-    z = chart(at, "cmp_heat_b")["data"][0]["z"]
-    got = array(z) if isinstance(z, dict) else np.array(z, dtype=float)
-    np.testing.assert_allclose(got.reshape(b.shape), b, atol=1e-5)
+    np.testing.assert_allclose(views(at)[2]["w1"][1], b, atol=1e-6)
     assert md("untrained (step 0)") in markdown(at)
 
 
@@ -116,10 +144,8 @@ def test_the_default_pair_shows_a_difference_and_says_what_changed(name):
     at = apptest.open_page(PAGE, name, 180)
     b = at.text_input(key="cmp_text2").value
     assert b == "The dog sat on the mat", b  # a noun swapped: both runs read the same positions
-    raw = chart(at, "cmp_heat_d")["data"][0]["z"]
-    cells = array(raw).ravel() if isinstance(raw, dict) else [v for r in raw for v in r if v is not None]
-    drawn = float(np.nanmax(np.abs(np.asarray(cells, float))))
-    assert drawn >= VISIBLE, drawn  # what the map draws (a causal row stops at the diagonal)
+    drawn = float(np.abs(shown_difference(at)).max())
+    assert drawn >= VISIBLE, drawn  # what the B - A panel draws (a causal row stops at the diagonal)
     kind, layer, head = at.session_state["cmp_kind"], at.session_state["cmp_layer"], at.session_state["cmp_head"]
     m = model.load(name, device="cpu")
     wa = m.trace("The cat sat on the mat").attention[kind].weights[layer].astype(np.float64)

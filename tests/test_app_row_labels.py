@@ -116,8 +116,8 @@ def test_step_page_and_temperature_page_name_the_written_token():
     assert heatmap_rows(at)[0] == "&lt;2zh&gt; → 猫"
     assert "When the model writes **猫**" in headings(at)
     at = apptest.open_page("pages/temperature.py", "translator", kind="cross", layer=2, head=2, q=0)
-    assert heatmap_rows(at)[0] == "&lt;2zh&gt; → 猫"
-    assert "When the model writes **猫**" in headings(at)
+    assert view_rows(at, "temp_view")[0] == "<2zh> → 猫"  # canvas text, raw
+    assert view_caption(at, "temp_view") == "When the model writes 猫 (reading <2zh>):"
 
 
 def test_generation_names_the_token_the_newest_row_writes():

@@ -1,6 +1,7 @@
-"""The temperature page in AppTest: the head at T = 1 beside the same head at T (the tables are
-the traces' numbers), both ends of the slider, bad links clamped with a notice, the translator's
-translation, and the sampling panel (top-k 1, top-p 0.01, greedy)."""
+"""The temperature page in AppTest: the attention view it sends (the head at T = 1 beside the same
+head at T: the trace's weights, and the model re-run at T where the scope says), both ends of the
+slider's range, bad links clamped with a notice, the translator's translation, and the sampling
+panel (top-k 1, top-p 0.01, greedy)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from model.gpt import Sampling, sampling_distribution
 from ui import cache
 from ui.context import DEFAULT_TEXT
 from ui.safe import md
+from viz.attention_view import at_temperature
 
 PAGE = "pages/temperature.py"
 TIMEOUT = 90
@@ -27,12 +29,15 @@ def open_page(model_name: str = "gpt", **params) -> AppTest:
     return apptest.open_page(PAGE, model_name, TIMEOUT, **params)
 
 
-def tables(at: AppTest):
-    """(tokens, weights) of the two tutorial tables: T = 1, then T."""
-    out = []
-    for df in (at.dataframe[0].value, at.dataframe[1].value):
-        out.append((list(df["Token"]), df["Attention weight"].to_numpy()))
-    return out
+def view(at: AppTest):
+    """The attention view the page sends (ui/attention_view): (header, base arrays, hot arrays or
+    None). The base is the trace at T = 1; hot, when T != 1, the model re-run at T where the scope
+    says (the right-hand panel's source while the slider is at the T the server computed)."""
+    header, arrays = apptest.attention_view(at, "temp_view")
+    hot = None
+    if header.get("sources"):
+        hot = apptest.view_source(at, "temp_view", 1)
+    return header, arrays, hot
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -44,14 +49,21 @@ def chart(at: AppTest, key: str) -> dict:
 
 def test_default_gpt_view_is_t_equal_1_on_both_sides():
     at = open_page("gpt")
-    assert at.select_slider(key="temp_t").value == 1.0
-    (tok1, w1), (tokT, wT) = tables(at)
+    header, arrays, hot = view(at)
     att = cache.trace("gpt", "auto", DEFAULT_TEXT).attention["decoder"]
-    layer, head, q = at.session_state["temp_layer"], at.session_state["temp_head"], at.session_state["temp_q"]
-    assert (layer, head, q) == (att.num_layers - 1, 0, 1)
-    assert tok1 == tokT == att.key_tokens
-    np.testing.assert_allclose(w1, att.weights[layer, head, q], atol=1e-6)
-    np.testing.assert_allclose(wT, w1)
+    v = header["view"]
+    assert (v["layer"], v["head"], v["q"], v["temp"]) == (att.num_layers - 1, 0, 1, 1.0)
+    assert (at.session_state["temp_layer"], at.session_state["temp_head"], at.session_state["temp_q"]) == (
+        v["layer"],
+        0,
+        1,
+    )
+    assert header["k_tokens"] == att.key_tokens and not header["mean"]  # one head: the entropy is a head's
+    for la in range(att.num_layers):  # every layer travels: the browser switches layer and head
+        np.testing.assert_array_equal(arrays[f"w{la}"], att.weights[la])
+    # two panels: T = 1, and the slider's T (computed in the browser from the same weights)
+    left, right = header["panels"]
+    assert left["temp"] == 1.0 and right["temp"] == "view" and hot is None and "hot" not in right
     assert not notices(at)
     # the entropy curve: rows' mean and the chosen row, both rising with T
     spec = chart(at, "temp_entropy")
@@ -64,42 +76,63 @@ def test_default_gpt_view_is_t_equal_1_on_both_sides():
 )
 def test_both_ends_and_out_of_range_links(raw, shown):
     at = open_page("gpt", temp=raw, tlayer=2, layer=2, head=3, q=3)
-    assert at.select_slider(key="temp_t").value == shown
+    header, arrays, hot = view(at)
+    assert header["view"]["temp"] == shown == at.session_state["temp_t"]
     if raw not in ("0.05", "20"):
         assert "temp" in notices(at) and f"{shown:g}" in notices(at)
     else:
         assert not notices(at)
-    (_, w1), (_, wT) = tables(at)
-    hot = cache.trace("gpt", "auto", DEFAULT_TEXT, temperature=shown, temperature_layer=1).attention["decoder"]
+    # the right-hand panel: the model re-run with T in layer 2 only, drawn while the slider stays there
+    right = header["panels"][1]
+    assert (right["hot"], right["hot_t"], right["scope"]) == (1, shown, 1)
+    want = cache.trace("gpt", "auto", DEFAULT_TEXT, temperature=shown, temperature_layer=1).attention["decoder"]
     base = cache.trace("gpt", "auto", DEFAULT_TEXT).attention["decoder"]
-    np.testing.assert_allclose(wT, hot.weights[1, 2, 3], atol=1e-6)
-    np.testing.assert_allclose(w1, base.weights[1, 2, 3], atol=1e-6)
+    for la in range(base.num_layers):
+        np.testing.assert_array_equal(hot[f"w{la}"], want.weights[la])
+        np.testing.assert_array_equal(arrays[f"w{la}"], base.weights[la])
+    # the browser's T in layer 2 (the scope, the layer shown) is the model's: softmax(log w / T)
+    w1, wT = base.weights[1, 2, 3], want.weights[1, 2, 3]
+    np.testing.assert_allclose(at_temperature(w1, shown), wT, atol=1e-6)
     # higher temperature: a flatter row (the tutorial's 温度越高 → 注意力分布越均匀)
     ent = lambda w: -(w[w > 0] * np.log(w[w > 0])).sum()
     assert (ent(wT) >= ent(w1) - 1e-6) if shown > 1 else (ent(wT) <= ent(w1) + 1e-6)
-    assert at.query_params["temp"] == f"{shown:g}"
+    assert at.query_params["temp"] == f"{shown:g}" and at.query_params["tlayer"] == "2"
 
 
 def test_nan_and_garbage_fall_back_to_the_default_with_a_notice():
     at = open_page("gpt", temp="nan", tlayer="x", stemp="nan", topp="abc", head=99, layer=0)
-    assert at.select_slider(key="temp_t").value == 1.0
+    assert at.session_state["temp_t"] == 1.0
     assert at.selectbox(key="temp_scope").value == "all"
-    assert at.selectbox(key="temp_head").value == 3 and at.selectbox(key="temp_layer").value == 0
+    v = view(at)[0]["view"]
+    assert (v["head"], v["layer"]) == (3, 0) == (at.session_state["temp_head"], at.session_state["temp_layer"])
     text = notices(at)
     for name in ("temp", "tlayer", "stemp", "topp", "Head 99"):
         assert name in text
 
 
-def test_moving_the_slider_reruns_the_model_and_updates_the_link():
+def test_a_released_slider_reruns_the_model_in_every_layer_and_updates_the_link():
+    """The view reports T when the slider is let go (take_view: session temp_t); the page then
+    re-runs the model at T in every layer, sends it beside the T = 1 weights, and the link holds T.
+    The browser half (a drag, its report) is tests/browser/test_attention_view.py's."""
     at = open_page("gpt")
-    at.select_slider(key="temp_t").set_value(5.0).run()
+    at.session_state["temp_t"] = 5.0
+    at.run()
     assert not at.exception
     assert at.query_params["temp"] == "5"
-    (_, w1), (_, wT) = tables(at)
-    hot = cache.trace("gpt", "auto", DEFAULT_TEXT, temperature=5.0).attention["decoder"]
-    np.testing.assert_allclose(wT, hot.weights[-1, 0, 1], atol=1e-6)
-    at.button(key="temp_reset").click().run()
-    assert at.select_slider(key="temp_t").value == 1.0 and "temp" not in at.query_params
+    header, arrays, hot = view(at)
+    right = header["panels"][1]
+    assert (right["hot_t"], right["scope"]) == (5.0, "all") and header["view"]["temp"] == 5.0
+    want = cache.trace("gpt", "auto", DEFAULT_TEXT, temperature=5.0).attention["decoder"]
+    last = want.num_layers - 1
+    np.testing.assert_array_equal(hot[f"w{last}"], want.weights[last])
+    # T in every layer is not T in the last layer alone: the note says which one the chart shows
+    alone = at_temperature(arrays[f"w{last}"][0], 5.0)
+    assert np.abs(alone - want.weights[last, 0]).max() > 1e-3
+    assert "every layer" in right["notes"]["server"] and "let go" in right["notes"]["pending"]
+    # back at T = 1: nothing to re-run, and the link drops T
+    at.session_state["temp_t"] = 1.0
+    at.run()
+    assert "temp" not in at.query_params and view(at)[2] is None
 
 
 def test_translator_shows_the_translation_at_both_temperatures():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import model
-from viz.attention_view import FULL_BUDGET, at_temperature, layers_to_send, pack, thumbnails, unpack
+from viz.attention_view import FULL_BUDGET, at_temperature, difference, layers_to_send, pack, thumbnails, unpack
 
 
 def test_pack_round_trips_the_float32_weights_mask_and_labels():
@@ -23,6 +23,34 @@ def test_pack_round_trips_the_float32_weights_mask_and_labels():
     n = int.from_bytes(blob[4:8], "little")
     base = 8 + n + (-(8 + n)) % 4
     assert base % 4 == 0 and all(off % 4 == 0 for off, _ in header["arrays"].values())
+
+
+def test_further_sources_travel_beside_the_first_with_their_own_labels_and_shapes():
+    """compare's B (another sentence: its own rows and keys) and the temperature page's model
+    re-run at T travel in the same payload; past the budget together, only the shown layer."""
+    rng = np.random.default_rng(1)
+    a = rng.dirichlet(np.ones(4), size=(2, 3, 4)).astype(np.float32)
+    b = rng.dirichlet(np.ones(5), size=(2, 3, 5)).astype(np.float32)
+    mask_b = np.tril(np.ones((5, 5), bool))
+    src = {"weights": b, "mask": mask_b, "q_labels": list("vwxyz"), "k_tokens": list("VWXYZ")}
+    header, arrays = unpack(pack(a, None, {"view": {"layer": 0}}, layer=0, sources=[src]))
+    (described,) = header["sources"]
+    assert described["shape"] == [2, 3, 5, 5] and described["layers"] == [0, 1] and described["q_labels"][4] == "z"
+    np.testing.assert_array_equal(np.frombuffer(arrays["s1w1"], np.float32).reshape(3, 5, 5), b[1])
+    np.testing.assert_array_equal(np.frombuffer(arrays["s1mask"], np.uint8).reshape(5, 5).astype(bool), mask_b)
+    assert "mask" not in arrays and all(off % 4 == 0 for off, _ in header["arrays"].values())
+    budget = a.nbytes + b.nbytes - 1  # together one byte over: the shown layer of each
+    header, arrays = unpack(pack(a, None, {"view": {"layer": 1}}, layer=1, budget=budget, sources=[src]))
+    assert header["layers"] == [1] and header["sources"][0]["layers"] == [1] and "s1w0" not in arrays
+
+
+def test_difference_is_b_minus_a_on_the_rows_and_keys_both_have():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 20
+    b = np.ones((4, 3), np.float32) / 3
+    diff, mask = difference(b, a, np.tril(np.ones((4, 3), bool)), None)
+    assert diff.shape == (3, 3) and mask.shape == (3, 3) and not mask[0, 1] and mask[2, 2]
+    np.testing.assert_allclose(diff, b[:3, :3] - a[:, :3])
+    assert difference(b, a)[1] is None
 
 
 def test_past_the_budget_only_the_shown_layer_travels():

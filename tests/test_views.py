@@ -11,12 +11,6 @@ from ui import view
 
 ROOT = Path(__file__).resolve().parents[1]
 HAND_WRITTEN = re.compile(r"\burl_param\(|\bst\.query_params\b")  # (st.page_link's query_params= builds a link)
-# pages that still read or write their link by hand (state.url_param, st.query_params): this list
-# may only shrink. A page that no longer does must leave it (the test says so), so it stays true.
-NOT_YET_DECLARED = {
-    "compare",
-    "temperature",
-}
 
 
 def page_of(path: Path) -> str:
@@ -29,8 +23,7 @@ def test_no_page_reads_or_writes_a_link_key_by_hand():
     pages = sorted((ROOT / "pages").rglob("*.py"))  # a page's parts too (pages/NAME_parts/)
     assert pages
     by_hand = {page_of(p) for p in pages if HAND_WRITTEN.search(p.read_text(encoding="utf-8"))}
-    assert by_hand - NOT_YET_DECLARED == set(), "these pages touch the link by hand: declare their view (ui/view.py)"
-    assert NOT_YET_DECLARED - by_hand == set(), "these pages declare their view now: remove them from the list"
+    assert by_hand == set(), "these pages touch the link by hand: declare their view (ui/view.py)"
 
 
 def fields() -> list[tuple[str, str, str, bool, str | None]]:

@@ -4,7 +4,10 @@ bytes object for the browser component (ui/attention_view). Pure: arrays in, byt
 Layout: b"AVW1", a little-endian uint32 n, n bytes of UTF-8 JSON (the header), zero padding to a
 multiple of 4, then the arrays the header's "arrays" entry lists, each at its byte offset from
 the end of the padding: float32 weights (exact: the browser recomputes softmax(log w / T) from
-them), uint8 mask and uint8 pooled thumbnails. Streamlit 1.67's components v2 forwards a bytes
+them), uint8 mask and uint8 pooled thumbnails. Further sources (another run's weights beside the
+first: compare's B, the temperature page's model re-run at T) travel as s<i>w<layer> and
+s<i>mask, i from 1, described by the header's "sources"; the page's "panels" (its meta) say what
+each heatmap of a row of heatmaps draws from them (difference() is the B - A a panel draws). Streamlit 1.67's components v2 forwards a bytes
 `data` to the JavaScript as one Uint8Array (raw bytes are only allowed at the top level of data,
 so the labels travel in the same blob rather than beside it).
 """
@@ -26,9 +29,11 @@ THUMB = 48  # px: each model-view thumbnail is pooled to at most THUMB x THUMB c
 FULL_BUDGET = 24 * 2**20
 
 
-def layers_to_send(shape, layer: int, budget: int = FULL_BUDGET) -> list[int]:
+def layers_to_send(shape, layer: int, budget: int = FULL_BUDGET, extra_bytes: int = 0) -> list[int]:
+    """Every layer while the weights (and extra_bytes: the other sources' weights) fit the budget,
+    else the shown layer."""
     n_layers, n_heads, q, k = shape
-    if n_layers * n_heads * q * k * 4 <= budget:
+    if n_layers * n_heads * q * k * 4 + extra_bytes <= budget:
         return list(range(n_layers))
     return [layer]
 
@@ -48,17 +53,30 @@ def pack(
     meta: dict,
     layer: int,
     budget: int = FULL_BUDGET,
+    sources: tuple | list = (),
 ) -> bytes:
     """The payload for one kind. weights: (L, H, Q, K) float32; mask: (Q, K) bool or None;
-    meta: JSON-able labels, strings and view (its "view" entry names the layer shown first)."""
+    meta: JSON-able labels, strings and view (its "view" entry names the layer shown first).
+    sources: further runs, each a dict with "weights" (L, H, Q', K') and "mask" (as above) and
+    JSON-able labels ("q_labels", "k_tokens"); every layer of every source travels while all of
+    them fit the budget together, else the shown layer of each."""
     weights = np.ascontiguousarray(weights, dtype=np.float32)
     n_layers, n_heads, q, k = weights.shape
-    sent = layers_to_send(weights.shape, layer, budget)
+    extra = [np.ascontiguousarray(s["weights"], dtype=np.float32) for s in sources]
+    sent = layers_to_send(weights.shape, layer, budget, sum(w.nbytes for w in extra))
     thumbs, (tq, tk) = thumbnails(weights, mask, THUMB)
     blobs: list[tuple[str, bytes]] = [(f"w{la}", weights[la].tobytes()) for la in sent]
     if mask is not None:
         blobs.append(("mask", np.ascontiguousarray(mask, dtype=np.uint8).tobytes()))
     blobs.append(("thumbs", np.ascontiguousarray(thumbs).tobytes()))
+    described = []
+    for i, (src, w) in enumerate(zip(sources, extra), start=1):
+        layers = [la for la in sent if la < w.shape[0]]
+        blobs += [(f"s{i}w{la}", w[la].tobytes()) for la in layers]
+        if src.get("mask") is not None:
+            blobs.append((f"s{i}mask", np.ascontiguousarray(src["mask"], dtype=np.uint8).tobytes()))
+        labels = {name: value for name, value in src.items() if name not in ("weights", "mask")}
+        described.append({**labels, "shape": list(w.shape), "layers": layers})
     arrays, offset = {}, 0
     for name, b in blobs:
         arrays[name] = [offset, len(b)]
@@ -70,6 +88,8 @@ def pack(
         "layers": sent,
         "arrays": arrays,
     }
+    if described:
+        header["sources"] = described
     head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
     pad = b"\0" * ((-(8 + len(head))) % 4)
     body = bytearray(offset)
@@ -104,3 +124,16 @@ def at_temperature(w: np.ndarray, temperature: float, mask: np.ndarray | None = 
     if mask is not None:
         out = np.where(mask, out, 0.0)
     return out
+
+
+def difference(b: np.ndarray, a: np.ndarray, mask_b=None, mask_a=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """B - A of two (..., Q, K) weight arrays over the rows and keys both have (aligned by
+    position, as analysis.intervene.align), and the cells neither masks (None: no mask): what a
+    difference panel draws in the browser, from the two panels it names."""
+    q, k = min(a.shape[-2], b.shape[-2]), min(a.shape[-1], b.shape[-1])
+    diff = np.asarray(b, np.float64)[..., :q, :k] - np.asarray(a, np.float64)[..., :q, :k]
+    if mask_a is None and mask_b is None:
+        return diff, None
+    ma = np.ones((q, k), bool) if mask_a is None else np.asarray(mask_a, bool)[:q, :k]
+    mb = np.ones((q, k), bool) if mask_b is None else np.asarray(mask_b, bool)[:q, :k]
+    return diff, ma & mb

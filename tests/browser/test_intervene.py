@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import model
 
-from .helpers import exceptions, goto, plot_summaries, screenshot, settle, tile_xy, wait_for_run_start
+from .helpers import exceptions, goto, plot_summaries, screenshot, settle, tile_xy, view_summaries, wait_for_run_start
 
 TEXT = "The cat sat on the mat"
 
@@ -44,7 +44,9 @@ def test_compare_two_sentences_in_chinese(app_server, new_page):
     assert not exceptions(page), exceptions(page)
     text = main_text(page)
     assert "对比" in text and "按位置对齐" in text
-    heatmaps = [p for p in plot_summaries(page) if p["visible"] and "heatmap" in p["types"]]
-    assert len(heatmaps) >= 3
+    # A, B and B - A: the attention view's three panels (ui/attention_view), drawn on its canvas
+    page.wait_for_function("() => window.__attentionViews && window.__attentionViews.cmp_view", timeout=30_000)
+    assert [v for v in view_summaries(page) if v["visible"] and v["drawn"]]
+    assert page.evaluate("() => window.__attentionViews.cmp_view.geo.list.length") == 3
     assert re.search(r"B − A", text)
     screenshot(page, "compare-zh")

@@ -102,10 +102,10 @@ def same_view(a: dict | None, b: dict | None) -> bool:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer: int) -> bytes:
+def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer: int, sources: tuple = ()) -> bytes:
     """pack(), cached: a rerun with the same trace and view reuses the bytes (and so Streamlit's
     message cache recognises the element)."""
-    return pack(weights, mask, json.loads(meta_json), layer)
+    return pack(weights, mask, json.loads(meta_json), layer, sources=[dict(s) for s in sources])
 
 
 def reported(key: str) -> dict | None:
@@ -133,12 +133,27 @@ def attention_view(
     present: bool = False,
     temperature: bool = True,
     compact: bool = False,
+    sources: tuple = (),
+    panels: list | None = None,
+    mean: bool = True,
 ):
     """Mount the view for one kind's (layers, heads, queries, keys) weights. view: the page's
     {tab, layer, head, q, temp}; on_view(view): called (as a widget callback, before the rerun)
     with the view the reader left, fitted to these weights. temperature: show the slider (off
     where the weights are not one softmax, e.g. merged words); compact: the heatmap and table only
-    (no tabs, layer or head pickers: the home page)."""
+    (no tabs, layer or head pickers: the home page).
+
+    A row of heatmaps (the temperature page's T = 1 beside T, compare's A, B and B - A): sources,
+    further runs as dicts of "weights" (layers, heads, Q', K'), "mask", "q_labels", "k_tokens"
+    (source i >= 1; the weights above are source 0), and panels, one dict per heatmap: "title"
+    and "short" (the table's column), then either "src" (a source) with "temp" ("view": the
+    slider's T, computed in the browser; a number: fixed) and optionally "hot" (a source the server
+    computed at T = "hot_t", drawn while the slider is there) with "scope" ("all" or the layer the
+    server applied T in), "exact" (the layers where the browser's T in this attention alone is
+    what the scope applies: its note is then "browser", else "pending") and "notes" (what the note under the slider says: "one", "browser",
+    "server", "pending"; {t}, {layer} filled there), or "diff": [b, a] (panel b minus panel a on
+    the rows and keys both have, on the diverging scale from -1 to +1). Panels show the heatmap
+    tab only; mean: the head picker offers the mean of the heads."""
     shape = weights.shape
     server_view = fit_view(view, shape)
     labels_id = hashlib.sha1(
@@ -154,7 +169,8 @@ def attention_view(
         shown = last["view"]  # the reader's own view, reported back: resend the same bytes
     else:
         shown = server_view
-        layers = layers_to_send(shape, shown["layer"])
+        extra = sum(np.asarray(s["weights"]).size * 4 for s in sources)
+        layers = layers_to_send(shape, shown["layer"], extra_bytes=extra)
         st.session_state[f"_{key}_imposed"] = {"view": shown, "trace": labels_id, "layers": layers}
     meta = {
         "key": key,
@@ -168,13 +184,17 @@ def attention_view(
         "present": bool(present),
         "temperature": bool(temperature),
         "compact": bool(compact),
+        "mean": bool(mean),
         "view": shown,
     }
+    if panels:
+        meta["panels"] = panels
     data = payload(
         np.ascontiguousarray(weights, dtype=np.float32),
         None if mask is None else np.asarray(mask, bool),
         json.dumps(meta, ensure_ascii=False, sort_keys=True),
         shown["layer"],
+        tuple(tuple(sorted(src.items())) for src in sources),
     )
 
     def changed():

@@ -18,6 +18,7 @@ const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6",
 const MASKED = [180, 180, 180], MASKED_HATCH = "#8c8c8c", HIGHLIGHT = "#e6550d";
 const MIN_TEXT = 11; // px: nothing smaller is ever drawn (a phone at 390 px)
 const PAGE_ROWS = 6;
+const PANEL_MIN = 240; // px: narrower panels go one under the other (A, B, B - A fit beside the sidebar at 1280)
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64; // layers per page of the model view (a 30-layer model pages through them)
@@ -43,12 +44,42 @@ const RGBA = (() => {
 })();
 const RGBA_MASKED = (255 << 24) | (MASKED[2] << 16) | (MASKED[1] << 8) | MASKED[0];
 
+// a signed difference (B - A) from -1 to +1 on viz/colors.py's DIVERGING (ColorBrewer RdBu
+// reversed: blue below 0, white at 0, red above), the one diverging direction of every page;
+// 251 colours, index 125 = 0
+const DIVERGING = [[0, "#2166ac"], [0.1, "#4393c3"], [0.2, "#92c5de"], [0.35, "#d1e5f0"], [0.5, "#f7f7f7"], [0.65, "#fddbc7"], [0.8, "#f4a582"], [0.9, "#d6604d"], [1, "#b2182b"]];
+const DIV_LUT = (() => {
+  const stops = DIVERGING.map(([p, h]) => [p, [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16))]);
+  const out = new Uint8Array(251 * 3);
+  for (let i = 0; i <= 250; i++) {
+    const x = i / 250;
+    let j = 0;
+    while (j < stops.length - 2 && x > stops[j + 1][0]) j++;
+    const [p0, c0] = stops[j], [p1, c1] = stops[j + 1], f = (x - p0) / (p1 - p0);
+    for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(c0[c] + (c1[c] - c0[c]) * f);
+  }
+  return out;
+})();
+const RGBA_DIV = (() => {
+  const out = new Uint32Array(251);
+  for (let i = 0; i <= 250; i++) out[i] = (255 << 24) | (DIV_LUT[i * 3 + 2] << 16) | (DIV_LUT[i * 3 + 1] << 8) | DIV_LUT[i * 3];
+  return out;
+})();
+function divIndex(x) { return x >= 1 ? 250 : x <= -1 ? 0 : ((x + 1) * 125 + 0.5) | 0; }
+// a signed difference as read: "+0.12", "−0.03", and "0.00" where it rounds to 0 (no "−0.00")
+function signed(x, digits) {
+  const t = Math.abs(x).toFixed(digits);
+  return Number(t) === 0 ? t : (x > 0 ? "+" : "−") + t;
+}
+function divColorOf(x) { const i = divIndex(x) * 3; return `rgb(${DIV_LUT[i]},${DIV_LUT[i + 1]},${DIV_LUT[i + 2]})`; }
+
 function colorOf(v) {
   const i = Math.max(0, Math.min(250, Math.round(v * 250))) * 3;
   return `rgb(${LUT[i]},${LUT[i + 1]},${LUT[i + 2]})`;
 }
 
-function tFromSlider(s) { return T_MIN * Math.pow(T_MAX / T_MIN, s / STEPS); }
+// T as the link and the server carry it (3 decimals), so the browser's numbers are the server's
+function tFromSlider(s) { return Math.max(T_MIN, Math.round(T_MIN * Math.pow(T_MAX / T_MIN, s / STEPS) * 1000) / 1000); }
 function sliderFromT(t) { return Math.round((Math.log(t / T_MIN) / Math.log(T_MAX / T_MIN)) * STEPS); }
 function fmtT(t) { return t >= 10 ? t.toFixed(1) : t >= 1 ? t.toFixed(2) : t.toPrecision(2); }
 function fill(template, values) { return template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? values[k] : `{${k}}`)); }
@@ -149,6 +180,16 @@ class View {
     this.thumbs = new Uint8Array(arrays.thumbs);
     this.logs = {};
     this.cache = null;
+    // further runs (compare's B, the temperature page's model re-run at T): source 0 is the above
+    this.srcs = [{ w: this.w, mask: this.mask, Q, K, q_labels: header.q_labels, k_tokens: header.k_tokens, logs: this.logs }];
+    (header.sources || []).forEach((src, i) => {
+      const w = {}, si = i + 1;
+      for (const la of src.layers) w[la] = new Float32Array(arrays[`s${si}w${la}`]);
+      const m = arrays[`s${si}mask`];
+      this.srcs.push({ w, mask: m ? new Uint8Array(m) : null, Q: src.shape[2], K: src.shape[3], q_labels: src.q_labels, k_tokens: src.k_tokens, logs: {} });
+    });
+    this.panels = header.panels || null;
+    this.pcache = new Map();
     const s = header.strings;
     this.s = s;
     // the view the server sent is applied when it is new (a link, a room, another widget); the
@@ -187,7 +228,7 @@ class View {
       tabs.appendChild(b);
     }
     const h = this.h, noTemp = !h.temperature || h.compact;
-    tabs.hidden = !!h.compact;
+    tabs.hidden = !!h.compact || !!this.panels;
     for (const sel of [".av-layer", ".av-head"]) this.$(sel).parentElement.hidden = !!h.compact;
     for (const sel of [".av-temp-field", ".av-temp-reset", ".av-temp-note"]) this.$(sel).hidden = noTemp;
     this.$(".av-layer-label").textContent = s.layer;
@@ -199,11 +240,22 @@ class View {
     for (let i = 0; i < this.L; i++) layerSel.add(new Option(fill(s.layer_n, { n: i + 1, total: this.L }), String(i)));
     const headSel = this.$(".av-head");
     headSel.innerHTML = "";
-    headSel.add(new Option(s.mean_heads, "mean"));
+    if (h.mean !== false) headSel.add(new Option(s.mean_heads, "mean"));
     for (let i = 0; i < this.H; i++) headSel.add(new Option(fill(s.head_n, { n: i + 1, total: this.H }), String(i)));
     this.$(".av-c-pos").textContent = s.col_position;
     this.$(".av-c-tok").textContent = s.col_token;
     this.$(".av-c-w").textContent = s.col_weight;
+    // a row of heatmaps: one column per panel (T = 1 | T; A | B | B - A), the table under them
+    const head = this.$(".av-table thead tr");
+    for (const th of head.querySelectorAll(".av-c-panel")) th.remove();
+    this.$(".av-c-w").hidden = !!this.panels;
+    this.el.classList.toggle("av-panels", !!this.panels);
+    this.chartWidth = 0; // the chart's width changes with the layout (panels: the table goes under it)
+    for (const p of this.panels || []) {
+      const th = document.createElement("th");
+      th.scope = "col"; th.className = "av-c-panel"; th.textContent = p.short; th.dataset.template = p.short;
+      head.appendChild(th);
+    }
     this.$(".av-keys").textContent = s.keys_help;
     const ex = this.$(".av-export");
     ex.innerHTML = "";
@@ -218,9 +270,10 @@ class View {
     this.rows = [];
     for (let j = 0; j < Math.min(this.K, TABLE_ROWS); j++) {
       const tr = document.createElement("tr");
-      tr.innerHTML = `<td class="av-pos"></td><th scope="row" class="av-tok"></th><td class="av-w"><span class="av-bar-fill"></span><span class="av-num"></span></td>`;
+      const cells = this.panels ? this.panels.map(() => `<td class="av-pv"></td>`).join("") : `<td class="av-w"><span class="av-bar-fill"></span><span class="av-num"></span></td>`;
+      tr.innerHTML = `<td class="av-pos"></td><th scope="row" class="av-tok"></th>${cells}`;
       this.tbody.appendChild(tr);
-      this.rows.push([tr, tr.children[0], tr.children[1], tr.querySelector(".av-bar-fill"), tr.querySelector(".av-num")]);
+      this.rows.push([tr, tr.children[0], tr.children[1], tr.querySelector(".av-bar-fill"), tr.querySelector(".av-num"), Array.from(tr.querySelectorAll(".av-pv"))]);
     }
     this.$(".av-table-note").hidden = this.K <= TABLE_ROWS;
     this.$(".av-table-note").textContent = fill(s.table_top, { n: TABLE_ROWS, total: this.K });
@@ -303,11 +356,92 @@ class View {
     return out;
   }
 
-  // what the chart shows now, for tests and exports: the selected head's (Q, K) at T as a list
-  shown() {
+  // what the chart shows now, for tests and exports: the selected head's (Q, K) at T as a list;
+  // with panels, panel i's (its own rows and keys)
+  shown(i) {
     const { layer, head } = this.view;
     if (!this.hasLayer(layer)) return null;
+    if (this.panels && i !== undefined) { const d = this.panelData(i); return d ? Array.from(d.w) : null; }
     return Array.from(this.headAt(layer, head));
+  }
+
+  // head h of layer la of source si at temperature T: softmax(log w / T) row by row (as headAt);
+  // the mean of the heads is the mean of each head's softmax
+  headOf(si, la, h, T) {
+    if (si === 0 && T === this.view.temp) return this.headAt(la, h);
+    const src = this.srcs[si];
+    if (!src || !src.w[la]) return null;
+    const id = `${si}|${la}|${h}|${T}`;
+    const hit = this.pcache.get(id);
+    if (hit) return hit;
+    const Q = src.Q, K = src.K, n = Q * K, H = src.w[la].length / n;
+    let out;
+    if (h === "mean") {
+      out = new Float32Array(n);
+      for (let k = 0; k < H; k++) { const x = this.headOf(si, la, k, T); for (let i = 0; i < n; i++) out[i] += x[i]; }
+      for (let i = 0; i < n; i++) out[i] /= H;
+    } else if (T === 1) {
+      out = src.w[la].subarray(h * n, (h + 1) * n);
+    } else {
+      if (!src.logs[la]) src.logs[la] = Float32Array.from(src.w[la], Math.log);
+      const lw = src.logs[la], base = h * n, inv = 1 / T;
+      out = new Float32Array(n);
+      for (let r = 0; r < Q; r++) {
+        const o = base + r * K;
+        let m = -Infinity;
+        for (let j = 0; j < K; j++) if (lw[o + j] > m) m = lw[o + j];
+        let sum = 0;
+        for (let j = 0; j < K; j++) { const e = Math.exp((lw[o + j] - m) * inv); out[r * K + j] = e; sum += e; }
+        for (let j = 0; j < K; j++) out[r * K + j] /= sum;
+      }
+    }
+    if (this.pcache.size > 64) this.pcache.clear();
+    this.pcache.set(id, out);
+    return out;
+  }
+
+  // whether a panel draws the server's run at T (the model re-run) rather than the browser's
+  // softmax(log w / T) of the shown layer: whenever the server computed this T. With T in the
+  // shown layer alone the two agree (to float32) while the model reads the same tokens; a
+  // translator may write another translation at T, which only the re-run has
+  fromServer(p) {
+    const v = this.view;
+    if (p.hot == null || !this.srcs[p.hot] || !this.srcs[p.hot].w[v.layer]) return false;
+    return Math.abs(v.temp - p.hot_t) < 5e-4;
+  }
+
+  // what panel i draws: {w (Q x K), Q, K, labels, keys, mask(r, j) -> masked, diverging, server}
+  panelData(i) {
+    const p = this.panels[i], v = this.view;
+    if (p.diff) {
+      const b = this.panelData(p.diff[0]), a = this.panelData(p.diff[1]);
+      if (!a || !b) return null;
+      const Q = Math.min(a.Q, b.Q), K = Math.min(a.K, b.K), w = new Float32Array(Q * K);
+      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) w[r * K + j] = b.w[r * b.K + j] - a.w[r * a.K + j];
+      return { w, Q, K, labels: a.labels.slice(0, Q), keys: a.keys.slice(0, K), masked: (r, j) => a.masked(r, j) || b.masked(r, j), diverging: true, server: a.server || b.server };
+    }
+    const server = this.fromServer(p);
+    const si = server ? p.hot : p.src, src = this.srcs[si];
+    const w = this.headOf(si, v.layer, v.head, server ? 1 : p.temp === "view" ? v.temp : p.temp);
+    if (!w) return null;
+    const K = src.K, mask = src.mask;
+    return { w, Q: src.Q, K, labels: src.q_labels, keys: src.k_tokens, masked: (r, j) => !!mask && !mask[r * K + j], diverging: false, server };
+  }
+
+  // the note under the slider: which of the two the chart shows (the browser's exact
+  // softmax(log w / T) of this layer alone, or the server's run with T where the page applies it)
+  panelNote() {
+    const v = this.view, vals = { t: fmtT(v.temp), layer: v.layer + 1 };
+    for (const p of this.panels) {
+      if (p.diff || p.temp !== "view" || !p.notes) continue;
+      const n = p.notes;
+      if (v.temp === 1) return fill(n.one, vals);
+      if (this.fromServer(p)) return fill(n.server, vals);
+      // exact: the layers where T in this attention alone is what the page's scope applies
+      if (p.scope == null || (p.exact || []).includes(v.layer)) return fill(n.browser, vals);
+      return fill(n.pending, vals);
+    }
+    return "";
   }
 
   masked(r, j) { return this.mask && !this.mask[r * this.K + j]; }
@@ -329,7 +463,9 @@ class View {
     this.$(".av-temp").value = String(sliderFromT(v.temp));
     this.$(".av-temp").setAttribute("aria-valuetext", fmtT(v.temp));
     this.$(".av-temp-value").textContent = fmtT(v.temp);
-    this.$(".av-temp-note").textContent = fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: v.layer + 1 });
+    this.$(".av-temp-note").textContent = this.panels
+      ? this.panelNote()
+      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: v.layer + 1 });
     // the chart's width, measured when the view's width changes (reading it here would force a
     // layout of the page on every move)
     if (!this.chartWidth) this.chartWidth = this.$(".av-chart").clientWidth;
@@ -342,7 +478,8 @@ class View {
       this.ctx.fillStyle = "#000";
       this.ctx.fillText(s.layer_loading, 8, 30);
       this.report(); // this layer's weights are on the server: ask for them now
-    } else if (v.tab === "model") this.drawModel(width);
+    } else if (this.panels) this.drawPanels(width);
+    else if (v.tab === "model") this.drawModel(width);
     else if (v.tab === "lines") this.drawLines(width);
     else this.drawHeatmap(width);
     this.fillTable();
@@ -450,6 +587,103 @@ class View {
     ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 3;
     ctx.strokeRect(lw - 1.5, top + this.q * ch - 1.5, cell * K + 3, ch + 3);
     this.canvas.setAttribute("aria-label", this.describe());
+  }
+
+  // a row of heatmaps (panels): side by side while each gets PANEL_MIN px, else one under the
+  // other (a phone); each with its title, row labels, key labels and values where they fit
+  drawPanels(width) {
+    const ctx = this.ctx, f = this.fontPx, n = this.panels.length, gap = 14;
+    const data = this.panels.map((_, i) => this.panelData(i));
+    const side = (width - gap * (n - 1)) / n >= PANEL_MIN;
+    const pw = side ? (width - gap * (n - 1)) / n : width;
+    this.font(f);
+    const lays = data.map((d) => {
+      if (!d) return null;
+      let lw = 0, kw = 0;
+      for (const l of d.labels) lw = Math.max(lw, ctx.measureText(l).width);
+      for (const l of d.keys) kw = Math.max(kw, ctx.measureText(l).width);
+      lw = Math.min(lw + 10, pw * 0.38);
+      const cell = Math.max(0.5, Math.min(64, (pw - lw - 4) / d.K));
+      return { lw, kw, cell };
+    });
+    // side by side: one top (the longest key label), one cell height, so the rows line up
+    const title = f + 10;
+    const tops = lays.map((l) => (l ? title + Math.min(l.kw + 10, 140) + 6 : title));
+    // on a projector the cells' bottom edge stays on the first screen under the title, a room's
+    // banner and the view's controls (issue 37): the cells get at most 45 % of the window's height
+    const maxH = Math.max(200, Math.min(window.innerHeight * (this.h.present ? 0.45 : side ? 0.6 : 0.5), 700));
+    const out = [];
+    let y = 0, height = 0;
+    for (let i = 0; i < n; i++) {
+      const l = lays[i], d = data[i];
+      const top = side ? Math.max(...tops) : tops[i];
+      const ch = l ? Math.max(0.5, Math.min(l.cell, (maxH - top) / d.Q)) : 0;
+      const h = Math.ceil(top + (l ? ch * d.Q : 20) + 4);
+      out.push({ x: side ? i * (pw + gap) : 0, y: side ? 0 : y, top, ch, h });
+      y += h + 12;
+      height = side ? Math.max(height, h) : y;
+    }
+    this.sized(width, Math.ceil(height));
+    this.geo = { kind: "panels", list: [] };
+    let minVals = Infinity;
+    for (let i = 0; i < n; i++) {
+      const p = this.panels[i], d = data[i], l = lays[i], o = out[i];
+      ctx.fillStyle = "#000"; this.font(f, true); ctx.textAlign = "left"; ctx.textBaseline = "top";
+      ctx.fillText(this.clip(fill(p.title, { t: fmtT(this.view.temp) }), pw), o.x, o.y + 2);
+      if (!d) { this.font(f); ctx.fillText(this.s.layer_loading, o.x, o.y + title + 4); continue; }
+      const g = { x0: o.x + l.lw, y0: o.y + o.top, cw: l.cell, ch: o.ch, Q: d.Q, K: d.K, i };
+      this.geo.list.push(g);
+      const vf = this.paintCells(d, g);
+      minVals = Math.min(minVals, vf);
+      ctx.fillStyle = "#000"; this.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
+      const rs = this.labelStep(d.Q, o.ch, f);
+      for (let r = 0; r < d.Q; r += rs) ctx.fillText(this.clip(d.labels[r], l.lw - 8), g.x0 - 6, g.y0 + (r + 0.5) * o.ch);
+      const ks = this.labelStep(d.K, l.cell, f);
+      ctx.textAlign = "left";
+      for (let j = 0; j < d.K; j += ks) {
+        ctx.save(); ctx.translate(g.x0 + (j + 0.5) * l.cell, g.y0 - 6); ctx.rotate(-Math.PI / 2);
+        ctx.fillText(this.clip(d.keys[j], o.top - title - 12), 0, 0); ctx.restore();
+      }
+      if (this.q < d.Q) {
+        ctx.strokeStyle = d.diverging ? "#000" : HIGHLIGHT; ctx.lineWidth = 3;
+        ctx.strokeRect(g.x0 - 1.5, g.y0 + this.q * o.ch - 1.5, l.cell * d.K + 3, o.ch + 3);
+      }
+    }
+    this.valuesShown = minVals >= (this.h.present ? 16 : MIN_TEXT);
+    this.canvas.setAttribute("aria-label", this.describe());
+  }
+
+  // one panel's cells at g (x0, y0, cw, ch): colours (Blues 0..1, or diverging -1..+1), masked
+  // cells hatched, and values where they fit at a readable size; returns that size (0: none)
+  paintCells(d, g) {
+    const ctx = this.ctx, { Q, K, w } = d, f = this.fontPx;
+    const img = new OffscreenCanvas(K, Q), data = new ImageData(K, Q), px = new Uint32Array(data.data.buffer);
+    for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
+      const i = r * K + j, x = w[i];
+      px[i] = d.masked(r, j) ? RGBA_MASKED : d.diverging ? RGBA_DIV[divIndex(x)] : RGBA[x >= 1 ? 250 : x <= 0 ? 0 : (x * 250 + 0.5) | 0];
+    }
+    img.getContext("2d").putImageData(data, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(img, g.x0, g.y0, g.cw * K, g.ch * Q);
+    if (g.cw >= 8 && g.ch >= 8) {
+      ctx.strokeStyle = MASKED_HATCH; ctx.lineWidth = 1; ctx.beginPath();
+      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) if (d.masked(r, j)) {
+        const x = g.x0 + j * g.cw, y = g.y0 + r * g.ch;
+        ctx.moveTo(x + 2, y + g.ch - 2); ctx.lineTo(x + g.cw - 2, y + 2);
+      }
+      ctx.stroke();
+    }
+    // a signed value is one character wider ("+0.12")
+    const vf = Math.floor(Math.min(f, g.cw / (d.diverging ? 3.2 : 2.9), g.ch * 0.6));
+    if (vf < (this.h.present ? 16 : MIN_TEXT)) return 0;
+    this.font(vf); ctx.textAlign = "center"; ctx.textBaseline = "middle";
+    for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
+      if (d.masked(r, j)) continue;
+      const x = w[r * K + j];
+      ctx.fillStyle = (d.diverging ? Math.abs(x) > 0.6 : x > 0.5) ? "#fff" : "#000";
+      ctx.fillText(d.diverging ? signed(x, 2) : x.toFixed(2), g.x0 + (j + 0.5) * g.cw, g.y0 + (r + 0.5) * g.ch);
+    }
+    return vf;
   }
 
   clip(text, px) {
@@ -571,6 +805,7 @@ class View {
       ? fill(s.caption, { token: this.h.q_tokens[r] })
       : fill(s.caption_written, { token: this.h.q_tokens[r], written });
     if (!this.hasLayer(this.view.layer)) return;
+    if (this.panels) { this.fillPanelTable(); return; }
     const w = this.headAt(this.view.layer, this.view.head);
     let keys = null; // which key each table row shows: all in order, or the strongest first
     if (K > TABLE_ROWS) {
@@ -588,6 +823,26 @@ class View {
     }
   }
 
+  // the selected row in every panel, one column each (a panel without that row or key: blank)
+  fillPanelTable() {
+    const r = this.q, data = this.panels.map((_, i) => this.panelData(i)), first = data[0];
+    for (const th of this.$(".av-table thead tr").querySelectorAll(".av-c-panel")) th.textContent = fill(th.dataset.template, { t: fmtT(this.view.temp) });
+    for (let i = 0; i < this.rows.length; i++) {
+      const [tr, pos, tok, , , cells] = this.rows[i];
+      const j = i;
+      if (pos.textContent !== String(j)) { pos.textContent = String(j); tok.textContent = this.h.k_tokens[j]; }
+      tr.classList.toggle("av-masked", !!first && first.masked(r, j));
+      data.forEach((d, pi) => {
+        let text = "";
+        if (d && r < d.Q && j < d.K) {
+          const x = d.w[r * d.K + j];
+          text = d.masked(r, j) ? this.s.masked_short : d.diverging ? signed(x, 4) : x.toFixed(4);
+        }
+        cells[pi].textContent = text;
+      });
+    }
+  }
+
   // -- interaction --------------------------------------------------------------------------------
 
   cellAt(e) {
@@ -596,6 +851,13 @@ class View {
     if (g.kind === "heat") {
       const j = Math.floor((x - g.x0) / g.cw), r = Math.floor((y - g.y0) / g.ch);
       return r >= 0 && r < this.Q && j >= 0 && j < this.K ? { r, j, x, y } : null;
+    }
+    if (g.kind === "panels") {
+      for (const p of g.list) {
+        const j = Math.floor((x - p.x0) / p.cw), r = Math.floor((y - p.y0) / p.ch);
+        if (r >= 0 && r < p.Q && j >= 0 && j < p.K) return { r, j, x, y, pi: p.i };
+      }
+      return null;
     }
     if (g.kind === "model") {
       const h = Math.floor((x - g.x0) / (g.tile + g.gap)), la = g.first + Math.floor((y - g.y0) / (g.tile + g.gap));
@@ -624,9 +886,17 @@ class View {
   showTip() {
     const tip = this.$(".av-tip"), c = this.hover;
     if (!c || this.view.tab !== "head" || !this.hasLayer(this.view.layer)) { tip.hidden = true; return; }
-    const w = this.headAt(this.view.layer, this.view.head);
-    const val = this.masked(c.r, c.j) ? this.s.masked : w[c.r * this.K + c.j].toFixed(4);
-    tip.textContent = `${this.h.q_labels[c.r]} · ${this.h.k_tokens[c.j]}: ${val}`;
+    if (c.pi !== undefined) {
+      const d = this.panelData(c.pi);
+      if (!d || c.r >= d.Q || c.j >= d.K) { tip.hidden = true; return; }
+      const x = d.w[c.r * d.K + c.j];
+      const val = d.masked(c.r, c.j) ? this.s.masked : d.diverging ? signed(x, 4) : x.toFixed(4);
+      tip.textContent = `${fill(this.panels[c.pi].short, { t: fmtT(this.view.temp) })}: ${d.labels[c.r]} · ${d.keys[c.j]}: ${val}`;
+    } else {
+      const w = this.headAt(this.view.layer, this.view.head);
+      const val = this.masked(c.r, c.j) ? this.s.masked : w[c.r * this.K + c.j].toFixed(4);
+      tip.textContent = `${this.h.q_labels[c.r]} · ${this.h.k_tokens[c.j]}: ${val}`;
+    }
     tip.hidden = false;
     tip.style.left = `${Math.min(c.x + 12, this.canvas.clientWidth - 160)}px`;
     tip.style.top = `${c.y + 36}px`;
@@ -636,7 +906,7 @@ class View {
   // the layer; Home/End the first and last row
   onKey(e) {
     const v = this.view;
-    const heads = ["mean", ...Array.from({ length: this.H }, (_, i) => i)];
+    const heads = [...(this.h.mean === false ? [] : ["mean"]), ...Array.from({ length: this.H }, (_, i) => i)];
     let hi = heads.indexOf(v.head), handled = true;
     switch (e.key) {
       case "ArrowDown": if (v.tab === "model") this.setView({ layer: Math.min(this.L - 1, v.layer + 1) }); else { this.q = Math.min(this.Q - 1, this.q + 1); this.hover = null; this.draw(); } break;
@@ -667,8 +937,9 @@ class View {
   }
 
   exportAs(kind) {
-    const w = this.headAt(this.view.layer, this.view.head), Q = this.Q, K = this.K, h = this.h, v = this.view;
     if (kind === "png") { this.canvas.toBlob((b) => this.save(b, this.fileName("png")), "image/png"); return; }
+    if (this.panels) { this.exportPanels(kind); return; }
+    const w = this.headAt(this.view.layer, this.view.head), Q = this.Q, K = this.K, h = this.h, v = this.view;
     if (kind === "csv") {
       const q = (x) => `"${String(x).replace(/"/g, '""')}"`;
       const lines = ["query_position,query,key_position,key,weight,masked"];
@@ -694,6 +965,51 @@ class View {
       }
     }
     for (let j = 0; j < K; j++) parts.push(`<text transform="translate(${lw + j * cell + 16},${top - 6}) rotate(-90)">${esc(h.k_tokens[j])}</text>`);
+    parts.push("</svg>");
+    this.save(new Blob([parts.join("")], { type: "image/svg+xml" }), this.fileName("svg"));
+  }
+
+  // every panel's numbers as shown (CSV, JSON) or drawn (SVG: the panels side by side)
+  exportPanels(kind) {
+    const v = this.view, data = this.panels.map((_, i) => this.panelData(i)).map((d, i) => [this.panels[i], d]).filter(([, d]) => d);
+    const q = (x) => `"${String(x).replace(/"/g, '""')}"`;
+    const scope = (d) => (d.server ? "the model re-run on the server" : "this layer only");
+    if (kind === "csv") {
+      const lines = ["panel,query_position,query,key_position,key,value,masked,temperature_scope"];
+      for (const [p, d] of data) for (let r = 0; r < d.Q; r++) for (let j = 0; j < d.K; j++) {
+        const m = d.masked(r, j);
+        lines.push([q(p.short), r, q(d.labels[r]), j, q(d.keys[j]), m ? "" : d.w[r * d.K + j], m ? 1 : 0, q(scope(d))].join(","));
+      }
+      this.save(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }), this.fileName("csv"));
+      return;
+    }
+    if (kind === "json") {
+      const panels = data.map(([p, d]) => ({
+        title: p.title, short: p.short, difference: !!p.diff, temperature_scope: scope(d), query_tokens: d.labels, key_tokens: d.keys,
+        weights: Array.from({ length: d.Q }, (_, r) => Array.from(d.w.subarray(r * d.K, (r + 1) * d.K), (x, j) => (d.masked(r, j) ? null : x))),
+      }));
+      const out = { kind: this.h.kind, layer: v.layer + 1, head: v.head === "mean" ? "mean" : v.head + 1, temperature: v.temp, panels };
+      this.save(new Blob([JSON.stringify(out)], { type: "application/json" }), this.fileName("json"));
+      return;
+    }
+    const cell = 24, lw = 140, top = 140, esc = (x) => String(x).replace(/&/g, "&amp;").replace(/</g, "&lt;");
+    const widths = data.map(([, d]) => lw + d.K * cell + 20);
+    const W = widths.reduce((a, b) => a + b, 0), Hh = top + Math.max(...data.map(([, d]) => d.Q)) * cell + 10;
+    const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${Hh}" font-family="sans-serif" font-size="12">`];
+    let x0 = 0;
+    data.forEach(([p, d], i) => {
+      parts.push(`<text x="${x0}" y="16" font-weight="bold">${esc(p.title)}</text>`);
+      for (let r = 0; r < d.Q; r++) {
+        parts.push(`<text x="${x0 + lw - 6}" y="${top + r * cell + 16}" text-anchor="end">${esc(d.labels[r])}</text>`);
+        for (let j = 0; j < d.K; j++) {
+          const m = d.masked(r, j), x = d.w[r * d.K + j];
+          const fillc = m ? "rgb(180,180,180)" : d.diverging ? divColorOf(x) : colorOf(x);
+          parts.push(`<rect x="${x0 + lw + j * cell}" y="${top + r * cell}" width="${cell}" height="${cell}" fill="${fillc}"><title>${m ? "masked" : x}</title></rect>`);
+        }
+      }
+      for (let j = 0; j < d.K; j++) parts.push(`<text transform="translate(${x0 + lw + j * cell + 16},${top - 6}) rotate(-90)">${esc(d.keys[j])}</text>`);
+      x0 += widths[i];
+    });
     parts.push("</svg>");
     this.save(new Blob([parts.join("")], { type: "image/svg+xml" }), this.fileName("svg"));
   }
