@@ -64,6 +64,7 @@ if tr is not None:
             on_view=take_row,
             present=ctx.presentation,
             compact=True,
+            first_layer=layer,  # the exports and the text alternative name the model's own layer
         )
     if rows_caption(att):
         st.caption(rows_caption(att))

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
 import streamlit as st
 
 from lessons.pages import file_of
 from lessons.steps import Bars, Heat
 from model.trace import KINDS
 
+from .attention_view import attention_view
 from .i18n import lang, t
 from .layout import present_figure
+from .run import current
 from .safe import md, text_md
-from .widgets import PLOTLY_CONFIG, heatmap_labels, show_row_table
+from .widgets import PLOTLY_CONFIG
 
 
 class _Params(dict):
@@ -71,7 +74,6 @@ def option_label(step, i: int) -> str:
 
 
 def show_reveal(step, item, n: int, prefix: str = "les") -> None:
-    from viz.heatmap import attention_heatmap
     from viz.lessons import bars
 
     from .rows import ARROW
@@ -82,14 +84,28 @@ def show_reveal(step, item, n: int, prefix: str = "les") -> None:
         q_labels = (
             [f"{r}{ARROW}{w}" for r, w in zip(item.query_tokens, item.query_written)] if writes else item.query_tokens
         )
-        fig = attention_heatmap(item.weights, q_labels, item.key_tokens, mask=item.mask, labels=heatmap_labels(writes))
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            st.markdown(f"**{title}**")
-            st.plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=f"{prefix}_heat_{step.id}_{n}")
-        if item.row is not None:
-            with right:
-                show_row_table(item, item.weights, item.row, key=f"{prefix}_table_{step.id}_{n}", with_csv=False)
+        st.markdown(f"**{title}**")
+        # drawn in the browser (no chart library on the lessons page's heatmaps): a click, a tap
+        # or an arrow key picks the row and the tutorial's table beside it follows at once; one
+        # head, or the heads' mean, already chosen by the query (the title says which)
+        layer = item.title_params.get("layer")
+        attention_view(
+            np.asarray(item.weights, dtype=np.float32)[None, None],
+            item.mask,
+            kind=str(item.title_params.get("kind", "encoder")),
+            q_tokens=list(item.query_tokens),
+            k_tokens=list(item.key_tokens),
+            q_labels=list(q_labels),
+            q_written=None if item.query_written is None else list(item.query_written),
+            view={"tab": "head", "layer": 0, "head": 0, "q": item.row or 0, "temp": 1.0},
+            key=f"{prefix}_heat_{step.id}_{n}",
+            present=current().presentation,
+            temperature=False,  # a mean of heads is not one softmax; a lesson asks at its own T
+            compact=True,
+            mean=False,
+            first_layer=layer - 1 if isinstance(layer, int) else 0,
+            head_as=item.title_params.get("head", "mean"),
+        )
     elif isinstance(item, Bars):
         title = t(item.title, **params_text(item.title_params, str)) if item.title else ""  # viz escapes
         hi = step.answer if step.kind == "word" and list(item.labels) == list(step.options) else None

@@ -136,6 +136,8 @@ def attention_view(
     sources: tuple = (),
     panels: list | None = None,
     mean: bool = True,
+    first_layer: int = 0,
+    head_as: int | str | None = None,
 ):
     """Mount the view for one kind's (layers, heads, queries, keys) weights. view: the page's
     {tab, layer, head, q, temp}; on_view(view): called (as a widget callback, before the rerun)
@@ -153,7 +155,11 @@ def attention_view(
     what the scope applies: its note is then "browser", else "pending") and "notes" (what the note under the slider says: "one", "browser",
     "server", "pending"; {t}, {layer} filled there), or "diff": [b, a] (panel b minus panel a on
     the rows and keys both have, on the diverging scale from -1 to +1). Panels show the heatmap
-    tab only; mean: the head picker offers the mean of the heads."""
+    tab only; mean: the head picker offers the mean of the heads.
+
+    A slice of the model is numbered as the model numbers it: first_layer, the model's layer (from
+    0) that weights[0] is (home sends only its last layer); head_as, the head a reader is told
+    (from 1, or "mean") where weights hold one head already chosen (a lesson's reveal)."""
     shape = weights.shape
     server_view = fit_view(view, shape)
     labels_id = hashlib.sha1(
@@ -185,6 +191,8 @@ def attention_view(
         "temperature": bool(temperature),
         "compact": bool(compact),
         "mean": bool(mean),
+        "first_layer": int(first_layer),
+        "head_as": head_as,
         "view": shown,
     }
     if panels:

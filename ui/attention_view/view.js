@@ -431,7 +431,7 @@ class View {
   // the note under the slider: which of the two the chart shows (the browser's exact
   // softmax(log w / T) of this layer alone, or the server's run with T where the page applies it)
   panelNote() {
-    const v = this.view, vals = { t: fmtT(v.temp), layer: v.layer + 1 };
+    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v) };
     for (const p of this.panels) {
       if (p.diff || p.temp !== "view" || !p.notes) continue;
       const n = p.notes;
@@ -465,7 +465,7 @@ class View {
     this.$(".av-temp-value").textContent = fmtT(v.temp);
     this.$(".av-temp-note").textContent = this.panels
       ? this.panelNote()
-      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: v.layer + 1 });
+      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v) });
     // the chart's width, measured when the view's width changes (reading it here would force a
     // layout of the page on every move)
     if (!this.chartWidth) this.chartWidth = this.$(".av-chart").clientWidth;
@@ -787,11 +787,16 @@ class View {
     this.canvas.setAttribute("aria-label", this.describe());
   }
 
+  // the layer and head a reader sees: a page may send a slice of the model (home: its last layer;
+  // a lesson's reveal: one head, or the heads' mean), numbered as the model numbers them
+  layerNo(v) { return (this.h.first_layer || 0) + v.layer + 1; }
+  headNo(v) { return this.h.head_as != null ? this.h.head_as : v.head === "mean" ? "mean" : v.head + 1; }
+
   describe() {
-    const v = this.view, s = this.s;
+    const v = this.view, s = this.s, head = this.headNo(v);
     return fill(s.alt, {
-      layer: v.layer + 1,
-      head: v.head === "mean" ? s.mean_heads : v.head + 1,
+      layer: this.layerNo(v),
+      head: head === "mean" ? s.mean_heads : fill(s.head_n, { n: head, total: this.H }),
       t: fmtT(v.temp),
       row: this.h.q_labels[this.q],
     });
@@ -926,7 +931,7 @@ class View {
 
   fileName(ext) {
     const v = this.view;
-    return `attention_${this.h.kind}_L${v.layer + 1}_H${v.head === "mean" ? "mean" : v.head + 1}_T${fmtT(v.temp)}.${ext}`;
+    return `attention_${this.h.kind}_L${this.layerNo(v)}_H${this.headNo(v)}_T${fmtT(v.temp)}.${ext}`;
   }
 
   save(blob, name) {
@@ -950,7 +955,7 @@ class View {
     if (kind === "json") {
       const rows = [];
       for (let r = 0; r < Q; r++) rows.push(Array.from(w.subarray(r * K, (r + 1) * K), (x, j) => (this.masked(r, j) ? null : x)));
-      const out = { kind: h.kind, layer: v.layer + 1, head: v.head === "mean" ? "mean" : v.head + 1, temperature: v.temp, temperature_scope: "this layer only", query_tokens: h.q_labels, key_tokens: h.k_tokens, weights: rows };
+      const out = { kind: h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, temperature_scope: "this layer only", query_tokens: h.q_labels, key_tokens: h.k_tokens, weights: rows };
       this.save(new Blob([JSON.stringify(out)], { type: "application/json" }), this.fileName("json"));
       return;
     }
@@ -988,7 +993,7 @@ class View {
         title: p.title, short: p.short, difference: !!p.diff, temperature_scope: scope(d), query_tokens: d.labels, key_tokens: d.keys,
         weights: Array.from({ length: d.Q }, (_, r) => Array.from(d.w.subarray(r * d.K, (r + 1) * d.K), (x, j) => (d.masked(r, j) ? null : x))),
       }));
-      const out = { kind: this.h.kind, layer: v.layer + 1, head: v.head === "mean" ? "mean" : v.head + 1, temperature: v.temp, panels };
+      const out = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, panels };
       this.save(new Blob([JSON.stringify(out)], { type: "application/json" }), this.fileName("json"));
       return;
     }
