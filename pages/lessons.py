@@ -33,8 +33,12 @@ def _restart() -> None:
     st.session_state["les_step"] = 1
 
 
-# on a projector the lesson menu and the step's progress share one line (the reveal gets it)
-menu, progress = st.columns([5, 1], vertical_alignment="bottom") if ctx.presentation else (st, st)
+# on a projector the lesson menu and the step's progress share one line (the reveal gets it): a row
+# as wide as the menu's titles, the progress in what is left (columns of fixed shares wrapped one
+# language's titles or the other's "Step 1 of 9")
+menu = progress = (
+    st.container(horizontal=True, wrap=False, vertical_alignment="bottom", gap="large") if ctx.presentation else st
+)
 menu.radio(
     t("lesson_pick"),
     lessons.choices(),
@@ -75,7 +79,7 @@ if classroom.code() and not classroom.is_teacher():
         on_change=lambda: classroom.set_nickname(st.session_state.get("les_nick", "")),
     )
 
-progress.progress((index + 1) / n, text=t("lesson_step", i=index + 1, n=n))
+progress.progress((index + 1) / n, text=t("lesson_step_short" if ctx.presentation else "lesson_step", i=index + 1, n=n))
 # on a projector, once the step is answered: the question, the prediction, the verdict and the
 # reveal's text on the left, the model's charts and the class's answers on the right, from the top
 # (issue 37: under one another the first chart's x axis was at y 1040 of 800)
