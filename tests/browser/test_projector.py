@@ -5,7 +5,10 @@ every page of app.py's PAGES that draws a chart, the first chart's x axis ends o
 (y <= 800: Plotly's x axis with its tick labels and title; the in-browser attention view's canvas);
 at 1920x1080 it ends on that screen too and the first row's plot areas (the drawn data, not the
 chart's box) take >= 60 % of the width. The room code outside presentation mode is >= 32 px and its
-QR code one click away. No button or page-link label is cut ("Run to th...") on any page.
+QR code one click away. No button or page-link label is cut ("Run to th...") on any page. Two
+pages draw their main chart after a click, as in class, and are measured after it: generation
+after Step (the button itself on the first screen), the lessons page after a prediction.
+Screenshots: screenshots/projector-PAGE-WIDTH-LANG.png and phone-PAGE-LANG.png.
 
 A phone (390x844, touch): no chart text under 11 px on any page, no label cut, Plotly's toolbar
 never over a chart's title after a tap, the sidebar closed after a language is picked, and the
@@ -110,19 +113,24 @@ def arrived(page, path: str) -> None:
     assert here(page) == want, f"went to {here(page)!r}, not {want!r}"
 
 
-def first_action(page, path: str, lang: str) -> None:
+def first_action(page, path: str, lang: str) -> str | None:
     """The pages whose main chart follows a click, as in class: generation draws a step after
     Step; a lesson step reveals the model's numbers (and, to the teacher, the class's) after a
-    prediction."""
+    prediction. The control is on the first screen (else what is wrong), and is clicked."""
     main = page.locator("[data-testid='stMain']")
     if path == "generation":
-        main.get_by_role("button", name=tr("gen_step", lang)).click()
+        control = main.get_by_role("button", name=tr("gen_step", lang))
     elif path == "lessons":
-        main.locator("[data-testid='stButtonGroup'] button").first.click()
+        control = main.locator("[data-testid='stButtonGroup'] button").first
     else:
-        return
+        return None
+    box = control.bounding_box()
+    control.click()
     wait_for_run_start(page)
     settle(page)
+    if box["y"] + box["height"] > page.viewport_size["height"]:
+        return f"{path}: the control that draws the chart ends at y {box['y'] + box['height']:.0f}"
+    return None
 
 
 def first_row(charts: list[dict]) -> list[dict]:
@@ -171,7 +179,9 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
     for i, (path, _) in enumerate(PAGES):
         page.set_viewport_size({"width": 1280, "height": 800})
         go_present(page, lang, i, path)
-        first_action(page, path, lang)
+        problem = first_action(page, path, lang)
+        if problem:
+            bad.append(f"{problem} ({lang})")
         cut = page.evaluate(CUT_JS)
         if cut:
             bad.append(f"{path} 1280 {lang}: labels cut {cut}")
@@ -227,6 +237,7 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
         links.nth(i).dispatch_event("click")  # a tap on the (closed) sidebar's link
         arrived(page, path)
         m = measure(page)
+        page.screenshot(path=str(SCREENSHOTS / f"phone-{path}-{lang}.png"))
         smallest[path] = m["min_text"]["px"] if m["min_text"] else None
         if m["min_text"] is not None and m["min_text"]["px"] < PHONE_MIN_PX:
             bad.append(f"{path} 390 {lang}: chart text at {m['min_text']}")
