@@ -114,12 +114,12 @@ finished = n_steps >= n_max or n_steps < done  # </s>, or the model's length lim
 if finished:
     done = n_steps
 
-b1, b2, b3, _ = st.columns([1, 1.4, 1.2, 4])
-with b1:
+# one row of buttons as wide as their labels (columns cut "Run to the end" to "Run to th..." on a
+# projector); in presentation mode under the title, above the step they draw, so the teacher steps
+# on without scrolling back past the chart to the knobs
+with main_area(), st.container(horizontal=True, key="gen_buttons"):
     action_button("gen_step", "➡️", advance, (run_key, None), type="primary", disabled=finished)
-with b2:
     action_button("gen_run", "⏩", advance, (run_key, n_max), disabled=finished)
-with b3:
     action_button("gen_reset", "↩️", advance, (run_key, 0), explain=False, disabled=done == 0)
 
 show_model_notices(gen.notices)
@@ -187,6 +187,9 @@ if n_steps:
                     "token": t("gen_bars_token"),
                     "probability": t("gen_bars_probability"),
                 },
+                # on a projector (present_figure: x 1.35) under the buttons and the step's title: 405
+                # px, so the x axis ends on a 1280 x 800 screen with a room's code in the title row
+                height=300 if ctx.presentation else 340,
             )
             plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
             st.caption(

@@ -243,7 +243,10 @@ except InputError as err:
     st.stop()
 touched = bool(off_t) or edit_api is not None
 
-left, right = main_area().columns([3, 2], gap="large")  # presentation mode: under the title
+# presentation mode: under the title, in halves: the model view's tiles stay square, so its height
+# sets its width (about 420 px for 2 x 4 heads), and the next-token bars take the room it leaves
+# (issue 37: at 1920 x 1080 the plot areas took 25 % + 27 % of the width)
+left, right = main_area().columns([1, 1] if ctx.presentation else [3, 2], gap="large")
 with left:
     st.markdown("**" + t("iv_model_view", kind=t(f"kind_{kind}")) + "**")
     imp = None

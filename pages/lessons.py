@@ -34,13 +34,21 @@ def _restart() -> None:
     st.session_state["les_step"] = 1
 
 
-st.radio(
+# on a projector the lesson menu and the step's progress share one line (the reveal gets it): a row
+# as wide as the menu's titles, the progress in what is left (columns of fixed shares wrapped one
+# language's titles or the other's "Step 1 of 9")
+menu = progress = (
+    st.container(horizontal=True, wrap=False, vertical_alignment="bottom", gap="large") if ctx.presentation else st
+)
+menu.radio(
     t("lesson_pick"),
     lessons.choices(),
     format_func=lessons.title_label,
     key="les_lesson",
     horizontal=True,
     on_change=lambda: st.session_state.update(les_step=1),
+    # on the projector the lessons' titles say what they are: the label's line goes to the reveal
+    label_visibility="collapsed" if ctx.presentation else "visible",
 )
 lesson = st.session_state["les_lesson"]
 # the link follows the lesson chosen at once, also where the page stops below (a model loading, a refusal)
@@ -74,8 +82,14 @@ if classroom.code() and not classroom.is_teacher():
         on_change=lambda: classroom.set_nickname(st.session_state.get("les_nick", "")),
     )
 
-st.progress((index + 1) / n, text=t("lesson_step", i=index + 1, n=n))
-show_question(step)
+progress.progress((index + 1) / n, text=t("lesson_step_short" if ctx.presentation else "lesson_step", i=index + 1, n=n))
+# on a projector, once the step is answered: the question, the prediction, the verdict and the
+# reveal's text on the left, the model's charts and the class's answers on the right, from the top
+# (issue 37: under one another the first chart's x axis was at y 1040 of 800)
+beside = ctx.presentation and given is not None
+ask, charts = st.columns([3, 7], gap="large") if beside else (st.container(), None)
+with ask:
+    show_question(step)
 
 
 def _answered(choice: int) -> None:
@@ -84,15 +98,17 @@ def _answered(choice: int) -> None:
         classroom.record_answer(lessons.answer_key(lesson, step), choice)
 
 
-predict(step, f"les_pick_{lesson}_{index}", given, _answered)
+with ask:
+    predict(step, f"les_pick_{lesson}_{index}", given, _answered)
+    # the verdict and the model's numbers first, then the class's answers (the teacher's)
+    if given is None:
+        st.caption(t("lesson_predict_first"))
+    else:
+        show_verdict(step, given, charts=charts)
 
 if classroom.is_teacher():
-    lesson_results.class_answers(step, lessons.answer_key(lesson, step), lessons.answers(lesson).get(index) is not None)
-
-if given is None:
-    st.caption(t("lesson_predict_first"))
-else:
-    show_verdict(step, given)
+    with charts if charts is not None else st.container():
+        lesson_results.class_answers(step, lessons.answer_key(lesson, step), given is not None)
 
 right, answered = score(steps, lessons.answers(lesson))
 with st.container(horizontal=True):

@@ -212,7 +212,15 @@ def sidebar() -> Context:
     if len(st.session_state[TEXT_KEY]) > state.TEXT_READ_MAX:  # a client of its own can send more than the box takes
         st.session_state[TEXT_KEY] = st.session_state[TEXT_KEY][: state.TEXT_READ_MAX]
     with st.sidebar:
-        st.radio(t("language"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
+        st.radio(
+            t("language"),
+            list(LANGS),
+            format_func=LANGS.get,
+            key="lang",
+            horizontal=True,
+            # on a phone the sidebar covers the page: closed after a language is picked, as after Apply
+            on_change=lambda: st.session_state.update(_close_sidebar_on_phone=True),
+        )
         _hf_picker()
         box = _text_box()
         st.text_area(

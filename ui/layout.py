@@ -68,6 +68,14 @@ _EVERY_PAGE_CSS = (
     # a chart's text alternative (describe_chart) and the hidden h2 are read, not seen: no room taken
     + " [data-testid='stElementContainer']:has(.attn-sr-only) {position: absolute; width: 1px; height: 1px;"
     + " overflow: hidden; margin: 0; padding: 0;}"
+    # a label never cut ("Back to ...", "Run to th...", a page link's "Step through cross-attenti..."):
+    # Streamlit draws button and page-link labels on one line with an ellipsis; they wrap instead
+    + " button [data-testid='stMarkdownContainer'], button .stMarkdownEllipsis, button p,"
+    + " [data-testid='stPageLink-NavLink'] span {white-space: normal !important;"
+    + " text-overflow: clip !important; overflow: visible !important; overflow-wrap: anywhere;}"
+    # on a touch screen a tap is a hover: plotly's toolbar then stays over the chart's title (a
+    # lesson reveal's on a phone); Streamlit's own toolbar above the chart keeps full screen
+    + " @media (hover: none) {.js-plotly-plot .modebar-container {display: none !important;}}"
     + " @media (max-width: 480px) {"
     # a formula wider than a phone scrolls in a box a keyboard cannot reach (axe-core's serious
     # scrollable-region-focusable): drawn at 80 % there, the tutorial's formulas fit in 356 px
@@ -88,6 +96,32 @@ _EVERY_PAGE_CSS = (
 )
 
 
+# Streamlit's skip link ("Skip to main content", the first stop of a keyboard's Tab) is English in
+# every language: this script says it in the reader's language (a script run once per language in
+# the browser; the link is the app's own, drawn once, so the text stays until the language changes)
+_SKIP_LINK_JS = """<script>(() => {{
+  const text = {text}, lang = {lang};
+  const put = n => {{
+    const a = document.querySelector("[data-testid='stSkipToContent']");
+    if (a) {{ a.textContent = text; a.setAttribute('lang', lang); }}
+    else if (n < 50) setTimeout(() => put(n + 1), 100);
+  }};
+  put(0);
+}})();</script>"""
+
+
+def skip_link_in_reader_language(text: str, lang: str) -> None:
+    """The skip link's text in the reader's language (json.dumps quotes it for the script; "</"
+    escaped, so no text can close the script). In the sidebar: an element there takes no room of
+    the page's first screen (the sidebar is hidden in presentation mode, its scripts still run)."""
+    import json
+
+    def quoted(v: str) -> str:
+        return json.dumps(v).replace("</", "<\\/")
+
+    st.sidebar.html(_SKIP_LINK_JS.format(text=quoted(text), lang=quoted(lang)), unsafe_allow_javascript=True)
+
+
 def page_header(title_key: str, intro_key: str | None = None) -> None:
     """The page's title, its notices and its introduction. In presentation mode: one compact row
     (title, the page switcher, the way out of presentation mode), the sentence and model, then the
@@ -96,6 +130,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     ctx = current()
     _RUN.main, _RUN.first_taken, _RUN.described = None, False, {}
     st.html(_EVERY_PAGE_CSS)
+    skip_link_in_reader_language(t("skip_to_content"), ctx.lang)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):
@@ -114,6 +149,14 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
                 help=t("presentation_help"),
                 width="content",
             )
+            if intro_key:
+                # the sidebar is hidden: say what is on screen (the sentence, the model) instead of
+                # "in the sidebar". In the title row: where the row wraps (a room's code takes the
+                # room of the toggle at 1280 px), the toggle and this share the second line, so
+                # a room open costs the chart no extra line (issue 37: the x axis below the fold)
+                from .safe import md
+
+                st.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)), width="content")
     else:
         st.title(t(title_key))
     # the page's sections are h3 (st.subheader) under the h1 title: a heading a screen reader's
@@ -122,12 +165,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
 
     st.html(f'<h2 class="attn-sr-only" style="{_SR_ONLY}">{html.escape(t("page_sections", page=t(title_key)))}</h2>')
     state.show_notices()
-    if intro_key and ctx.presentation:
-        # the sidebar is hidden: say what is on screen (the sentence, the model) instead of "in the sidebar"
-        from .safe import md
-
-        st.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)))
-    elif intro_key:
+    if intro_key and not ctx.presentation:
         st.markdown(t(intro_key))
     if ctx.presentation:
         _RUN.main = st.container(key="present_main")

@@ -158,15 +158,21 @@ def predict(step, key: str, given: int | None, on_answer) -> None:
     )
 
 
-def show_verdict(step, given: int, prefix: str = "les") -> None:
+def show_verdict(step, given: int, prefix: str = "les", charts=None) -> None:
+    """The verdict, the reveal's text and its charts; charts: the container the charts go in
+    (default: here, under the text; the lessons page on a projector: a column beside it)."""
     if step.is_right(given):
         st.success(t("lesson_right", answer=answer_text(step)), icon="✅")
     else:
         st.error(t("lesson_wrong", given=option_label(step, given), answer=answer_text(step)), icon="❌")
     st.markdown(lesson_md(step.reveal_text, step.params))
-    for k, item in enumerate(step.reveal):
-        show_reveal(step, item, k, prefix)
-    explore_link(step)
+    if charts is not None:  # beside: the link stays under the text it belongs to
+        explore_link(step)
+    with charts if charts is not None else st.container():
+        for k, item in enumerate(step.reveal):
+            show_reveal(step, item, k, prefix)
+    if charts is None:
+        explore_link(step)
 
 
 def explore_target(step) -> tuple[str, dict] | None:
