@@ -49,7 +49,8 @@ ROOM_CODE_PX = 32  # the room code outside presentation mode, read from a desk a
 
 # Each chart in the main area in document order, with the bottom of its x axis (page coordinates)
 # and its plot area's left and right: Plotly's from the live figure (the plot area, then the tick
-# labels and the axis title below it, whichever is lowest); the attention view's canvas box.
+# labels and the axis title below it, whichever is lowest); the attention view's canvas box (its
+# width with the row's table beside it).
 CHARTS_JS = """() => {
   const main = document.querySelector("[data-testid='stMain']");
   const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
@@ -71,6 +72,13 @@ CHARTS_JS = """() => {
     } else if (canvas) {
       const r = canvas.getBoundingClientRect();
       bottom = r.bottom; left = r.left; right = r.right;
+      // the view's chart is its heatmap and, beside it, the tutorial's table of the selected row
+      // (the heatmap's own reading, issue 35); a table under the heatmap adds no width
+      const table = c.shadowRoot.querySelector('.av-side .av-table');
+      if (table && shown(table)) {
+        const t = table.getBoundingClientRect();
+        if (t.top < r.bottom && t.left >= r.right - 1) right = Math.max(right, t.right);
+      }
     } else continue;  // a chart not drawn yet: settle() waits for those
     out.push({kind: c.getAttribute('data-testid'), top: box.top + scrollY, end: box.bottom + scrollY,
               bottom: bottom + scrollY, left, right});
