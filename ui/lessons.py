@@ -18,6 +18,7 @@ from lessons.schema import MAX_STEPS, LessonError, validate
 from . import cache, classroom, slots, state
 from .i18n import lang, t
 from .safe import md
+from .view import Field, count
 
 CUSTOM = "custom"  # the link's name for the teacher's own lesson
 CHOICES = (*files.BUILTIN, CUSTOM)
@@ -142,18 +143,33 @@ def _answers_of(lesson: str) -> dict[int, int]:
     return st.session_state.setdefault("les_answers", {}).setdefault(lesson, {})
 
 
+def _answers_parse(raw: str) -> str:
+    decode_answers(raw)  # ValueError for answers that cannot be read: the notice, and none are taken
+    return raw
+
+
+# the lessons page's view as its link carries it (ui/view.py): ?step= is the step as the page
+# numbers it to a reader ("Step 3 of 9"), a whole number as on every page that has steps (the
+# page fits it to the lesson's steps); ?answers= only where the sender shared them
+VIEW = (
+    Field("lesson", "les_lesson", files.BUILTIN[0], state.choice(CHOICES)),
+    Field("step", "les_step", 1, count),
+    Field("answers", "les_answers_raw", "", _answers_parse),
+)
+
+
 def read_url() -> tuple[str, int]:
     """(lesson, step index) from the link or this session. A link's answers (only a link whose
     sender chose to share them carries any) belong to the lesson that link names: they are read
     once, when the link brings them, never carried into another lesson."""
     fresh = state.from_link("answers", "les_answers_raw")
     linked_lesson = st.query_params.get("lesson")
-    lesson = state.url_param("lesson", files.BUILTIN[0], state.choice(CHOICES), key="les_lesson")
+    got = state.read_view(VIEW)
+    lesson, linked = got["lesson"], got["answers"]
     if lesson not in choices():  # a teacher's own lesson that is gone, or a model not offered here
         st.session_state["les_lesson"] = lesson = files.BUILTIN[0]
         state.notice(t("lesson_custom_missing"))
-    state.url_param("step", 1, state.clamped("step", 1, MAX_STEPS, int), key="les_step")
-    linked = state.url_param("answers", "", lambda raw: (decode_answers(raw), raw)[1], key="les_answers_raw")
+    st.session_state["les_step"] = min(max(st.session_state["les_step"], 1), MAX_STEPS)
     if fresh and linked and linked_lesson == lesson:
         st.session_state["_les_linked"] = (lesson, decode_answers(linked))
         st.session_state["les_share"] = True  # the sender shared them: keep sharing until unticked
@@ -191,4 +207,4 @@ def write_url(lesson: str, index: int, n_steps: int) -> None:
     copied link does not reveal a class's answers to whoever opens it."""
     raw = encode_answers(_answers_of(lesson), n_steps) if st.session_state.get("les_share") else ""
     st.session_state["les_answers_raw"] = raw
-    state.set_url(lesson=lesson, step=index + 1, answers=raw or None)
+    state.write_view(VIEW, lesson=lesson, step=index + 1, answers=raw or None)
