@@ -10,10 +10,11 @@ Hugging Face attack (gc referrers, mallinfo2, malloc_trim):
    (about 17 MB for one 1,100-character MiniLM text), and Streamlit keeps a disconnected session
    for server.disconnectedSessionTTL (120 s) so that a student whose Wi-Fi drops comes back to it;
    one that expires from that store is never shut down, so its deferred downloads stayed for good.
-   release() drops the deferred downloads, the fragments and the page-defined callbacks when the
-   session is stored, and deletes the heavy values (arrays, traces, figures) of the namespaces its
-   widgets' format functions still point at (ui/streamlit_internals.drop_last_run): they are freed
-   at once. The widgets' values stay, and the reconnecting client's rerun makes the rest again.
+   release() drops the deferred downloads and the fragments when the session is stored, and
+   deletes the heavy values (arrays, traces, figures) that no callback or format function of its
+   widgets reads from the namespaces those point at (ui/streamlit_internals.drop_last_run): they
+   are freed at once. The widgets, their callbacks and values stay (the first click after a
+   reconnect works), and the reconnecting client's rerun makes the rest again.
 2. A page run's namespace is a reference cycle (its functions point back at it), so it is freed
    by a full collection only, and .streamlit/config.toml turns Streamlit's collection after every
    run off (runner.postScriptGC: 0.15 s of CPU a request). The janitor thread collects when the

@@ -23,7 +23,7 @@ What it touches, each by name:
 - `WebsocketSessionManager.disconnect_session`, wrapped, and on the session it kept for a
   reconnect: `Runtime.instance().media_file_mgr` (`clear_session_refs`, `remove_orphaned_files`),
   `AppSession._fragment_storage` and the widgets' `WidgetMetadata` in
-  `session_state._new_widget_state` (ui/memory.py: what a closed tab keeps of its last run).
+  `session_state._new_widget_state`, read (ui/memory.py: what a closed tab keeps of its last run).
 """
 
 from __future__ import annotations
@@ -121,9 +121,10 @@ def after_disconnect(hook: Callable[[object], None]) -> None:
     WebsocketSessionManager.disconnect_session = disconnect_session
 
 
-def _page_namespaces(roots, depth: int = 5) -> list[dict]:
-    """The module namespaces of script runs (`__name__ == "__main__"`: app.py's and the pages',
-    a fresh one each run) that the functions reachable from roots were defined in."""
+def _page_functions(roots, depth: int = 5) -> list[tuple[dict, list]]:
+    """(namespace, [the functions reachable from roots that were defined in it]) for each module
+    namespace of a script run among them (`__name__ == "__main__"`: app.py's and the pages', a
+    fresh one each run)."""
     import gc
     import types
 
@@ -137,13 +138,34 @@ def _page_namespaces(roots, depth: int = 5) -> list[dict]:
             if isinstance(o, types.FunctionType):
                 g = o.__globals__
                 if g.get("__name__") == "__main__":
-                    found[id(g)] = g
+                    found.setdefault(id(g), (g, []))[1].append(o)
                 nxt.extend(o.__closure__ or ())
                 nxt.extend(o.__defaults__ or ())
                 continue
             nxt.extend(gc.get_referents(o))
         level = nxt
     return list(found.values())
+
+
+def _names_read(functions, namespace: dict) -> set[str]:
+    """Every global name the functions read (their code's and nested code's co_names), and the
+    names those read in turn through the namespace's own functions: what a kept callback or format
+    function may still look up there."""
+    import types
+
+    names, todo, seen = set(), [f.__code__ for f in functions], set()
+    while todo:
+        code = todo.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in code.co_names:
+            names.add(name)
+            v = namespace.get(name)
+            if isinstance(v, types.FunctionType) and v.__globals__ is namespace:
+                todo.append(v.__code__)
+    return names
 
 
 def _light(v, depth: int = 2) -> bool:
@@ -168,42 +190,31 @@ def drop_last_run(session) -> int:
     """What a disconnected session holds of its last script run and does not need to reconnect,
     dropped: its deferred downloads (`media_file_mgr`: the callables, kept until the session is
     shut down, which a session that expires from the reconnect store never is), its fragments
-    (`AppSession._fragment_storage`: their functions and the arguments of the last full run), its
-    widgets' callbacks that a page defined (`WidgetMetadata.callback*` in
-    `SessionState._new_widget_state`; after a reconnect the first change of such a widget reruns
-    the page without its callback, the next one has it again), and,
-    from the run's module namespaces its widgets' format functions still point at, every value
-    that is not light (traces, arrays, figures). Each of these kept that run's traces and figures
-    alive. The widgets' values and the session's own keys stay; the reconnecting client's rerun
-    makes the rest again (a format function that read a dropped value falls back to str, as
-    Streamlit's serializers do on any error). A session whose script is still running (asked to
-    stop, not yet stopped) is left as it is: its run uses that namespace. Returns how many values
-    were dropped, or -1 for a session left alone."""
-    import dataclasses
-
+    (`AppSession._fragment_storage`: their functions and the arguments of the last full run), and,
+    from the run's module namespaces that its widgets' callbacks and format functions
+    (`WidgetMetadata` in `SessionState._new_widget_state`) still point at, every value that is not
+    light (traces, arrays, figures) and that none of those functions reads (their code's global
+    names, followed through the namespace's own functions). Each of these kept that run's traces
+    and figures alive. The widgets, their callbacks and values and the session's own keys stay,
+    so the first click after a reconnect works as before; the reconnecting client's rerun makes
+    the rest again. A session whose script is still running (asked to stop, not yet stopped) is
+    left as it is: its run uses that namespace. Returns how many values were dropped, or -1 for a
+    session left alone."""
     from streamlit.runtime import Runtime
     from streamlit.runtime.app_session import AppSessionState
 
     if session._state != AppSessionState.APP_NOT_RUNNING:
         return -1
-
     if Runtime.exists():
         files = Runtime.instance().media_file_mgr
         files.clear_session_refs(session.id)
         files.remove_orphaned_files()
     session._fragment_storage.clear()
-    widgets = session.session_state._new_widget_state.widget_metadata
-    for wid, meta in list(widgets.items()):
-        held = (meta.callback, meta.callbacks, meta.callback_args, meta.callback_kwargs)
-        # a callback of a ui module with light arguments holds no run: it stays, and works on the
-        # first click after a reconnect; one a page defined (or heavy arguments) goes
-        if any(x is not None for x in held) and (_page_namespaces(held) or not _light(held[2:], 3)):
-            widgets[wid] = dataclasses.replace(
-                meta, callback=None, callbacks=None, callback_args=None, callback_kwargs=None
-            )
+    widgets = list(session.session_state._new_widget_state.widget_metadata.values())
     dropped = 0
-    for namespace in _page_namespaces(list(widgets.values())):
-        for k in [k for k, v in namespace.items() if not k.startswith("__") and not _light(v)]:
+    for namespace, functions in _page_functions(widgets):
+        read = _names_read(functions, namespace)
+        for k in [k for k, v in namespace.items() if not k.startswith("__") and k not in read and not _light(v)]:
             del namespace[k]
             dropped += 1
     return dropped
