@@ -18,7 +18,9 @@ Issue 32 (--only quiet,lesson,generate,lesson-lane,lesson-old):
 - generate: 8 websockets looping 100-token generations (a new seed each time);
 - lesson-lane: the lesson attack on a server with the bound and the CPU budget lifted, so every
   build runs, in the heavy lane; lesson-old: the same on the old semaphore (ATTN_FAIR_SLOTS=0).
---hf-pages-only: six 1,100-character MiniLM texts on /intervene, then 3 on each of six pages.
+--hf-pages-only: six 1,100-character MiniLM texts on /intervene, then 3 on each of six pages
+(--model smollm2-135m: the real pretrained model; --rounds 2: twice the texts; --settle 40: RSS
+again once ui/memory.py has collected what the closed tabs let go of).
 
 Memory (--memory): 40 sessions each sending distinct 2,000-character sentences (the most the box
 and the server take), and, with ATTN_HF=local, one client sending many distinct 256-token texts to
@@ -337,40 +339,93 @@ def memory_phase(label, env, sessions, per_session, chars, model_query) -> dict:
 
 
 HF_PAGES = ("", "attention", "temperature", "steps", "compare", "intervene")  # "" is home
+MINILM = "hf:all-minilm-l6-v2"
+LOADING = b"in the background"  # ui/strings common.toml pretrained_loading (en): still loading
 
 
-def memory_hf_pages(extra_env: dict | None = None) -> dict:
+async def _loaded(server, query: str, page: str, seconds: float = 300) -> None:
+    """A real pretrained model (SmolLM2) loads in a thread while the page says so: one short text
+    sent until a run comes back without that line."""
+    import websockets
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
+            await ws.send(_rerun(f"{query}text={quote('The cat sat on the mat')}", page))
+            seen = b""
+            while True:
+                data = await asyncio.wait_for(ws.recv(), 120)
+                seen += data if LOADING in data else b""
+                msg = ForwardMsg()
+                msg.ParseFromString(data)
+                if msg.WhichOneof("type") == "script_finished":
+                    break
+        if not seen:
+            return
+        await asyncio.sleep(3)
+    raise TimeoutError(f"{query} did not load within {seconds:.0f} s")
+
+
+def memory_hf_pages(
+    extra_env: dict | None = None, model: str = MINILM, rounds: int = 1, settle: float = 0, pages=HF_PAGES
+) -> dict:
     """Issue 32's item 2 attack on one server with ATTN_HF=local: six distinct 1,100-character texts
     on /intervene?model=hf:all-minilm-l6-v2, then 3 on each of six pages, each text its own session
-    (a tab); RSS after each page against the stated bound."""
+    (a tab); RSS after each page against the stated bound. rounds > 1: the whole attack again with
+    new texts (the peak must not grow with the number of texts); settle: seconds to wait after it
+    (ui/memory.py collects what the closed tabs released) before the last RSS."""
     server = _start({"ATTN_HF": "local", **(extra_env or {})}, "bench-attack-hf-pages")
-    query = f"model={quote('hf:all-minilm-l6-v2')}&"
-    steps = []
+    query = f"model={quote(model)}&"
+    steps, rounds_peak = [], []
     try:
-        asyncio.run(_long_texts(server, 1, 1, 40, query, [], "intervene"))  # MiniLM loaded, as a class has it
+        asyncio.run(_loaded(server, query, "intervene"))
+        asyncio.run(_long_texts(server, 1, 1, 40, query, [], "intervene"))  # the model loaded, as a class has it
         warm = server.rss_bytes()
         rss: list[int] = []
         t0 = time.monotonic()
-        asyncio.run(_long_texts(server, 6, 1, 1100, query, rss, "intervene", seed=100))
-        steps.append(("intervene x 6", server.rss_bytes()))
-        for k, page in enumerate(HF_PAGES):
-            asyncio.run(_long_texts(server, 3, 1, 1100, query, rss, page, seed=200 + 10 * k))
-            steps.append((f"{page or 'home'} x 3", server.rss_bytes()))
+        for r in range(rounds):
+            base = 1000 * r
+            n = len(rss)
+            asyncio.run(_long_texts(server, 6, 1, 1100, query, rss, "intervene", seed=100 + base))
+            steps.append(("intervene x 6", server.rss_bytes(), max(rss[n:], default=0)))
+            for k, page in enumerate(pages):
+                n = len(rss)
+                asyncio.run(_long_texts(server, 3, 1, 1100, query, rss, page, seed=200 + 10 * k + base))
+                steps.append((f"{page or 'home'} x 3", server.rss_bytes(), max(rss[n:], default=0)))
+            rounds_peak.append(max(rss) / 2**20)
         seconds = time.monotonic() - t0
         end = server.rss_bytes()
+        if settle:
+            time.sleep(settle)
+        settled = server.rss_bytes()
     finally:
         server.stop()
     bound = warm / 2**20 + TRACE_CACHE_MB + CACHE_DATA_MB + MEMORY_SLACK_MB
     peak = max(rss + [end]) / 2**20
+    label = "MiniLM" if model == MINILM else model
+    texts = rounds * (6 + 3 * len(pages))
     print(
-        f"MiniLM on six pages (ATTN_HF=local, 1,100-character texts, one session each) in {seconds:.0f} s: RSS warm "
-        f"{warm / 2**20:.0f} MB, "
-        + ", ".join(f"after {label} {b / 2**20:.0f}" for label, b in steps)
-        + f"; peak {peak:.0f} MB; bound (warm + {TRACE_CACHE_MB:.0f} + {CACHE_DATA_MB:.0f} + {MEMORY_SLACK_MB}) "
+        f"{label} on {len(pages)} pages (ATTN_HF=local, {texts} texts of 1,100 characters, one session each) in "
+        f"{seconds:.0f} s: RSS warm {warm / 2**20:.0f} MB, "
+        + ", ".join(f"after {lb} {b / 2**20:.0f} (peak {p / 2**20:.0f})" for lb, b, p in steps)
+        + f"; peak {peak:.0f} MB"
+        + (f" (each round's peak so far: {', '.join(f'{p:.0f}' for p in rounds_peak)})" if rounds > 1 else "")
+        + (f"; {settle:.0f} s later {settled / 2**20:.0f} MB" if settle else "")
+        + f"; bound (warm + {TRACE_CACHE_MB:.0f} + {CACHE_DATA_MB:.0f} + {MEMORY_SLACK_MB}) "
         f"{bound:.0f} MB: {'within' if peak <= bound else 'OVER'}; server env {extra_env or {}}; {load()}",
         flush=True,
     )
-    return {"phase": "hf pages", "warm_mb": warm / 2**20, "peak_mb": peak, "end_mb": end / 2**20, "bound_mb": bound}
+    return {
+        "phase": f"hf pages {label}",
+        "warm_mb": warm / 2**20,
+        "peak_mb": peak,
+        "end_mb": end / 2**20,
+        "settled_mb": settled / 2**20,
+        "bound_mb": bound,
+        "rounds_peak_mb": rounds_peak,
+    }
 
 
 def memory(sessions: int = 40, per_session: int = 3) -> list[dict]:
@@ -404,10 +459,19 @@ def main(argv=None) -> None:
     p.add_argument("--memory-only", action="store_true")
     p.add_argument("--hf-pages-only", action="store_true", help="only issue 32's MiniLM attack on six pages")
     p.add_argument("--malloc-arena-max", default="", help="MALLOC_ARENA_MAX for that server (glibc's arenas)")
+    p.add_argument("--model", default=MINILM, help="--hf-pages-only's model, e.g. smollm2-135m")
+    p.add_argument("--rounds", type=int, default=1, help="--hf-pages-only: the attack this many times, new texts")
+    p.add_argument("--settle", type=float, default=0, help="--hf-pages-only: seconds to wait, then RSS again")
+    p.add_argument("--pages", default="", help="--hf-pages-only: comma-separated pages (home is 'home')")
+    p.add_argument("--env", default="", help="--hf-pages-only: KEY=VALUE,... for the server (e.g. ATTN_GC_GROWTH_MB=0)")
     a = p.parse_args(argv)
     print(f"bench.attack start: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; {load()}", flush=True)
     if a.hf_pages_only:
-        memory_hf_pages({"MALLOC_ARENA_MAX": a.malloc_arena_max} if a.malloc_arena_max else None)
+        env = dict(kv.split("=", 1) for kv in a.env.split(",") if kv)
+        if a.malloc_arena_max:
+            env["MALLOC_ARENA_MAX"] = a.malloc_arena_max
+        pages = tuple("" if x == "home" else x for x in a.pages.split(",")) if a.pages else HF_PAGES
+        memory_hf_pages(env or None, a.model, a.rounds, a.settle, pages)
         return
     if not a.memory_only:
         class_phases(a.seconds, set(a.only.split(",")))

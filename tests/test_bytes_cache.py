@@ -70,3 +70,27 @@ def test_a_trace_larger_than_any_bound_is_computed_but_never_kept():
     big(0)
     big(0)
     assert calls == [0, 0] and big.store.bytes == 0
+
+
+def test_a_value_over_the_bound_is_never_pickled_whole():
+    """capped_pickle stops writing at the cap: the buffer it fills never holds more than the cap
+    (the oracle is the largest write it accepted), and a value under the cap is pickle.dumps's."""
+    import pickle
+
+    big = np.arange(2_000_000, dtype=np.float64)  # 16 MB
+    written = []
+    real_write = cache._CappedBuffer.write
+
+    def write(self, b):
+        n = real_write(self, b)
+        written.append(self.tell())
+        return n
+
+    cache._CappedBuffer.write = write
+    try:
+        assert cache.capped_pickle({"w": big}, 1_000_000) is None
+    finally:
+        cache._CappedBuffer.write = real_write
+    assert max(written, default=0) <= 1_000_000
+    small = {"w": np.arange(10)}
+    assert cache.capped_pickle(small, 1_000_000) == pickle.dumps(small, protocol=pickle.HIGHEST_PROTOCOL)

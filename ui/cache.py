@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import io
 import os
 import pickle
 import threading
@@ -22,10 +23,15 @@ import model
 from model import hf
 from model.errors import InputError
 
+from . import memory
+
 # One intra-op thread per forward: the models are tiny, and a server's sessions already run in
 # parallel threads. With torch's default (all cores) each translation took 2-23 s on a busy
 # 2-core machine against 0.13-0.15 s with one (bench/, docs/hosting.md).
 torch.set_num_threads(int(os.environ.get("ATTN_TORCH_THREADS", "1")))
+# what the caches do not bound (a closed tab's last run, uncollected cycles, the allocator's free
+# pages) kept in check as well, once per process (ui/memory.py)
+memory.install()
 
 TRACE_CACHE_ENTRIES = 200
 TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every BytesCache together
@@ -33,6 +39,33 @@ TRACE_CACHE_MB = float(os.environ.get("ATTN_TRACE_CACHE_MB", "256"))  # every By
 # runs, the lessons' built steps (heatmaps and rows); CACHES lists them, and the test checks the sum
 SHARES = {"trace": 0.65, "intervene": 0.25, "lessons": 0.10}
 CACHES: dict = {}  # share name -> its BytesCache (shared() fills it)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _CappedBuffer(io.BytesIO):
+    def __init__(self, cap: int):
+        super().__init__()
+        self.cap = cap
+
+    def write(self, b) -> int:
+        if self.tell() + memoryview(b).nbytes > self.cap:
+            raise _TooLarge
+        return super().write(b)
+
+
+def capped_pickle(value, cap: int) -> bytes | None:
+    """pickle.dumps(value), or None as soon as it passes cap bytes: a value too large to keep is
+    never pickled whole (one SmolLM2 trace of a 1,100-character text is 85 MB, pickled for
+    nothing on every intervene run before)."""
+    buf = _CappedBuffer(cap)
+    try:
+        pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    except _TooLarge:
+        return None
+    return buf.getvalue()
 
 
 class BytesCache:
@@ -56,8 +89,8 @@ class BytesCache:
         return pickle.loads(blob)
 
     def put(self, key, value) -> None:
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        if len(blob) > self.max_bytes:
+        blob = capped_pickle(value, self.max_bytes)
+        if blob is None:
             return
         with self._lock:
             old = self._items.pop(key, None)

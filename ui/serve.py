@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=preload, name="preload", daemon=True).start()
     else:
         preload()
+        from ui import memory
+
+        memory.freeze()  # what the preload loaded, out of every later collection's walk (no session yet)
     from streamlit.web import cli
 
     args = list(sys.argv[1:] if argv is None else argv)

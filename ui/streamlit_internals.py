@@ -1,4 +1,5 @@
-"""The one module that reaches past Streamlit's public API, for ui/hardening.py's refusals.
+"""The one module that reaches past Streamlit's public API, for ui/hardening.py's refusals
+(and ui/memory.py's release of closed sessions).
 
 Why it exists: a visitor's client can ask a Streamlit server to clear every cache, to keep uploads
 in any session's memory and to read its metrics, and Streamlit has no setting that stops any of
@@ -19,6 +20,10 @@ What it touches, each by name:
 - `streamlit.web.server.starlette.starlette_app.create_streamlit_routes`: the builder of the
   server's Starlette routes, wrapped so that one route of ours comes first (ui/cookies.py: the
   teacher's cookie set by the server, HttpOnly; Streamlit has no call that sets a cookie).
+- `WebsocketSessionManager.disconnect_session`, wrapped, and on the session it kept for a
+  reconnect: `Runtime.instance().media_file_mgr` (`clear_session_refs`, `remove_orphaned_files`),
+  `AppSession._fragment_storage` and the widgets' `WidgetMetadata` in
+  `session_state._new_widget_state`, read (ui/memory.py: what a closed tab keeps of its last run).
 """
 
 from __future__ import annotations
@@ -93,3 +98,123 @@ def add_route_first(make_route: Callable[[str | None], object]) -> None:
         return [make_route(config.get_option("server.baseUrlPath")), *build(runtime)]
 
     starlette_app.create_streamlit_routes = create_streamlit_routes
+
+
+def after_disconnect(hook: Callable[[object], None]) -> None:
+    """hook(session) runs after Streamlit has kept a disconnected session for its reconnect
+    (server.disconnectedSessionTTL): `WebsocketSessionManager.disconnect_session` wrapped, in
+    every session manager of this process; a session shut down instead (logged out, not
+    resumable) is left alone."""
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    original = WebsocketSessionManager.disconnect_session
+    if getattr(original, "wrapped_by_attention_explorer", False):
+        return
+
+    def disconnect_session(self, session_id: str) -> None:
+        info = self._active_session_info_by_id.get(session_id)
+        original(self, session_id)
+        if info is not None and self._session_storage.get(session_id) is not None:
+            hook(info.session)
+
+    disconnect_session.wrapped_by_attention_explorer = True
+    WebsocketSessionManager.disconnect_session = disconnect_session
+
+
+def _page_functions(roots, depth: int = 5) -> list[tuple[dict, list]]:
+    """(namespace, [the functions reachable from roots that were defined in it]) for each module
+    namespace of a script run among them (`__name__ == "__main__"`: app.py's and the pages', a
+    fresh one each run)."""
+    import gc
+    import types
+
+    found, seen, level = {}, set(), list(roots)
+    for _ in range(depth):
+        nxt = []
+        for o in level:
+            if id(o) in seen or isinstance(o, (types.ModuleType, type)):
+                continue
+            seen.add(id(o))
+            if isinstance(o, types.FunctionType):
+                g = o.__globals__
+                if g.get("__name__") == "__main__":
+                    found.setdefault(id(g), (g, []))[1].append(o)
+                nxt.extend(o.__closure__ or ())
+                nxt.extend(o.__defaults__ or ())
+                continue
+            nxt.extend(gc.get_referents(o))
+        level = nxt
+    return list(found.values())
+
+
+def _names_read(functions, namespace: dict) -> set[str]:
+    """Every global name the functions read (their code's and nested code's co_names), and the
+    names those read in turn through the namespace's own functions: what a kept callback or format
+    function may still look up there."""
+    import types
+
+    names, todo, seen = set(), [f.__code__ for f in functions], set()
+    while todo:
+        code = todo.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in code.co_names:
+            names.add(name)
+            v = namespace.get(name)
+            if isinstance(v, types.FunctionType) and v.__globals__ is namespace:
+                todo.append(v.__code__)
+    return names
+
+
+def _light(v, depth: int = 2) -> bool:
+    """A value a namespace may keep for a format function: numbers, short strings and small
+    containers of them, functions, classes and modules; not a trace, an array or a figure."""
+    import types
+
+    if v is None or isinstance(v, (bool, int, float, complex)):
+        return True
+    if isinstance(v, (str, bytes)):
+        return len(v) <= 4096
+    if isinstance(v, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return True
+    if depth > 0 and isinstance(v, (tuple, list, set, frozenset)) and len(v) <= 256:
+        return all(_light(x, depth - 1) for x in v)
+    if depth > 0 and isinstance(v, dict) and len(v) <= 256:
+        return all(_light(k, depth - 1) and _light(x, depth - 1) for k, x in v.items())
+    return False
+
+
+def drop_last_run(session) -> int:
+    """What a disconnected session holds of its last script run and does not need to reconnect,
+    dropped: its deferred downloads (`media_file_mgr`: the callables, kept until the session is
+    shut down, which a session that expires from the reconnect store never is), its fragments
+    (`AppSession._fragment_storage`: their functions and the arguments of the last full run), and,
+    from the run's module namespaces that its widgets' callbacks and format functions
+    (`WidgetMetadata` in `SessionState._new_widget_state`) still point at, every value that is not
+    light (traces, arrays, figures) and that none of those functions reads (their code's global
+    names, followed through the namespace's own functions). Each of these kept that run's traces
+    and figures alive. The widgets, their callbacks and values and the session's own keys stay,
+    so the first click after a reconnect works as before; the reconnecting client's rerun makes
+    the rest again. A session whose script is still running (asked to stop, not yet stopped) is
+    left as it is: its run uses that namespace. Returns how many values were dropped, or -1 for a
+    session left alone."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSessionState
+
+    if session._state != AppSessionState.APP_NOT_RUNNING:
+        return -1
+    if Runtime.exists():
+        files = Runtime.instance().media_file_mgr
+        files.clear_session_refs(session.id)
+        files.remove_orphaned_files()
+    session._fragment_storage.clear()
+    widgets = list(session.session_state._new_widget_state.widget_metadata.values())
+    dropped = 0
+    for namespace, functions in _page_functions(widgets):
+        read = _names_read(functions, namespace)
+        for k in [k for k, v in namespace.items() if not k.startswith("__") and k not in read and not _light(v)]:
+            del namespace[k]
+            dropped += 1
+    return dropped
