@@ -90,8 +90,9 @@ def take_view(v: dict) -> None:
 
 # -- cached model computations (strings and numbers in, numpy out) ------------------------------
 @st.cache_data(show_spinner=False, max_entries=32)
-def scores(name: str, device: str, text: str) -> dict:
-    return ex.attention_scores(cache.runner(name, device), text)
+def scores(name: str, device: str, text: str, kind: str, layer: int, head: int):
+    """The one head's scores the page shows (a real model's every head is 170 MB of float64)."""
+    return ex.head_scores(cache.runner(name, device), text, kind, layer, head)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -226,7 +227,7 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
     # -- entropy against temperature -----------------------------------------------------------------
     st.subheader(t("temp_entropy_title"))
     st.markdown(t("temp_entropy_help"))
-    s = scores(ctx.model, ctx.device, base.input_text)[kind][layer, head]  # (Q, K)
+    s = scores(ctx.model, ctx.device, base.input_text, kind, layer, head)  # (Q, K)
     if s.shape == w1.shape:
         ev = ex.entropy_view(s, CURVE_TEMPS, q, T)
         fig = entropy_vs_temperature(

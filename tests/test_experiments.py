@@ -40,6 +40,17 @@ def test_scores_give_back_the_models_weights_at_any_temperature(load, name, kind
     np.testing.assert_allclose(ex.softmax_at(scores[layer], 3.0), w3, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["translator", "gpt-alibi"])
+def test_one_heads_scores_are_that_head_of_every_heads(load, name):
+    """head_scores turns one head into float64, not every head: the same numbers as attention_scores."""
+    m = load(name)
+    every = ex.attention_scores(m, TEXT)
+    assert every
+    for kind, s in every.items():
+        for layer, head in {(0, 0), (s.shape[0] - 1, s.shape[1] - 1)}:
+            np.testing.assert_array_equal(ex.head_scores(m, TEXT, kind, layer, head), s[layer, head])
+
+
 @pytest.mark.parametrize("name,kind", [("gpt", "decoder"), ("gpt-rope", "decoder"), ("translator", "encoder")])
 def test_entropy_rises_with_temperature_towards_ln_n(load, name, kind):
     scores = ex.attention_scores(load(name), TEXT)[kind]
