@@ -381,10 +381,11 @@ def recompute_post(runner, w, a):
 
 # The tests that start a real server (tests/browser/, the websocket protocol tests) are marked
 # `serial`; those among them that assert on time ("a room follows within 3 s", frames of the
-# in-browser view, a first visit) are marked `timed` as well. ./scripts/test runs the rest on two
+# in-browser view) are marked `timed` as well. ./scripts/test runs the rest on two
 # pytest-xdist workers, then the untimed server tests on two workers (each its own app server),
 # then the timed ones alone in one process, so a timing bound never competes with another test for
-# the two cores. The explorer and the other AppTest walks over every page are marked slow, so
+# the two cores (a file whose other tests time nothing marks its timed ones itself,
+# @pytest.mark.timed). The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py",)
 TIMED_FILES = (
@@ -392,8 +393,6 @@ TIMED_FILES = (
     "test_rooms.py",
     "test_votes.py",
     "test_timeline_play.py",
-    "test_attention_view.py",
-    "test_first_visit.py",
     "test_production.py",
 )
 # test_cli.py: each test runs the CLI in a subprocess (torch imported again), one of them trains

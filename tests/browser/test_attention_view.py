@@ -90,6 +90,7 @@ def drag_temperature(page, to: float) -> None:
         page.mouse.move(box["x"] + box["width"] * (0.5 + (to - 0.5) * i / 20), y)
 
 
+@pytest.mark.timed  # its frames' median: alone on the cores (./scripts/test's last phase)
 @pytest.mark.parametrize("name,kind", KINDS)
 def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_page, name, kind):
     page = new_page()
@@ -328,6 +329,7 @@ def test_on_a_phone_no_text_of_the_two_views_is_under_11_px(app_server, new_page
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
+@pytest.mark.timed  # a room that follows within its poll: alone on the cores
 def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_page):
     """The room (ui/classroom.py) follows the link: the teacher's drag stays in the teacher's
     browser, the release reports T, and the student's view moves to it (temperature page: T in
