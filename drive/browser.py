@@ -61,10 +61,15 @@ _STATE_JS = """() => {
     // (visible ones: a hidden tab may keep its placeholders until it is opened)
     skeletons: Array.from(document.querySelectorAll("[data-testid='stSkeleton']"))
       .filter(e => e.offsetWidth || e.offsetHeight).length,
-    // visible plotly charts whose figure is not drawn yet
+    // visible plotly charts whose figure is not drawn yet, and visible attention views (the app's
+    // one components-v2 element, ui/attention_view) whose canvas is not drawn yet: its script
+    // mounts after the run has ended, so an idle app is not yet a drawn page
     pending: Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"))
       .filter(c => (c.offsetWidth || c.offsetHeight))
-      .filter(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout)).length,
+      .filter(c => !Array.from(c.querySelectorAll('.js-plotly-plot')).some(g => g._fullLayout)).length
+      + Array.from(document.querySelectorAll("[data-testid='stBidiComponentIsolated']"))
+      .filter(c => (c.offsetWidth || c.offsetHeight))
+      .filter(c => !(c.shadowRoot && Array.from(c.shadowRoot.querySelectorAll('canvas')).some(v => v.width > 0))).length,
   };
 }"""
 
