@@ -73,6 +73,21 @@ function signed(x, digits) {
 }
 function divColorOf(x) { const i = divIndex(x) * 3; return `rgb(${DIV_LUT[i]},${DIV_LUT[i + 1]},${DIV_LUT[i + 2]})`; }
 
+// softmax(log w / T) row by row over one head's (Q, K) block of log-weights lw starting at base:
+// the exact weights at temperature T of that layer alone (the row's constant cancels)
+function softmaxRows(lw, base, Q, K, T) {
+  const out = new Float32Array(Q * K), inv = 1 / T;
+  for (let r = 0; r < Q; r++) {
+    const o = base + r * K;
+    let m = -Infinity;
+    for (let j = 0; j < K; j++) if (lw[o + j] > m) m = lw[o + j];
+    let sum = 0;
+    for (let j = 0; j < K; j++) { const e = Math.exp((lw[o + j] - m) * inv); out[r * K + j] = e; sum += e; }
+    for (let j = 0; j < K; j++) out[r * K + j] /= sum;
+  }
+  return out;
+}
+
 function colorOf(v) {
   const i = Math.max(0, Math.min(250, Math.round(v * 250))) * 3;
   return `rgb(${LUT[i]},${LUT[i + 1]},${LUT[i + 2]})`;
@@ -341,16 +356,7 @@ class View {
     } else if (T === 1) {
       out = this.w[la].subarray(h * n, (h + 1) * n);
     } else {
-      const lw = this.logOf(la), base = h * n, inv = 1 / T;
-      out = new Float32Array(n);
-      for (let r = 0; r < Q; r++) {
-        const o = base + r * K;
-        let m = -Infinity;
-        for (let j = 0; j < K; j++) if (lw[o + j] > m) m = lw[o + j];
-        let sum = 0;
-        for (let j = 0; j < K; j++) { const e = Math.exp((lw[o + j] - m) * inv); out[r * K + j] = e; sum += e; }
-        for (let j = 0; j < K; j++) out[r * K + j] /= sum;
-      }
+      out = softmaxRows(this.logOf(la), h * n, Q, K, T);
     }
     this.cache.heads[h] = out;
     return out;
@@ -384,16 +390,7 @@ class View {
       out = src.w[la].subarray(h * n, (h + 1) * n);
     } else {
       if (!src.logs[la]) src.logs[la] = Float32Array.from(src.w[la], Math.log);
-      const lw = src.logs[la], base = h * n, inv = 1 / T;
-      out = new Float32Array(n);
-      for (let r = 0; r < Q; r++) {
-        const o = base + r * K;
-        let m = -Infinity;
-        for (let j = 0; j < K; j++) if (lw[o + j] > m) m = lw[o + j];
-        let sum = 0;
-        for (let j = 0; j < K; j++) { const e = Math.exp((lw[o + j] - m) * inv); out[r * K + j] = e; sum += e; }
-        for (let j = 0; j < K; j++) out[r * K + j] /= sum;
-      }
+      out = softmaxRows(src.logs[la], h * n, Q, K, T);
     }
     if (this.pcache.size > 64) this.pcache.clear();
     this.pcache.set(id, out);
