@@ -107,10 +107,36 @@ def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) 
     raise TimeoutError(f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}")
 
 
-def wait_for_run_start(page, timeout: float = 10) -> bool:
-    """After an action: wait (briefly) for the rerun it caused to start. False if none did."""
+# Counts the runs that start in this document: a MutationObserver sees stApp's script state turn
+# "running" the moment React writes it, so a run that starts and ends between two polls (a cached
+# rerun on a loaded machine takes less than one Playwright round trip) is still seen.
+_ARM_JS = """() => {
+  if (!window.__attnRunWatch) {
+    window.__attnRuns = 0;
+    window.__attnRunWatch = new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.target.getAttribute && r.target.getAttribute('data-test-script-state') === 'running') window.__attnRuns++;
+      }
+    });
+    window.__attnRunWatch.observe(document.documentElement,
+      {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  return window.__attnRuns;
+}"""
+
+
+def arm(page) -> int:
+    """Before an action: start counting run starts (see _ARM_JS); pass the count to
+    wait_for_run_start."""
+    return page.evaluate(_ARM_JS)
+
+
+def wait_for_run_start(page, timeout: float = 10, since: int | None = None) -> bool:
+    """After an action: wait (briefly) for the rerun it caused to start. False if none did.
+    since: arm()'s count from before the action; then a run that has already ended counts too."""
+    running = _RUNNING_JS if since is None else f"() => window.__attnRuns > {int(since)} || ({_RUNNING_JS})()"
     try:
-        page.wait_for_function(_RUNNING_JS, polling="raf", timeout=timeout * 1000)
+        page.wait_for_function(running, polling="raf", timeout=timeout * 1000)
         return True
     except Exception:  # playwright's TimeoutError
         return False
@@ -131,15 +157,17 @@ def submit_text(page, text: str, timeout: float = 120) -> bool:
     Returns whether a rerun started (False when the text did not change)."""
     box = sidebar_text(page)
     box.fill(text)
+    since = arm(page)
     box.press("Control+Enter")
-    started = wait_for_run_start(page)
+    started = wait_for_run_start(page, since=since)
     settle(page, timeout)
     return started
 
 
 def click_and_settle(locator, page, timeout: float = 120) -> bool:
+    since = arm(page)
     locator.click()
-    started = wait_for_run_start(page)
+    started = wait_for_run_start(page, since=since)
     settle(page, timeout)
     return started
 

@@ -9,7 +9,17 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import model
 
-from .helpers import exceptions, goto, plot_summaries, screenshot, settle, tile_xy, view_summaries, wait_for_run_start
+from .helpers import (
+    arm,
+    exceptions,
+    goto,
+    plot_summaries,
+    screenshot,
+    settle,
+    tile_xy,
+    view_summaries,
+    wait_for_run_start,
+)
 
 TEXT = "The cat sat on the mat"
 
@@ -27,8 +37,9 @@ def test_clicking_the_alignment_head_off_breaks_the_translation(app_server, new_
     assert f"Untouched: {untouched}" in main_text(page)
     screenshot(page, "intervene-en")
     xy = tile_xy(page, 1, 1)
+    since = arm(page)
     page.mouse.click(xy["x"], xy["y"])
-    assert wait_for_run_start(page, 5), "clicking a model-view tile did not rerun the page"
+    assert wait_for_run_start(page, 5, since=since), "clicking a model-view tile did not rerun the page"
     settle(page)
     assert not exceptions(page), exceptions(page)
     assert parse_qs(urlparse(page.url).query).get("off") == ["cross:2:2"], page.url
