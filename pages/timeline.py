@@ -31,7 +31,6 @@ from viz.model_view import model_view
 from viz.table import to_csv
 from viz.timeline import FORMED, formed_heads, largest_rise
 
-PLAY_SECONDS = 1.0
 KIND_ROLES = tl.KIND_ROLES
 MODEL_VIEW_TILE = 64
 
@@ -355,7 +354,7 @@ copy_link()
 
 if playing:
     if index + 1 < len(steps):
-        time.sleep(PLAY_SECONDS)
+        time.sleep(tl.PLAY_SECONDS)
         st.session_state["_tl_next"] = steps[index + 1]
         st.rerun()
     st.session_state["_tl_playing"] = False

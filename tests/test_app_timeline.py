@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 import model
 from analysis import timeline as probes
 from model import registry
+from ui import timeline as ui_timeline
 from ui.context import DEFAULT_TEXT
 from ui.safe import md
 from viz.timeline import FORMED
@@ -118,7 +119,8 @@ def test_role_lines_are_the_role_scores_and_the_sentence_matches_its_line():
     assert float(m.group(7)) < FORMED <= float(m.group(8))
 
 
-def test_play_steps_through_to_the_end():
+def test_play_steps_through_to_the_end(monkeypatch):
+    monkeypatch.setattr(ui_timeline, "PLAY_SECONDS", 0.0)  # what Play shows, not its pace
     first, last = steps("gpt")[0], steps("gpt")[-1]
     at = open_page("gpt", step=first)
     at.button(key="tl_play").click().run(timeout=TIMEOUT)

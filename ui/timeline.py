@@ -20,6 +20,9 @@ from .state import choice
 from .view import Field, count, head, kind, layer
 
 CONTINUATION_TOKENS = 12
+# Play's pause between two snapshots: time to read a step (the page sleeps it before moving on);
+# here, not in the page, so a test that checks what Play shows need not wait it
+PLAY_SECONDS = 1.0
 # the roles a head may be scored on, per attention kind
 KIND_ROLES = {
     "encoder": ("previous", "first"),
