@@ -4,7 +4,8 @@ url_param() reads a query parameter once per session (or when the URL changed un
 validates it, and falls back to the default with a visible notice when the value is bad; the
 widget then owns the value, and set_url() writes the current values back into the address bar.
 A page declares its view once (ui/view.py) and calls read_view / write_view, which do both for
-every field; url_param by hand is left to the pages tests/test_views.py still lists.
+every field; tests/test_views.py fails on a page that calls url_param or st.query_params itself
+(the app-wide sidebar and room keys are read here and in ui/context.py, ui/classroom.py).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ the model shown stays state.fit, which the shared pickers (ui/widgets.py) call.
 
 A link name has one parser on every page: the shared fields below (layer, head, kind, q, temp,
 ltemp) are the way to declare those names, and tests/test_views.py reads every Field(...) in ui/ and
-pages/ and fails on a name parsed two ways. Pages that still call state.url_param by hand are
-listed there, and the list may only shrink. A setting whose link name changed keeps its old links
+pages/ and fails on a name parsed two ways, and on any file of pages/ that calls url_param or
+st.query_params itself. A setting whose link name changed keeps its old links
 working: Field.old names the old key and Field.from_old reads it (read_view rewrites such a link
 into the new name once, with the usual notice when the old value is bad).
 """
