@@ -22,7 +22,7 @@ VISIBLE = 0.10  # a B - A cell at least this large shows on the diverging scale
 @dataclass(frozen=True)
 class Pair:
     b: str
-    how: tuple  # ("pair",) or ("swap", old, new)
+    how: tuple  # ("pair",), ("swap", old, new) or ("fallback",): a fixed sentence, not A's pair
     change: float  # B - A at the largest cell, signed
     kind: str
     layer: int  # 0-based

@@ -155,3 +155,16 @@ def test_the_default_pair_shows_a_difference_and_says_what_changed(name):
     captions = " ".join(c.value for c in at.caption)
     assert "replaced by “dog”" in captions and f"{d.flat[np.abs(d).argmax()]:+.2f}" in captions, captions
     apptest.ok(at)
+
+
+@pytest.mark.parametrize("text, lang", [("A bird sang on the old tree", "en"), ("白自行车在湖里", "zh")])
+def test_a_sentence_with_no_pair_and_no_noun_to_swap_is_not_called_as_contrast(text, lang):
+    """A sentence with neither a pair of its own nor a noun the rule swaps gets the fixed
+    fallback B; the note says so and does not call it A's contrasting sentence (it did)."""
+    at = apptest.open_page(PAGE, "gpt" if lang == "en" else "translator", 180, text=text, lang=lang)
+    b = at.text_input(key="cmp_text2").value
+    captions = " ".join(c.value for c in at.caption)
+    assert text not in PAIRS and b == ("The man bites the dog" if lang == "en" else "人咬狗"), b
+    assert ("no contrasting sentence of its own" if lang == "en" else "A 没有自己的对照句") in captions, captions
+    assert ("A's contrasting sentence" if lang == "en" else "B 是 A 的对照句") not in captions
+    apptest.ok(at)

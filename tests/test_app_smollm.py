@@ -107,7 +107,7 @@ def test_a_page_says_it_is_loading_while_the_model_loads(offered, monkeypatch, p
     monkeypatch.setattr(hf.pretrained, "ready", lambda name, device=None: None)
     monkeypatch.setattr(hf.pretrained, "start", lambda name, device=None, after=None: started.append(name))
     at = apptest.open_page(f"pages/{page}.py", SMOLLM, lesson="real")
-    assert "Loading SmolLM2-135M: a real pretrained model, English in the background" in shown(at)
+    assert "SmolLM2-135M: a real pretrained model, English, loading in the background" in shown(at)
     assert started and set(started) == {SMOLLM}
     assert "GPT (learned positions)" in at.selectbox(key="model").options
 

@@ -32,13 +32,13 @@ def second_sentence(text: str) -> str:
 
 def candidates(text: str) -> list[tuple[str, tuple]]:
     """Sentence B's candidates, in the order analysis.contrast.choose tries them: one noun swapped
-    (cat <-> dog) inside the language the models learned, the pair of text, the fallback pair."""
+    (cat <-> dog) inside the language the models learned, the pair of text, the fixed fallback."""
     out = [(text.replace(old, new, 1), ("swap", old, new)) for old, new in SWAPS.items() if old in text]
     out = [(b, how) for b, how in out if corpus.in_language(b, prefix=False)]
     if text in PAIRS:
         out.append((PAIRS[text], ("pair",)))
     fallback = "The man bites the dog" if text.isascii() else "人咬狗"
-    return out + [(fallback, ("pair",))]
+    return out + [(fallback, ("fallback",))]  # not A's pair: pair_text says so
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
