@@ -528,7 +528,10 @@ class View {
     lw = Math.min(lw + 10, width * 0.38);
     const top = Math.min(kw + 10, 140) + f + 6;
     const cell = Math.max(0.5, Math.min(64, (width - lw - 4) / K));
-    const maxH = Math.max(240, Math.min(window.innerHeight * 0.72, 900));
+    // on a projector the cells end on the first screen under the page's title, its step controls
+    // and the step's heading (the steps page's softmax at 1280 x 800: 0.72 of the height put its
+    // last row below the fold, where the Plotly heatmap it replaced had ended at y 776)
+    const maxH = Math.max(240, Math.min(window.innerHeight * (this.h.present ? 0.55 : 0.72), 900));
     const ch = Math.max(0.5, Math.min(cell, (maxH - top) / Q));
     const height = Math.ceil(top + ch * Q + 4);
     this.sized(width, height);
