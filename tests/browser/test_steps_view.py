@@ -18,6 +18,7 @@ import pytest
 import model
 from analysis.walkthrough import walk
 from ui.context import DEFAULT_TEXT
+from ui.i18n import TABLE
 
 from .helpers import goto, settle
 from .test_attention_view import scores, softmax
@@ -75,6 +76,8 @@ def test_the_softmax_step_is_the_models_weights_and_one_row_with_the_page(app_se
     assert np.reshape(masked, (Q, K)).any() == (kind == "decoder")  # the check can fail: GPT's is causal
     # the reader's numbering, in the text alternative (and so in its exports' file names)
     assert f"layer {LAYER + 1}, Head {HEAD + 1}" in s["alt"], s["alt"]
+    # one head of one layer: the keys help names only the row's keys (here ← → are Previous / Next)
+    assert page.locator(".av-keys").inner_text() == TABLE["av_keys_help_rows"]["en"]
     # the tutorial's table beside the heatmap: row 1, to 4 decimals, masked keys said so
     assert s["q"] == 1 and pill(page) == 1
     expect = ["masked" if not w.mask[1, j] else f"{want[1, j]:.4f}" for j in range(K)]

@@ -53,6 +53,7 @@ STRINGS = {
     "temp_note_one": "av_temp_note_one",
     "page_n": "av_page_n",
     "keys_help": "av_keys_help",
+    "keys_help_rows": "av_keys_help_rows",
     "layer_loading": "av_layer_loading",
     "alt": "av_alt",
     "model_alt": "av_model_alt",

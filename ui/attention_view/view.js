@@ -271,7 +271,10 @@ class View {
       th.scope = "col"; th.className = "av-c-panel"; th.textContent = p.short; th.dataset.template = p.short;
       head.appendChild(th);
     }
-    this.$(".av-keys").textContent = s.keys_help;
+    // one head of one layer (the steps page's A, a lesson's reveal): only the row moves, so the help
+    // names no head or layer keys (on the steps page ← → are its Previous / Next)
+    const single = this.L === 1 && this.H === 1 && h.mean === false;
+    this.$(".av-keys").textContent = single ? s.keys_help_rows : s.keys_help;
     const ex = this.$(".av-export");
     ex.innerHTML = "";
     for (const [id, label] of [["png", s.export_png], ["svg", s.export_svg], ["csv", s.export_csv], ["json", s.export_json]]) {
