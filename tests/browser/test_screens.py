@@ -255,7 +255,7 @@ def test_steps_softmax_weights_on_a_projector_and_a_phone(app_server, new_page, 
     cross-attention: in presentation mode at 1280x800 the heatmap and the row's table start under
     the step's title and span >= 60 % of the width, no label under 16 px; on a phone (390x844) the
     view is as wide as the screen, nothing scrolls sideways, no text it draws or writes is under
-    11 px. Screenshots: screens-steps-softmax-MODEL-present-LANG and -phone-LANG."""
+    11 px; axe-core finds nothing serious or critical in either. Screenshots: screens-steps-softmax-MODEL-present-LANG and -phone-LANG."""
     bad, seen = [], {}
     for name, kind in (("gpt", ""), ("translator", "&kind=cross")):
         page = new_page(viewport={"width": 1280, "height": 800})
@@ -268,6 +268,9 @@ def test_steps_softmax_weights_on_a_projector_and_a_phone(app_server, new_page, 
         plotly = page.locator("[data-testid='stMain'] [data-testid='stPlotlyChart']").count()
         if plotly:
             bad.append(f"steps softmax {name} {lang}: {plotly} Plotly charts")
+        found = serious(axe_violations(page))
+        if found:
+            bad.append(f"steps softmax {name} 1280 {lang}: axe {found}")
         screenshot(page, f"screens-steps-softmax-{name}-present-{lang}")
         row = m["main_row"] or {}
         present = f"{(row.get('right', 0) - row.get('left', 0)) / m['vw']:.0%} top {row.get('top', 0):.0f}"
@@ -286,6 +289,9 @@ def test_steps_softmax_weights_on_a_projector_and_a_phone(app_server, new_page, 
             bad.append(f"{where}: chart text at {small}")
         if p["first"] is None or p["first"]["width"] < 0.85 * p["vw"]:
             bad.append(f"{where}: the first chart is {p['first']}, not the screen's width")
+        found = serious(axe_violations(phone))
+        if found:
+            bad.append(f"{where}: axe {found}")
         screenshot(phone, f"screens-steps-softmax-{name}-phone-{lang}")
         wide = p["first"]["width"] if p["first"] else 0
         seen[name] = f"present {present}; phone {wide:.0f} px wide, text >= {small and small['px']} px"
