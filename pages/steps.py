@@ -18,6 +18,7 @@ import streamlit as st
 from analysis.walkthrough import STEPS, record, shared_head, walk
 from model.errors import InputError, ModelFileError
 from ui import cache, state, view
+from ui.attention_view import attention_view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
@@ -27,14 +28,11 @@ from ui.safe import md
 from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
-    heatmap_labels,
     number_picker,
     show_input_error,
     show_model_notices,
-    show_table,
     token_picker,
 )
-from viz.heatmap import attention_heatmap
 from viz.steps import matrix_heatmap, shapes_figure
 
 N = len(STEPS)
@@ -81,8 +79,12 @@ def show_shared_head(sh) -> None:
         matrix(sh.v, toks, "steps_hf_v", title=t("steps_hf_v", g=sh.kv_head + 1, heads=heads))
     st.markdown(t("steps_hf_scores", scaling=f"{sh.scaling:.4f}", d=sh.q.shape[-1]))
     matrix(sh.scaled, toks, "steps_hf_scaled", columns=toks, mask=sh.mask)
-    fig = attention_heatmap(sh.weights, toks, toks, mask=sh.mask, labels=heatmap_labels(False))
-    chart(fig, "steps_hf_weights")
+    n = len(toks)
+    if st.session_state.get("steps_q") is not None:  # a link's or the reader's row, fitted to this sentence
+        state.fit("steps_q", range(n), lambda i: f"{t('query_token')} {i}", fallback=min(1, n - 1))
+    q = st.session_state.get("steps_q")
+    # rows as the tokens read (this page has no written token for a Hugging Face decoder's rows)
+    weights_view(sh.weights, sh.mask, "decoder", toks, toks, toks, None, min(1, n - 1) if q is None else q, sh)
     numbers(sh.weights, toks, toks, key="steps_hf_df_weights")
     st.caption(t("steps_hf_check", diff=f"{sh.check:.1e}"))
 
@@ -100,6 +102,41 @@ def numbered_step(raw: str) -> str:
 
 def rows(tokens) -> list[str]:
     return [f"{i} {tok}" for i, tok in enumerate(tokens)]
+
+
+def take_row(reported: dict) -> None:
+    """The row the reader picked in the attention view (a click, a tap, an arrow key), once they
+    let go: the page's row, so the pills, the link's ?q= and the weighted step show the same one."""
+    st.session_state["steps_q"] = reported["q"]
+
+
+def weights_view(weights, mask, kind: str, q_tokens, k_tokens, q_labels, q_written, q: int, where) -> None:
+    """The step's weight matrix A, one head's (Q, K), drawn in the browser (ui/attention_view,
+    compact: the heatmap and, beside it, the tutorial's table of the selected row): a click, a tap
+    or an arrow key moves the row there at once, and take_row then makes it the page's. where: the
+    layer and head shown (its .layer, .head, 0-based), which the view's exports and text
+    alternative name as the reader counts them. No temperature slider: the formula above states
+    the one T these weights were computed at (the server's), and a second T beside it would disagree.
+    Like chart(), in presentation mode the step's first chart goes under the step's title."""
+    with main_area(first=True):
+        attention_view(
+            np.asarray(weights, dtype=np.float32)[None, None],
+            None if mask is None else np.asarray(mask, bool),
+            kind=kind,
+            q_tokens=list(q_tokens),
+            k_tokens=list(k_tokens),
+            q_labels=list(q_labels),
+            q_written=None if q_written is None else list(q_written),
+            view={"tab": "head", "layer": 0, "head": 0, "q": int(q), "temp": 1.0},
+            key="steps_view",
+            on_view=take_row,
+            present=ctx.presentation,
+            temperature=False,
+            compact=True,
+            mean=False,
+            first_layer=where.layer,
+            head_as=where.head + 1,
+        )
 
 
 def chart(fig, key: str, lead: bool = True) -> None:
@@ -300,6 +337,7 @@ if st.session_state.get("steps_q") is not None:
 key = STEPS[step - 1]
 main_area().subheader(f"{step}. {t(f'steps_title_{key}')}")
 formula = st.container()
+wide = st.container()  # a step's full-width part, above the two columns (softmax: the weights' view)
 left, right = st.columns([3, 2], gap="large")
 
 # -- the ten steps: one function each, picked from STEP_VIEWS by the step's key ----------------
@@ -486,25 +524,18 @@ def step_softmax() -> None:
         r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{\exp(S'_{ij}%s)}{\sum_{k} \exp(S'_{ik}%s)}"
         % (temp, temp, temp)
     )
-    with left:
+    with wide:  # the view holds the heatmap and the row's table side by side: the page's full width
         st.markdown(t("steps_softmax_explain"))
         st.markdown(shape("A", w.weights))
-        mask = None if w.mask.all() else w.mask
-        fig = attention_heatmap(w.weights, q_rows, kt, mask=mask, labels=heatmap_labels(wr is not None))
-        chart(fig, "steps_weights")
+        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
+        weights_view(w.weights, None if w.mask.all() else w.mask, kind, qt, kt, q_rows, wr, q, w)
         sums = w.weights.sum(-1)
         st.caption(t("steps_row_sums", lo=f"{sums.min():.6f}", hi=f"{sums.max():.6f}"))
-        numbers(w.weights, q_rows, kt, key="steps_df_weights")  # rows named as in the heatmap above
+    with left:
+        # every weight to 4 decimals (the chart's cells show 2 where they fit, its table one row):
+        # the model's own numbers, readable and copyable; rows named as the heatmap names them
+        numbers(w.weights, q_rows, kt, key="steps_df_weights")
     with right:
-        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
-        show_table(
-            kt,
-            w.weights[q],
-            qt[q],
-            None if mask is None else mask[q],
-            key="steps_table",
-            written=None if wr is None else wr[q],
-        )
         show_code("softmax", w)
 
 

@@ -4,6 +4,8 @@ smollm fixture); the pages find it loaded."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,15 @@ def test_offered_in_the_sidebar_beside_the_projects_models(offered, monkeypatch)
     assert at.session_state["model"] == "translator" and label not in at.selectbox(key="model").options
 
 
+def grid(z) -> np.ndarray:
+    """A plotly heatmap's z as a full matrix: a typed array, or rows that a causal mask cut short
+    (the cells past a row's end, and None, as NaN)."""
+    if isinstance(z, dict):
+        return apptest.array(z)
+    n = max(len(row) for row in z)
+    return np.array([[np.nan if v is None else v for v in row] + [np.nan] * (n - len(row)) for row in z], float)
+
+
 def test_the_step_page_shows_the_shared_keys_and_values(offered):
     at = apptest.open_page("pages/steps.py", SMOLLM, text="The cat sat on the mat", layer=2, head=5)
     text = shown(at)
@@ -41,6 +52,18 @@ def test_the_step_page_shows_the_shared_keys_and_values(offered):
     assert "9 query heads but only 3 key/value heads" in text
     diff = text.split("weights by at most ")[1].split()[0].rstrip(".").replace("\\", "")
     assert float(diff) < 1e-5, diff
+    # its weights are the in-browser attention view (no Plotly heatmap for them): the model's own
+    # weights of layer 2, head 5 as the trace recorded them, causal mask marked, numbered from 1
+    header, arrays = apptest.attention_view(at, "steps_view")
+    want = offered.trace("The cat sat on the mat").attention["decoder"].weights[1, 4]
+    np.testing.assert_allclose(arrays["w0"][0], want, atol=2e-6, rtol=0)
+    assert np.array_equal(arrays["mask"], np.tril(np.ones(want.shape, bool)))
+    assert (header["first_layer"], header["head_as"], header["view"]["q"]) == (1, 5, 1)
+    # the page's Plotly charts (q, k, v, the scaled scores) hold no copy of those weights
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    grids = [grid(tr["z"]) for c in charts for tr in c["data"] if "z" in tr]
+    assert len(charts) == 4 and len(grids) >= 4
+    assert not [z for z in grids if z.shape == want.shape and np.allclose(np.nan_to_num(z), want, atol=1e-3)]
 
 
 def test_the_attention_page_says_what_was_measured_on_it(offered):

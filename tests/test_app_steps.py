@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+import apptest
 import numpy as np
 import pytest
 from apptest import ok, open_alone, open_page
@@ -68,10 +69,9 @@ def check_numbers(at: AppTest, runner, w, step: int) -> None:
         assert np.array_equal(dfs[0].to_numpy() == "✓", r["mask"])
         same(dfs[1], r["masked"], "masked scores")
     elif key == "softmax":
-        same(dfs[0], r["weights"], "weights")
-        q = at.session_state["steps_q"]
-        same(dfs[1]["Attention weight"], r["weights"][q], "the tutorial's table")
-        assert list(dfs[1]["Token"]) == w.key_tokens
+        same(dfs[0], r["weights"], "weights")  # the full table, 4 decimals
+        assert len(dfs) == 1, "the row's table is the attention view's own"
+        check_weights_view(at, w, r["weights"], r["mask"])
     elif key == "weighted":
         same(dfs[0], r["head_output"], "head output")
     elif key == "concat":
@@ -81,6 +81,31 @@ def check_numbers(at: AppTest, runner, w, step: int) -> None:
         shown = dict(zip([p.key for p in w.post], dfs))
         for name, value in post.items():
             same(shown[name], value, f"step 10 {name}")
+
+
+def check_weights_view(at: AppTest, w, weights, mask) -> None:
+    """The softmax step's weight matrix is the in-browser attention view (no Plotly chart left on
+    the step): what the browser receives equals the recomputed weights to float32 precision, with
+    the heatmap's rows and keys, the causal mask where there is one, the page's row (steps_q), and
+    the layer and head the reader counts (from 1, for its exports and text alternative)."""
+    assert not at.get("plotly_chart"), [c.proto.id for c in at.get("plotly_chart")]
+    got = apptest.attention_view(at, "steps_view")
+    assert got is not None, "the softmax step draws its weights with the attention view"
+    header, arrays = got
+    assert header["shape"] == [1, 1, len(w.query_tokens), len(w.key_tokens)]
+    np.testing.assert_allclose(arrays["w0"][0], weights, atol=2e-6, rtol=0)
+    assert header["q_tokens"] == w.query_tokens and header["k_tokens"] == w.key_tokens
+    if mask.all():
+        assert "mask" not in arrays  # nothing is masked (encoder, cross): no cell marked
+    else:
+        assert np.array_equal(arrays["mask"], mask)
+    q = at.session_state["steps_q"]
+    assert header["view"]["q"] == q and header["compact"] and not header["temperature"]
+    assert (header["first_layer"], header["head_as"]) == (w.layer, w.head + 1)
+    # the tutorial's table beside the heatmap: the row the browser shows first
+    keys, row = apptest.view_row(at, "steps_view")
+    assert keys == w.key_tokens
+    np.testing.assert_allclose(row, weights[q], atol=2e-6, rtol=0)
 
 
 WALKS = [("translator", "encoder"), ("translator", "decoder"), ("translator", "cross"), ("gpt-rope", "decoder")]
@@ -260,7 +285,8 @@ def test_on_a_projector_the_steps_numbers_come_right_under_its_title(stage):
         w = walk(cache.runner("translator", "auto"), TEXT, "encoder", 0, 0)
         assert kind == "Dataframe" and list(value["Token"]) == w.query_tokens, seen[title : title + 3]
     else:
-        assert key == "steps_weights", seen[title : title + 3]  # the weights' heatmap
+        # the weights' heatmap: the in-browser attention view (its table beside it)
+        assert key == "steps_view" and apptest.attention_view(at, "steps_view"), seen[title : title + 3]
     formula = next(i for i, (kind, _, v) in enumerate(seen) if "mathrm{Attention}" in str(v))
     picker = next(i for i, (_, key, _) in enumerate(seen) if key == "steps_layer")
     assert title < formula and title < picker

@@ -286,3 +286,52 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
     except Exception:  # playwright's TimeoutError
         bad.append(f"{lang} -> {other}: the skip link reads {skip.text_content()!r}")
     assert not bad, "\n".join(bad)
+
+
+STEPS_VIEW = (
+    "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.h"
+)
+# the step's title (the top of its subheader "7. ...") and the weights' view: the canvas, its smallest text
+STEPS_TITLE_JS = """() => {
+  const h = Array.from(document.querySelectorAll("[data-testid='stMain'] h3")).find(e => /^7\\./.test(e.innerText.trim()));
+  const v = window.__attentionViews.steps_view, r = v.canvas.getBoundingClientRect();
+  return {title: h ? h.getBoundingClientRect().top : null, top: r.top, bottom: r.bottom, minText: v.minTextPx,
+          plotly: document.querySelectorAll("[data-testid='stMain'] [data-testid='stPlotlyChart']").length};
+}"""
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_with_a_room_open_the_steps_softmax_weights_end_on_the_projector_screen(app_server, new_page, lang):
+    """The steps page's weight matrix (its softmax step) is the in-browser attention view, no
+    Plotly chart: with a room open on a projector (1280x800, presentation mode) it comes right
+    under the step's title, its heatmap's last row ends on the first screen, the heatmap and the
+    row's table beside it take >= 60 % of the width, and nothing it draws is under 16 px; a GPT's
+    causal decoder (7 rows) and the translator's cross-attention."""
+    bad, seen = [], {}
+    for name, kind in (("gpt", ""), ("translator", "&kind=cross")):
+        page = new_page(viewport={"width": 1280, "height": 800})
+        goto(page, f"{app_server.url}/steps?model={name}{kind}&stage=softmax&lang={lang}", 300)
+        open_room_and_present(page, lang)
+        page.wait_for_function(STEPS_VIEW, timeout=30_000)
+        settle(page)
+        m = page.evaluate(STEPS_TITLE_JS)
+        row = first_row(page.evaluate(CHARTS_JS))
+        page.screenshot(path=str(SCREENSHOTS / f"projector-steps-softmax-{name}-1280-{lang}.png"))
+        share = sum(c["right"] - c["left"] for c in row) / 1280
+        seen[name] = f"title {m['title']:.0f}, heatmap {m['top']:.0f}-{m['bottom']:.0f}, {share:.0%} wide"
+        if m["plotly"]:
+            bad.append(f"{name} {lang}: {m['plotly']} Plotly charts on the softmax step")
+        if m["title"] is None or not m["title"] < m["top"] < m["title"] + 120:  # the next thing under it
+            bad.append(
+                f"{name} {lang}: the heatmap starts at y {m['top']:.0f}, not under the step's title {m['title']}"
+            )
+        if m["bottom"] > FOLD[(1280, 800)]:
+            bad.append(f"{name} {lang}: the heatmap ends at y {m['bottom']:.0f}")
+        if share < WIDE_SHARE:
+            bad.append(f"{name} {lang}: the first row takes {share:.0%} of the width")
+        if m["minText"] < 16:
+            bad.append(f"{name} {lang}: the view draws text at {m['minText']} px")
+        if exceptions(page) or page.rec.errors:
+            bad.append(f"{name} {lang}: {exceptions(page)[:1]} {page.rec.errors[:1]}")
+    print(f"steps' softmax with a room, presentation ({lang}), 1280x800: {seen}")
+    assert not bad, "\n".join(bad)

@@ -241,3 +241,59 @@ def test_the_sidebar_closes_after_apply_on_a_phone_only(app_server, new_page, wi
     page.wait_for_timeout(500)
     assert page.evaluate(_SIDEBAR_OPEN) is (not phone)
     assert "dog" in page.url  # the sentence was applied (it is in the link)
+
+
+STEPS_VIEW = (
+    "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.h"
+)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_steps_softmax_weights_on_a_projector_and_a_phone(app_server, new_page, lang):
+    """The steps page's softmax step draws its weight matrix with the in-browser attention view
+    (no Plotly chart on the step), for a GPT's causal decoder and the translator's
+    cross-attention: in presentation mode at 1280x800 the heatmap and the row's table start under
+    the step's title and span >= 60 % of the width, no label under 16 px; on a phone (390x844) the
+    view is as wide as the screen, nothing scrolls sideways, no text it draws or writes is under
+    11 px; axe-core finds nothing serious or critical in either. Screenshots: screens-steps-softmax-MODEL-present-LANG and -phone-LANG."""
+    bad, seen = [], {}
+    for name, kind in (("gpt", ""), ("translator", "&kind=cross")):
+        page = new_page(viewport={"width": 1280, "height": 800})
+        goto(page, url(app_server.url, "steps", f"model={name}{kind}&stage=softmax", present=1, lang=lang))
+        page.wait_for_function(STEPS_VIEW, timeout=30_000)
+        m = measure(page)
+        bad += first_screen_checks(m, f"steps softmax {name} 1280x800 {lang}")
+        if m["kind"] != "stBidiComponentIsolated":
+            bad.append(f"steps softmax {name} {lang}: the first chart is a {m['kind']}")
+        plotly = page.locator("[data-testid='stMain'] [data-testid='stPlotlyChart']").count()
+        if plotly:
+            bad.append(f"steps softmax {name} {lang}: {plotly} Plotly charts")
+        found = serious(axe_violations(page))
+        if found:
+            bad.append(f"steps softmax {name} 1280 {lang}: axe {found}")
+        screenshot(page, f"screens-steps-softmax-{name}-present-{lang}")
+        row = m["main_row"] or {}
+        present = f"{(row.get('right', 0) - row.get('left', 0)) / m['vw']:.0%} top {row.get('top', 0):.0f}"
+
+        phone = new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+        goto(phone, url(app_server.url, "steps", f"model={name}{kind}&stage=softmax", lang=lang))
+        phone.wait_for_function(STEPS_VIEW, timeout=30_000)
+        phone.locator("[data-testid='stBidiComponentIsolated']").first.scroll_into_view_if_needed()
+        p = measure(phone)
+        where = f"steps softmax {name} 390 {lang}"
+        if p["scroll_width"] > p["vw"] or p["main_scroll_width"] > p["main_client_width"] + 1:
+            bad.append(f"{where}: scrolls sideways ({p['scroll_width']}, main {p['main_scroll_width']})")
+        # the smallest text the view draws on its canvas or writes in its table, caption, buttons
+        small = p["min_text"]
+        if small is None or small["px"] < 11:
+            bad.append(f"{where}: chart text at {small}")
+        if p["first"] is None or p["first"]["width"] < 0.85 * p["vw"]:
+            bad.append(f"{where}: the first chart is {p['first']}, not the screen's width")
+        found = serious(axe_violations(phone))
+        if found:
+            bad.append(f"{where}: axe {found}")
+        screenshot(phone, f"screens-steps-softmax-{name}-phone-{lang}")
+        wide = p["first"]["width"] if p["first"] else 0
+        seen[name] = f"present {present}; phone {wide:.0f} px wide, text >= {small and small['px']} px"
+    print(f"steps' softmax ({lang}): {seen}")
+    assert not bad, "\n".join(bad)

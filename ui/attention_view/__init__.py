@@ -53,6 +53,7 @@ STRINGS = {
     "temp_note_one": "av_temp_note_one",
     "page_n": "av_page_n",
     "keys_help": "av_keys_help",
+    "keys_help_rows": "av_keys_help_rows",
     "layer_loading": "av_layer_loading",
     "alt": "av_alt",
     "model_alt": "av_model_alt",
@@ -104,8 +105,16 @@ def same_view(a: dict | None, b: dict | None) -> bool:
 @st.cache_data(show_spinner=False, max_entries=16)
 def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer: int, sources: tuple = ()) -> bytes:
     """pack(), cached: a rerun with the same trace and view reuses the bytes (and so Streamlit's
-    message cache recognises the element)."""
-    return pack(weights, mask, json.loads(meta_json), layer, sources=[dict(s) for s in sources])
+    message cache recognises the element).
+
+    The header names the weights by a digest: the browser skips a payload whose header it has
+    already loaded, and two runs with the same labels, shape and view but other weights (another
+    model with the same tokenizer, another head sent alone) must not keep the first one's."""
+    digest = hashlib.sha1(weights.tobytes())
+    for part in (mask, *(dict(s).get("weights") for s in sources)):
+        digest.update(b"|" + (b"" if part is None else np.ascontiguousarray(part).tobytes()))
+    meta = {**json.loads(meta_json), "weights_id": digest.hexdigest()[:16]}
+    return pack(weights, mask, meta, layer, sources=[dict(s) for s in sources])
 
 
 def reported(key: str) -> dict | None:

@@ -271,7 +271,10 @@ class View {
       th.scope = "col"; th.className = "av-c-panel"; th.textContent = p.short; th.dataset.template = p.short;
       head.appendChild(th);
     }
-    this.$(".av-keys").textContent = s.keys_help;
+    // one head of one layer (the steps page's A, a lesson's reveal): only the row moves, so the help
+    // names no head or layer keys (on the steps page ← → are its Previous / Next)
+    const single = this.L === 1 && this.H === 1 && h.mean === false;
+    this.$(".av-keys").textContent = single ? s.keys_help_rows : s.keys_help;
     const ex = this.$(".av-export");
     ex.innerHTML = "";
     for (const [id, label] of [["png", s.export_png], ["svg", s.export_svg], ["csv", s.export_csv], ["json", s.export_json]]) {
@@ -528,7 +531,10 @@ class View {
     lw = Math.min(lw + 10, width * 0.38);
     const top = Math.min(kw + 10, 140) + f + 6;
     const cell = Math.max(0.5, Math.min(64, (width - lw - 4) / K));
-    const maxH = Math.max(240, Math.min(window.innerHeight * 0.72, 900));
+    // on a projector the cells end on the first screen under the page's title, its step controls
+    // and the step's heading (the steps page's softmax at 1280 x 800: 0.72 of the height put its
+    // last row below the fold, where the Plotly heatmap it replaced had ended at y 776)
+    const maxH = Math.max(240, Math.min(window.innerHeight * (this.h.present ? 0.55 : 0.72), 900));
     const ch = Math.max(0.5, Math.min(cell, (maxH - top) / Q));
     const height = Math.ceil(top + ch * Q + 4);
     this.sized(width, height);
