@@ -12,7 +12,6 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import copy
 import dataclasses
 import json
-import time
 
 import pandas as pd
 import streamlit as st
@@ -354,7 +353,7 @@ copy_link()
 
 if playing:
     if index + 1 < len(steps):
-        time.sleep(tl.PLAY_SECONDS)
+        tl.play_pause()
         st.session_state["_tl_next"] = steps[index + 1]
         st.rerun()
     st.session_state["_tl_playing"] = False

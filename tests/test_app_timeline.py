@@ -167,3 +167,28 @@ def test_the_untrained_model_in_the_sidebar_of_the_attention_page():
     assert box.value == "translator@0"
     assert box.format_func("translator@0") == "Translator (encoder–decoder) (untrained, step 0)"
     assert "translator@0" in box.options or "Translator (encoder–decoder) (untrained, step 0)" in box.options
+
+
+def test_play_pauses_with_its_run_slot_handed_back(monkeypatch):
+    """A page run holds one of the server's few run slots (ui/run.py, two by default): Play's pause
+    between snapshots must not hold one, or two students playing the timeline stop the class."""
+    import time
+
+    from ui import slots
+
+    seen = []
+    real = time.sleep
+
+    def sleep(seconds):
+        if seconds == ui_timeline.PLAY_SECONDS:  # Play's pause, in the page's own thread
+            seen.append(slots.RUN_SLOTS.held())
+        real(seconds)
+
+    monkeypatch.setattr(ui_timeline, "PLAY_SECONDS", 0.000123)  # a value nothing else sleeps
+    monkeypatch.setattr(time, "sleep", sleep)
+    first, last = steps("gpt")[0], steps("gpt")[-1]
+    at = open_page("gpt", step=first)
+    at.button(key="tl_play").click().run(timeout=TIMEOUT)
+    assert at.session_state["tl_step"] == last
+    assert len(seen) == len(steps("gpt")) - 1, seen  # one pause between each two snapshots
+    assert not any(seen), "Play slept holding a run slot"

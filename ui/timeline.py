@@ -7,6 +7,8 @@ are computed once per snapshot on analysis/timeline.py's fixed probe sentences.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import streamlit as st
 
@@ -23,6 +25,16 @@ CONTINUATION_TOKENS = 12
 # Play's pause between two snapshots: time to read a step (the page sleeps it before moving on);
 # here, not in the page, so a test that checks what Play shows need not wait it
 PLAY_SECONDS = 1.0
+
+
+def play_pause() -> None:
+    """Play's pause between two snapshots, with this run's slot handed back meanwhile: a page run
+    holds one of the server's few run slots (ui/run.py), and two students playing the timeline
+    held both, asleep, while the rest of the class waited."""
+    with slots.released():
+        time.sleep(PLAY_SECONDS)
+
+
 # the roles a head may be scored on, per attention kind
 KIND_ROLES = {
     "encoder": ("previous", "first"),
