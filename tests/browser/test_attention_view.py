@@ -148,6 +148,20 @@ def test_home_needs_no_plotly_bundle_and_the_view_speaks_chinese(app_server, new
     assert page.locator(".av-table th").first.inner_text() == "位置"
     assert page.locator(".av-caption").inner_text().startswith("当模型处理")
     assert page.evaluate("() => window.__attentionViews.home_view.minTextPx") >= 11
+    # home shows one layer's mean and no head or layer picker: only the row keys act, and the
+    # help names only them (it named head and layer keys that changed what no picker showed)
+    import tomllib
+
+    from .helpers import ROOT
+
+    strings = tomllib.loads((ROOT / "ui" / "strings" / "attention_view.toml").read_text(encoding="utf-8"))
+    assert page.locator(".av-keys").inner_text() == strings["av_keys_help_rows"]["zh"]
+    before = view(page, "home_view")
+    page.locator(".av-canvas").focus()
+    for key in ("ArrowRight", "ArrowLeft", "PageDown", "PageUp", "ArrowDown"):
+        page.keyboard.press(key)
+    after = view(page, "home_view")
+    assert (after["head"], after["layer"], after["q"]) == (before["head"], before["layer"], before["q"] + 1)
     # the PlotlyChart chunk is what a Plotly chart would fetch: the check can fail
     goto(page, f"{app_server.url}/temperature")
     assert [u for u in fetched if "PlotlyChart" in u]

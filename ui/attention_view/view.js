@@ -271,9 +271,10 @@ class View {
       th.scope = "col"; th.className = "av-c-panel"; th.textContent = p.short; th.dataset.template = p.short;
       head.appendChild(th);
     }
-    // one head of one layer (the steps page's A, a lesson's reveal): only the row moves, so the help
+    // one head of one layer (the steps page's A, a lesson's reveal), or the compact view (home:
+    // no head or layer picker shows what a key would change): only the row moves, so the help
     // names no head or layer keys (on the steps page ← → are its Previous / Next)
-    const single = this.L === 1 && this.H === 1 && h.mean === false;
+    const single = this.rowsOnly();
     this.$(".av-keys").textContent = single ? s.keys_help_rows : s.keys_help;
     const ex = this.$(".av-export");
     ex.innerHTML = "";
@@ -912,8 +913,11 @@ class View {
 
   // arrows: up/down the row, left/right the head (or, in the model view, the tile), PageUp/PageDown
   // the layer; Home/End the first and last row
+  rowsOnly() { return !!this.h.compact || (this.L === 1 && this.H === 1 && this.h.mean === false); }
+
   onKey(e) {
     const v = this.view;
+    if (this.rowsOnly() && !["ArrowDown", "ArrowUp", "Home", "End"].includes(e.key)) return;
     const heads = [...(this.h.mean === false ? [] : ["mean"]), ...Array.from({ length: this.H }, (_, i) => i)];
     let hi = heads.indexOf(v.head), handled = true;
     switch (e.key) {
