@@ -210,11 +210,11 @@ def bertviz_path(browser, pages, n, moves, per_weight: dict, log, timeout=300) -
         mb = per_weight["head"] * weights / 1e6
         # BertViz writes every weight as JSON text twice: head_view.js's comment "PYTHON_PARAMS is
         # a template marker" is replaced by the data too
-        note = (
-            f"not loaded: its HTML would be ~{mb:.0f} MB (every weight as JSON text, twice, "
-            f"{per_weight['head']:.0f} bytes a weight) and {synthetic.HEADS * n * n:,} SVG lines a layer"
+        note = f"not loaded: ~{mb:.0f} MB of HTML"
+        log(
+            f"  bertviz n={n}: {note} (every weight as JSON text, twice, {per_weight['head']:.0f} bytes a "
+            f"weight, past bench.bertviz_bench.MAX_HTML_BYTES) and {synthetic.HEADS * n * n:,} SVG lines a layer"
         )
-        log(f"  bertviz n={n}: {note}")
         return [{**base, "move": m, "note": note} for m in ("head", "layer", "row")]
     html, py_s = bv.make_html("head", n, synthetic.sentence(n, f"b{n}"))
     data = html.encode()
