@@ -41,6 +41,7 @@ and every chart drawn.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -545,6 +546,7 @@ def main(argv=None):
     ap.add_argument("--page", default="attention", choices=("attention", "temperature"))
     ap.add_argument("--no-bertviz", action="store_true", help="leave BertViz's head view out")
     ap.add_argument("--only-bertviz", action="store_true", help="BertViz's head view alone (a trial)")
+    ap.add_argument("--json", default=None, help="also write the rows to this file")
     a = ap.parse_args(argv)
     if a.page == "temperature":
         rows = temperature_page(tuple(int(x) for x in (a.sizes or "16,128").split(",")), a.moves, a.old_moves)
@@ -565,6 +567,8 @@ def main(argv=None):
     print(moves_table(rows))
     print()
     print(details_table(rows))
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
