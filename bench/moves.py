@@ -424,6 +424,11 @@ def old_temperature(page, url, n, moves, log) -> list[dict]:
     ]
 
 
+def load() -> str:
+    """`uptime`'s load averages (1, 5, 15 minutes): the machine is shared, so every phase says it."""
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def run(sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, paths=("new", "old")) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
@@ -442,7 +447,7 @@ def run(sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, p
     no_bertviz = None if bertviz else "left out (--no-bertviz)"
     no_bertviz = no_bertviz or bertviz_bench.available()
     rows = []
-    log(f"load average before: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    log(f"load average before: {load()}")
     with sync_playwright() as pw:
         browser = launch(pw)
         for label, env in (("new", {}), ("old", {"ATTN_BENCH_PAGE": str(old_page)})):
@@ -461,7 +466,7 @@ def run(sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, p
                     rows += (new_path if label == "new" else old_path)(
                         page, server.url, n, moves if label == "new" else old_moves, log
                     )
-                    log(f"  ({label} n={n}: {time.perf_counter() - t0:.0f} s)")
+                    log(f"  ({label} n={n}: {time.perf_counter() - t0:.0f} s, load average {load()})")
                     ctx.close()
             finally:
                 server.stop()
@@ -478,9 +483,9 @@ def run(sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, p
                 for n in sorted(sizes):
                     t0 = time.perf_counter()
                     rows += bertviz_path(browser, pages, n, moves, per_weight, log)
-                    log(f"  (bertviz n={n}: {time.perf_counter() - t0:.0f} s)")
+                    log(f"  (bertviz n={n}: {time.perf_counter() - t0:.0f} s, load average {load()})")
         browser.close()
-    log(f"load average after: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    log(f"load average after: {load()}")
     return rows
 
 
