@@ -1,6 +1,6 @@
 """Run the benchmarks, print a table, write it to bench/results.md.
 
-    bench/run.sh [--quick] [--only views,bertviz,capture,interactions,first,cpu,memory,load,replicas]
+    bench/run.sh [--quick] [--only views,bertviz,moves,capture,interactions,first,cpu,memory,load,replicas]
     python -m bench ...        (BertViz needs bench/.venv, which bench/run.sh makes)
 
 Targets (issue 15), every one printed with met / not met at the end:
@@ -11,6 +11,9 @@ Targets (issue 15), every one printed with met / not met at the end:
   memory after 2,000 distinct sentences within 150 MB of the start; one process: p95 <= 1 s at 30
   students and <= 2 s at 60, 0 errors; two replicas behind deploy/nginx.conf: p95 <= 2 s at 120.
   Capturing attention <= 1.3x a fused forward (an earlier issue's target, kept).
+  Moves (issue 35, bench/moves.py): a temperature, head or row move of the attention view redrawn
+  within 16 ms at 16 and 128 tokens and 50 ms at 512, 0 websocket frames sent during the moves;
+  beside the old Plotly page and BertViz's head view in the same run.
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SECTIONS = ("views", "bertviz", "capture", "interactions", "first", "cpu", "memory", "load", "replicas")
+SECTIONS = ("views", "bertviz", "moves", "capture", "interactions", "first", "cpu", "memory", "load", "replicas")
 VIEW_TARGETS = {
     "heatmap": {16: 0.25, 128: 0.4, 512: 1.0},
     "head view": {16: 0.25, 128: 0.5, 512: 1.0},
     "model view": {16: 0.3, 128: 0.5, 512: 1.0},
 }
 MB_AT_512 = 2.0
+MOVE_TARGET_MS = {16: 16.0, 128: 16.0, 512: 50.0}  # issue 35: one frame, and 50 ms at 512 tokens
 
 
 def machine() -> str:
@@ -268,6 +272,37 @@ def main(argv=None):
             )
             + "\n"
         )
+    if "moves" in only:
+        from bench import moves
+
+        n_moves = 10 if a.quick else 20
+        section("moves", lambda: moves.run(sizes, moves=n_moves, old_moves=n_moves))
+        if results.get("moves"):
+            rows = results["moves"]
+            parts.append(
+                "\n## Moves: the attention view beside the old Plotly page and BertViz's head view\n\n"
+                f"`python -m bench.moves`, synthetic 6-layer × 12-head traces, medians of {n_moves} moves. "
+                + moves.LEGEND
+                + "\n\n"
+                + moves.moves_table(rows)
+                + "\n\n"
+                + moves.details_table(rows)
+                + "\n"
+            )
+            for r in rows:
+                if r["path"].startswith("attention view") and "work" in r and r["move"] != "layer":
+                    limit = MOVE_TARGET_MS.get(r["tokens"])
+                    if limit is None:
+                        continue
+                    # the redraw's work fits the frame; to the frame adds the wait for the frame's slot
+                    ok = r["work"] <= limit and r["ws_sent_during"] == 0
+                    targets.append(
+                        (
+                            f"{r['path']}, {r['move']} move at {r['tokens']} tokens ≤ {limit:g} ms, 0 frames sent",
+                            f"{fmt(r['work'], ' ms')} work, {r['ws_sent_during']} sent",
+                            ok,
+                        )
+                    )
     if "capture" in only:
         from bench import capture
 

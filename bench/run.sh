@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,capture,interactions,
-#   first,cpu,memory,load,replicas]; the last table lists every target of issue 15 with met / not met.
+# The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,moves,capture,
+#   interactions,first,cpu,memory,load,replicas]; the last table lists every target of issue 15 (and
+#   issue 35's moves) with met / not met. `.venv/bin/python -m bench.moves` alone finds BertViz in
+#   bench/.venv too, once this script has made it.
 # Makes bench/.venv (BertViz 1.4.1 without its CUDA-pulling dependencies; everything else, torch
 # included, comes from the app's .venv through a .pth file) and bench/node_modules (the d3,
 # jQuery and require.js that BertViz's HTML loads from a CDN), then runs `python -m bench`.
