@@ -43,6 +43,8 @@ def project_files() -> dict[str, Path]:
     for pkg in PACKAGES:
         for f in (ROOT / pkg).rglob("*.py"):
             rel = f.relative_to(ROOT).with_suffix("")
+            if any(part.startswith(".") or part == "node_modules" for part in rel.parts):
+                continue  # an environment inside a package (bench/run.sh makes bench/.venv): not ours
             parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
             files[".".join(parts)] = f
     return files
