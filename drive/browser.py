@@ -6,9 +6,10 @@ Shared by the browser tests (tests/browser/) and the benchmarks (bench/); see dr
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import shutil
-import time
 from pathlib import Path
 
 from .server import SCREENSHOTS
@@ -84,27 +85,68 @@ def app_state(page) -> dict:
     return page.evaluate(_STATE_JS)
 
 
-def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.1) -> None:
-    """Wait until Streamlit is connected and idle, for quiet_polls polls in a row: its status
-    widget ("Running...") is gone, the script is not running, no element is stale, no skeleton
-    placeholder is left and every plotly chart has drawn its figure."""
-    deadline = time.time() + timeout
-    quiet, last = 0, None
-    while time.time() < deadline:
-        last = app_state(page)
-        idle = (
-            last["connection"] == "CONNECTED"
-            and last["script"] not in ("running", "initial", None)
-            and not last["status"]
-            and not last["stale"]
-            and not last["skeletons"]
-            and not last["pending"]
+# settle's wait, in the page: the state above polled every few ms, and a MutationObserver that
+# notes the moment stApp's script state turns busy ("running", or "rerunRequested", which the
+# browser writes as it sends a widget's change, before the server answers), so a run that starts
+# and ends between two polls still restarts the quiet window. Each settle call starts its window
+# afresh (its own id): an action just before it has the whole window to start a run.
+_SETTLE_JS = (
+    """([quietMs, callId]) => {
+  if (!window.__attnBusyWatch) {
+    window.__attnBusyAt = 0;
+    window.__attnBusyWatch = new MutationObserver((records) => {
+      for (const r of records) {
+        const s = r.target.getAttribute && r.target.getAttribute('data-test-script-state');
+        if (s && s !== 'notRunning') window.__attnBusyAt = performance.now();
+      }
+    });
+    window.__attnBusyWatch.observe(document.documentElement,
+      {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  const now = performance.now();
+  if (window.__attnSettleId !== callId) { window.__attnSettleId = callId; window.__attnIdleSince = null; }
+  const s = ("""
+    + _STATE_JS
+    + """)();
+  const idle = s.connection === 'CONNECTED' && !BUSY.includes(s.script) && !s.status && !s.stale && !s.skeletons && !s.pending;
+  if (!idle) { window.__attnIdleSince = null; return false; }
+  if (window.__attnIdleSince === null || window.__attnBusyAt > window.__attnIdleSince) window.__attnIdleSince = now;
+  return now - window.__attnIdleSince >= quietMs;
+}"""
+)
+# not idle: a run under way or asked for ("initial" and null: before the first run's state)
+_BUSY = ("running", "rerunRequested", "stopRequested", "initial", None)
+_SETTLE_JS = _SETTLE_JS.replace("BUSY", json.dumps(list(_BUSY)))
+_settle_calls = itertools.count()
+
+
+def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.05) -> None:
+    """Wait until Streamlit is connected and idle, and has stayed so for quiet_polls * poll
+    seconds (0.15 s) from this call on: its status widget ("Running...") is gone, the script is
+    neither running nor asked to rerun, no element is stale, no skeleton placeholder is left and
+    every plotly chart and attention view has drawn. Checked in the page (_SETTLE_JS) every poll
+    seconds, a run start between two checks included, in one round trip (it was one round trip a
+    poll, 20-100 ms each on a loaded machine, plus a 0.1 s sleep between polls: 0.3-0.5 s a settle
+    with the app already idle). The window covers a run that follows another with no action in
+    between; in the lesson walk, the phone walks and the attention page's tabs (2026-12-03, 110
+    runs) every run started after an action, and an action's rerun shows at once
+    ("rerunRequested", or wait_for_run_start)."""
+    quiet_ms = quiet_polls * poll * 1000 if quiet_polls > 1 else 0  # one poll: idle once is enough
+    try:
+        page.wait_for_function(
+            _SETTLE_JS,
+            arg=[quiet_ms, next(_settle_calls)],
+            polling=max(10, min(50, int(poll * 1000))),
+            timeout=timeout * 1000,
         )
-        quiet = quiet + 1 if idle else 0
-        if quiet >= quiet_polls:
-            return
-        time.sleep(poll)
-    raise TimeoutError(f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}")
+    except Exception as e:  # playwright's TimeoutError (or the page went away)
+        try:
+            last = app_state(page)
+        except Exception:
+            last = None
+        raise TimeoutError(
+            f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}: {str(e)[:200]}"
+        ) from None
 
 
 # Counts the runs that start in this document: a MutationObserver sees stApp's script state turn
@@ -170,6 +212,59 @@ def click_and_settle(locator, page, timeout: float = 120) -> bool:
     started = wait_for_run_start(page, since=since)
     settle(page, timeout)
     return started
+
+
+# Where the app's own link to a page is: its index among the sidebar navigation's links (the
+# link's path, "" for the home page), or -1
+_LINK_INDEX_JS = """([selector, path]) => Array.from(document.querySelectorAll(selector)).findIndex(a => {
+  const href = a.getAttribute('href') || '';
+  const p = /^[a-z]+:/.test(href) ? new URL(href).pathname : href;
+  return p.replace(/^\\/+|\\/+$/g, '') === path;
+})"""
+NAV_LINK = "a[data-testid='stSidebarNavLink']"
+MENU_LINK = "[data-testid='stPopoverBody'] a[data-testid='stPageLink-NavLink']"
+
+
+def go_in_app(page, path: str, timeout: float = 120) -> None:
+    """Move to the app's page PATH ("" for the home page) inside this Streamlit session, as a
+    reader does: its link in the sidebar's navigation (a tap's click event, which also reaches a
+    link of a closed sidebar, as on a phone), or in presentation mode, where the sidebar has no
+    navigation, in the page menu; then settle. No fresh page load (the JS bundle, the websocket,
+    a first run); the session's settings (language, presentation mode, model, sentence) come
+    along. Fails if the app ends on another page."""
+    i = page.evaluate(_LINK_INDEX_JS, [NAV_LINK, path])
+    links = page.locator(NAV_LINK)
+    if i < 0:  # presentation mode: the page menu (ui.layout.page_switcher), opened if closed
+        links = page.locator(MENU_LINK)
+        if not links.first.is_visible():
+            page.locator("[data-testid='stPopover'] button").filter(has_text="📑").first.click()
+            links.first.wait_for()
+        i = page.evaluate(_LINK_INDEX_JS, [MENU_LINK, path])
+    assert i >= 0, f"no link to /{path} in the navigation or the page menu at {page.url}"
+    since = arm(page)
+    links.nth(i).dispatch_event("click")
+    wait_for_run_start(page, since=since)
+    settle(page, timeout)
+    here = page.evaluate("() => location.pathname").strip("/").rsplit("/", 1)[-1]
+    assert here == path, f"went to /{here}, not /{path}"
+
+
+# every visible chart drawn at its box's width: plotly's figure (it lays out again after its box
+# changes: a new window size, a column's width) and the attention view (it redraws on a resize)
+_LAID_OUT_JS = """() => {
+  const shown = e => e.offsetWidth || e.offsetHeight;
+  const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(shown);
+  const views = Object.values(window.__attentionViews || {}).filter(v => v.el && v.el.isConnected && shown(v.el));
+  return plots.every(gd => gd._fullLayout && Math.abs(gd._fullLayout.width - gd.offsetWidth) < 2)
+      && views.every(v => v.width === v.el.clientWidth);
+}"""
+
+
+def relaid(page, timeout: float = 30) -> None:
+    """After the window's size changed: wait until every visible chart is drawn at its box's new
+    width, then settle (instead of a fixed wait for plotly's redraw)."""
+    page.wait_for_function(_LAID_OUT_JS, polling=50, timeout=timeout * 1000)
+    settle(page, timeout)
 
 
 def nav_links(page, base: str) -> list[str]:

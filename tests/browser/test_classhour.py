@@ -11,7 +11,7 @@ import model
 from lessons import defaults, queries
 from ui.i18n import TABLE
 
-from .helpers import click_and_settle, exceptions, goto, settle
+from .helpers import click_and_settle, exceptions, goto
 
 SENTENCE = "The cat sat on the mat"
 THE2 = {"word": "the", "occurrence": 2}
@@ -44,8 +44,7 @@ def test_a_repeated_word_is_graded_at_the_chosen_occurrence(app_server, new_page
     goto(page, app_server.url + f"/editor?model=translator&lang={lang}", 300)
     pick(page, tr("ed_query"), tr("ed_query_cell_weight"))
     pick(page, tr("ed_arg_word"), "mat")
-    pick(page, tr("ed_arg_key"), "the₂")
-    settle(page)
+    pick(page, tr("ed_arg_key"), "the₂")  # pick() settles after its rerun
     computed = tr("ed_computed").split("{")[0].strip("* ")
     line = main(page).locator("p", has_text=computed).first.inner_text()  # the answer and the question
     assert f"{computed}{want['params']['weight']}".replace(" ", "") in line.replace(" ", ""), line
@@ -59,8 +58,7 @@ def test_every_question_type_opens_on_defaults_with_no_warning(app_server, new_p
     goto(page, app_server.url + f"/editor?model={name}&lang={lang}", 300)
     warned = {}
     for q in queries.QUERIES:
-        pick(page, TABLE["ed_query"][lang], TABLE[f"ed_query_{q}"][lang])
-        settle(page)
+        pick(page, TABLE["ed_query"][lang], TABLE[f"ed_query_{q}"][lang])  # settles after its rerun
         if warnings(page):
             warned[q] = warnings(page)
     assert not warned, warned

@@ -27,7 +27,7 @@ import pytest
 
 from ui.i18n import LANGS, TABLE
 
-from .helpers import ROOT, SCREENSHOTS, SIDEBAR, exceptions, goto, measure, settle, wait_for_run_start
+from .helpers import ROOT, SCREENSHOTS, SIDEBAR, arm, exceptions, goto, measure, relaid, settle, wait_for_run_start
 
 
 def app_pages() -> list[tuple[str, str]]:
@@ -112,11 +112,12 @@ def here(page) -> str:
     return page.evaluate("() => location.pathname").rstrip("/").rsplit("/", 1)[-1]
 
 
-def arrived(page, path: str) -> None:
-    wait_for_run_start(page, 5)
+def arrived(page, path: str, since: int) -> None:
+    """After a click on PATH's link (since: arm()'s count from before it): its run, then every
+    chart drawn at its column's width (plotly lays out once more at it)."""
+    wait_for_run_start(page, 5, since=since)
     settle(page, 300)
-    page.wait_for_timeout(300)  # plotly lays out once more at the column's width
-    settle(page)
+    relaid(page)
     want = "" if path == PAGES[0][0] else path  # the first page is the app's root, "/"
     assert here(page) == want, f"went to {here(page)!r}, not {want!r}"
 
@@ -174,8 +175,9 @@ def go_present(page, lang: str, i: int, path: str) -> None:
     if not links.first.is_visible():  # the menu closes on a new page, not on the same one
         page.get_by_role("button", name=tr("present_pages", lang)).click()
     links.first.wait_for()
+    since = arm(page)
     links.nth(i).click()
-    arrived(page, path)
+    arrived(page, path, since)
 
 
 @pytest.mark.parametrize("lang", list(LANGS))
@@ -200,8 +202,7 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
         if not small:
             continue  # a page that draws no chart (the lesson editor)
         page.set_viewport_size({"width": 1920, "height": 1080})
-        page.wait_for_timeout(300)  # plotly redraws at the new width
-        settle(page)
+        relaid(page)  # plotly and the attention view redraw at the new width
         large = page.evaluate(CHARTS_JS)
         page.screenshot(path=str(SCREENSHOTS / f"projector-{path}-1920-{lang}.png"))
         seen[path] = []
@@ -242,8 +243,9 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
     links = page.locator("a[data-testid='stSidebarNavLink']")
     assert links.count() == len(PAGES)
     for i, (path, _) in enumerate(PAGES):
+        since = arm(page)
         links.nth(i).dispatch_event("click")  # a tap on the (closed) sidebar's link
-        arrived(page, path)
+        arrived(page, path, since)
         m = measure(page)
         page.screenshot(path=str(SCREENSHOTS / f"phone-{path}-{lang}.png"))
         smallest[path] = m["min_text"]["px"] if m["min_text"] else None
@@ -274,8 +276,9 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
     page.locator(f"{SIDEBAR} label", has_text=LANGS[other]).first.click()
     page.wait_for_function(f"() => location.search.includes('lang={other}')")
     settle(page)
-    page.wait_for_timeout(500)
-    if page.evaluate(_SIDEBAR_OPEN):
+    try:  # it closes as the new language's page is drawn
+        page.wait_for_function(f"() => !({_SIDEBAR_OPEN})()", timeout=5_000)
+    except Exception:  # playwright's TimeoutError
         bad.append(f"{lang} -> {other}: the sidebar stayed open over the page after a language change")
     try:  # the script that writes it runs once the new language's page is drawn
         page.wait_for_function(

@@ -7,15 +7,17 @@ screen, every legend inside its chart, the sidebar closed after Apply. axe-core 
 pinned) in all three, both languages: 0 serious or critical violations, and no heading-order jump
 in the normal view (other moderate ones are printed); every chart has a text alternative.
 
-One browser context per language and screen walks the twelve pages one after another, so the file
-loads each page three times per language (about 70 loads).
+One browser context per language and screen walks the pages one after another inside its
+Streamlit session, by the sidebar's links (visit()); a fresh load opens only the first page and
+the two whose link sets their state, 3 of 13 per walk (the walks loaded every page afresh, 78
+loads of about 2-3 s each; a fresh link of every page is test_pages.py's test).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .helpers import axe_problem, axe_violations, goto, measure, screenshot, settle
+from .helpers import axe_problem, axe_violations, go_in_app, goto, measure, relaid, screenshot, settle
 
 # (url path, query): a query that puts the page's main chart on screen (generation: three tokens
 # drawn; steps: the scores step)
@@ -44,6 +46,17 @@ BAD = ("serious", "critical")
 def url(base: str, path: str, query: str, **more) -> str:
     q = "&".join(x for x in [query, *(f"{k}={v}" for k, v in more.items())] if x)
     return f"{base}/{path}" + (f"?{q}" if q else "")
+
+
+def visit(page, base: str, i: int, path: str, query: str, **more) -> None:
+    """The walk's move to page i, PATH: the first page and a page whose QUERY sets its state
+    (generation's three tokens, the steps page's step) from a fresh link; any other inside the
+    session, by its sidebar link, with the session's language and presentation mode."""
+    if i == 0 or query:
+        goto(page, url(base, path, query, **more))
+    else:
+        go_in_app(page, path)
+    assert ("present=1" in page.url) is bool(more.get("present")), page.url  # the walk kept its mode
 
 
 def name(path: str) -> str:
@@ -85,16 +98,15 @@ def test_presentation_mode_puts_the_main_chart_on_the_first_screen(app_server, n
     # a fresh server's first visit draws the loading message first (ui/boot.py, test_first_visit)
     goto(page, url(app_server.url, "", "", lang=lang))
     bad, seen = [], {}
-    for path, query in PAGES:
+    for i, (path, query) in enumerate(PAGES):
         page.set_viewport_size({"width": 1280, "height": 800})
-        goto(page, url(app_server.url, path, query, present=1, lang=lang))
+        visit(page, app_server.url, i, path, query, present=1, lang=lang)
         small = measure(page)
         found = serious(axe_violations(page))
         if found:
             bad.append(f"{name(path)} 1280 {lang}: axe {found}")
         page.set_viewport_size({"width": 1920, "height": 1080})
-        page.wait_for_timeout(300)  # plotly redraws at the new width
-        settle(page)
+        relaid(page)  # plotly and the attention view redraw at the new width
         large = measure(page)
         if path in NO_CHART_FIRST:
             continue
@@ -144,8 +156,8 @@ def test_the_page_switcher_stays_in_presentation_mode_and_the_room_code_is_large
 def test_phone_no_sideways_scroll_readable_charts_reachable_tabs(app_server, new_page, lang):
     page = new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
     bad, smallest, tabs = [], {}, {}
-    for path, query in PAGES:
-        goto(page, url(app_server.url, path, query, lang=lang))
+    for i, (path, query) in enumerate(PAGES):
+        visit(page, app_server.url, i, path, query, lang=lang)
         m = measure(page)
         where = f"{name(path)} 390 {lang}"
         if m["scroll_width"] > m["vw"] or m["main_scroll_width"] > m["main_client_width"] + 1:
@@ -191,8 +203,8 @@ def test_axe_normal_view_nothing_serious_no_heading_jump_every_chart_described(a
     language, just before the chart and taking no room on screen."""
     page = new_page(viewport={"width": 1280, "height": 800})
     bad, moderate, described = [], {}, {}
-    for path, query in PAGES:
-        goto(page, url(app_server.url, path, query, lang=lang))
+    for i, (path, query) in enumerate(PAGES):
+        visit(page, app_server.url, i, path, query, lang=lang)
         found = axe_violations(page)
         bad += [f"{name(path)} {lang}: {v}" for v in serious(found)]
         bad += [f"{name(path)} {lang}: {v}" for v in found if v["id"] == "heading-order"]
