@@ -388,8 +388,8 @@ def recompute_post(runner, w, a):
 # @pytest.mark.timed). The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py",)
+# test_protocol.py bounds memory (the server's RSS), not time: it runs with the untimed ones
 TIMED_FILES = (
-    "test_protocol.py",
     "test_rooms.py",
     "test_votes.py",
     "test_timeline_play.py",
