@@ -534,6 +534,22 @@ def _quiet() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+def _without_play_pause(fn):
+    """The explorer checks what each state shows, not Play's pace (tests/browser/test_timeline_play.py
+    times that): the timeline's Play would otherwise sleep a second a snapshot."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        pace, ui_timeline.PLAY_SECONDS = ui_timeline.PLAY_SECONDS, 0.0
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            ui_timeline.PLAY_SECONDS = pace
+
+    return wrapped
+
+
+@_without_play_pause
 def explore(
     page: str,
     model: str,
@@ -549,29 +565,6 @@ def explore(
     """Open page from its default link, then every action one at a time (from the default view,
     reopened by its link), then `walks` seeded random sequences; every problem found, and the
     number of actions operated."""
-    # the explorer checks what each state shows, not Play's pace (tests/browser/test_timeline_play.py
-    # times that): the timeline's Play would otherwise sleep a second a snapshot
-    pace, ui_timeline.PLAY_SECONDS = ui_timeline.PLAY_SECONDS, 0.0
-    try:
-        return _explore(
-            page, model, lang, singles=singles, walks=walks, walk_len=walk_len, seed=seed, relink=relink, limit=limit
-        )
-    finally:
-        ui_timeline.PLAY_SECONDS = pace
-
-
-def _explore(
-    page: str,
-    model: str,
-    lang: str,
-    *,
-    singles: bool = True,
-    walks: int = 1,
-    walk_len: int = 6,
-    seed: int = 0,
-    relink: bool = True,
-    limit: int | None = None,
-) -> Findings:
 
     _quiet()
     # AppTest formats the sidebar's options in this thread, where t() sees no session: its
