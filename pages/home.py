@@ -6,13 +6,13 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
-from ui import state, view
+from ui import page, state, view
 from ui.attention_view import attention_view
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels, rows_caption, written
-from ui.run import current
+from ui.run import Context
 from ui.widgets import token_legend
 
 # the page explorer (tests/explore.py) fails on a page that draws no control unless it says why
@@ -23,7 +23,7 @@ NO_CONTROLS = (
 
 
 # the page's view (ui/view.py): the row, the one setting its link carries
-# (its default, the second token, depends on the sentence: read_view is given it below)
+# (no default here: the second token, which depends on the sentence, is the page's default)
 VIEW = (view.row("home_q"),)
 
 
@@ -32,68 +32,74 @@ def take_row(reported: dict) -> None:
     st.session_state["home_q"] = reported["q"]
 
 
-ctx = current()
-# a Hugging Face model was not trained here: the intro says what it is instead
-page_header("app_title", "home_intro_hf" if ctx.model.startswith("hf:") else "home_intro")
-if not ctx.presentation:  # on a projector the chart comes first; what a weight means follows it
-    st.markdown(t("home_meaning"))
-
-tr = ctx.trace()
-if tr is not None:
-    kind = "encoder" if "encoder" in tr.attention else "decoder"
-    att = tr.attention[kind]
-    if tr.output_text:
-        st.markdown(output_markdown(tr, "home_translation", code=True))  # off-language: not "Translation"
-    state.read_view(VIEW, q=min(1, len(att.query_tokens) - 1))
-    q = state.fit("home_q", range(len(att.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
-    layer = att.num_layers - 1
-    with main_area():  # presentation mode: under the title
-        st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
-        # the last layer, mean of the heads, drawn in the browser (no chart library): a click,
-        # a tap or an arrow key picks the row, and the table beside the chart follows at once
-        attention_view(
-            att.weights[layer:],
-            att.mask,
-            kind=kind,
-            q_tokens=att.query_tokens,
-            k_tokens=att.key_tokens,
-            q_labels=row_labels(att),
-            q_written=written(att),
-            view={"tab": "head", "layer": 0, "head": "mean", "q": q, "temp": 1.0},
-            key="home_view",
-            on_view=take_row,
-            present=ctx.presentation,
-            compact=True,
-            first_layer=layer,  # the exports and the text alternative name the model's own layer
-        )
-    if rows_caption(att):
-        st.caption(rows_caption(att))
-    st.caption(t("home_table_note"))
-    token_legend(att.query_tokens)
-    state.write_view(VIEW, q=q)
-    if ctx.presentation:
+def render(ctx: Context, view: dict) -> None:
+    """The page: the last layer's attention for the sidebar's sentence, and the links onward."""
+    # a Hugging Face model was not trained here: the intro says what it is instead
+    page_header("app_title", "home_intro_hf" if ctx.model.startswith("hf:") else "home_intro")
+    if not ctx.presentation:  # on a projector the chart comes first; what a weight means follows it
         st.markdown(t("home_meaning"))
 
-st.subheader(t("home_next"))
-# a link's label wraps onto a second line instead of ending in "…" (three columns on a projector's
-# 1.35 rem text cut "Lessons: predict, then see the model'…", issue 37)
-st.html(
-    "<style>.st-key-home_links [data-testid='stPageLink-NavLink'] * {white-space: normal !important;"
-    " overflow: visible !important; text-overflow: clip !important; line-height: 1.35;}</style>"
-)
-cols = st.container(key="home_links").columns(3)
-# (page, label, the link's parameters: the section a link names opens at that section)
-for i, (page, key, params) in enumerate(
-    [
-        ("pages/attention.py", "home_link_attention", None),
-        ("pages/temperature.py", "home_link_temperature", None),
-        ("pages/positional.py", "home_link_positional", {"sec": "order"}),
-        ("pages/generation.py", "home_link_generation", None),
-        ("pages/steps.py", "home_link_steps", None),
-        ("pages/architecture.py", "home_link_architecture", None),
-        ("pages/lessons.py", "home_link_lessons", None),
-    ]
-):
-    with cols[i % 3]:
-        st.page_link(page, label=t(key), query_params=params)
-copy_link()
+    tr = ctx.trace()
+    if tr is not None:
+        kind = "encoder" if "encoder" in tr.attention else "decoder"
+        att = tr.attention[kind]
+        if tr.output_text:
+            st.markdown(output_markdown(tr, "home_translation", code=True))  # off-language: not "Translation"
+        if view["q"] is None:  # neither the link nor this session chose a row: the second token
+            st.session_state["home_q"] = min(1, len(att.query_tokens) - 1)
+        q = state.fit("home_q", range(len(att.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
+        layer = att.num_layers - 1
+        with main_area():  # presentation mode: under the title
+            st.subheader(t("home_heatmap_title", layer=layer + 1, kind=t(f"kind_{kind}")))
+            # the last layer, mean of the heads, drawn in the browser (no chart library): a click,
+            # a tap or an arrow key picks the row, and the table beside the chart follows at once
+            attention_view(
+                att.weights[layer:],
+                att.mask,
+                kind=kind,
+                q_tokens=att.query_tokens,
+                k_tokens=att.key_tokens,
+                q_labels=row_labels(att),
+                q_written=written(att),
+                view={"tab": "head", "layer": 0, "head": "mean", "q": q, "temp": 1.0},
+                key="home_view",
+                on_view=take_row,
+                present=ctx.presentation,
+                compact=True,
+                first_layer=layer,  # the exports and the text alternative name the model's own layer
+            )
+        if rows_caption(att):
+            st.caption(rows_caption(att))
+        st.caption(t("home_table_note"))
+        token_legend(att.query_tokens)
+        state.write_view(VIEW, q=q)
+        if ctx.presentation:
+            st.markdown(t("home_meaning"))
+
+    st.subheader(t("home_next"))
+    # a link's label wraps onto a second line instead of ending in "…" (three columns on a projector's
+    # 1.35 rem text cut "Lessons: predict, then see the model'…", issue 37)
+    st.html(
+        "<style>.st-key-home_links [data-testid='stPageLink-NavLink'] * {white-space: normal !important;"
+        " overflow: visible !important; text-overflow: clip !important; line-height: 1.35;}</style>"
+    )
+    cols = st.container(key="home_links").columns(3)
+    # (page file, label, the link's parameters: the section a link names opens at that section)
+    for i, (file, key, params) in enumerate(
+        [
+            ("pages/attention.py", "home_link_attention", None),
+            ("pages/temperature.py", "home_link_temperature", None),
+            ("pages/positional.py", "home_link_positional", {"sec": "order"}),
+            ("pages/generation.py", "home_link_generation", None),
+            ("pages/steps.py", "home_link_steps", None),
+            ("pages/architecture.py", "home_link_architecture", None),
+            ("pages/lessons.py", "home_link_lessons", None),
+        ]
+    ):
+        with cols[i % 3]:
+            st.page_link(file, label=t(key), query_params=params)
+    copy_link()
+
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)
