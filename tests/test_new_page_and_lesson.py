@@ -24,14 +24,22 @@ from ui import boot  # noqa: F401
 
 import streamlit as st
 
+from ui import page
 from ui.i18n import t
 from ui.layout import page_header
-from ui.run import current
+from ui.run import Context
 
-ctx = current()
-page_header("page_glossary", "glossary_intro")
-word = st.selectbox(t("glossary_word"), ["query", "key", "value"], key="glossary_word")
-st.markdown(word)
+VIEW = ()
+
+
+def render(ctx: Context, view: dict) -> None:
+    page_header("page_glossary", "glossary_intro")
+    word = st.selectbox(t("glossary_word"), ["query", "key", "value"], key="glossary_word")
+    st.markdown(word)
+
+
+if __name__ == "__main__":
+    page.show(render, VIEW)
 """
 STRINGS = """
 [page_glossary]
@@ -76,6 +84,14 @@ assert target is not None and target[0] == "pages/glossary.py", target
 assert "pages/glossary.py" in test_explore.PAGES, test_explore.PAGES
 run = explore.explore("pages/glossary.py", "gpt", "en", singles=True, walks=0, relink=False, limit=6)
 assert not run and run.operated >= 3, (list(run), run.operated)
+from tests import test_render
+from tests.render import render_page
+from ui.context import Context
+
+assert "pages/glossary.py" in test_render.FILES, test_render.FILES
+test_render.test_a_page_file_is_a_view_and_a_render("pages/glossary.py")
+at = render_page("pages/glossary.py", Context("zh", "gpt", "狗咬人", "cpu", False))
+assert not at.exception and [x.value for x in at.title] == ["术语表"], (at.exception, at.title)
 print("found, explored and linked")
 """
 
