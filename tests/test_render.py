@@ -44,9 +44,16 @@ def _shown_at_import(tree: ast.Module) -> list[str]:
     return found
 
 
+# ui/state.py's parsers build a function from their arguments (a Field's parse): no run needed
+PARSERS = {"state.choice", "state.integer", "state.number", "state.clamped", "state.flag", "state.text"}
+
+
 def _calls_streamlit(node: ast.AST) -> bool:
+    """Whether an assignment calls Streamlit, the link state or the run (a parser it builds aside)."""
     return any(
-        isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[0] in {"st", "state", "current"}
+        isinstance(n, ast.Call)
+        and ast.unparse(n.func) not in PARSERS
+        and ast.unparse(n.func).split(".")[0] in {"st", "state", "current"}
         for n in ast.walk(node)
     )
 
