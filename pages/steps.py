@@ -10,21 +10,24 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 # isort: split
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from analysis.walkthrough import STEPS, record, shared_head, walk
+from analysis.walkthrough import STEPS, Walkthrough, record, shared_head, walk
 from model.errors import InputError, ModelFileError
-from ui import cache, state, view
+from ui import cache, page, state, view
 from ui.attention_view import attention_view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import ARROW
-from ui.run import current
+from ui.run import Context
 from ui.safe import md
+from ui.state import choice
 from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
@@ -54,7 +57,7 @@ def shared(name: str, device: str, text: str, layer: int, head: int):
     return shared_head(cache.runner(name, device), text, layer, head)
 
 
-def show_shared_head(sh) -> None:
+def show_shared_head(sh, present: bool) -> None:
     """A Hugging Face decoder has none of the tutorial's code: its head is shown as its attention
     function computed it, with grouped-query attention as it is (the key and value it shares)."""
     st.markdown(t("steps_hf_intro", name=model_label(sh.model)))
@@ -84,7 +87,7 @@ def show_shared_head(sh) -> None:
         state.fit("steps_q", range(n), lambda i: f"{t('query_token')} {i}", fallback=min(1, n - 1))
     q = st.session_state.get("steps_q")
     # rows as the tokens read (this page has no written token for a Hugging Face decoder's rows)
-    weights_view(sh.weights, sh.mask, "decoder", toks, toks, toks, None, min(1, n - 1) if q is None else q, sh)
+    weights_view(sh.weights, sh.mask, "decoder", toks, toks, toks, None, min(1, n - 1) if q is None else q, sh, present)
     numbers(sh.weights, toks, toks, key="steps_hf_df_weights")
     st.caption(t("steps_hf_check", diff=f"{sh.check:.1e}"))
 
@@ -110,13 +113,16 @@ def take_row(reported: dict) -> None:
     st.session_state["steps_q"] = reported["q"]
 
 
-def weights_view(weights, mask, kind: str, q_tokens, k_tokens, q_labels, q_written, q: int, where) -> None:
+def weights_view(
+    weights, mask, kind: str, q_tokens, k_tokens, q_labels, q_written, q: int, where, present: bool
+) -> None:
     """The step's weight matrix A, one head's (Q, K), drawn in the browser (ui/attention_view,
     compact: the heatmap and, beside it, the tutorial's table of the selected row): a click, a tap
     or an arrow key moves the row there at once, and take_row then makes it the page's. where: the
     layer and head shown (its .layer, .head, 0-based), which the view's exports and text
-    alternative name as the reader counts them. No temperature slider: the formula above states
-    the one T these weights were computed at (the server's), and a second T beside it would disagree.
+    alternative name as the reader counts them; present: presentation mode. No temperature slider:
+    the formula above states the one T these weights were computed at (the server's), and a second
+    T beside it would disagree.
     Like chart(), in presentation mode the step's first chart goes under the step's title."""
     with main_area(first=True):
         attention_view(
@@ -130,7 +136,7 @@ def weights_view(weights, mask, kind: str, q_tokens, k_tokens, q_labels, q_writt
             view={"tab": "head", "layer": 0, "head": 0, "q": int(q), "temp": 1.0},
             key="steps_view",
             on_view=take_row,
-            present=ctx.presentation,
+            present=present,
             temperature=False,
             compact=True,
             mean=False,
@@ -185,169 +191,204 @@ def mlabels(columns=None) -> dict:
 
 
 # -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
-ctx = current()
 VIEW = (
     # ?stage=softmax: the step by its name (a number would move if a step were added); links from
     # before said ?step=7, and ?step= is a training or decoding step on other pages (docs/architecture.md)
-    Field("stage", "steps_step", STEPS[0], state.choice(STEPS), old="step", from_old=numbered_step),
+    Field("stage", "steps_step", STEPS[0], choice(STEPS), old="step", from_old=numbered_step),
     view.kind("steps_kind"),
     view.layer("steps_layer"),
     view.head("steps_head"),
     view.row("steps_q"),  # None: the page's choice, the second token
 )
-state.read_view(VIEW)
 
-page_header("page_steps", "steps_intro")
-# on a phone the formulas at full size (ui/layout.py draws every page's at 80 %, whose subscripts are
-# 9.5 px): this page's formulas are written to fit 356 px so (the widest, 312 px; the wide ones on
-# two lines), and a subscript is then 11.9 px. Their boxes do not scroll: a box as wide as its
-# formula scrolled by the 2 px a glyph (K's ⊤) stands out, a region no keyboard reaches (axe-core)
-st.html(
-    "<style>@media (max-width: 480px) {[data-testid='stMain'] .katex-display > .katex"
-    " {font-size: 1em !important;} [data-testid='stMain'] .katex-display {overflow: visible !important;}}</style>"
-)
-st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V")
 
-runner = ctx.runner()
-if runner is None:
+def render(ctx: Context, view: dict) -> None:
+    """The page: the formula, the attention, layer and head, the step, then that step's formula,
+    numbers and code; the copy-link box at the end, however far the page got."""
+    page_header("page_steps", "steps_intro")
+    # on a phone the formulas at full size (ui/layout.py draws every page's at 80 %, whose subscripts are
+    # 9.5 px): this page's formulas are written to fit 356 px so (the widest, 312 px; the wide ones on
+    # two lines), and a subscript is then 11.9 px. Their boxes do not scroll: a box as wide as its
+    # formula scrolled by the 2 px a glyph (K's ⊤) stands out, a region no keyboard reaches (axe-core)
+    st.html(
+        "<style>@media (max-width: 480px) {[data-testid='stMain'] .katex-display > .katex"
+        " {font-size: 1em !important;} [data-testid='stMain'] .katex-display {overflow: visible !important;}}</style>"
+    )
+    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V")
+    runner = ctx.runner()
+    if runner is not None:  # None: the model could not be loaded, and ctx.runner() said why
+        _one_head(ctx, runner, view)
     copy_link()
-    st.stop()
-cfg = runner.config
-kinds = runner.kinds
-state.fit("steps_kind", kinds, lambda k: t(f"kind_{k}"))
-state.fit("steps_layer", range(cfg.num_layers), lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers))
-state.fit("steps_head", range(cfg.num_heads), lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads))
 
-# -- which attention, layer and head ----------------------------------------------------------
-c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
-with c_kind:
-    if len(kinds) > 1:
-        kind = st.radio(t("steps_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="steps_kind", horizontal=True)
-    else:  # a GPT has one attention: say which instead of offering a choice of one
-        kind = kinds[0]
-        st.markdown(f"**{t('steps_kind')}:** {t(f'kind_{kind}')}")
-with c_layer:
-    layer = number_picker("steps_layer", cfg.num_layers, "steps_layer", "steps_layer_n")
-with c_head:
-    head = number_picker("steps_head", cfg.num_heads, "steps_head", "steps_head_n")
 
-# -- previous / next --------------------------------------------------------------------------
-step = STEPS.index(st.session_state["steps_step"]) + 1
-c_prev, c_pick, c_next = main_area().columns([1, 4, 1], vertical_alignment="bottom")
-with c_prev:
-    st.button(
-        t("steps_prev"),
-        key="steps_prev",
-        on_click=go,
-        args=(-1,),
-        disabled=step <= 1,
-        shortcut="Left",
-        width="stretch",
-        help=t("steps_keys_help"),
+def _one_head(ctx: Context, runner, view: dict) -> None:
+    """Which attention, layer, head and step (into the link), then that step of that head, or why
+    it cannot be shown (no sentence, a sentence the model refuses, a broken model file)."""
+    kind, layer, head = _section_head(runner)
+    step = _section_step(ctx, view)
+    state.write_view(
+        VIEW,
+        stage=STEPS[step - 1],
+        kind=kind if len(runner.kinds) > 1 else None,
+        layer=layer,
+        head=head,
+        q=view["q"],
     )
-with c_pick:
-    # on a projector without its label (each option says "Step 6 of 10: ..."), so that the step's
-    # first table or chart starts higher on the first screen
-    name = st.selectbox(
-        t("steps_step"),
-        STEPS,
-        key="steps_step",
-        format_func=lambda k: t("steps_step_of", n=STEPS.index(k) + 1, total=N, title=t(f"steps_title_{k}")),
-        label_visibility="collapsed" if ctx.presentation else "visible",
-    )
-    step = STEPS.index(name) + 1
-with c_next:
-    st.button(
-        t("steps_next"),
-        key="steps_next",
-        on_click=go,
-        args=(1,),
-        disabled=step >= N,
-        shortcut="Right",
-        width="stretch",
-        help=t("steps_keys_help"),
-    )
-st.progress(step / N)
-state.write_view(
-    VIEW,
-    stage=STEPS[step - 1],
-    kind=kind if len(kinds) > 1 else None,
-    layer=layer,
-    head=head,
-    q=st.session_state.get("steps_q"),
-)
 
-if not ctx.text.strip():
-    st.info(t("empty_text_hint"), icon="✏️")
-    copy_link()
-    st.stop()
-if not runner.has_tutorial_code and runner.can_continue_text:  # a Hugging Face decoder (SmolLM2)
+    if not ctx.text.strip():
+        st.info(t("empty_text_hint"), icon="✏️")
+        return
+    if not runner.has_tutorial_code and runner.can_continue_text:  # a Hugging Face decoder (SmolLM2)
+        try:
+            show_shared_head(shared(ctx.model, ctx.device, ctx.text, layer, head), ctx.presentation)
+        except InputError as e:
+            show_input_error(e)
+        return
     try:
-        show_shared_head(shared(ctx.model, ctx.device, ctx.text, layer, head))
+        with st.spinner(t("steps_running")):
+            w = walkthrough(ctx.model, ctx.device, ctx.text, kind, layer, head)
     except InputError as e:
         show_input_error(e)
-    copy_link()
-    st.stop()
-try:
-    with st.spinner(t("steps_running")):
-        w = walkthrough(ctx.model, ctx.device, ctx.text, kind, layer, head)
-except InputError as e:
-    show_input_error(e)
-    copy_link()
-    st.stop()
-except ModelFileError as e:
-    st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
-    copy_link()
-    st.stop()
-show_model_notices(w.notices)
+        return
+    except ModelFileError as e:
+        st.error(t("model_file_error", path=md(e.path), command=e.rebuild), icon="🚫")
+        return
+    show_model_notices(w.notices)
+    _section_walk(ctx, w, step, view)
 
-T, S = len(w.query_tokens), len(w.key_tokens)
-qt, kt = w.query_tokens, w.key_tokens
-# decoder and cross rows are steps that write the next token: the page's (cached) trace of the
-# same text says which, and rows are labelled "reads → writes" as on every other page
-wr = None
-if kind in ("decoder", "cross"):
-    try:
-        same = cache.trace(ctx.model, ctx.device, ctx.text).attention.get(kind)
-        wr = same.query_written if same is not None and list(same.query_tokens) == list(qt) else None
-    except InputError:
-        wr = None
-q_rows = list(qt) if wr is None else [f"{a}{ARROW}{b}" for a, b in zip(qt, wr)]
-st.caption(
-    t(
-        "steps_where",
-        model=model_label(w.model),
-        kind=t(f"kind_{kind}"),
-        layer=layer + 1,
-        layers=w.num_layers,
-        head=head + 1,
-        heads=w.num_heads,
-        d_model=w.d_model,
-        d_k=w.d_k,
-        T=T,
-        S=S,
+
+def _section_head(runner) -> tuple[str, int, int]:
+    """Which attention, layer and head: the model's own, a link's fitted to them (with a notice)."""
+    cfg = runner.config
+    kinds = runner.kinds
+    state.fit("steps_kind", kinds, lambda k: t(f"kind_{k}"))
+    state.fit("steps_layer", range(cfg.num_layers), lambda i: t("steps_layer_n", n=i + 1, total=cfg.num_layers))
+    state.fit("steps_head", range(cfg.num_heads), lambda i: t("steps_head_n", n=i + 1, total=cfg.num_heads))
+
+    c_kind, c_layer, c_head = st.columns([4, 2, 2], vertical_alignment="bottom")
+    with c_kind:
+        if len(kinds) > 1:
+            kind = st.radio(
+                t("steps_kind"), kinds, format_func=lambda k: t(f"kind_{k}"), key="steps_kind", horizontal=True
+            )
+        else:  # a GPT has one attention: say which instead of offering a choice of one
+            kind = kinds[0]
+            st.markdown(f"**{t('steps_kind')}:** {t(f'kind_{kind}')}")
+    with c_layer:
+        layer = number_picker("steps_layer", cfg.num_layers, "steps_layer", "steps_layer_n")
+    with c_head:
+        head = number_picker("steps_head", cfg.num_heads, "steps_head", "steps_head_n")
+    return kind, layer, head
+
+
+def _section_step(ctx: Context, view: dict) -> int:
+    """Previous / the step's menu / Next, and the progress bar; the step, from 1."""
+    step = STEPS.index(view["stage"]) + 1
+    c_prev, c_pick, c_next = main_area().columns([1, 4, 1], vertical_alignment="bottom")
+    with c_prev:
+        st.button(
+            t("steps_prev"),
+            key="steps_prev",
+            on_click=go,
+            args=(-1,),
+            disabled=step <= 1,
+            shortcut="Left",
+            width="stretch",
+            help=t("steps_keys_help"),
+        )
+    with c_pick:
+        # on a projector without its label (each option says "Step 6 of 10: ..."), so that the step's
+        # first table or chart starts higher on the first screen
+        name = st.selectbox(
+            t("steps_step"),
+            STEPS,
+            key="steps_step",
+            format_func=lambda k: t("steps_step_of", n=STEPS.index(k) + 1, total=N, title=t(f"steps_title_{k}")),
+            label_visibility="collapsed" if ctx.presentation else "visible",
+        )
+        step = STEPS.index(name) + 1
+    with c_next:
+        st.button(
+            t("steps_next"),
+            key="steps_next",
+            on_click=go,
+            args=(1,),
+            disabled=step >= N,
+            shortcut="Right",
+            width="stretch",
+            help=t("steps_keys_help"),
+        )
+    st.progress(step / N)
+    return step
+
+
+def _section_walk(ctx: Context, w: Walkthrough, step: int, view: dict) -> None:
+    """Where this head is (model, attention, sizes), then the step's title and the step itself."""
+    T, S = len(w.query_tokens), len(w.key_tokens)
+    qt = w.query_tokens
+    # decoder and cross rows are steps that write the next token: the page's (cached) trace of the
+    # same text says which, and rows are labelled "reads → writes" as on every other page
+    wr = None
+    if w.kind in ("decoder", "cross"):
+        try:
+            same = cache.trace(ctx.model, ctx.device, ctx.text).attention.get(w.kind)
+            wr = same.query_written if same is not None and list(same.query_tokens) == list(qt) else None
+        except InputError:
+            wr = None
+    q_rows = list(qt) if wr is None else [f"{a}{ARROW}{b}" for a, b in zip(qt, wr)]
+    st.caption(
+        t(
+            "steps_where",
+            model=model_label(w.model),
+            kind=t(f"kind_{w.kind}"),
+            layer=w.layer + 1,
+            layers=w.num_layers,
+            head=w.head + 1,
+            heads=w.num_heads,
+            d_model=w.d_model,
+            d_k=w.d_k,
+            T=T,
+            S=S,
+        )
     )
-)
-if w.output_text:
-    st.caption(t("steps_translation", text=md(w.output_text)))
+    if w.output_text:
+        st.caption(t("steps_translation", text=md(w.output_text)))
 
-if st.session_state.get("steps_q") is not None:
-    state.fit("steps_q", range(T), lambda i: f"{t('query_token')} {i}", fallback=min(1, T - 1))
+    if view["q"] is not None:  # a link's or the reader's row, fitted to this sentence
+        state.fit("steps_q", range(T), lambda i: f"{t('query_token')} {i}", fallback=min(1, T - 1))
 
-key = STEPS[step - 1]
-main_area().subheader(f"{step}. {t(f'steps_title_{key}')}")
-formula = st.container()
-wide = st.container()  # a step's full-width part, above the two columns (softmax: the weights' view)
-left, right = st.columns([3, 2], gap="large")
+    key = STEPS[step - 1]
+    main_area().subheader(f"{step}. {t(f'steps_title_{key}')}")
+    formula = st.container()
+    wide = st.container()  # a step's full-width part, above the two columns (softmax: the weights' view)
+    left, right = st.columns([3, 2], gap="large")
+    STEP_VIEWS[key](Step(w, formula, wide, left, right, q_rows, wr, ctx.presentation))
+
 
 # -- the ten steps: one function each, picked from STEP_VIEWS by the step's key ----------------
 
 
-def step_tokens() -> None:
-    formula.latex(
+@dataclass(frozen=True)
+class Step:
+    """What a step draws from: the head's numbers and the places under the step's title."""
+
+    w: Walkthrough  # the numbers the model computed for this head (its .kind, .layer, .head)
+    formula: DeltaGenerator  # the step's formulas, under its title
+    wide: DeltaGenerator  # its full-width part, above the two columns
+    left: DeltaGenerator  # its numbers
+    right: DeltaGenerator  # the lines of model/ that computed them
+    q_rows: list[str]  # the query rows as the heatmap names them ("reads → writes" where known)
+    written: list[str] | None  # what each query row writes (decoder and cross rows), else None
+    present: bool  # presentation mode
+
+
+def step_tokens(s: Step) -> None:
+    w = s.w
+    qt, kt, kind = w.query_tokens, w.key_tokens, w.kind
+    s.formula.latex(
         r"\text{text} \;\rightarrow\; [t_1, \dots, t_n] \;\rightarrow\; [\mathrm{id}_1, \dots, \mathrm{id}_n]"
     )
-    with left:
+    with s.left:
         if w.arch == "gpt":
             st.markdown(t("steps_tokens_gpt"))
         elif kind == "encoder":
@@ -367,25 +408,27 @@ def step_tokens() -> None:
                 height = "content" if len(df) <= 11 else 420
                 st.dataframe(df, hide_index=True, key=f"steps_tokens_{side}", height=height)
                 st.caption(t("steps_n_tokens", n=len(toks)))
-    with right:
+    with s.right:
         show_code("tokens", w)
 
 
-def step_embed() -> None:
+def step_embed(s: Step) -> None:
+    w = s.w
+    qt, kt, kind = w.query_tokens, w.key_tokens, w.kind
     scheme = w.positional
     emb = r"\mathrm{Embedding}(\mathrm{ids})" + (r"\cdot\sqrt{d_{\text{model}}}" if w.arch == "transformer" else "")
     if scheme == "sinusoidal":
-        formula.latex(r"X^{(0)} = " + emb + r" + PE")
+        s.formula.latex(r"X^{(0)} = " + emb + r" + PE")
         # one line each, and d for d_model in the exponent: a subscript of an exponent is drawn at
         # half size, 7 px on a phone (below 11 px); at full size on one line it would not fit 356 px
-        formula.latex(r"PE_{(pos,\,2i)} = \sin\left(\frac{pos}{10000^{2i/d}}\right)")
-        formula.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d}}\right)")
-        formula.latex(r"d = d_{\text{model}} = %d" % w.d_model)
+        s.formula.latex(r"PE_{(pos,\,2i)} = \sin\left(\frac{pos}{10000^{2i/d}}\right)")
+        s.formula.latex(r"PE_{(pos,\,2i+1)} = \cos\left(\frac{pos}{10000^{2i/d}}\right)")
+        s.formula.latex(r"d = d_{\text{model}} = %d" % w.d_model)
     elif scheme == "learned":
-        formula.latex(r"X^{(0)} = " + emb + r" + P_{\text{learned}}[pos]")
+        s.formula.latex(r"X^{(0)} = " + emb + r" + P_{\text{learned}}[pos]")
     else:
-        formula.latex(r"X^{(0)} = " + emb)
-    with left:
+        s.formula.latex(r"X^{(0)} = " + emb)
+    with s.left:
         st.markdown(t(f"steps_embed_{scheme}"))
         if w.arch == "transformer":
             st.caption(t("steps_embed_scaled", d=w.d_model, s=f"{math.sqrt(w.d_model):.3f}"))
@@ -404,19 +447,21 @@ def step_embed() -> None:
                     matrix(x0, toks, f"steps_x0_{side}")
                 with st.expander(t("steps_numbers", name="X⁽⁰⁾")):
                     numbers(x0, toks, key=f"steps_df_x0_{side}")
-    with right:
+    with s.right:
         show_code("embed", w)
 
 
-def step_qkv() -> None:
+def step_qkv(s: Step) -> None:
+    w = s.w
+    qt, kt, kind, layer, head, T = w.query_tokens, w.key_tokens, w.kind, w.layer, w.head, len(w.query_tokens)
     rope = w.positional == "rope"
     if kind == "cross":
-        formula.latex(r"Q = H W^Q,\quad K = M W^K,\quad V = M W^V")
+        s.formula.latex(r"Q = H W^Q,\quad K = M W^K,\quad V = M W^V")
     else:
-        formula.latex(r"Q = X W^Q,\quad K = X W^K,\quad V = X W^V")
+        s.formula.latex(r"Q = X W^Q,\quad K = X W^K,\quad V = X W^V")
     if rope:
-        formula.latex(r"q_m \leftarrow R_{\Theta,m}\, q_m,\qquad k_n \leftarrow R_{\Theta,n}\, k_n")
-    with left:
+        s.formula.latex(r"q_m \leftarrow R_{\Theta,m}\, q_m,\qquad k_n \leftarrow R_{\Theta,n}\, k_n")
+    with s.left:
         which = "gpt" if w.pre_ln else "cross" if kind == "cross" else "first" if layer == 0 else "later"
         st.markdown(t(f"steps_x_{which}", layer=layer + 1, prev=layer))
         st.markdown(shape("X" if kind != "cross" else "H", w.X))
@@ -450,29 +495,35 @@ def step_qkv() -> None:
                 matrix(part, toks, f"steps_{name}_head")
                 with st.expander(t("steps_numbers", name=f"{name}_{head + 1}")):
                     numbers(part, toks, key=f"steps_df_{name}")
-    with right:
+    with s.right:
         show_code("qkv", w)
 
 
-def score_step(explain: str, symbol: str, values, name: str, code: str) -> None:
+def score_step(s: Step, explain: str, symbol: str, values, name: str, code: str) -> None:
     """A step whose result is one query x key matrix (S, S'): what it does, the matrix's shape, the
     matrix and its numbers (keyed steps_NAME, steps_df_NAME), beside the code of step `code`."""
-    with left:
+    w = s.w
+    qt, kt = w.query_tokens, w.key_tokens
+    with s.left:
         st.markdown(explain)
         st.markdown(shape(symbol, values))
         matrix(values, qt, f"steps_{name}", columns=kt)
         numbers(values, qt, kt, key=f"steps_df_{name}")
-    with right:
+    with s.right:
         show_code(code, w)
 
 
-def step_scores() -> None:
-    formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
-    score_step(t("steps_scores_explain", d_k=w.d_k), "S", w.scores, "scores", "scores")
+def step_scores(s: Step) -> None:
+    w = s.w
+    head = w.head
+    s.formula.latex(r"S = Q_{%d} K_{%d}^{\top}" % (head + 1, head + 1))
+    score_step(s, t("steps_scores_explain", d_k=w.d_k), "S", w.scores, "scores", "scores")
 
 
-def step_scale() -> None:
-    formula.latex(
+def step_scale(s: Step) -> None:
+    w = s.w
+    head = w.head
+    s.formula.latex(
         r"S' = \frac{Q_{%d} K_{%d}^{\top}}{\sqrt{d_k}} = \frac{S}{\sqrt{%d}} = \frac{S}{%.3f}"
         % (head + 1, head + 1, w.d_k, math.sqrt(w.d_k))
     )
@@ -483,10 +534,12 @@ def step_scale() -> None:
         before=f"{np.std(w.scores):.3f}",
         after=f"{np.std(w.scaled):.3f}",
     )
-    score_step(explain, "S'", w.scaled, "scaled", "scale")
+    score_step(s, explain, "S'", w.scaled, "scaled", "scale")
 
 
-def step_mask() -> None:
+def step_mask(s: Step) -> None:
+    w = s.w
+    qt, kt, head, T = w.query_tokens, w.key_tokens, w.head, len(w.query_tokens)
     lines = []
     if w.bias is not None:
         lines.append(
@@ -498,8 +551,8 @@ def step_mask() -> None:
     else:
         lines.append(r"S'_{ij} \leftarrow -10^{9}\quad \text{if key } j \text{ is } \langle\mathrm{pad}\rangle")
     for line in lines:
-        formula.latex(line)
-    with left:
+        s.formula.latex(line)
+    with s.left:
         st.markdown(t(f"steps_mask_{w.mask_kind}"))
         if w.bias is not None:
             st.markdown(t("steps_alibi", head=head + 1) + " · " + shape("bias", w.bias))
@@ -513,40 +566,44 @@ def step_mask() -> None:
         st.markdown(shape("S' (" + t("steps_after_mask") + ")", w.masked))
         matrix(w.masked, qt, "steps_masked", columns=kt, mask=w.mask, masked_text=t("steps_masked_value"))
         numbers(w.masked, qt, kt, key="steps_df_masked")
-    with right:
+    with s.right:
         show_code("mask", w)
 
 
-def step_softmax() -> None:
+def step_softmax(s: Step) -> None:
+    w = s.w
+    qt, kt, kind, T = w.query_tokens, w.key_tokens, w.kind, len(w.query_tokens)
     temp = "" if w.temperature == 1.0 else f"/{w.temperature:g}"
-    formula.latex(
+    s.formula.latex(
         # exp(...) rather than e^{...}: an exponent's subscript is drawn at half size (7 px on a phone)
         r"A_{ij} = \mathrm{softmax}_j(S'_{ij}%s) = \frac{\exp(S'_{ij}%s)}{\sum_{k} \exp(S'_{ik}%s)}"
         % (temp, temp, temp)
     )
-    with wide:  # the view holds the heatmap and the row's table side by side: the page's full width
+    with s.wide:  # the view holds the heatmap and the row's table side by side: the page's full width
         st.markdown(t("steps_softmax_explain"))
         st.markdown(shape("A", w.weights))
-        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
-        weights_view(w.weights, None if w.mask.all() else w.mask, kind, qt, kt, q_rows, wr, q, w)
+        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=s.q_rows)
+        weights_view(w.weights, None if w.mask.all() else w.mask, kind, qt, kt, s.q_rows, s.written, q, w, s.present)
         sums = w.weights.sum(-1)
         st.caption(t("steps_row_sums", lo=f"{sums.min():.6f}", hi=f"{sums.max():.6f}"))
-    with left:
+    with s.left:
         # every weight to 4 decimals (the chart's cells show 2 where they fit, its table one row):
         # the model's own numbers, readable and copyable; rows named as the heatmap names them
-        numbers(w.weights, q_rows, kt, key="steps_df_weights")
-    with right:
+        numbers(w.weights, s.q_rows, kt, key="steps_df_weights")
+    with s.right:
         show_code("softmax", w)
 
 
-def step_weighted() -> None:
-    formula.latex(
+def step_weighted(s: Step) -> None:
+    w = s.w
+    qt, kt, head, T = w.query_tokens, w.key_tokens, w.head, len(w.query_tokens)
+    s.formula.latex(
         r"\mathrm{head}_{%d} = A\,V_{%d},\qquad \mathrm{head}_{%d}[i] = \sum_j A_{ij}\, V_{%d}[j]"
         % (head + 1, head + 1, head + 1, head + 1)
     )
-    with left:
+    with s.left:
         st.markdown(t("steps_weighted_explain"))
-        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=q_rows)
+        q = token_picker(qt, "steps_q", default=min(1, T - 1), labels=s.q_rows)
         top = np.argsort(-w.weights[q])[:3]
         st.markdown(
             t(
@@ -566,17 +623,19 @@ def step_weighted() -> None:
         matrix(w.head_output, qt, "steps_head_output", title=f"head_{head + 1} = A V_{head + 1}")
         with st.expander(t("steps_numbers", name=f"head_{head + 1}"), expanded=True):
             numbers(w.head_output, qt, key="steps_df_head_output")
-    with right:
+    with s.right:
         show_code("weighted", w)
 
 
-def step_concat() -> None:
+def step_concat(s: Step) -> None:
+    w = s.w
+    qt, head, T = w.query_tokens, w.head, len(w.query_tokens)
     # two lines: on one, at a phone's 11 px subscripts, it would be wider than the screen
-    formula.latex(
+    s.formula.latex(
         r"\begin{aligned}&\mathrm{MultiHead}(Q, K, V)\\"
         r"&\quad= \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_{%d})\,W^O\end{aligned}" % w.num_heads
     )
-    with left:
+    with s.left:
         st.markdown(t("steps_concat_explain", h=w.num_heads, d_k=w.d_k, d=w.d_model))
         merge = shapes_figure(T, w.d_model, w.num_heads, chosen=head, merge=True, labels=mlabels())
         chart(merge, "steps_merge", lead=False)
@@ -586,16 +645,18 @@ def step_concat() -> None:
         matrix(w.output, qt, "steps_output")
         with st.expander(t("steps_numbers", name="MultiHead")):
             numbers(w.output, qt, key="steps_df_output")
-    with right:
+    with s.right:
         show_code("concat", w)
 
 
-def step_ffn() -> None:
+def step_ffn(s: Step) -> None:
+    w = s.w
+    qt, kind, layer = w.query_tokens, w.kind, w.layer
     if w.pre_ln:
-        formula.latex(r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
+        s.formula.latex(r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
     else:
-        formula.latex(r"\mathrm{Output} = \mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
-    with left:
+        s.formula.latex(r"\mathrm{Output} = \mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
+    with s.left:
         st.markdown(t("steps_ffn_pre_ln" if w.pre_ln else f"steps_ffn_post_ln_{kind}"))
         tabs = st.tabs([t(f"steps_post_{p.key}") for p in w.post])
         for tab, p in zip(tabs, w.post):
@@ -607,7 +668,7 @@ def step_ffn() -> None:
                     numbers(p.value, qt, key=f"steps_df_post_{p.key}")
         last = layer == w.num_layers - 1
         st.info(t("steps_next_layer_last" if last else "steps_next_layer", n=layer + 2), icon="➡️")
-    with right:
+    with s.right:
         show_code("ffn", w)
 
 
@@ -623,6 +684,7 @@ STEP_VIEWS = {
     "concat": step_concat,
     "ffn": step_ffn,
 }  # one per analysis.walkthrough.STEPS
-STEP_VIEWS[key]()
 
-copy_link()
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)
