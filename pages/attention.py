@@ -8,6 +8,8 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 # isort: split
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -21,14 +23,15 @@ from analysis.measures import (
     rollout,
     word_groups,
 )
-from ui import cache, state, view
+from ui import cache, page, state, view
 from ui.attention_view import attention_view
 from ui.context import model_label, partial
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.rows import row_labels, rows_caption, written
-from ui.run import current
+from ui.run import Context
+from ui.state import choice
 from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
@@ -48,10 +51,27 @@ VIEW_TABS = ("head", "model", "lines")  # the attention view's own tabs, switche
 PAGE_TABS = ("views", "agg", "export")
 TABS = (*VIEW_TABS, *PAGE_TABS[1:])  # what the link's "tab" may name
 
-try:  # optional: Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)
-    import vl_convert
-except ImportError:
-    vl_convert = None
+# -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
+VIEW = (
+    view.kind("att_kind"),  # None: the model's first kind
+    view.layer("att_layer", None),  # None: the last layer
+    view.head("att_head", "mean"),
+    view.row("att_q", 1),
+    Field("words", "att_words", False, state.flag, omit_default=True),
+    Field("tab", "att_tab_id", "head", choice(TABS), omit_default=True),
+    view.temperature("att_temp"),  # every layer's, applied on the server (the trace is recomputed)
+    view.layer_temperature("att_ltemp"),  # the shown layer's own, applied in the browser
+)
+
+
+@functools.cache
+def vega_converter():
+    """vl_convert, or None: optional, Vega-Lite to SVG/PNG on the server, offline (Altair's own converter)."""
+    try:
+        import vl_convert
+    except ImportError:
+        return None
+    return vl_convert
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -116,31 +136,31 @@ def toggle_words() -> None:
         st.session_state["att_q"] = groups.index(q)
 
 
-ctx = current()
+def render(ctx: Context, view: dict) -> None:
+    """The page: the sentence's attention at the link's temperature, what was measured on a real
+    pretrained model, then the explorer (controls, the attention view and the page's tabs)."""
+    temperature = view["temp"]
+    page_header("page_attention", "att_intro")
 
-# -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
-VIEW = (
-    view.kind("att_kind"),  # None: the model's first kind
-    view.layer("att_layer", None),  # None: the last layer
-    view.head("att_head", "mean"),
-    view.row("att_q", 1),
-    Field("words", "att_words", False, state.flag, omit_default=True),
-    Field("tab", "att_tab_id", "head", state.choice(TABS), omit_default=True),
-    view.temperature("att_temp"),  # every layer's, applied on the server (the trace is recomputed)
-    view.layer_temperature("att_ltemp"),  # the shown layer's own, applied in the browser
-)
-temperature = state.read_view(VIEW)["temp"]
+    runner = ctx.runner()
+    tr = None
+    if runner is not None:
+        tr = ctx.trace(**({} if temperature == 1.0 else {"temperature": temperature}))
+    if tr is None:
+        copy_link()
+        return
+    if getattr(runner, "packaged", None) is not None:  # a real pretrained model: what was measured on it
+        measured_on_it(ctx)
 
-page_header("page_attention", "att_intro")
+    if temperature != 1.0:
+        st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))
+    if tr.output_text:
+        st.markdown(output_markdown(tr, "att_translation"))  # off-language: not "Translation"
+    explorer(ctx, tr, runner, temperature)
 
-runner = ctx.runner()
-tr = None
-if runner is not None:
-    tr = ctx.trace(**({} if temperature == 1.0 else {"temperature": temperature}))
-if tr is None:
-    copy_link()
-    st.stop()
-if getattr(runner, "packaged", None) is not None:  # a real pretrained model: what was measured on it
+
+def measured_on_it(ctx: Context) -> None:
+    """The expander of what analysis.claims measured on this real pretrained model."""
     found = cache.measured_claims(ctx.model, ctx.device)
     with st.expander(t("att_real_measured", name=model_label(ctx.model))):
         for key, c in found.items():
@@ -174,14 +194,9 @@ if getattr(runner, "packaged", None) is not None:  # a real pretrained model: wh
                     )
                 )
 
-if temperature != 1.0:
-    st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))
-if tr.output_text:
-    st.markdown(output_markdown(tr, "att_translation"))  # off-language: not "Translation"
-
 
 @partial
-def explorer(tr, runner, temperature: float) -> None:
+def explorer(ctx: Context, tr, runner, temperature: float) -> None:
     """Everything below the sentence: a change of kind, layer, head, query, tab or tile reruns
     only this (ui.context.partial), not the sidebar and the model."""
     # -- controls --------------------------------------------------------------------------------
@@ -232,33 +247,8 @@ def explorer(tr, runner, temperature: float) -> None:
         plotly_chart(present_figure(fig), config=plotly_config(image_format, filename), key=key)
         return fig
 
-    # on_change="rerun": only the open tab is computed and sent. The first tab is the attention
-    # view, whose own tabs (heatmap, model view, head view) switch in the browser; the link's
-    # "tab" names either one of those or a page tab, by a name that does not change with the language
-    tab_labels = [t(f"att_tab_{name}") for name in PAGE_TABS]
-    tab_id = st.session_state.get("att_tab_id", "head")
-    if tab_id in VIEW_TABS:
-        st.session_state["_att_view_tab"] = tab_id
-    page_tab = "views" if tab_id in VIEW_TABS else tab_id
-    opened = st.session_state.get("att_tab")
-    if opened in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
-        chosen = PAGE_TABS[tab_labels.index(opened)]
-        if chosen != page_tab:  # the reader opened another page tab
-            st.session_state["att_tab_id"] = (
-                st.session_state.get("_att_view_tab", "head") if chosen == "views" else chosen
-            )
-    else:
-        st.session_state["att_tab"] = tab_labels[PAGE_TABS.index(page_tab)]
-    st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
-    tab_views, tab_agg, tab_export = st.tabs(tab_labels, key="att_tab", on_change="rerun")
-    lines = None
-    line_labels = (
-        ("head", t("att_head")),
-        ("query", t("axis_query_writes" if writes else "axis_query")),
-        ("key", t("axis_key")),
-        ("weight", t("weight")),
-    )
-
+    # on_change="rerun": only the open tab is computed and sent
+    tab_views, tab_agg, tab_export = st.tabs(page_tabs(), key="att_tab", on_change="rerun")
     with tab_views:
         if tab_views.open:
             # on a projector the chart comes first and its explanations after it
@@ -294,84 +284,11 @@ def explorer(tr, runner, temperature: float) -> None:
 
     with tab_agg:
         if tab_agg.open:
-            st.subheader(t("att_rollout"))
-            if kind == "cross":
-                st.info(t("att_rollout_none"), icon="ℹ️")
-            else:
-                st.caption(t("att_rollout_help"))
-                r = rollout(att.weights)
-                if words:
-                    r, _ = merge_words(r, att.query_words, att.key_words)
-                left, _ = st.columns([3, 2])
-                with left:
-                    heatmap(r, "att_rollout", "attention_rollout")
-
-            st.subheader(t("att_roles"))
-            st.markdown(t("att_roles_help"))
-            ind = None
-            if runner.can_continue_text:
-                st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
-                ind = induction(ctx.model, ctx.device)
-            # cross heads are labelled "align" by word alignment on this sentence (analysis.claims), not peakedness
-            aligned = claims.page_alignment(runner, ctx.text, tr.output_text, att) if kind == "cross" else None
-            roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross", align=aligned)
-            roles["layer"] += 1
-            roles["head"] += 1
-            roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
-            score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
-            roles = translated(
-                roles[["layer", "head", "role", "score", *score_cols]],
-                {
-                    "layer": "att_col_layer",
-                    "head": "att_col_head",
-                    "role": "att_col_role",
-                    "score": "att_col_score",
-                    **{c: f"att_role_{c}" for c in score_cols},
-                },
-            )
-            bars = {
-                t(f"att_role_{c}"): st.column_config.ProgressColumn(
-                    t(f"att_role_{c}"), format="%.2f", min_value=0.0, max_value=1.0
-                )
-                for c in score_cols
-            }
-            st.dataframe(
-                roles,
-                hide_index=True,
-                width="stretch",
-                height="content",
-                key="att_roles",
-                column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")},
-            )
+            rollout_and_roles(ctx, runner, tr, att, kind, words, heatmap)
 
     with tab_export:
         if tab_export.open:
-            st.markdown(t("att_export_intro"))
-            image_format_picker("att_img")
-            with st.container(horizontal=True):
-                download(
-                    t("att_download_json"),
-                    tr.dumps,
-                    f"attention_{ctx.model}.json",
-                    key="att_json",
-                    help=t("att_download_json_help"),
-                )
-                if vl_convert is not None:
-                    lines = lines or lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
-                    download(
-                        t("att_download_svg"),
-                        lambda: vl_convert.vegalite_to_svg(lines),
-                        "attention_head_view.svg",
-                        "att_svg",
-                    )
-                    download(
-                        t("att_download_png"),
-                        lambda: vl_convert.vegalite_to_png(lines, scale=2),
-                        "attention_head_view.png",
-                        "att_png",
-                    )
-            if vl_convert is None:
-                st.caption(t("att_no_svg"))
+            exports(ctx, tr, layer_w, q_labels, k_tokens, writes)
 
     state.write_view(
         VIEW,
@@ -387,4 +304,121 @@ def explorer(tr, runner, temperature: float) -> None:
     copy_link()
 
 
-explorer(tr, runner, temperature)
+def page_tabs() -> list[str]:
+    """The page tabs' labels, the link's "tab" opening its tab (and a tab the reader opened
+    becoming the link's)."""
+    # the first tab is the attention view, whose own tabs (heatmap, model view, head view) switch
+    # in the browser; the link's "tab" names either one of those or a page tab, by a name that
+    # does not change with the language
+    tab_labels = [t(f"att_tab_{name}") for name in PAGE_TABS]
+    tab_id = st.session_state.get("att_tab_id", "head")
+    if tab_id in VIEW_TABS:
+        st.session_state["_att_view_tab"] = tab_id
+    page_tab = "views" if tab_id in VIEW_TABS else tab_id
+    opened = st.session_state.get("att_tab")
+    if opened in tab_labels and st.session_state.get("att_tab_linked") == tab_id:
+        chosen = PAGE_TABS[tab_labels.index(opened)]
+        if chosen != page_tab:  # the reader opened another page tab
+            st.session_state["att_tab_id"] = (
+                st.session_state.get("_att_view_tab", "head") if chosen == "views" else chosen
+            )
+    else:
+        st.session_state["att_tab"] = tab_labels[PAGE_TABS.index(page_tab)]
+    st.session_state["att_tab_linked"] = st.session_state["att_tab_id"]
+    return tab_labels
+
+
+def rollout_and_roles(ctx: Context, runner, tr, att, kind: str, words: bool, heatmap) -> None:
+    """The aggregates tab: attention rollout through the layers, then every head's role.
+    heatmap(w, key, filename) draws a chart with the explorer's rows, columns and image format."""
+    st.subheader(t("att_rollout"))
+    if kind == "cross":
+        st.info(t("att_rollout_none"), icon="ℹ️")
+    else:
+        st.caption(t("att_rollout_help"))
+        r = rollout(att.weights)
+        if words:
+            r, _ = merge_words(r, att.query_words, att.key_words)
+        left, _ = st.columns([3, 2])
+        with left:
+            heatmap(r, "att_rollout", "attention_rollout")
+
+    st.subheader(t("att_roles"))
+    st.markdown(t("att_roles_help"))
+    ind = None
+    if runner.can_continue_text:
+        st.markdown(t("att_induction_help", n=INDUCTION_PERIOD))
+        ind = induction(ctx.model, ctx.device)
+    # cross heads are labelled "align" by word alignment on this sentence (analysis.claims), not peakedness
+    aligned = claims.page_alignment(runner, ctx.text, tr.output_text, att) if kind == "cross" else None
+    roles = head_roles(att.weights, att.mask, induction=ind, cross=kind == "cross", align=aligned)
+    roles["layer"] += 1
+    roles["head"] += 1
+    roles["role"] = [t(f"att_role_{r}") for r in roles["role"]]
+    score_cols = [c for c in ("previous", "current", "first", "align", "broad", "induction") if c in roles]
+    roles = translated(
+        roles[["layer", "head", "role", "score", *score_cols]],
+        {
+            "layer": "att_col_layer",
+            "head": "att_col_head",
+            "role": "att_col_role",
+            "score": "att_col_score",
+            **{c: f"att_role_{c}" for c in score_cols},
+        },
+    )
+    bars = {
+        t(f"att_role_{c}"): st.column_config.ProgressColumn(
+            t(f"att_role_{c}"), format="%.2f", min_value=0.0, max_value=1.0
+        )
+        for c in score_cols
+    }
+    st.dataframe(
+        roles,
+        hide_index=True,
+        width="stretch",
+        height="content",
+        key="att_roles",
+        column_config={**bars, t("att_col_score"): st.column_config.NumberColumn(format="%.2f")},
+    )
+
+
+def exports(ctx: Context, tr, layer_w: np.ndarray, q_labels: list, k_tokens: list, writes: bool) -> None:
+    """The export tab: the trace as JSON, and the shown layer's head view (layer_w: heads, Q, K)
+    as SVG and PNG when vl_convert is installed."""
+    st.markdown(t("att_export_intro"))
+    image_format_picker("att_img")
+    vl_convert = vega_converter()
+    with st.container(horizontal=True):
+        download(
+            t("att_download_json"),
+            tr.dumps,
+            f"attention_{ctx.model}.json",
+            key="att_json",
+            help=t("att_download_json_help"),
+        )
+        if vl_convert is not None:
+            line_labels = (
+                ("head", t("att_head")),
+                ("query", t("axis_query_writes" if writes else "axis_query")),
+                ("key", t("axis_key")),
+                ("weight", t("weight")),
+            )
+            lines = lines_spec(layer_w, tuple(q_labels), tuple(k_tokens), line_labels)
+            download(
+                t("att_download_svg"),
+                lambda: vl_convert.vegalite_to_svg(lines),
+                "attention_head_view.svg",
+                "att_svg",
+            )
+            download(
+                t("att_download_png"),
+                lambda: vl_convert.vegalite_to_png(lines, scale=2),
+                "attention_head_view.png",
+                "att_png",
+            )
+    if vl_convert is None:
+        st.caption(t("att_no_svg"))
+
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)

@@ -17,14 +17,15 @@ import streamlit as st
 from analysis import experiments as ex
 from analysis.measured import TEMPERATURE_EXACT_MATCH
 from model.errors import InputError
-from ui import cache, state, view
+from ui import cache, page, state, view
 from ui.attention_view import attention_view
 from ui.context import partial
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.rows import row_labels
-from ui.run import current
+from ui.run import Context
 from ui.safe import md
+from ui.state import clamped
 from ui.view import Field
 from ui.widgets import PLOTLY_CONFIG, kind_picker, sampling_knobs, show_input_error
 from viz.curves import entropy_vs_temperature
@@ -57,9 +58,9 @@ VIEW = (
     view.head("temp_head"),
     Field("q", "temp_q", None, int),  # None: the second row
     Field("sweep", "temp_sweep", False, state.flag, omit_default=True),
-    Field("stemp", "temp_stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
-    Field("topk", "temp_topk", 0, state.clamped("topk", 0, 1_000_000, int), omit_default=True),
-    Field("topp", "temp_topp", 1.0, state.clamped("topp", 0.01, 1.0), omit_default=True),
+    Field("stemp", "temp_stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
+    Field("topk", "temp_topk", 0, clamped("topk", 0, 1_000_000, int), omit_default=True),
+    Field("topp", "temp_topp", 1.0, clamped("topp", 0.01, 1.0), omit_default=True),
 )
 
 
@@ -108,24 +109,22 @@ def translations(name: str, device: str, text: str, temps: tuple, temperature_la
     return [m.translate([text], temperature=tt, temperature_layer=temperature_layer)[0] for tt in temps]
 
 
-ctx = current()
+def render(ctx: Context, view: dict) -> None:
+    """The page: the formula, then the explorer (page.show has read the link's view into the session,
+    where the explorer's widgets and the attention view find it)."""
+    page_header("page_temperature", "temp_intro")
+    st.latex(r"\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^T}{\sqrt{d_k}\;\cdot\;T}\right)V")
+    st.caption(t("temp_formula_caption"))
 
-state.read_view(VIEW)
-
-page_header("page_temperature", "temp_intro")
-st.latex(r"\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^T}{\sqrt{d_k}\;\cdot\;T}\right)V")
-st.caption(t("temp_formula_caption"))
-
-runner = ctx.runner()
-if runner is None:
-    copy_link()
-    st.stop()
-n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
-translator = runner.kind == "translator"
+    runner = ctx.runner()
+    if runner is None:
+        copy_link()
+        return
+    explorer(ctx, runner, runner.config.num_layers, runner.config.num_heads, runner.kind == "translator")
 
 
 @partial
-def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
+def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool) -> None:
     """Everything below the formula: moving T or changing the layer, head, query or sampling
     knobs reruns only this (ui.context.partial), not the sidebar and the rest of the app."""
     # -- where T applies, and which kind -------------------------------------------------------------
@@ -222,9 +221,31 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
     if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
         area.caption("ⓘ " + t("temp_tokens_differ"))
-    w1 = att1.weights[layer, head]
 
-    # -- entropy against temperature -----------------------------------------------------------------
+    entropy_section(ctx, base, att1, kind, layer, head, q, T)
+    output_section(ctx, runner, translator, base, hot, T, t_layer)
+    stemp, top_k, top_p = sampling_section(ctx, runner, translator, base)
+
+    state.write_view(
+        VIEW,
+        temp=round(T, 3),
+        tlayer=scope,
+        kind=kind if len(kinds) > 1 else None,
+        layer=layer,
+        head=head,
+        q=q,
+        sweep=bool(translator and st.session_state.get("temp_sweep")),
+        stemp=float(stemp),
+        topk=int(top_k),
+        topp=float(top_p),
+    )
+    copy_link()
+
+
+def entropy_section(ctx: Context, base, att1, kind: str, layer: int, head: int, q: int, T: float) -> None:
+    """Entropy against temperature: the row q's and the mean row's, from the one head's scores
+    (att1: the attention of this kind at T = 1)."""
+    q_tokens, w1 = att1.query_tokens, att1.weights[layer, head]
     st.subheader(t("temp_entropy_title"))
     st.markdown(t("temp_entropy_help"))
     s = scores(ctx.model, ctx.device, base.input_text, kind, layer, head)  # (Q, K)
@@ -260,7 +281,10 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
             )
         )
 
-    # -- what it does to the output --------------------------------------------------------------------
+
+def output_section(ctx: Context, runner, translator: bool, base, hot, T: float, t_layer: int | None) -> None:
+    """What T does to the output: the translation at 1 and at T (and a sweep), or the next token's
+    probabilities at 1 and at T (hot: the trace at T where the scope says); an encoder writes nothing."""
     st.subheader(t("temp_output_title"))
     if translator:
         left, right = st.columns(2, gap="large")
@@ -306,7 +330,10 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
         )
         plotly_chart(fig, config=PLOTLY_CONFIG, key="temp_next")
 
-    # -- sampling temperature: a separate knob ------------------------------------------------------
+
+def sampling_section(ctx: Context, runner, translator: bool, base) -> tuple:
+    """The sampling temperature, a separate knob, with top-k and top-p, on our GPT (the sentence's
+    next token); returns the knobs' (temperature, k, p) for the link."""
     st.divider()
     st.subheader(t("temp_sampling_title"))
     st.markdown(t("temp_sampling_intro"))
@@ -340,20 +367,8 @@ def explorer(runner, n_layers: int, n_heads: int, translator: bool) -> None:
     else:
         stemp, top_k, top_p = (st.session_state[k] for k in ("temp_stemp", "temp_topk", "temp_topp"))
 
-    state.write_view(
-        VIEW,
-        temp=round(T, 3),
-        tlayer=scope,
-        kind=kind if len(kinds) > 1 else None,
-        layer=layer,
-        head=head,
-        q=q,
-        sweep=bool(translator and st.session_state.get("temp_sweep")),
-        stemp=float(stemp),
-        topk=int(top_k),
-        topp=float(top_p),
-    )
-    copy_link()
+    return stemp, top_k, top_p
 
 
-explorer(runner, n_layers, n_heads, translator)
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)

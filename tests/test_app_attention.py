@@ -16,8 +16,9 @@ from streamlit.testing.v1 import AppTest
 import model
 from analysis.measures import merge_tokens, merge_words
 from tests.conftest import MODEL_KINDS
+from tests.render import module_of, render_page
 from ui import cache
-from ui.context import DEFAULT_TEXT
+from ui.context import DEFAULT_TEXT, Context
 from ui.i18n import TABLE
 from ui.rows import row_labels
 
@@ -196,3 +197,23 @@ def test_a_temperature_link_is_read_as_on_the_temperature_page():
     assert "“temp”" in notices(at) and "100" in notices(at) and qp(at, "temp") == "20"
     att = trace("gpt", temperature=20.0).attention["decoder"]
     np.testing.assert_allclose(table(at)[1], att.weights[1, 2, 4], atol=1e-6)
+
+
+def test_the_export_tab_offers_the_head_view_only_where_the_server_can_draw_it(monkeypatch):
+    """The head view's SVG and PNG are drawn on the server by vl_convert, an optional package: the
+    export tab offers them beside the trace's JSON when it is there, and says why they are missing
+    when not. Drawn from render(ctx, view) (tests/render.py), so the page's lookup can be replaced."""
+    ctx = Context("en", "gpt", DEFAULT_TEXT, "cpu", False)
+
+    def shown():
+        at = render_page(PAGE, ctx, tab="export")
+        assert not at.exception, [e.value for e in at.exception]
+        return [b.proto.label for b in at.get("download_button")], [c.value for c in at.caption]
+
+    labels, captions = shown()
+    assert labels == [TABLE[k]["en"] for k in ("att_download_json", "att_download_svg", "att_download_png")]
+    assert TABLE["att_no_svg"]["en"] not in captions
+    monkeypatch.setattr(module_of(PAGE), "vega_converter", lambda: None)
+    labels, captions = shown()
+    assert labels == [TABLE["att_download_json"]["en"]]
+    assert TABLE["att_no_svg"]["en"] in captions
