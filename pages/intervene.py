@@ -19,11 +19,12 @@ from model.attention import ABLATIONS
 from model.errors import InputError
 from model.intervention import all_heads, has_reference, head_name, parse_head, reference_sentences
 from ui import intervene as ui_iv
-from ui import rows, state, view, widgets
+from ui import page, rows, state, view, widgets
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
-from ui.run import current
+from ui.run import Context
 from ui.safe import md
+from ui.state import choice  # a parser for VIEW: a module-level state.x() call reads as drawing
 from ui.view import Field
 from viz.generation import compare_bars
 from viz.intervene import difference_heatmap, difference_table, marked_model_view
@@ -51,51 +52,127 @@ def set_off(heads: list[str]) -> None:
     st.session_state["iv_off"] = heads
 
 
-ctx = current()
 # the page's view: every setting its link carries (ui/view.py), the usual values left out of it
 VIEW = (
-    Field("mode", "iv_mode", "ablate", state.choice(MODES), omit_default=True),
+    Field("mode", "iv_mode", "ablate", choice(MODES), omit_default=True),
     Field("off", "iv_off", [], ui_iv.parse_off, omit_default=True),  # heads switched off, "cross:1:2,..."
-    Field("how", "iv_how", "zero", state.choice(ABLATIONS), omit_default=True),
+    Field("how", "iv_how", "zero", choice(ABLATIONS), omit_default=True),
     Field("ikind", "iv_kind", None, view.KIND),
     Field("imp", "iv_imp", False, state.flag, omit_default=True),
     Field("edit", "iv_edit", None, ui_iv.parse_edit),  # kind:layer:row:key
     Field("dhead", "iv_dhead", None, ui_iv.parse_dhead),
     Field("step", "iv_step", 0, view.count, omit_default=True),  # the decoding step shown (0: the first)
 )
-edit_linked = state.from_link("edit", "iv_edit")
-state.read_view(VIEW)
+EDIT_WRITTEN = "iv_edit_written"  # the edit as this page last left it in the session (edit_from_link)
 
-page_header("page_intervene", "iv_intro")
-runner = ctx.runner()
-base = ctx.trace() if runner is not None else None
-if base is None:
+
+def edit_from_link() -> bool:
+    """Whether the edit in the session came from the link on this run: only this page writes
+    iv_edit, and it notes here what it left there, so a value it did not leave was read by
+    read_view from the link (page.show reads the view before render, and state.from_link asks
+    the link before that read)."""
+    edit = st.session_state.get("iv_edit")
+    linked = edit is not None and edit != st.session_state.get(EDIT_WRITTEN)
+    st.session_state[EDIT_WRITTEN] = edit
+    return linked
+
+
+def render(ctx: Context, view: dict) -> None:
+    """The page: the attention kind, the intervention (heads off, or one row's weight moved), the
+    two runs side by side, the difference downstream, the importance table and the exports."""
+    edit_linked = edit_from_link()
+    page_header("page_intervene", "iv_intro")
+    runner = ctx.runner()
+    base = ctx.trace() if runner is not None else None
+    if base is None:
+        copy_link()
+        return
+
+    kinds = base.kinds()
+    kind = _kind_picker(kinds, edit_linked)
+    att0 = base.attention[kind]
+
+    off, dropped = ui_iv.fitted(view["off"] or [], runner)
+    if dropped:
+        st.warning(t("iv_heads_dropped", heads=md(", ".join(dropped)), model=md(ctx.model)), icon="⚠️")
+    st.session_state["iv_off"] = off
+
+    mode = st.segmented_control(
+        t("iv_mode"), MODES, format_func=lambda m: t(f"iv_mode_{m}"), key="iv_mode", required=True
+    )
+    st.caption(t(f"iv_mode_{mode}_help"))
+
+    image_format = st.session_state.get("iv_img", "png")
+    how = view["how"]
+    edit_api = None
+    if mode == "ablate":
+        how, off = _section_ablate(runner, att0, kind)
+    else:
+        edit_api = _section_edit(base, att0, kind, view["edit"], image_format)
+
+    # -- the intervened run ------------------------------------------------------------------------------
+    off_t = tuple(off) if mode == "ablate" else ()
+    try:
+        run = ui_iv.Run(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
+        tr = ui_iv.trace(run)
+        target = out0 = out1 = None
+        if runner.kind == "translator":
+            target = tuple(ui_iv.outputs(run.untouched())["ids"])
+        if runner.kind != "encoder":  # an encoder (a Hugging Face BERT) writes nothing: attention change only
+            out0 = ui_iv.outputs(run.untouched(), target)
+            out1 = ui_iv.outputs(run, target)
+    except InputError as err:
+        widgets.show_input_error(err)
+        copy_link()
+        return
+    touched = bool(off_t) or edit_api is not None
+
+    # presentation mode: under the title, in halves: the model view's tiles stay square, so its height
+    # sets its width (about 420 px for 2 x 4 heads), and the next-token bars take the room it leaves
+    # (issue 37: at 1920 x 1080 the plot areas took 25 % + 27 % of the width)
+    left, right = main_area().columns([1, 1] if ctx.presentation else [3, 2], gap="large")
+    with left:
+        imp = _model_view(ctx, att0, kind, off_t, how, mode == "ablate" and out0 is not None, image_format)
+    with right:
+        _outputs(ctx, runner, base, tr, out0, out1, touched, view["step"], image_format)
+
+    diff_csv = _section_difference(base, tr, kinds, kind, touched, view["dhead"], image_format)
+    if imp is not None:
+        _importance_table(imp)
+    _exports(ctx, run, imp, diff_csv)
+
+    e = st.session_state.get("iv_edit") if mode == "edit" else None
+    state.write_view(
+        VIEW,
+        mode=mode,
+        off=list(off_t),
+        how=how,
+        ikind=kind if len(kinds) > 1 else None,
+        imp=bool(st.session_state.get("iv_imp") and mode == "ablate"),
+        edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
+        dhead=st.session_state.get("iv_dhead") if touched else None,
+        step=st.session_state.get("iv_step") or 0,
+    )
     copy_link()
-    st.stop()
+
 
 # -- which attention kind the model view shows -----------------------------------------------------
-kinds = base.kinds()
-if edit_linked and st.session_state.get("iv_edit"):  # a link's edit opens on its attention kind
-    st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
-if st.session_state.get("iv_kind") not in kinds:
-    st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
-kind = widgets.kind_picker(kinds, "iv_kind")
-att0 = base.attention[kind]
-L, H = att0.num_layers, att0.num_heads
-all_names = [head_name(*h) for h in all_heads(runner)]
+def _kind_picker(kinds: list[str], edit_linked: bool) -> str:
+    """The kind picker, on the kind of the link's edit when the link brought one, else the
+    session's, else cross-attention where the model has it."""
+    if edit_linked and st.session_state.get("iv_edit"):  # a link's edit opens on its attention kind
+        st.session_state["iv_kind"] = parse_head(st.session_state["iv_edit"][0])[0]
+    if st.session_state.get("iv_kind") not in kinds:
+        st.session_state["iv_kind"] = "cross" if "cross" in kinds else kinds[0]
+    return widgets.kind_picker(kinds, "iv_kind")
 
-off, dropped = ui_iv.fitted(st.session_state.get("iv_off") or [], runner)
-if dropped:
-    st.warning(t("iv_heads_dropped", heads=md(", ".join(dropped)), model=md(ctx.model)), icon="⚠️")
-st.session_state["iv_off"] = off
 
-mode = st.segmented_control(t("iv_mode"), MODES, format_func=lambda m: t(f"iv_mode_{m}"), key="iv_mode", required=True)
-st.caption(t(f"iv_mode_{mode}_help"))
-
-image_format = st.session_state.get("iv_img", "png")
-how = st.session_state.get("iv_how", "zero")
-edit_api = None
-if mode == "ablate":
+# -- ablate: heads switched off --------------------------------------------------------------------
+def _section_ablate(runner, att0, kind: str) -> tuple[str, list[str]]:
+    """The heads to switch off and how; the focus head and its buttons; the sink heads found.
+    Returns (how, the heads off)."""
+    L, H = att0.num_layers, att0.num_heads
+    all_names = [head_name(*h) for h in all_heads(runner)]
     c_off, c_how = st.columns([3, 2], vertical_alignment="bottom")
     with c_off:
         st.multiselect(
@@ -167,9 +244,14 @@ if mode == "ablate":
                 heads=", ".join(ui_iv.head_label(n) for n in sinks),
             )
         )
-else:
-    # -- edit: one row of one head, key `from`'s weight moved onto key `to` ----------------------------
-    e = st.session_state.get("iv_edit")
+    return how, off
+
+
+# -- edit: one row of one head, key `from`'s weight moved onto key `to` ----------------------------
+def _section_edit(base, att0, kind: str, e, image_format: str) -> tuple:
+    """The head, row and keys of the edit (e: the view's, else a row of the last layer), and that
+    row before and after. Returns the edit as the model API takes it."""
+    L, H = att0.num_layers, att0.num_heads
     if e is None or ui_iv.edit_of(e, base) is None:
         q_last = len(att0.query_tokens) - 1
         row = att0.weights[L - 1, 0, q_last]
@@ -213,7 +295,7 @@ else:
         or visible[-1]
     )
     e = (head_name(kind, e_layer, e_head), q, src, dst)
-    st.session_state["iv_edit"] = e
+    st.session_state["iv_edit"] = st.session_state[EDIT_WRITTEN] = e
     edit_api = ui_iv.edit_of(e, base)
     before = att_e.weights[e_layer, e_head, q]
     fig = compare_bars(
@@ -225,32 +307,18 @@ else:
     )
     st.markdown(t("iv_edit_title", head=ui_iv.head_label(e[0]), row=md(q_labels[q])))
     plotly_chart(present_figure(fig), config=ui_iv.image_config(image_format, "edited_row"), key="iv_edit_bars")
+    return edit_api
 
-# -- the intervened run ------------------------------------------------------------------------------
-off_t = tuple(off) if mode == "ablate" else ()
-try:
-    run = ui_iv.Run(ctx.model, ctx.device, ctx.text, off_t, how, edit_api)
-    tr = ui_iv.trace(run)
-    target = out0 = out1 = None
-    if runner.kind == "translator":
-        target = tuple(ui_iv.outputs(run.untouched())["ids"])
-    if runner.kind != "encoder":  # an encoder (a Hugging Face BERT) writes nothing: attention change only
-        out0 = ui_iv.outputs(run.untouched(), target)
-        out1 = ui_iv.outputs(run, target)
-except InputError as err:
-    widgets.show_input_error(err)
-    copy_link()
-    st.stop()
-touched = bool(off_t) or edit_api is not None
 
-# presentation mode: under the title, in halves: the model view's tiles stay square, so its height
-# sets its width (about 420 px for 2 x 4 heads), and the next-token bars take the room it leaves
-# (issue 37: at 1920 x 1080 the plot areas took 25 % + 27 % of the width)
-left, right = main_area().columns([1, 1] if ctx.presentation else [3, 2], gap="large")
-with left:
+# -- the two runs side by side -----------------------------------------------------------------------
+def _model_view(ctx: Context, att0, kind: str, off_t: tuple, how: str, offer_importance: bool, image_format: str):
+    """The untouched run's model view, the heads switched off marked, and (toggled on) every
+    head's importance written over it; a click on a tile switches that head. Returns the
+    importance, or None."""
+    L, H = att0.num_layers, att0.num_heads
     st.markdown("**" + t("iv_model_view", kind=t(f"kind_{kind}")) + "**")
     imp = None
-    if mode == "ablate" and out0 is not None:
+    if offer_importance:
         if st.toggle(t("iv_importance"), key="iv_imp", help=t("iv_importance_help")):
             try:
                 imp = ui_iv.importance(ctx.model, ctx.device, ctx.text, how)
@@ -277,20 +345,24 @@ with left:
     )
     if imp is not None:
         st.caption(t("iv_importance_translator" if imp.delta_logp is not None else "iv_importance_gpt"))
+    return imp
 
-with right:
+
+def _outputs(ctx: Context, runner, base, tr, out0, out1, touched: bool, step: int, image_format: str) -> None:
+    """What the untouched and the intervened run write, and their next-token probabilities (the
+    translator's at the decoding step chosen)."""
     st.markdown("**" + t("iv_outputs") + "**")
     if out0 is None:
         st.info(t("iv_encoder_only"), icon="ℹ️")
-    elif runner.kind == "translator":
+        return
+    if runner.kind == "translator":
         st.markdown(t("iv_untouched_output", text=md(base.output_text)))
         changed = tr.output_text != base.output_text
         st.markdown(t("iv_touched_output", text=md(tr.output_text)) + (" ⚠️" if changed else ""))
         if touched:
             st.caption(t("iv_changed" if changed else "iv_same"))
         steps = rows.unique(out0["labels"])
-        step = min(st.session_state.get("iv_step", 0), len(steps) - 1)
-        st.session_state["iv_step"] = step
+        st.session_state["iv_step"] = min(step, len(steps) - 1)
         step = st.selectbox(
             t("iv_step"), list(range(len(steps))), format_func=lambda i: steps[i], key="iv_step", help=t("iv_step_help")
         )
@@ -301,30 +373,34 @@ with right:
                 t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends"))
             )
         p0, p1 = out0["probs"][0], out1["probs"][0]
-    if out0 is not None:
-        labels, a, b = ui_iv.top_tokens(runner, p0, p1)
-        bars = compare_bars(
-            labels,
-            a,
-            b,
-            labels={
-                "a": t("iv_untouched"),
-                "b": t("iv_touched"),
-                "token": t("iv_next_token"),
-                "probability": t("iv_probability"),
-            },
-        )
-        plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
-        st.caption(t("iv_bars_help"))
+    labels, a, b = ui_iv.top_tokens(runner, p0, p1)
+    bars = compare_bars(
+        labels,
+        a,
+        b,
+        labels={
+            "a": t("iv_untouched"),
+            "b": t("iv_touched"),
+            "token": t("iv_next_token"),
+            "probability": t("iv_probability"),
+        },
+    )
+    plotly_chart(present_figure(bars), config=ui_iv.image_config(image_format, "next_token"), key="iv_bars")
+    st.caption(t("iv_bars_help"))
+
 
 # -- the difference downstream -----------------------------------------------------------------------
-st.subheader(t("iv_difference"))
-if not touched:
-    st.info(t("iv_nothing_off"), icon="ℹ️")
-else:
-    diff_kind = st.session_state.get("iv_dhead")
+def _section_difference(base, tr, kinds: list[str], kind: str, touched: bool, dhead, image_format: str):
+    """One head's weights, intervened minus untouched, beside every head's largest change.
+    Returns that head's difference as a table (for the CSV), or None when nothing was touched."""
+    st.subheader(t("iv_difference"))
+    if not touched:
+        st.info(t("iv_nothing_off"), icon="ℹ️")
+        return None
+    att0 = base.attention[kind]
+    L, H = att0.num_layers, att0.num_heads
     d_names = [head_name(k, la, h) for k in kinds for la in range(L) for h in range(H)]
-    if diff_kind not in d_names:
+    if dhead not in d_names:
         st.session_state["iv_dhead"] = head_name(kind, L - 1, 0)
     c_sel, _ = st.columns([2, 3])
     with c_sel:
@@ -367,9 +443,13 @@ else:
             key="iv_diff_mv",
         )
         st.caption(t("iv_diff_all_help"))
+    return difference_table(
+        diff[dl, dh], rows.row_labels(a_att)[:q_n], list(a_att.key_tokens)[:k_n], wa[dl, dh], wb[dl, dh], mask
+    )
+
 
 # -- the importance table and exports ----------------------------------------------------------------
-if imp is not None:
+def _importance_table(imp) -> None:
     st.subheader(t("iv_importance_table"))
     table = imp.to_json()["heads"]
     shown = [
@@ -390,53 +470,33 @@ if imp is not None:
         column_config={t("iv_col_score"): st.column_config.NumberColumn(format="%.4f")},
     )
 
-with st.expander(t("iv_export"), icon="⬇️"):
-    widgets.image_format_picker("iv_img")
 
-    def payload(ctx=ctx, run=run, imp=imp) -> str:
-        # written on click from the caches: a session keeps the keys, not two traces as JSON (a
-        # 1,100-character MiniLM text made about 200 MB of it per session, issue 32)
-        out = {"untouched": ctx.trace().to_json(), "intervened": ui_iv.trace(run).to_json()}
-        if imp is not None:
-            out["importance"] = imp.to_json()
-        return json.dumps(out, ensure_ascii=False)
+def _exports(ctx: Context, run, imp, diff_table) -> None:
+    """The image format of the figures' camera button, and the downloads: both runs as JSON, the
+    difference shown (when something was touched) and the importance (when computed) as CSV."""
+    with st.expander(t("iv_export"), icon="⬇️"):
+        widgets.image_format_picker("iv_img")
 
-    with st.container(horizontal=True):
-        widgets.download(t("iv_download_json"), payload, "intervene.json", "iv_json")
-        if touched:
-            widgets.download(
-                t("iv_download_csv"),
-                to_csv(
-                    difference_table(
-                        diff[dl, dh],
-                        rows.row_labels(a_att)[:q_n],
-                        list(a_att.key_tokens)[:k_n],
-                        wa[dl, dh],
-                        wb[dl, dh],
-                        mask,
-                    )
-                ),
-                "attention_difference.csv",
-                "iv_csv",
-            )
-        if imp is not None:
-            widgets.download(
-                t("iv_download_importance"),
-                to_csv(pd.DataFrame(imp.to_json()["heads"])),
-                "head_importance.csv",
-                "iv_imp_csv",
-            )
+        def payload() -> str:
+            # written on click from the caches: a session keeps the keys, not two traces as JSON (a
+            # 1,100-character MiniLM text made about 200 MB of it per session, issue 32)
+            out = {"untouched": ctx.trace().to_json(), "intervened": ui_iv.trace(run).to_json()}
+            if imp is not None:
+                out["importance"] = imp.to_json()
+            return json.dumps(out, ensure_ascii=False)
 
-e = st.session_state.get("iv_edit") if mode == "edit" else None
-state.write_view(
-    VIEW,
-    mode=mode,
-    off=list(off_t),
-    how=how,
-    ikind=kind if len(kinds) > 1 else None,
-    imp=bool(st.session_state.get("iv_imp") and mode == "ablate"),
-    edit=None if e is None else f"{e[0]}:{e[1]}:{e[2]}:{e[3]}",
-    dhead=st.session_state.get("iv_dhead") if touched else None,
-    step=st.session_state.get("iv_step") or 0,
-)
-copy_link()
+        with st.container(horizontal=True):
+            widgets.download(t("iv_download_json"), payload, "intervene.json", "iv_json")
+            if diff_table is not None:
+                widgets.download(t("iv_download_csv"), to_csv(diff_table), "attention_difference.csv", "iv_csv")
+            if imp is not None:
+                widgets.download(
+                    t("iv_download_importance"),
+                    to_csv(pd.DataFrame(imp.to_json()["heads"])),
+                    "head_importance.csv",
+                    "iv_imp_csv",
+                )
+
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)

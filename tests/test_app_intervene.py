@@ -87,6 +87,25 @@ def test_edit_link_moves_the_weight_and_the_output_follows_the_model():
     assert f"With the intervention: {md(text)} **{md(written)}**" in markdown(at)
 
 
+def test_an_edit_link_opens_on_its_kind_and_the_kind_is_then_the_readers():
+    """The translator opens on cross-attention, but a link whose edit names a decoder head opens on
+    decoder self-attention, once: the kind the reader picks afterwards stays, on every later run."""
+    at = apptest.open_page("pages/intervene.py", "translator", TIMEOUT, text=TR_TEXT, edit="decoder:2:3:1:0:1")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.radio(key="iv_kind").value == "decoder"
+    assert at.query_params["ikind"] in (["decoder"], "decoder")
+    at.radio(key="iv_kind").set_value("cross").run()
+    at.run()  # a rerun with the same link: the edit in it was read already
+    assert at.radio(key="iv_kind").value == "cross"
+    assert at.query_params["ikind"] in (["cross"], "cross")
+    assert "Cross-attention" in " ".join(m.value for m in at.markdown if m.value.startswith("**"))
+    # in edit mode the page writes the edit itself (re-aimed at the kind shown): still the reader's kind
+    at.segmented_control(key="iv_mode").set_value("edit").run()
+    at.radio(key="iv_kind").set_value("encoder").run()
+    assert at.radio(key="iv_kind").value == "encoder"
+    assert str(at.query_params["edit"]).strip("[]'").startswith("encoder:")
+
+
 def test_a_bad_head_in_the_link_falls_back_with_a_notice():
     at = apptest.open_page("pages/intervene.py", "gpt", TIMEOUT, off="cross:9:9")
     assert at.warning and at.multiselect(key="iv_off").value == []

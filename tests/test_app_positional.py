@@ -12,9 +12,12 @@ import pytest
 from apptest import array, notices
 from streamlit.testing.v1 import AppTest
 
+import model
 from analysis import experiments as ex
 from model import registry
+from tests.render import render_page
 from ui import cache
+from ui.context import Context
 
 PAGE = "pages/positional.py"
 TIMEOUT = 120
@@ -81,6 +84,26 @@ def test_word_order_permutation_claim_on_the_models_numbers():
     assert list(table["Sentence"]) == ["狗咬人", "人咬狗"]
     with_pe = cache.runner("translator", "auto").translate(["狗咬人", "人咬狗"])
     assert list(table["With positional encoding"]) == with_pe
+
+
+def test_the_order_section_drawn_from_a_context_shows_the_layer_and_head_given():
+    """render(ctx, view) without app.py (tests/render.py): a layer and a head given from 0 are drawn
+    and linked from 1, in Chinese, on the translator whatever the sidebar's model; each heatmap is
+    that head's encoder attention as the model computes it on its own."""
+    ctx = Context("zh", "gpt", "The cat sat on the mat", "cpu", False)
+    at = render_page(PAGE, ctx, sec="order", olayer=1, ohead=0)
+    assert not at.exception, [e.value for e in at.exception]
+    layer, head = at.selectbox(key="pos_olayer"), at.selectbox(key="pos_ohead")
+    assert (layer.value, head.value) == (1, 0)
+    assert (layer.format_func(layer.value), head.format_func(head.value)) == ("第 2 层", "第 1 个头")
+    assert {k: at.query_params[k] for k in ("sec", "olayer", "ohead")} in (
+        {"sec": "order", "olayer": "2", "ohead": "1"},
+        {"sec": ["order"], "olayer": ["2"], "ohead": ["1"]},
+    )
+    m = model.load("translator", device="cpu")
+    for key, sentence in (("pos_order_a_True", "狗咬人"), ("pos_order_b_True", "人咬狗")):
+        drawn = array(apptest.chart(at, key)["data"][0]["z"])
+        np.testing.assert_allclose(drawn, m.trace(sentence).attention["encoder"].weights[1, 0], atol=1e-5)
 
 
 def test_word_order_with_sentences_that_are_not_reorderings():
