@@ -198,7 +198,9 @@ def _section_losses(ctx: Context, base: str, snaps: list[dict], index: int, tran
             st.markdown(t("tl_continuation", prompt=md(tr.input_text), text=md(more) or t("tl_empty_output")))
 
     # presentation mode: the curves under the slider, the loss full width when it is alone (gpt)
-    left, right = main_area().columns(2, gap="large") if translator or not ctx.presentation else (main_area(), st)
+    left, right = (
+        main_area().columns(2, gap="large") if translator or not ctx.presentation else (main_area(), st.container())
+    )
     with left:
         _show(ctx, tl.metric_figure(base, "loss", index, ctx.lang), "tl_loss")
     with right:
