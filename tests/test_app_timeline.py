@@ -143,6 +143,25 @@ def test_gpt_shows_its_greedy_continuation_at_the_step():
     assert any(m.value.startswith("Continuation at this step") and more.split()[0] in m.value for m in at.markdown)
 
 
+def test_gpt_in_presentation_mode_shows_the_loss_alone_and_the_numbers_below():
+    """On a projector a decoder's loss chart takes the full width (no exact-match chart beside it)
+    and the losses at the step follow in the page: the page drew nothing past the slider there
+    (`with st:` on the module, a TypeError) until render was called with presentation on."""
+    from tests.render import render_page
+    from ui.context import Context
+
+    at = render_page(PAGE, Context("en", "gpt", "The cat sat on the mat", "cpu", True), TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    last = model.snapshots_of("gpt")[-1]["metrics"]
+    assert (
+        f"At step {steps('gpt')[-1]:,}: training loss {last['train_loss']:.3f}, held-out loss "
+        f"{last['heldout_loss']:.3f}" in texts(at)
+    )
+    assert any(m.value.startswith("Continuation at this step") for m in at.markdown)
+    assert chart(at, "tl_loss") and chart(at, "tl_heatmap")
+    assert not [c for c in at.get("plotly_chart") if "tl_em" in c.proto.id]
+
+
 def test_a_bad_step_in_the_link_then_chinese():
     at = open_page("translator", step=7)
     assert "The link's step 7 is not a snapshot of this model" in notices(at)
