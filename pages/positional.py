@@ -100,6 +100,7 @@ VIEW = (
     Field("olayer", "pos_olayer", None, view.whole, one_based=True),  # None: where order matters most
     Field("ohead", "pos_ohead", None, view.whole_or_mean, one_based=True),
     Field("glayer", "pos_glayer", 0, view.whole, one_based=True, omit_default=True),
+    Field("rlayer", "pos_rlayer", 0, view.whole, one_based=True, omit_default=True),  # the real RoPE model's layer
     Field("llang", "pos_llang", "en", choice(("en", "zh")), omit_default=True),
     Field("npos", "pos_npos", 64, clamped("npos", 2, 128, cast=int), omit_default=True),
 )
@@ -118,7 +119,7 @@ def render(ctx: Context, view: dict) -> None:
     elif sec == "learned":
         url.update(_section_learned(ctx))
     elif sec == "rope":
-        _section_rope(ctx)  # its layer picker is not in the link (VIEW has no field for it)
+        url.update(_section_rope(ctx))
     elif sec == "order":
         url.update(_section_order(ctx, view))
     elif sec == "long":
@@ -279,7 +280,7 @@ def _section_learned(ctx: Context) -> dict:
 
 
 # -- 4. RoPE and ALiBi -------------------------------------------------------------------------
-def _section_rope(ctx: Context) -> None:
+def _section_rope(ctx: Context) -> dict:
     """RoPE's score by offset, the sidebar's real RoPE model with and without its rotation, then ALiBi's biases."""
     st.subheader(t("pos_rope_title"))
     st.markdown(t("pos_rope_help"))
@@ -297,7 +298,7 @@ def _section_rope(ctx: Context) -> None:
         key="pos_rope",
     )
     st.caption(t("pos_rope_diff", diff=float(np.abs(scores[0] - scores[1]).max())))
-    _real_rope(ctx)
+    url = _real_rope(ctx)  # its layer, for the link
 
     st.subheader(t("pos_alibi_title"))
     st.markdown(t("pos_alibi_help"))
@@ -309,14 +310,15 @@ def _section_rope(ctx: Context) -> None:
         config=PLOTLY_CONFIG,
         key="pos_alibi",
     )
+    return url
 
 
-def _real_rope(ctx: Context) -> None:
+def _real_rope(ctx: Context) -> dict:
     """The sidebar's model, when it is a real pretrained RoPE decoder (SmolLM2-135M): its attention
     on the sentence with the rotation and without it (cos = 1, sin = 0 in every layer)."""
     real = runner_of(ctx, ctx.model) if ctx.model not in PRESETS and "@" not in ctx.model else None
     if real is None or real.config.positional != "rope" or not real.can_continue_text or not ctx.text.strip():
-        return
+        return {}
     st.subheader(t("pos_rope_real_title", name=model_label(ctx.model)))
     st.markdown(t("pos_rope_real_help"))
     try:
@@ -324,7 +326,7 @@ def _real_rope(ctx: Context) -> None:
         off = cache.trace(ctx.model, ctx.device, ctx.text, use_position=False).attention["decoder"]
     except InputError as e:
         show_input_error(e)
-        return
+        return {}
     c1, _ = st.columns([1, 3])
     with c1:
         rlayer = layer_picker(on.num_layers, "pos_rlayer", "pos_gpts_layer", "pos_layer_n")
@@ -350,6 +352,7 @@ def _real_rope(ctx: Context) -> None:
             hi=f"{change.max():.2f}",
         )
     )
+    return {"rlayer": rlayer}
 
 
 # -- 5. word order: 狗咬人 vs 人咬狗 ------------------------------------------------------------
