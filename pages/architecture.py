@@ -86,13 +86,13 @@ def render(ctx: Context, view: dict) -> None:
         st.info(t("empty_text_hint"), icon="✏️")
         copy_link()
         return
-    side_by_side(ctx, tok, text)
-    comparison()
-    modern_models()
+    _side_by_side(ctx, tok, text)
+    _comparison()
+    _modern_models()
     copy_link()
 
 
-def side_by_side(ctx: Context, tok: Tokenizer, text: str) -> None:
+def _side_by_side(ctx: Context, tok: Tokenizer, text: str) -> None:
     """BERT's, GPT's and T5's masks over the sentence's first SHOWN tokens, each beside what it means."""
     ids = tok.encode(text)
     src_ids = ids[:SHOWN]
@@ -140,7 +140,7 @@ def side_by_side(ctx: Context, tok: Tokenizer, text: str) -> None:
         link(ctx, "translator", "cross", "arch_t5_link")
 
 
-def comparison() -> None:
+def _comparison() -> None:
     """The three in one table."""
     st.subheader(t("arch_compare"))
     compare = pd.DataFrame(
@@ -156,7 +156,7 @@ def comparison() -> None:
     st.table(compare.set_index(t("arch_col_model")))  # a static table: every column shows, wrapped
 
 
-def modern_models() -> None:
+def _modern_models() -> None:
     """The tutorial's table of modern models."""
     st.subheader(t("arch_modern"))
     modern = pd.DataFrame(
