@@ -71,6 +71,7 @@ VIEW = (
     Field("seed", "gen_seed", 0, clamped("seed", 0, SEED_MAX, int), omit_default=True),
     # the steps shown: a link's applies once, when it is opened (afterwards the buttons own it)
     Field("done", "gen_done_link", 0, clamped("done", 0, MAX_NEW, int), omit_default=True),
+    *kv_cache.VIEW,  # the KV-cache section's (pages/generation_parts/kv_cache.py declares them)
 )
 
 
@@ -80,7 +81,6 @@ def render(ctx: Context, view: dict) -> None:
     if view["prompt"] is None:  # neither the link nor this session gave a prompt: the sidebar's sentence
         st.session_state["gen_prompt"] = ctx.text
     done_linked = state.linked("gen_done_link")  # a link's steps, taken once, as the link is read
-    state.read_view(kv_cache.VIEW)
 
     page_header("page_generation", "gen_intro")
 
@@ -136,7 +136,6 @@ def render(ctx: Context, view: dict) -> None:
         )
 
     kv_cache.section(gen_ctx.model, gen_ctx.device, runner, gen.ids, read, prompt_len)
-    state.write_view(kv_cache.VIEW, **kv_cache.shown())
     state.write_view(
         VIEW,
         {"prompt": ctx.text},
@@ -147,6 +146,7 @@ def render(ctx: Context, view: dict) -> None:
         topp=min(float(top_p), 1.0),
         seed=int(seed),
         done=done,
+        **kv_cache.shown(),
     )
     copy_link()
 
