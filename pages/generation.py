@@ -15,11 +15,12 @@ import streamlit as st
 from model.errors import InputError
 from model.tokenizer import EOS
 from pages.generation_parts import kv_cache
-from ui import cache, state
+from ui import cache, page, state
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
-from ui.run import current
+from ui.run import Context
 from ui.safe import md, short
+from ui.state import clamped
 from ui.view import Field
 from ui.widgets import PLOTLY_CONFIG, action_button, sampling_knobs, show_input_error, show_model_notices
 from viz.generation import next_token_bars, top_indices
@@ -60,99 +61,139 @@ def advance(run_key, to: int | None) -> None:
     st.session_state.pop("gen_view", None)
 
 
-ctx = current()
-
 # the page's view: every setting its link carries (ui/view.py), the usual values left out of it
 VIEW = (
     Field("prompt", "gen_prompt", None, state.text, omit_default=True),  # default: the sidebar's sentence
-    Field("n", "gen_n", 20, state.clamped("n", 1, MAX_NEW, int), omit_default=True),
-    Field("stemp", "gen_stemp", 1.0, state.clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
-    Field("topk", "gen_topk", 0, state.clamped("topk", 0, 1_000_000, int), omit_default=True),
-    Field("topp", "gen_topp", 1.0, state.clamped("topp", 0.01, 1.0), omit_default=True),
-    Field("seed", "gen_seed", 0, state.clamped("seed", 0, SEED_MAX, int), omit_default=True),
+    Field("n", "gen_n", 20, clamped("n", 1, MAX_NEW, int), omit_default=True),
+    Field("stemp", "gen_stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
+    Field("topk", "gen_topk", 0, clamped("topk", 0, 1_000_000, int), omit_default=True),
+    Field("topp", "gen_topp", 1.0, clamped("topp", 0.01, 1.0), omit_default=True),
+    Field("seed", "gen_seed", 0, clamped("seed", 0, SEED_MAX, int), omit_default=True),
     # the steps shown: a link's applies once, when it is opened (afterwards the buttons own it)
-    Field("done", "gen_done_link", 0, state.clamped("done", 0, MAX_NEW, int), omit_default=True),
+    Field("done", "gen_done_link", 0, clamped("done", 0, MAX_NEW, int), omit_default=True),
+    *kv_cache.VIEW,  # the KV-cache section's (pages/generation_parts/kv_cache.py declares them)
 )
-done_from_link = state.from_link("done", key="gen_done_link")
-done_link = state.read_view(VIEW, prompt=ctx.text)["done"]
-state.read_view(kv_cache.VIEW)
 
-page_header("page_generation", "gen_intro")
 
-gen_ctx = ctx
-runner = ctx.runner()
-if runner is not None and not runner.can_continue_text:  # a decoder-only model writes; others do not
-    st.info(t("gen_translator_note"), icon="ℹ️")
-    gen_ctx = dataclasses.replace(ctx, model="gpt")
-    runner = gen_ctx.runner()
-if runner is None:
+def render(ctx: Context, view: dict) -> None:
+    """The page: the prompt and the knobs, the buttons, the text so far, the step shown (its
+    distribution and what the newest token attended to), then the KV cache."""
+    if view["prompt"] is None:  # neither the link nor this session gave a prompt: the sidebar's sentence
+        st.session_state["gen_prompt"] = ctx.text
+    done_linked = state.linked("gen_done_link")  # a link's steps, taken once, as the link is read
+
+    page_header("page_generation", "gen_intro")
+
+    gen_ctx = ctx
+    runner = ctx.runner()
+    if runner is not None and not runner.can_continue_text:  # a decoder-only model writes; others do not
+        st.info(t("gen_translator_note"), icon="ℹ️")
+        gen_ctx = dataclasses.replace(ctx, model="gpt")
+        runner = gen_ctx.runner()
+    if runner is None:
+        copy_link()
+        return
+
+    prompt, n_max, stemp, top_k, top_p, seed = _settings(runner)
+    run_key = (gen_ctx.model, prompt, float(stemp), int(top_k), float(top_p), int(seed))
+    if done_linked:
+        runs()[run_key] = view["done"]  # a link reopens the same steps
+    done = min(runs().get(run_key, 0), n_max)
+
+    try:
+        gen = generate(gen_ctx.model, gen_ctx.device, prompt, done, float(stemp), int(top_k), float(top_p), int(seed))
+    except InputError as e:
+        show_input_error(e)
+        copy_link()
+        return
+    n_steps = len(gen.steps)
+    finished = n_steps >= n_max or n_steps < done  # </s>, or the model's length limit
+    if finished:
+        done = n_steps
+
+    # one row of buttons as wide as their labels (columns cut "Run to the end" to "Run to th..." on a
+    # projector); in presentation mode under the title, above the step they draw, so the teacher steps
+    # on without scrolling back past the chart to the knobs
+    with main_area(), st.container(horizontal=True, key="gen_buttons"):
+        action_button("gen_step", "➡️", advance, (run_key, None), type="primary", disabled=finished)
+        action_button("gen_run", "⏩", advance, (run_key, n_max), disabled=finished)
+        action_button("gen_reset", "↩️", advance, (run_key, 0), explain=False, disabled=done == 0)
+
+    show_model_notices(gen.notices)
+
+    tok = runner.tokenizer
+    prompt_len = len(gen.ids) - n_steps  # <s> and the prompt's tokens
+    labels = tok.labels(gen.ids)
+    _text_so_far(tok, gen, labels, prompt_len, n_max, finished)
+    read = gen.ids
+    if n_steps:
+        read = _step(ctx, tok, gen, labels, prompt_len, stemp)
+        st.page_link(
+            "pages/attention.py",
+            label=t("gen_open_attention"),
+            icon="🔍",
+            query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang},
+        )
+
+    kv_cache.section(gen_ctx.model, gen_ctx.device, runner, gen.ids, read, prompt_len)
+    state.write_view(
+        VIEW,
+        {"prompt": ctx.text},
+        prompt=prompt,
+        n=n_max,
+        stemp=float(stemp),
+        topk=int(top_k),
+        topp=min(float(top_p), 1.0),
+        seed=int(seed),
+        done=done,
+        **kv_cache.shown(),
+    )
     copy_link()
-    st.stop()
 
-# -- settings ----------------------------------------------------------------------------------
-prompt = st.text_input(t("gen_prompt"), key="gen_prompt", help=t("gen_prompt_help"))
-c1, c2, c3, c4, c5 = st.columns(5)
-with c1:
-    n_max = st.slider(t("gen_max_new"), 1, MAX_NEW, key="gen_n")
-stemp, top_k, top_p = sampling_knobs("gen", runner.tokenizer.vocab_size, STEMP_MAX, (c2, c3, c4))
-with c5:
-    seed = st.number_input(t("gen_seed"), 0, SEED_MAX, step=1, key="gen_seed", help=t("gen_seed_help"))
 
-run_key = (gen_ctx.model, prompt, float(stemp), int(top_k), float(top_p), int(seed))
-if done_from_link:
-    runs()[run_key] = done_link  # a link reopens the same steps
-done = min(runs().get(run_key, 0), n_max)
+def _settings(runner) -> tuple:
+    """The prompt, then one row of knobs: (prompt, tokens at most, sampling temperature, top-k,
+    top-p, seed)."""
+    prompt = st.text_input(t("gen_prompt"), key="gen_prompt", help=t("gen_prompt_help"))
+    c1, c2, c3, c4, c5 = st.columns(5)
+    with c1:
+        n_max = st.slider(t("gen_max_new"), 1, MAX_NEW, key="gen_n")
+    stemp, top_k, top_p = sampling_knobs("gen", runner.tokenizer.vocab_size, STEMP_MAX, (c2, c3, c4))
+    with c5:
+        seed = st.number_input(t("gen_seed"), 0, SEED_MAX, step=1, key="gen_seed", help=t("gen_seed_help"))
+    return prompt, n_max, stemp, top_k, top_p, seed
 
-try:
-    gen = generate(gen_ctx.model, gen_ctx.device, prompt, done, float(stemp), int(top_k), float(top_p), int(seed))
-except InputError as e:
-    show_input_error(e)
-    copy_link()
-    st.stop()
-n_steps = len(gen.steps)
-finished = n_steps >= n_max or n_steps < done  # </s>, or the model's length limit
-if finished:
-    done = n_steps
 
-# one row of buttons as wide as their labels (columns cut "Run to the end" to "Run to th..." on a
-# projector); in presentation mode under the title, above the step they draw, so the teacher steps
-# on without scrolling back past the chart to the knobs
-with main_area(), st.container(horizontal=True, key="gen_buttons"):
-    action_button("gen_step", "➡️", advance, (run_key, None), type="primary", disabled=finished)
-    action_button("gen_run", "⏩", advance, (run_key, n_max), disabled=finished)
-    action_button("gen_reset", "↩️", advance, (run_key, 0), explain=False, disabled=done == 0)
+def _text_so_far(tok, gen, labels: list[str], prompt_len: int, n_max: int, finished: bool) -> None:
+    """The prompt, then the generated tokens in bold, and how far the writing has gone."""
+    n_steps = len(gen.steps)
+    st.subheader(t("gen_text"))
+    before_text = tok.decode(gen.ids[:prompt_len])
+    new_text = gen.text[len(before_text) :] if gen.text.startswith(before_text) else tok.decode(gen.ids[prompt_len:])
+    gap = " " if new_text[:1].isspace() else ""
+    # a background directive, not bare **…**: Markdown would not embolden "mat**.**" (no word boundary)
+    st.markdown(
+        "> " + md(before_text) + gap + (f":blue-background[**{md(new_text.strip())}**]" if new_text.strip() else "")
+    )
+    if n_steps:
+        st.caption(" · ".join(md(x) for x in labels[prompt_len:]))
+    if n_steps == 0:
+        st.info(t("gen_nothing_yet"), icon="✏️")
+    else:
+        status = t("gen_progress", done=n_steps, total=n_max)
+        if gen.steps[-1].token_id == EOS:
+            status += " " + t("gen_finished_eos")
+        elif n_steps >= n_max:
+            status += " " + t("gen_finished_n")
+        elif finished:
+            status += " " + t("gen_finished_len")
+        st.caption(status)
 
-show_model_notices(gen.notices)
 
-tok = runner.tokenizer
-prompt_len = len(gen.ids) - n_steps  # <s> and the prompt's tokens
-labels = tok.labels(gen.ids)
-
-# -- the text so far: prompt, then the generated tokens in bold --------------------------------
-st.subheader(t("gen_text"))
-before_text = tok.decode(gen.ids[:prompt_len])
-new_text = gen.text[len(before_text) :] if gen.text.startswith(before_text) else tok.decode(gen.ids[prompt_len:])
-gap = " " if new_text[:1].isspace() else ""
-# a background directive, not bare **…**: Markdown would not embolden "mat**.**" (no word boundary)
-st.markdown(
-    "> " + md(before_text) + gap + (f":blue-background[**{md(new_text.strip())}**]" if new_text.strip() else "")
-)
-if n_steps:
-    st.caption(" · ".join(md(x) for x in labels[prompt_len:]))
-if n_steps == 0:
-    st.info(t("gen_nothing_yet"), icon="✏️")
-else:
-    status = t("gen_progress", done=n_steps, total=n_max)
-    if gen.steps[-1].token_id == EOS:
-        status += " " + t("gen_finished_eos")
-    elif n_steps >= n_max:
-        status += " " + t("gen_finished_n")
-    elif finished:
-        status += " " + t("gen_finished_len")
-    st.caption(status)
-
-# -- one step: its distribution and what the newest token attended to ---------------------------
-if n_steps:
+def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: float) -> list[int]:
+    """One step (the reader picks which): its distribution and what the newest token attended to.
+    Returns what the model had read before drawing it."""
+    n_steps = len(gen.steps)
     if n_steps > 1:
         if st.session_state.get("gen_view") not in range(1, n_steps + 1):
             st.session_state["gen_view"] = n_steps
@@ -166,79 +207,68 @@ if n_steps:
         st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
         left, right = st.columns([1, 1], gap="large")
         with left:
-            st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
-            if stemp > 0:
-                before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
-                before /= before.sum()
-            else:
-                before = step.raw_probs.astype(np.float64)
-            idx = top_indices(before, N_BARS, step.token_id)
-            shown = np.where(step.kept[idx], step.probs[idx], before[idx])
-            chosen = int(np.flatnonzero(idx == step.token_id)[0])
-            fig = next_token_bars(
-                tok.labels(idx.tolist()),
-                shown,
-                cut=~step.kept[idx],
-                chosen=chosen,
-                labels={
-                    "cut": t("gen_bars_cut"),
-                    "kept": t("gen_bars_kept"),
-                    "chosen": t("gen_bars_chosen"),
-                    "token": t("gen_bars_token"),
-                    "probability": t("gen_bars_probability"),
-                },
-                # on a projector (present_figure: x 1.35) under the buttons and the step's title: 405
-                # px, so the x axis ends on a 1280 x 800 screen with a room's code in the title row
-                height=300 if ctx.presentation else 340,
-            )
-            plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
-            st.caption(
-                t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id]))
-            )
+            _bars(ctx, tok, step, stemp)
         with right:
-            # this row is the step that wrote the drawn token: say both, as every attention page does
-            st.markdown(
-                "**"
-                + t(
-                    "gen_attention_title_written",
-                    token=md(labels[len(read) - 1]),
-                    written=md(tok.labels([step.token_id])[0]),
-                )
-                + "**"
-            )
-            st.caption(t("gen_attention_help"))
-            a = step.attention  # (layers, heads, keys)
-            L, H, K = a.shape
-            rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
-            fig = attention_heatmap(
-                a.reshape(L * H, K),
-                rows,
-                labels[:K],
-                labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
-                height=min(120 + 30 * L * H, 700),
-            )
-            plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_attention")
+            _newest_attention(tok, step, labels, read)
+    return read
 
-    st.page_link(
-        "pages/attention.py",
-        label=t("gen_open_attention"),
-        icon="🔍",
-        query_params={"text": gen.text, "model": gen_ctx.model, "lang": ctx.lang},
+
+def _bars(ctx: Context, tok, step, stemp: float) -> None:
+    """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange."""
+    st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
+    if stemp > 0:
+        before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
+        before /= before.sum()
+    else:
+        before = step.raw_probs.astype(np.float64)
+    idx = top_indices(before, N_BARS, step.token_id)
+    shown = np.where(step.kept[idx], step.probs[idx], before[idx])
+    chosen = int(np.flatnonzero(idx == step.token_id)[0])
+    fig = next_token_bars(
+        tok.labels(idx.tolist()),
+        shown,
+        cut=~step.kept[idx],
+        chosen=chosen,
+        labels={
+            "cut": t("gen_bars_cut"),
+            "kept": t("gen_bars_kept"),
+            "chosen": t("gen_bars_chosen"),
+            "token": t("gen_bars_token"),
+            "probability": t("gen_bars_probability"),
+        },
+        # on a projector (present_figure: x 1.35) under the buttons and the step's title: 405
+        # px, so the x axis ends on a 1280 x 800 screen with a room's code in the title row
+        height=300 if ctx.presentation else 340,
     )
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_bars")
+    st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id])))
 
-kv_cache.section(
-    gen_ctx.model, gen_ctx.device, runner, gen.ids, gen.ids[: prompt_len + i - 1] if n_steps else gen.ids, prompt_len
-)
-state.write_view(kv_cache.VIEW, **kv_cache.shown())
-state.write_view(
-    VIEW,
-    {"prompt": ctx.text},
-    prompt=prompt,
-    n=n_max,
-    stemp=float(stemp),
-    topk=int(top_k),
-    topp=min(float(top_p), 1.0),
-    seed=int(seed),
-    done=done,
-)
-copy_link()
+
+def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
+    """What the newest token attended to, in every layer and head (a row per layer and head)."""
+    # this row is the step that wrote the drawn token: say both, as every attention page does
+    st.markdown(
+        "**"
+        + t(
+            "gen_attention_title_written",
+            token=md(labels[len(read) - 1]),
+            written=md(tok.labels([step.token_id])[0]),
+        )
+        + "**"
+    )
+    st.caption(t("gen_attention_help"))
+    a = step.attention  # (layers, heads, keys)
+    L, H, K = a.shape
+    rows = [t("gen_row", layer=la + 1, head=h + 1) for la in range(L) for h in range(H)]
+    fig = attention_heatmap(
+        a.reshape(L * H, K),
+        rows,
+        labels[:K],
+        labels={"x": t("axis_key"), "y": t("gen_axis_rows"), "weight": t("weight"), "masked": t("masked")},
+        height=min(120 + 30 * L * H, 700),
+    )
+    plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key="gen_attention")
+
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)

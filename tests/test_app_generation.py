@@ -70,6 +70,23 @@ def test_a_link_with_done_reopens_the_same_steps_and_is_reproducible():
     assert f"{len(want.steps)} of at most 20" in " ".join(c.value for c in a.caption)
 
 
+def test_a_links_steps_apply_once_then_the_buttons_own_them():
+    """?done= opens those steps; Step and Start again then move on from there, and the link's
+    value, still in the session, never pulls the page back to it (ui/state.py's linked)."""
+    want = expected(prompt="The cat sat on", seed=11, temperature=1.5)
+    assert len(want.steps) >= 3, "the test needs a text of three tokens at least"
+    at = open_page("gpt", done=2, seed=11, stemp=1.5, prompt="The cat sat on")
+    assert shows_tokens(at, expected(prompt="The cat sat on", n=2, seed=11, temperature=1.5))
+    at.button(key="gen_step").click().run()
+    assert not at.exception
+    assert shows_tokens(at, expected(prompt="The cat sat on", n=3, seed=11, temperature=1.5))
+    assert at.query_params["done"] == "3"
+    at.button(key="gen_reset").click().run()
+    assert not at.exception
+    assert any("Nothing generated yet" in i.value for i in at.info)
+    assert "done" not in at.query_params  # 0 steps: the usual view, left out of the link
+
+
 @pytest.mark.parametrize(
     "params,sampling",
     [({"topk": 1}, dict(top_k=1)), ({"topp": 0.01}, dict(top_p=0.01)), ({"stemp": 0}, dict(temperature=0.0))],

@@ -34,7 +34,9 @@ def fields() -> list[tuple[str, str, str, bool, str | None]]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Field" and node.args:
                 link = ast.literal_eval(node.args[0])
-                parse = ast.unparse(node.args[3]).removeprefix("view.") if len(node.args) > 3 else "?"
+                # the parser as written, whichever module it is reached through (view.KIND or KIND;
+                # state.choice(...) or choice(...), imported by name where a page's VIEW may not call state.X)
+                parse = re.sub(r"^(view|state)\.", "", ast.unparse(node.args[3])) if len(node.args) > 3 else "?"
                 words = {k.arg: k.value for k in node.keywords}
                 one = "one_based" in words and ast.literal_eval(words["one_based"])
                 old = ast.literal_eval(words["old"]) if "old" in words else None

@@ -158,13 +158,13 @@ VIEW = (
 )
 
 
-def read_url() -> tuple[str, int]:
-    """(lesson, step index) from the link or this session. A link's answers (only a link whose
-    sender chose to share them carries any) belong to the lesson that link names: they are read
-    once, when the link brings them, never carried into another lesson."""
-    fresh = state.from_link("answers", "les_answers_raw")
+def read_url(got: dict) -> tuple[str, int]:
+    """(lesson, step index) from the view read from the link or this session (got: read_view(VIEW),
+    which page.show reads before the page draws). A link's answers (only a link whose sender chose
+    to share them carries any) belong to the lesson that link names: they are taken once, when the
+    link brings them, never carried into another lesson."""
+    fresh = state.linked("les_answers_raw")
     linked_lesson = st.query_params.get("lesson")
-    got = state.read_view(VIEW)
     lesson, linked = got["lesson"], got["answers"]
     if lesson not in choices():  # a teacher's own lesson that is gone, or a model not offered here
         st.session_state["les_lesson"] = lesson = files.BUILTIN[0]

@@ -66,6 +66,19 @@ def from_link(name: str, key: str | None = None) -> bool:
     return raw is not None and (seen.get(name) != raw or (key or name) not in st.session_state)
 
 
+def linked(key: str) -> bool:
+    """Whether read_view gave session_state[key] a value from the link (a link opened, a room's new
+    address) that the page has not taken yet, and take it: True once for each value a link brings.
+    For a value a page applies once and then leaves to its own controls (the generation page's
+    steps, a lesson link's answers): page.show has read the view before the page draws, so
+    from_link, which asks before url_param, would say no."""
+    taken = st.session_state.get(_LINKED, {})
+    if key not in taken:
+        return False
+    del taken[key]
+    return True
+
+
 def url_param(
     name: str, default: Any, parse: Callable[[str], Any], key: str | None = None, is_text: bool | None = None
 ) -> Any:

@@ -58,8 +58,8 @@ def numbers(name: str, device: str, ids: tuple, read: tuple, prompt_len: int, si
     }
 
 
-# the section's settings as its link carries them (ui/view.py): the generation page reads and writes
-# them with its own view; kvl is a layer, 1-based in the link as everywhere
+# the section's settings as its link carries them (ui/view.py): part of the generation page's view,
+# which reads and writes them with its own; kvl is a layer, 1-based in the link as everywhere
 VIEW = (
     Field("kvl", "kv_layer", 0, whole, one_based=True, omit_default=True),
     Field("kvm", "kv_which", "k", state.choice(("k", "v")), omit_default=True),
