@@ -15,7 +15,7 @@ import streamlit as st
 from model.errors import InputError
 from model.tokenizer import EOS
 from pages.generation_parts import kv_cache
-from ui import cache, page, state
+from ui import cache, page, state, view
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import Context
@@ -27,7 +27,6 @@ from viz.generation import next_token_bars, top_indices
 from viz.heatmap import attention_heatmap
 
 MAX_NEW = 100
-STEMP_MAX = 3.0
 SEED_MAX = 2**31 - 1
 N_BARS = 15
 KEEP_RUNS = 20
@@ -65,9 +64,7 @@ def advance(run_key, to: int | None) -> None:
 VIEW = (
     Field("prompt", "gen_prompt", None, state.text, omit_default=True),  # default: the sidebar's sentence
     Field("n", "gen_n", 20, clamped("n", 1, MAX_NEW, int), omit_default=True),
-    Field("stemp", "gen_stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
-    Field("topk", "gen_topk", 0, clamped("topk", 0, 1_000_000, int), omit_default=True),
-    Field("topp", "gen_topp", 1.0, clamped("topp", 0.01, 1.0), omit_default=True),
+    *view.sampling("gen"),
     Field("seed", "gen_seed", 0, clamped("seed", 0, SEED_MAX, int), omit_default=True),
     # the steps shown: a link's applies once, when it is opened (afterwards the buttons own it)
     Field("done", "gen_done_link", 0, clamped("done", 0, MAX_NEW, int), omit_default=True),
@@ -158,7 +155,7 @@ def _settings(runner) -> tuple:
     c1, c2, c3, c4, c5 = st.columns(5)
     with c1:
         n_max = st.slider(t("gen_max_new"), 1, MAX_NEW, key="gen_n")
-    stemp, top_k, top_p = sampling_knobs("gen", runner.tokenizer.vocab_size, STEMP_MAX, (c2, c3, c4))
+    stemp, top_k, top_p = sampling_knobs("gen", runner.tokenizer.vocab_size, (c2, c3, c4))
     with c5:
         seed = st.number_input(t("gen_seed"), 0, SEED_MAX, step=1, key="gen_seed", help=t("gen_seed_help"))
     return prompt, n_max, stemp, top_k, top_p, seed

@@ -25,7 +25,6 @@ from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.rows import row_labels
 from ui.run import Context
 from ui.safe import md
-from ui.state import clamped
 from ui.view import Field
 from ui.widgets import PLOTLY_CONFIG, kind_picker, sampling_knobs, show_input_error
 from viz.curves import entropy_vs_temperature
@@ -35,7 +34,6 @@ T_MIN, T_MAX = view.T_MIN, view.T_MAX  # the browser's slider spans the same ran
 CURVE_TEMPS = ex.log_temperatures(T_MIN, T_MAX, 41)
 AXIS_TEMPS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 SWEEP_TEMPS = (0.05, 0.3, 1.0, 3.0, 20.0)
-STEMP_MAX = 5.0
 N_BARS = 15
 
 
@@ -58,9 +56,7 @@ VIEW = (
     view.head("temp_head"),
     Field("q", "temp_q", None, int),  # None: the second row
     Field("sweep", "temp_sweep", False, state.flag, omit_default=True),
-    Field("stemp", "temp_stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
-    Field("topk", "temp_topk", 0, clamped("topk", 0, 1_000_000, int), omit_default=True),
-    Field("topp", "temp_topp", 1.0, clamped("topp", 0.01, 1.0), omit_default=True),
+    *view.sampling("temp"),
 )
 
 
@@ -343,7 +339,7 @@ def sampling_section(ctx: Context, runner, translator: bool, base) -> tuple:
         gpt_ctx = dataclasses.replace(ctx, model="gpt")
     gpt = gpt_ctx.runner()
     if gpt is not None:
-        stemp, top_k, top_p = sampling_knobs("temp", gpt.tokenizer.vocab_size, STEMP_MAX, st.columns(3))
+        stemp, top_k, top_p = sampling_knobs("temp", gpt.tokenizer.vocab_size, st.columns(3))
         logits = gpt_logits(gpt_ctx.model, gpt_ctx.device, base.input_text)
         final, kept, before = ex.sampling_view(
             logits, float(stemp), int(top_k) or None, None if top_p >= 1.0 else float(top_p)

@@ -122,7 +122,7 @@ def test_translator_uses_the_gpt_with_a_notice():
     [
         ({"n": 1000}, "n", 100),
         ({"seed": -1}, "seed", 0),
-        ({"stemp": 99}, "stemp", 3.0),
+        ({"stemp": 99}, "stemp", 5.0),  # ui/view.py STEMP_MAX, as on the temperature page
         ({"topp": 0}, "topp", 0.01),
         ({"topk": 99999}, "topk", None),
         ({"n": "nan"}, "n", 20),

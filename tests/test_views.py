@@ -92,3 +92,40 @@ def test_the_shared_temperature_fields_keep_a_link_within_the_sliders_range():
             except ValueError:
                 continue
             raise AssertionError(f"{bad!r} was read as a temperature")
+
+
+# what a link may carry for a setting: numbers in and out of any page's bounds, words, marks
+PROBES = ("0", "1", "2", "3", "7", "-1", "0.5", "2.5", "12", "64", "1000", "1e9", "nan", "mean", "abc", "", " 3 ", "３")
+
+
+def _parsed(f) -> tuple:
+    """What a Field makes of every probe: its value (as the page holds it), or the error's kind."""
+    out = []
+    for raw in PROBES:
+        try:
+            out.append(repr(f.from_link(raw)))
+        except Exception as e:  # a value the link may not carry: read_view falls back, with a notice
+            out.append(type(e).__name__)
+    return tuple(out)
+
+
+def test_each_link_key_reads_every_value_alike_on_every_page():
+    """The same link name gives the same value on every page that declares it, for every probe:
+    compared by what the parsers do, not by how they are written (two pages writing
+    clamped("stemp", 0.0, STEMP_MAX) with their own STEMP_MAX read ?stemp=4 two ways)."""
+    import importlib
+
+    from ui.view import Field
+
+    seen: dict[str, dict[tuple, list[str]]] = {}
+    files = sorted((ROOT / "pages").rglob("*.py")) + sorted((ROOT / "ui").rglob("*.py"))
+    for path in files:
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        module = importlib.import_module(name)  # a page runs nothing when imported (tests/test_render.py)
+        for value in vars(module).values():
+            for f in value if isinstance(value, tuple) else (value,):
+                if isinstance(f, Field):
+                    seen.setdefault(f.link, {}).setdefault(_parsed(f), []).append(name)
+    assert {"layer", "head", "temp", "stemp", "sec", "step"} <= set(seen), sorted(seen)
+    two_ways = {link: list(ways.values()) for link, ways in seen.items() if len(ways) > 1}
+    assert not two_ways, two_ways

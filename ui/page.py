@@ -29,10 +29,11 @@ from .run import Context, current
 Render = Callable[[Context, dict[str, Any]], None]
 
 
-def show(render: Render, fields=(), defaults: Callable[[Context], dict[str, Any]] | None = None) -> None:
+def show(render: Render, fields=()) -> None:
     """What a page file does when Streamlit runs it: this run's Context (app.py's sidebar made
     it; a page file run alone, a deep link on a fresh server, goes back through app.py first),
-    the view read from the link (defaults(ctx): {link name: default} for a default known only at
-    run time, such as the sidebar's sentence), then the page."""
+    the view read from the link, then the page. A default known only at run time (the sidebar's
+    sentence, the second token of the sentence) is the field's None, which render fills: then a
+    test that calls render with a view of its own gets the page's real defaults too."""
     ctx = current()
-    render(ctx, state.read_view(fields, **(defaults(ctx) if defaults else {})))
+    render(ctx, state.read_view(fields))

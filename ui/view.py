@@ -118,3 +118,20 @@ def layer_temperature(key: str) -> Field:
     """?ltemp=T: the shown layer's own temperature, applied in the browser to the weights it has
     (exact for that layer alone, ui/attention_view); left out of the link at 1."""
     return Field("ltemp", key, 1.0, LAYER_TEMPERATURE, omit_default=True)
+
+
+# how the next token is drawn, on every page that samples (the generation and temperature pages):
+# one range each, so ?stemp=4 reads the same on both, and the sliders span the same
+STEMP_MAX = 5.0  # the sampling temperature's top (0: greedy, always the likeliest token)
+TOPK_MAX = 1_000_000  # past the vocabulary: state.fit fits it to the model's
+
+
+def sampling(prefix: str) -> tuple[Field, Field, Field]:
+    """?stemp, ?topk, ?topp: the sampling temperature (0 to STEMP_MAX), top-k (0: off) and top-p
+    (0.01 to 1), in session keys PREFIX_stemp, PREFIX_topk, PREFIX_topp (ui.widgets.sampling_knobs
+    draws them); each left out of the link at its default."""
+    return (
+        Field("stemp", f"{prefix}_stemp", 1.0, clamped("stemp", 0.0, STEMP_MAX), omit_default=True),
+        Field("topk", f"{prefix}_topk", 0, clamped("topk", 0, TOPK_MAX, int), omit_default=True),
+        Field("topp", f"{prefix}_topp", 1.0, clamped("topp", 0.01, 1.0), omit_default=True),
+    )

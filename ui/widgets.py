@@ -8,7 +8,7 @@ import streamlit as st
 from viz.heatmap import attention_heatmap
 from viz.table import to_csv, weights_table
 
-from . import state
+from . import state, view
 from .grammar import show_outside_language
 from .i18n import t
 from .layout import plotly_chart, present_figure  # bigger labels on a projector
@@ -196,7 +196,7 @@ def action_button(name: str, icon: str, on_click, args=(), key: str | None = Non
     )
 
 
-def sampling_knobs(prefix: str, vocab: int, stemp_max: float, columns) -> tuple[float, int, float]:
+def sampling_knobs(prefix: str, vocab: int, columns) -> tuple[float, int, float]:
     """How the next token is drawn: sampling temperature, top-k (0: off) and top-p, one widget in
     each of the three columns, keyed and labelled PREFIX_stemp, PREFIX_topk, PREFIX_topp (help:
     the same + "_help"). A link's top-k past this vocabulary is fitted to it first."""
@@ -204,7 +204,7 @@ def sampling_knobs(prefix: str, vocab: int, stemp_max: float, columns) -> tuple[
     c_temp, c_k, c_p = columns
     with c_temp:
         stemp = st.slider(
-            t(f"{prefix}_stemp"), 0.0, stemp_max, step=0.05, key=f"{prefix}_stemp", help=t(f"{prefix}_stemp_help")
+            t(f"{prefix}_stemp"), 0.0, view.STEMP_MAX, step=0.05, key=f"{prefix}_stemp", help=t(f"{prefix}_stemp_help")
         )
     with c_k:
         top_k = st.number_input(
