@@ -63,24 +63,12 @@ VIEW = (
     Field("dhead", "iv_dhead", None, ui_iv.parse_dhead),
     Field("step", "iv_step", 0, view.count, omit_default=True),  # the decoding step shown (0: the first)
 )
-EDIT_WRITTEN = "iv_edit_written"  # the edit as this page last left it in the session (edit_from_link)
-
-
-def edit_from_link() -> bool:
-    """Whether the edit in the session came from the link on this run: only this page writes
-    iv_edit, and it notes here what it left there, so a value it did not leave was read by
-    read_view from the link (page.show reads the view before render, and state.from_link asks
-    the link before that read)."""
-    edit = st.session_state.get("iv_edit")
-    linked = edit is not None and edit != st.session_state.get(EDIT_WRITTEN)
-    st.session_state[EDIT_WRITTEN] = edit
-    return linked
 
 
 def render(ctx: Context, view: dict) -> None:
     """The page: the attention kind, the intervention (heads off, or one row's weight moved), the
     two runs side by side, the difference downstream, the importance table and the exports."""
-    edit_linked = edit_from_link()
+    edit_linked = state.linked("iv_edit")  # a link's edit opens on its attention kind, once
     page_header("page_intervene", "iv_intro")
     runner = ctx.runner()
     base = ctx.trace() if runner is not None else None
@@ -295,7 +283,7 @@ def _section_edit(base, att0, kind: str, e, image_format: str) -> tuple:
         or visible[-1]
     )
     e = (head_name(kind, e_layer, e_head), q, src, dst)
-    st.session_state["iv_edit"] = st.session_state[EDIT_WRITTEN] = e
+    st.session_state["iv_edit"] = e
     edit_api = ui_iv.edit_of(e, base)
     before = att_e.weights[e_layer, e_head, q]
     fig = compare_bars(
