@@ -22,7 +22,7 @@ from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.run import Context
 from ui.safe import md
-from ui.widgets import PLOTLY_CONFIG
+from ui.widgets import PLOTLY_CONFIG, show_empty_hint
 from viz.steps import mask_figure
 
 # the page explorer (tests/explore.py) fails on a page that draws no control unless it says why
@@ -83,7 +83,7 @@ def render(ctx: Context, view: dict) -> None:
     try:
         text, _ = clean_text(ctx.text)
     except InputError:
-        st.info(t("empty_text_hint"), icon="✏️")
+        show_empty_hint(ctx.presentation)
         copy_link()
         return
     _side_by_side(ctx, tok, text)

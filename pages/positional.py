@@ -31,6 +31,7 @@ from ui.widgets import (
     head_picker,
     layer_picker,
     section_picker,
+    show_empty_hint,
     show_heatmap,
     show_input_error,
     show_model_notices,
@@ -435,7 +436,7 @@ def _section_long(ctx: Context) -> dict:
                 show_input_error(e)
                 tr = None
             if tr is None:
-                st.info(t("empty_text_hint"), icon="✏️")
+                show_empty_hint(ctx.presentation)
                 continue
             att = tr.attention["decoder"]
             show_heatmap(

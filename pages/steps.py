@@ -32,6 +32,7 @@ from ui.view import Field
 from ui.widgets import (
     PLOTLY_CONFIG,
     number_picker,
+    show_empty_hint,
     show_input_error,
     show_model_notices,
     token_picker,
@@ -236,7 +237,7 @@ def _one_head(ctx: Context, runner, view: dict) -> None:
     )
 
     if not ctx.text.strip():
-        st.info(t("empty_text_hint"), icon="✏️")
+        show_empty_hint(ctx.presentation)
         return
     if not runner.has_tutorial_code and runner.can_continue_text:  # a Hugging Face decoder (SmolLM2)
         try:

@@ -113,3 +113,16 @@ def test_presentation_comes_from_the_context():
     at = render_page(FILES[0], Context("en", "gpt", "The cat sat on the mat", "cpu", True))
     assert not at.exception, [e.value for e in at.exception]
     assert at.get("flex_container") or any("present_title" in str(getattr(b, "key", "")) for b in at.main), at.main
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_empty_sentence_names_presentation_mode_only_in_it(lang):
+    """Where to type a sentence; that presentation mode hides the sidebar is said only in it."""
+    for presenting in (False, True):
+        at = render_page(FILES[0], Context(lang, "gpt", " ", "cpu", presenting))
+        assert not at.exception, [e.value for e in at.exception]
+        hints = [i.value for i in at.info]
+        want = TABLE["empty_text_hint_present" if presenting else "empty_text_hint"][lang]
+        assert want in hints, (presenting, hints)
+        said = ("presentation mode" if lang == "en" else "演示模式") in " ".join(hints)
+        assert said is presenting, (presenting, hints)

@@ -20,7 +20,7 @@ from . import cache, classroom, run, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
-from .widgets import show_input_error, show_model_notices
+from .widgets import show_empty_hint, show_input_error, show_model_notices
 
 DEFAULT_TEXT = "The cat sat on the mat"
 MAX_URL_TEXT = 500  # longer sentences still work; they just are not put in the address bar
@@ -63,7 +63,7 @@ class Context:
         """The Trace of text (default: the sidebar's sentence), or None after showing why not."""
         text = self.text if text is None else text
         if not text.strip():
-            st.info(t("empty_text_hint"), icon="✏️")
+            show_empty_hint(self.presentation)
             return None
         if self.runner() is None:
             return None

@@ -196,6 +196,12 @@ def action_button(name: str, icon: str, on_click, args=(), key: str | None = Non
     )
 
 
+def show_empty_hint(presentation: bool) -> None:
+    """No sentence yet: where to type one; in presentation mode also that the sidebar is hidden
+    and how to bring it back (outside it that would be a sentence about nothing on the screen)."""
+    st.info(t("empty_text_hint_present" if presentation else "empty_text_hint"), icon="✏️")
+
+
 def sampling_knobs(prefix: str, vocab: int, columns) -> tuple[float, int, float]:
     """How the next token is drawn: sampling temperature, top-k (0: off) and top-p, one widget in
     each of the three columns, keyed and labelled PREFIX_stemp, PREFIX_topk, PREFIX_topp (help:
