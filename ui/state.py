@@ -58,20 +58,12 @@ def notice(message: str) -> None:
     _notices().append(message)
 
 
-def from_link(name: str, key: str | None = None) -> bool:
-    """Whether url_param(name, key=key) takes its value from the link on this run: the link carries a
-    value this session has not read yet. Call it before url_param."""
-    raw = st.query_params.get(name)
-    seen = st.session_state.get(_SEEN, {})
-    return raw is not None and (seen.get(name) != raw or (key or name) not in st.session_state)
-
-
 def linked(key: str) -> bool:
     """Whether read_view gave session_state[key] a value from the link (a link opened, a room's new
     address) that the page has not taken yet, and take it: True once for each value a link brings.
     For a value a page applies once and then leaves to its own controls (the generation page's
-    steps, a lesson link's answers): page.show has read the view before the page draws, so
-    from_link, which asks before url_param, would say no."""
+    steps, a lesson link's answers, intervene's edit), which page.show has read before the page
+    draws."""
     taken = st.session_state.get(_LINKED, {})
     if key not in taken:
         return False
