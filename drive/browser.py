@@ -46,8 +46,8 @@ def chromium_problem() -> str | None:
     return None
 
 
-def launch(playwright, **kwargs):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)
+def launch(playwright, extra_args=(), **kwargs):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], **kwargs)
 
 
 # -- waiting for Streamlit -------------------------------------------------------------------

@@ -63,6 +63,10 @@ _EVERY_PAGE_CSS = (
     # colour-contrast rule); the theme's dark green instead (7:1)
     # (the caption is drawn at 60 % opacity: the caption's own colour, as its text, passes)
     + " [data-testid='stCaptionContainer'] code {color: inherit;}"
+    # a locked control's label (a lesson's "Your prediction" once answered): Streamlit fades it to
+    # 40 % black (2.85:1 on white, hard to read from a classroom's back row: axe-core's
+    # colour-contrast rule, on a projector with a room open); 62 % black keeps it looking locked at 6.2:1
+    + " [data-testid='stWidgetLabel'][disabled] {color: rgba(0, 0, 0, 0.62);}"
     # the room code outside presentation mode too: 32 px, read from a desk away (issue 37: 17 px)
     + " .st-key-room_banner strong {font-size: 32px; letter-spacing: 0.04em;}"
     # a chart's text alternative (describe_chart) and the hidden h2 are read, not seen: no room taken

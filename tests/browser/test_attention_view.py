@@ -139,7 +139,7 @@ def test_home_needs_no_plotly_bundle_and_the_view_speaks_chinese(app_server, new
     """The first page a visitor opens draws its heatmap with the attention view: Streamlit's
     4.7 MB PlotlyChart chunk is never fetched. The attention page, which still draws Plotly
     charts in its other tabs, does not fetch it either until one of those is opened."""
-    page = new_page()
+    page = new_page(fresh=True)  # a cold browser: a renderer that drew Plotly before holds its code
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url))
     goto(page, f"{app_server.url}/?lang=zh")

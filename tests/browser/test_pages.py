@@ -83,10 +83,12 @@ def test_navigation_lists_home_and_attention(pages, app_server):
 
 
 def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_page):
-    """Each page as a shared link opens it (a new session), then with a sentence typed in."""
+    """Each page as a shared link opens it (a new document: a new Streamlit session, with the
+    link's defaults), then with a sentence typed in. One tab follows the links one after another:
+    a new tab per link cost a fresh renderer's load of the app's code each time."""
     report = {}
+    page = new_page()
     for url in pages:
-        page = new_page()
         name = slug(url)
         try:
             goto(page, url)
@@ -103,7 +105,7 @@ def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_
         except Exception as e:  # a page that never settles is a finding too; go on with the rest
             found = [f"{type(e).__name__}: {str(e)[:400]}"]
             screenshot(page, f"page-{name}-failed")
-        page.context.close()
+            page = new_page(fresh=True)  # the next link in a tab of its own
         if found:
             report[url] = found
     assert not report, "pages with problems (screenshots in screenshots/):\n" + "\n".join(

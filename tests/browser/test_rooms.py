@@ -69,7 +69,7 @@ def sentence(page) -> str:
 def test_a_teacher_and_three_students(replicas, new_page):
     a, b = replicas
     for server in (a, b):  # each replica builds the lessons once (seconds): not part of following
-        warm = new_page()
+        warm = new_page(fresh=True)  # the teacher below gets the warm shared tab (conftest.new_page)
         goto(warm, server.url + "/lessons", 300)
         warm.context.close()
     teacher = new_page()

@@ -352,8 +352,8 @@ def _packaged_folder() -> str:
 def test_hostile_links_of_a_hosted_demo(hosted, new_page):
     cases = [c for c in PROBES_18 if hosted.who == "server user" or c[0] in UNPRIVILEGED_CASES]
     report, refused_notices = {}, {}
+    page = new_page()  # each probe: a visitor opening the link (a new document: a new session)
     for case, link, expect in cases:
-        page = new_page()  # each probe: a visitor opening the link in a new tab
         link = link.replace("PACKAGED", quote(_packaged_folder(), safe="/"))
         goto(page, hosted.url + link, timeout=SLOW)
         main = page.locator("[data-testid='stMain']").inner_text()
@@ -387,7 +387,6 @@ def test_hostile_links_of_a_hosted_demo(hosted, new_page):
         if found:
             report[case] = found
             screenshot(page, f"security-hosted-{hosted.who.replace(' ', '-')}-{re.sub(r'[^a-z0-9]+', '-', case)}")
-        page.context.close()
     assert len(set(refused_notices.values())) <= 1, refused_notices  # one message for every refused name
     assert not report, "\n".join(f"{k}: {v}" for k, v in report.items())
 

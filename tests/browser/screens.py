@@ -1,0 +1,186 @@
+"""What the screen tests measure on every page, shared by test_projector.py (a projector with a
+room open) and test_screens.py (a phone, the normal view): the pages, from app.py; each chart's
+box; labels cut by an ellipsis; presentation mode's first-screen rule; and the click after which a
+page draws its main chart, as in class.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ui.i18n import TABLE
+
+from .helpers import ROOT, SIDEBAR, arm, click_and_settle, relaid, settle, wait_for_run_start
+
+
+def app_pages() -> list[tuple[str, str]]:
+    """(url path, title key) of every page, in order, from app.py's PAGES (read from the source, so
+    a new page is checked with no list here to edit)."""
+    tree = ast.parse((ROOT / "app.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [(path, key) for _, path, key, _ in ast.literal_eval(node.value)]
+    raise AssertionError("app.py has no PAGES list")
+
+
+PAGES = app_pages()
+# the lesson editor draws no chart (its preview does, once opened); the lessons page's charts are a
+# step's answer: it is measured after a prediction, not held to the first-screen rule
+NO_CHART_FIRST = {"lessons", "editor"}
+BAD = ("serious", "critical")  # axe-core's impacts that fail a page
+
+# Each chart in the main area in document order, with the bottom of its x axis (page coordinates)
+# and its plot area's left and right: Plotly's from the live figure (the plot area, then the tick
+# labels and the axis title below it, whichever is lowest); the attention view's canvas box (its
+# width with the row's table beside it).
+CHARTS_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const out = [];
+  for (const c of main.querySelectorAll("[data-testid='stPlotlyChart'], [data-testid='stBidiComponentIsolated']")) {
+    if (!shown(c)) continue;
+    const box = c.getBoundingClientRect();
+    const gd = c.querySelector('.js-plotly-plot');
+    const canvas = c.shadowRoot && c.shadowRoot.querySelector('canvas');
+    let bottom, left, right;
+    if (gd && gd._fullLayout && gd._fullLayout.xaxis) {
+      const g = gd.getBoundingClientRect(), xa = gd._fullLayout.xaxis, ya = xa._anchorAxis;
+      bottom = ya ? g.top + ya._offset + ya._length : g.bottom;
+      for (const t of gd.querySelectorAll('g.xtick text, .g-xtitle text')) {
+        const r = t.getBoundingClientRect();
+        if (r.height) bottom = Math.max(bottom, r.bottom);
+      }
+      left = g.left + xa._offset; right = left + xa._length;
+    } else if (canvas) {
+      const r = canvas.getBoundingClientRect();
+      bottom = r.bottom; left = r.left; right = r.right;
+      // the view's chart is its heatmap and, beside it, the tutorial's table of the selected row
+      // (the heatmap's own reading, issue 35); a table under the heatmap adds no width
+      const table = c.shadowRoot.querySelector('.av-side .av-table');
+      if (table && shown(table)) {
+        const t = table.getBoundingClientRect();
+        if (t.top < r.bottom && t.left >= r.right - 1) right = Math.max(right, t.right);
+      }
+    } else continue;  // a chart not drawn yet: settle() waits for those
+    out.push({kind: c.getAttribute('data-testid'), top: box.top + scrollY, end: box.bottom + scrollY,
+              bottom: bottom + scrollY, left, right});
+  }
+  return out;
+}"""
+
+# Labels cut by an ellipsis (or clipped): each visible button, page link or tab on screen (not in a
+# closed sidebar) whose text, or an element of it, is wider than its box while its overflow is hidden.
+CUT_JS = """() => {
+  const vw = window.innerWidth, out = [];
+  for (const host of document.querySelectorAll("button, a[data-testid], [role='tab']")) {
+    const r = host.getBoundingClientRect();
+    if (r.width < 4 || r.height < 4 || r.right <= 0 || r.left >= vw) continue;
+    for (const e of [host, ...host.querySelectorAll('*')]) {
+      if (!e.textContent.trim()) continue;
+      const s = getComputedStyle(e);
+      const clips = s.textOverflow === 'ellipsis' || s.overflowX === 'hidden';
+      if (clips && e.scrollWidth > e.clientWidth + 1) { out.push(host.innerText.replace(/\\s+/g, ' ').trim().slice(0, 40)); break; }
+    }
+  }
+  return out;
+}"""
+
+
+def tr(key: str, lang: str) -> str:
+    return TABLE[key][lang]
+
+
+def serious(violations) -> list[dict]:
+    return [v for v in violations if v["impact"] in BAD]
+
+
+def here(page) -> str:
+    return page.evaluate("() => location.pathname").rstrip("/").rsplit("/", 1)[-1]
+
+
+def arrived(page, path: str, since: int) -> None:
+    """After a click on PATH's link (since: arm()'s count from before it): its run, then every
+    chart drawn at its column's width (plotly lays out once more at it)."""
+    wait_for_run_start(page, 5, since=since)
+    settle(page, 300)
+    relaid(page)
+    want = "" if path == PAGES[0][0] else path  # the first page is the app's root, "/"
+    assert here(page) == want, f"went to {here(page)!r}, not {want!r}"
+
+
+def first_action(page, path: str, lang: str, on_screen: bool = True) -> str | None:
+    """The pages whose main chart follows a click, as in class: generation draws a step after
+    Step; the steps page's charts begin at its mask step (6 of 10), five clicks on Next; a
+    lesson step reveals the model's numbers (and, to the teacher, the class's) after a prediction.
+    The control is clicked; on_screen: it must be on the first screen (else what is wrong)."""
+    main = page.locator("[data-testid='stMain']")
+    if path == "generation":
+        control = main.get_by_role("button", name=tr("gen_step", lang))
+    elif path == "steps":  # Next to the mask step; its last click is measured as the others
+        for _ in range(4):
+            click_and_settle(main.locator(".st-key-steps_next button:visible").first, page)
+        control = main.locator(".st-key-steps_next button:visible").first
+    elif path == "lessons":
+        control = main.locator("[data-testid='stButtonGroup'] button").first
+    else:
+        return None
+    control.scroll_into_view_if_needed()
+    box = control.bounding_box()
+    since = arm(page)
+    control.click()
+    wait_for_run_start(page, since=since)
+    settle(page)
+    relaid(page)
+    if on_screen and box["y"] + box["height"] > page.viewport_size["height"]:
+        return f"{path}: the control that draws the chart ends at y {box['y'] + box['height']:.0f}"
+    return None
+
+
+def first_row(charts: list[dict]) -> list[dict]:
+    """The first chart and those beside it (their boxes overlap it vertically: two heatmaps side
+    by side, or a chart under a longer title in the next column)."""
+    if not charts:
+        return []
+    first = charts[0]
+    return [c for c in charts if c["top"] < first["end"] and c["end"] > first["top"]]
+
+
+def first_screen_checks(m: dict, where: str) -> list[str]:
+    """What is wrong with the presentation-mode measurement m (drive.browser.measure) of one page
+    (empty: nothing): its main slot's charts start in the first three quarters of the screen, span
+    >= 60 % of its width, and no tick label or other chart text is under 16 px."""
+    bad = []
+    row = m["main_row"]
+    if row is None:
+        return [f"{where}: no chart in the main slot starts on the first screen (first chart: {m['first']})"]
+    share = (row["right"] - row["left"]) / m["vw"]
+    if share < 0.60:
+        bad.append(f"{where}: the main charts span {share:.0%} of the width")
+    if row["top"] >= m["vh"] * 0.75:
+        bad.append(f"{where}: the main chart starts at y = {row['top']:.0f} of {m['vh']}")
+    if m["min_tick"] is None or m["min_tick"]["px"] < 16:
+        bad.append(f"{where}: smallest tick label {m['min_tick']}")
+    if m["min_text"] is not None and m["min_text"]["px"] < 16:
+        bad.append(f"{where}: smallest chart text {m['min_text']}")
+    return bad
+
+
+def open_room_and_present(page, lang: str, room_code_px: float) -> None:
+    """The teacher opens a room in the sidebar, checks the code is large enough for a desk away
+    (>= room_code_px outside presentation mode) and its QR one click away, then turns on
+    presentation mode."""
+    page.locator(f"{SIDEBAR} summary").filter(has_text=tr("room_section", lang)).first.click()
+    page.get_by_role("button", name=tr("room_open", lang)).click()
+    page.wait_for_function("() => location.search.includes('room=')")
+    settle(page)
+    code = page.locator(".st-key-room_banner strong").first
+    px = code.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert px >= room_code_px, f"the room code outside presentation mode is {px} px"
+    page.locator(".st-key-room_banner").get_by_role("button", name=tr("room_show_qr", lang)).click()
+    qr = page.locator("[data-testid='stPopoverBody'] img").first
+    qr.wait_for()
+    assert qr.bounding_box()["width"] >= 200  # a QR a phone reads from across a room
+    page.keyboard.press("Escape")
+    page.locator(f"{SIDEBAR} label", has_text=tr("presentation_mode", lang)).click()
+    page.wait_for_function("() => location.search.includes('present=1')")
+    settle(page)
