@@ -86,13 +86,13 @@ def _keep_warm(ctx, page) -> None:
     """After a test: its shared-context tab stays, moved to the server's health address (the
     document, its websocket and so its Streamlit session end), as the context's keeper of the
     site's renderer process; the keeper before it is closed. A tab on no http page is closed."""
-    url = page.url
-    if page.is_closed() or not url.startswith("http"):
-        if not page.is_closed():
-            page.close()
+    if page.is_closed():
+        return
+    if not page.url.startswith("http"):
+        page.close()
         return
     try:
-        origin = "/".join(url.split("/", 3)[:3])
+        origin = "/".join(page.url.split("/", 3)[:3])
         page.goto(origin + "/_stcore/health", wait_until="domcontentloaded", timeout=10_000)
         page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     except Exception:  # a server a test has stopped: nothing to keep warm for
