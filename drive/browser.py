@@ -149,22 +149,49 @@ def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.05)
         ) from None
 
 
-# Counts the runs that start in this document: a MutationObserver sees stApp's script state turn
-# "running" the moment React writes it, so a run that starts and ends between two polls (a cached
-# rerun on a loaded machine takes less than one Playwright round trip) is still seen.
+# Counts the runs that start in this document, two ways, so that a run is seen however fast it is:
+# - a MutationObserver sees stApp's script state turn "running" (or "rerunRequested") the moment
+#   React writes it, so a run that starts and ends between two polls (a cached rerun takes less
+#   than one Playwright round trip) is still seen;
+# - in a context that count_messages() prepared, every message the server sends on Streamlit's
+#   websocket: the server only sends while a run is under way. On a quiet machine a run's
+#   "running" and "done" can reach React in one render, and the attribute then never reads
+#   "running" (a tile click on the intervene page, 2026-12-03 19:40 UTC: the page had rerun, its
+#   link held the change, and the observer saw nothing).
+_RUNS = "(window.__attnRuns + (window.__attnMessages || 0))"
 _ARM_JS = """() => {
   if (!window.__attnRunWatch) {
     window.__attnRuns = 0;
     window.__attnRunWatch = new MutationObserver((records) => {
       for (const r of records) {
-        if (r.target.getAttribute && r.target.getAttribute('data-test-script-state') === 'running') window.__attnRuns++;
+        const s = r.target.getAttribute && r.target.getAttribute('data-test-script-state');
+        if (s === 'running' || s === 'rerunRequested') window.__attnRuns++;
       }
     });
     window.__attnRunWatch.observe(document.documentElement,
       {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
   }
-  return window.__attnRuns;
-}"""
+  return RUNS;
+}""".replace("RUNS", _RUNS)
+# Before the app's own script: every WebSocket of the document counts the messages it receives.
+_COUNT_MESSAGES_JS = """(() => {
+  const Native = window.WebSocket;
+  if (!Native || Native.__attnCounted) return;
+  class Counted extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => { window.__attnMessages = (window.__attnMessages || 0) + 1; });
+    }
+  }
+  Counted.__attnCounted = true;
+  window.WebSocket = Counted;
+})();"""
+
+
+def count_messages(context) -> None:
+    """Prepare a browser context so that arm() and wait_for_run_start() also count the server's
+    websocket messages (see _ARM_JS); a context without it counts the script state alone."""
+    context.add_init_script(_COUNT_MESSAGES_JS)
 
 
 def arm(page) -> int:
@@ -176,7 +203,7 @@ def arm(page) -> int:
 def wait_for_run_start(page, timeout: float = 10, since: int | None = None) -> bool:
     """After an action: wait (briefly) for the rerun it caused to start. False if none did.
     since: arm()'s count from before the action; then a run that has already ended counts too."""
-    running = _RUNNING_JS if since is None else f"() => window.__attnRuns > {int(since)} || ({_RUNNING_JS})()"
+    running = _RUNNING_JS if since is None else f"() => {_RUNS} > {int(since)} || ({_RUNNING_JS})()"
     try:
         page.wait_for_function(running, polling="raf", timeout=timeout * 1000)
         return True

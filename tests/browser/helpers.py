@@ -21,6 +21,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     chart_summaries,
     chromium_problem,
     click_and_settle,
+    count_messages,
     exceptions,
     go_in_app,
     goto,
