@@ -31,6 +31,10 @@ SEED_MAX = 2**31 - 1
 N_BARS = 15
 KEEP_RUNS = 20
 
+# what a class clicks before the page draws its main chart: the widget's key (or its start) and
+# how many clicks; the screen walks click it first (tests/browser/screens.py, first_action)
+FIRST_CHART_AFTER = ("gen_step", 1)  # Step: the first step's bars and heatmaps
+
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def generate(name: str, device: str, prompt: str, n: int, stemp: float, top_k: int, top_p: float, seed: int):

@@ -23,6 +23,10 @@ from ui.run import Context
 # declares it beside the lessons' state, which the lesson editor's "Use" fills too)
 VIEW = lessons.VIEW
 
+# what a class clicks before the page draws its main chart: the widget's key (or its start) and
+# how many clicks; the screen walks click it first (tests/browser/screens.py, first_action)
+FIRST_CHART_AFTER = ("les_pick_", 1)  # a prediction: a step reveals the model's numbers after one
+
 
 def _go(delta: int) -> None:
     st.session_state["les_step"] = st.session_state["les_step"] + delta

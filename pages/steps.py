@@ -41,6 +41,10 @@ from viz.steps import matrix_heatmap, shapes_figure
 
 N = len(STEPS)
 
+# what a class clicks before the page draws its main chart: the widget's key (or its start) and
+# how many clicks; the screen walks click it first (tests/browser/screens.py, first_action)
+FIRST_CHART_AFTER = ("steps_next", 5)  # Next, five times: the charts begin at the mask step, 6 of 10
+
 
 @st.cache_data(show_spinner=False, max_entries=8)  # a translator's recording: a few MB
 def recording(name: str, device: str, text: str):

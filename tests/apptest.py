@@ -1,5 +1,6 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
 
+import ast
 import base64
 import functools
 import json
@@ -70,6 +71,17 @@ def pages_of_app() -> tuple[list[tuple], int]:
     """app.py's PAGES (file, url path, title key, icon), read without running app.py, and the
     line its assignment ends on (lessons/pages.py reads it for the lessons' links too)."""
     return app_pages(Path(APP))
+
+
+@functools.cache
+def page_statement(page: str, name: str):
+    """A page file's module-level NAME = literal (NO_CONTROLS, FIRST_CHART_AFTER: what a page says
+    about itself to the tests), read without running the page; None where it has none."""
+    tree = ast.parse((Path(APP).parent / page).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
 
 
 @functools.cache

@@ -20,13 +20,11 @@ tests/test_explore.py runs it on every page, every shipped model and both langua
 
 from __future__ import annotations
 
-import ast
 import functools
 import json
 import random
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from streamlit.testing.v1 import AppTest
@@ -476,14 +474,10 @@ class Findings(list):
     operated: int = 0
 
 
-@functools.cache
 def why_no_controls(page: str) -> str | None:
     """The page file's own NO_CONTROLS statement (why it draws no control), read without running it."""
-    tree = ast.parse((Path(apptest.APP).parent / page).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "NO_CONTROLS" for t in node.targets):
-            return str(ast.literal_eval(node.value))
-    return None
+    why = apptest.page_statement(page, "NO_CONTROLS")
+    return None if why is None else str(why)
 
 
 def nothing_operated(page: str, model: str, lang: str, operated: int) -> list[Found]:

@@ -6,21 +6,17 @@ page draws its main chart, as in class.
 
 from __future__ import annotations
 
-import ast
-
+from lessons.pages import file_of
+from tests.apptest import page_statement, pages_of_app
 from ui.i18n import TABLE
 
-from .helpers import ROOT, SIDEBAR, arm, click_and_settle, relaid, settle, wait_for_run_start
+from .helpers import SIDEBAR, arm, click_and_settle, relaid, settle, wait_for_run_start
 
 
 def app_pages() -> list[tuple[str, str]]:
     """(url path, title key) of every page, in order, from app.py's PAGES (read from the source, so
     a new page is checked with no list here to edit)."""
-    tree = ast.parse((ROOT / "app.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [(path, key) for _, path, key, _ in ast.literal_eval(node.value)]
-    raise AssertionError("app.py has no PAGES list")
+    return [(path, key) for _, path, key, _ in pages_of_app()[0]]
 
 
 PAGES = app_pages()
@@ -108,26 +104,38 @@ def arrived(page, path: str, since: int) -> None:
     assert here(page) == want, f"went to {here(page)!r}, not {want!r}"
 
 
-def first_action(page, path: str, lang: str, on_screen: bool = True) -> str | None:
-    """The pages whose main chart follows a click, as in class: generation draws a step after
-    Step; the steps page's charts begin at its mask step (6 of 10), five clicks on Next; a
-    lesson step reveals the model's numbers (and, to the teacher, the class's) after a prediction.
-    The control is clicked; on_screen: it must be on the first screen (else what is wrong)."""
-    main = page.locator("[data-testid='stMain']")
-    if path == "generation":
-        control = main.get_by_role("button", name=tr("gen_step", lang))
-    elif path == "steps":  # Next to the mask step; its last click is measured as the others
-        for _ in range(4):
-            click_and_settle(main.locator(".st-key-steps_next button:visible").first, page)
-        control = main.locator(".st-key-steps_next button:visible").first
-    elif path == "lessons":
-        control = main.locator("[data-testid='stButtonGroup'] button").first
-    else:
+def chart_after(path: str) -> tuple[str, int] | None:
+    """The page's own FIRST_CHART_AFTER: the key (or the start of the key) of the control a class
+    clicks before the page draws its main chart, and how many clicks; None for a page that draws
+    it at once."""
+    after = page_statement(file_of(path), "FIRST_CHART_AFTER")
+    return None if after is None else (str(after[0]), int(after[1]))
+
+
+def first_action(page, path: str, on_screen: bool = True) -> str | None:
+    """On the pages whose main chart follows a click, as in class (generation draws a step after
+    Step; the steps page's charts begin at its mask step; a lesson step reveals the model's
+    numbers after a prediction): the click each declares (FIRST_CHART_AFTER), the last one
+    measured as the others. on_screen: that control must be on the first screen (else what is
+    wrong)."""
+    after = chart_after(path)
+    if after is None:
         return None
-    control.scroll_into_view_if_needed()
-    box = control.bounding_box()
+    key, clicks = after
+    main = page.locator("[data-testid='stMain']")
+
+    def control():
+        found = main.locator(f"[class*='st-key-{key}'] button:not([disabled]):visible").first
+        assert found.count(), f"{path}: no enabled button keyed {key}... (its FIRST_CHART_AFTER)"
+        return found
+
+    for _ in range(clicks - 1):
+        click_and_settle(control(), page)
+    button = control()
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
     since = arm(page)
-    control.click()
+    button.click()
     wait_for_run_start(page, since=since)
     settle(page)
     relaid(page)

@@ -92,7 +92,7 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
         go_present(page, lang, i, path)
         if "present=1" not in page.url or page.locator(SIDEBAR).first.is_visible():
             bad.append(f"{path} {lang}: the page menu left presentation mode ({page.url})")
-        problem = first_action(page, path, lang)
+        problem = first_action(page, path)
         if problem:
             bad.append(f"{problem} ({lang})")
         cut = page.evaluate(CUT_JS)

@@ -101,7 +101,7 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
         since = arm(page)
         links.nth(i).dispatch_event("click")  # a tap on the (closed) sidebar's link
         arrived(page, path, since)
-        first_action(page, path, lang, on_screen=False)
+        first_action(page, path, on_screen=False)
         found, m = phone_checks(page, path, lang)
         bad += found
         page.screenshot(path=str(SCREENSHOTS / f"phone-{name(path)}-{lang}.png"))
@@ -174,7 +174,7 @@ def test_axe_normal_view_nothing_serious_no_heading_jump_every_chart_described(a
     for i, (path, _) in enumerate(PAGES):
         if i:
             go_in_app(page, path)
-        first_action(page, path, lang, on_screen=False)
+        first_action(page, path, on_screen=False)
         found = axe_violations(page)
         bad += [f"{name(path)} {lang}: {v}" for v in serious(found)]
         bad += [f"{name(path)} {lang}: {v}" for v in found if v["id"] == "heading-order"]
