@@ -17,7 +17,7 @@ from model.tokenizer import EOS
 from pages.generation_parts import kv_cache
 from ui import cache, page, state, view
 from ui.i18n import t
-from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
+from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure, shown_model
 from ui.run import Context
 from ui.safe import md, short
 from ui.state import clamped
@@ -90,6 +90,7 @@ def render(ctx: Context, view: dict) -> None:
     if runner is not None and not runner.can_continue_text:  # a decoder-only model writes; others do not
         st.info(t("gen_translator_note"), icon="ℹ️")
         gen_ctx = dataclasses.replace(ctx, model="gpt")
+        shown_model(gen_ctx.model)
         runner = gen_ctx.runner()
     if runner is None:
         copy_link()

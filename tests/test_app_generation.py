@@ -117,6 +117,20 @@ def test_translator_uses_the_gpt_with_a_notice():
     assert shows_tokens(at, expected("gpt", n=1))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_line_under_the_title_names_the_model_that_writes(lang):
+    """Presentation mode hides the sidebar, so the line under the title says which model is on
+    screen: the GPT this page writes with, not the translator the sidebar holds."""
+    from ui.i18n import TABLE
+
+    at = open_page("translator", done=1, present=1, lang=lang)
+    lines = [c.value for c in at.caption if TABLE["present_sentence"][lang].split("{")[0] in c.value]
+    assert len(lines) == 1, [c.value for c in at.caption]
+    shown = TABLE["present_sentence"][lang].split("{model}")[0].split("}")[-1]  # " · model: "
+    assert lines[0].endswith(shown + "gpt"), lines
+    assert shows_tokens(at, expected("gpt", n=1))
+
+
 @pytest.mark.parametrize(
     "params,name,value",
     [

@@ -132,7 +132,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     slot main_area() fills with the page's main chart, so the chart comes before every control and
     explanation and starts on the projector's first screen."""
     ctx = current()
-    _RUN.main, _RUN.first_taken, _RUN.described = None, False, {}
+    _RUN.main, _RUN.first_taken, _RUN.described, _RUN.shown = None, False, {}, None
     st.html(_EVERY_PAGE_CSS)
     skip_link_in_reader_language(t("skip_to_content"), ctx.lang)
     if ctx.presentation:
@@ -160,7 +160,8 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
                 # a room open costs the chart no extra line (issue 37: the x axis below the fold)
                 from .safe import md
 
-                st.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)), width="content")
+                _RUN.shown = st.empty()  # named again by shown_model() on a page that draws another model
+                _RUN.shown.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)), width="content")
     else:
         st.title(t(title_key))
     # the page's sections are h3 (st.subheader) under the h1 title: a heading a screen reader's
@@ -175,8 +176,19 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
         _RUN.main = st.container(key="present_main")
 
 
+def shown_model(model: str) -> None:
+    """The page draws `model`, not the sidebar's (the generation page writes with a GPT when the
+    sidebar holds the translator): presentation mode's line under the title names it, since the
+    class sees no sidebar."""
+    if _RUN.shown is not None:
+        from .safe import md
+
+        _RUN.shown.caption(t("present_sentence", text=md(current().text), model=md(model)), width="content")
+
+
 class _Run(threading.local):
     main = None  # this run's main-chart slot (presentation mode), filled through main_area()
+    shown = None  # presentation mode's sentence-and-model line (page_header), for shown_model()
     first_taken = False
     pages: list = []
 
