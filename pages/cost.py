@@ -19,7 +19,7 @@ from pages.cost_parts.shared import BLOCK_MAX, DIL_MAX, FB_MAX, W_MAX, Shown, gl
 from ui import page, state, view
 from ui.context import model_label
 from ui.i18n import t
-from ui.layout import copy_link, page_header
+from ui.layout import copy_link, page_header, shown_model
 from ui.run import Context
 from ui.state import choice, clamped, flag
 from ui.view import Field
@@ -56,6 +56,7 @@ def render(ctx: Context, view: dict) -> None:
         if runner is not None and (runner.kind not in ("gpt", "translator") or ctx.model.startswith("hf:")):
             st.caption("ⓘ " + t("cost_hf_note"))
             model_ctx = dataclasses.replace(ctx, model="gpt")
+            shown_model(model_ctx.model)
             runner = model_ctx.runner()
         if runner is None or ctx.trace() is None:
             copy_link()

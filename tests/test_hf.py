@@ -14,7 +14,6 @@ Skipped only when transformers is not installed (pip install -r requirements-hf.
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import time
@@ -30,6 +29,7 @@ import model  # noqa: E402
 from analysis import experiments as ex  # noqa: E402
 from model import hf  # noqa: E402
 from model.errors import InputError  # noqa: E402
+from tests.apptest import pages_of_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -408,11 +408,7 @@ def test_minilm_equals_transformers():
 
 
 def app_pages() -> list[str]:
-    tree = ast.parse(Path(APP).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [p[0] for p in ast.literal_eval(node.value)]
-    raise AssertionError("app.py has no PAGES list")
+    return [p[0] for p in pages_of_app()[0]]
 
 
 MINILM = "hf:all-minilm-l6-v2"  # the packaged folder's name: visitors never see or send its path
@@ -435,6 +431,19 @@ def test_minilm_on_every_page():
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [e.value for e in at.error])
         assert at.query_params["model"] in (MINILM, [MINILM]) or page.endswith("generation.py")
+
+
+@pytest.mark.parametrize("file, params", [("pages/cost.py", {"sec": "sparse"}), ("pages/generation.py", {})])
+def test_on_a_projector_a_page_that_draws_our_gpt_names_it(file, params):
+    """An encoder chosen in the sidebar: the generation page writes with our GPT, and the cost
+    page's model sections run on it. With the sidebar hidden (presentation mode), the line under
+    the title names the GPT on screen, not MiniLM."""
+    from tests import apptest
+
+    minilm_folder()
+    at = apptest.open_page(file, MINILM, 300, present=1, lang="en", **params)
+    lines = [c.value for c in at.caption if c.value.startswith("Sentence:")]
+    assert len(lines) == 1 and lines[0].endswith("· model: gpt"), lines
 
 
 def test_minilm_intervene_ablates_heads_and_shows_the_attention_change():
