@@ -158,10 +158,8 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
                 # "in the sidebar". In the title row: where the row wraps (a room's code takes the
                 # room of the toggle at 1280 px), the toggle and this share the second line, so
                 # a room open costs the chart no extra line (issue 37: the x axis below the fold)
-                from .safe import md
-
                 _RUN.shown = st.empty()  # named again by shown_model() on a page that draws another model
-                _RUN.shown.caption(t("present_sentence", text=md(ctx.text), model=md(ctx.model)), width="content")
+                shown_model(ctx.model)
     else:
         st.title(t(title_key))
     # the page's sections are h3 (st.subheader) under the h1 title: a heading a screen reader's
@@ -177,9 +175,9 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
 
 
 def shown_model(model: str) -> None:
-    """The page draws `model`, not the sidebar's (the generation page writes with a GPT when the
-    sidebar holds the translator): presentation mode's line under the title names it, since the
-    class sees no sidebar."""
+    """Presentation mode's line under the title: the sentence and `model`, the sidebar's (written by
+    page_header) or the one the page draws instead (the generation page writes with a GPT when the
+    sidebar holds the translator), since the class sees no sidebar. Outside it: nothing."""
     if _RUN.shown is not None:
         from .safe import md
 
