@@ -34,11 +34,10 @@ ATTENTION_TOL = 1e-4
 LOGITS_TOL = 1e-3
 
 
-def _settings(runner, knob: dict) -> dict:
+def _settings(kinds: list[str], knob: dict) -> dict:
     out = dict(knob)
     if out.get("ablate") == "first":  # the first kind the model has, layer 0, head 1
-        kind = "encoder" if runner.module.config.arch == "transformer" else "decoder"
-        out["ablate"] = [(kind, 0, 1)]
+        out["ablate"] = [(kinds[0], 0, 1)]
     return out
 
 
@@ -49,15 +48,16 @@ def compare(name: str, devices: tuple[str, str], repeat: int = 10) -> dict:
 
     a, b = (model.load(name, device=d) for d in devices)
     worst_attention, worst_logits, outputs_differ = 0.0, 0.0, 0
+    kinds = a.trace(SENTENCES[0]).kinds()
     for text in SENTENCES:
         for _, knob in KNOBS:
-            ta, tb = a.trace(text, **_settings(a, knob)), b.trace(text, **_settings(b, knob))
+            ta, tb = a.trace(text, **_settings(kinds, knob)), b.trace(text, **_settings(kinds, knob))
             if ta.output_text != tb.output_text:
                 outputs_differ += 1
             for kind in ta.kinds():
                 diff = abs(ta.attention[kind].weights.astype("float64") - tb.attention[kind].weights).max()
                 worst_attention = max(worst_attention, float(diff))
-        if a.module.config.arch != "transformer":  # a GPT: the next-token logits too
+        if "cross" not in kinds:  # a GPT: the next-token logits too
             _, ids, _ = a.prompt_ids(text)
             la, _ = a.next_token_logits(ids)
             lb, _ = b.next_token_logits(ids)

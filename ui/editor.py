@@ -573,7 +573,8 @@ def checked_lesson():
 def load_text(raw: bytes) -> str | None:
     """A lesson file (upload) into the editor and this session's lessons; None after an error shown."""
     try:
-        lesson = schema.validate(raw)
+        with slots.released():  # a visitor's file is parsed in a child process: the class's slot is not held
+            lesson = schema.validate(raw, untrusted=True)
         lesson_state.check_cost(lesson.text)  # a file too costly to build is refused here, in both languages
     except schema.LessonError as e:
         st.error(error_text(e), icon="🚫")
