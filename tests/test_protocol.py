@@ -100,6 +100,26 @@ def test_clear_cache_from_a_client_is_refused(server):
     assert "refused a clear_cache message" in server.log_tail(400)
 
 
+def test_git_information_and_other_developer_messages_are_refused(server):
+    """load_git_info ran git subprocesses on the event loop: 40 a second froze every session."""
+
+    async def body(c):
+        await c.run(rerun(""))
+        for kind in ("load_git_info", "set_run_on_save"):
+            m = BackMsg()
+            setattr(m, kind, True)
+            for _ in range(40):
+                await c.ws.send(m.SerializeToString())
+        return text_area(await c.run(rerun("")))  # the session still answers
+
+    drive(server, body)
+    deadline = time.time() + 10
+    while "refused a load_git_info message" not in server.log_tail(400) and time.time() < deadline:
+        time.sleep(0.2)
+    assert "refused a load_git_info message" in server.log_tail(400)
+    assert "refused a set_run_on_save message" in server.log_tail(400)
+
+
 def test_a_sentence_longer_than_the_box_is_cut_and_a_huge_one_refused(server):
     """The box takes 2,000 characters; a client sending 500,000 gets them cut to 2,000 in its
     session, and one sending 3 MB messages (over server.maxWidgetStateSize) grows nothing."""

@@ -14,6 +14,15 @@ place. app.py calls apply() on every run; it patches once per process.
 - /_stcore/metrics: sessions, cache names and sizes, compute times, public by default. It
   answers with no metrics, from the server's start when it is started by `python -m ui.serve`
   (close_metrics(); a bare `streamlit run app.py` from its first page run).
+- Every other message a client may send on its websocket: only those a visitor's page needs pass
+  (ALLOWED_MESSAGES: reruns, heartbeats, stop, upload urls, and the backend operations of
+  downloads and tables). `load_git_info` ran git subprocesses on the server's event loop: 40 a
+  second from one socket froze every session (another's rerun 0.33 -> 4.44 s); `set_run_on_save`,
+  `debug_*` and the "install skills" operation are a developer's. Refused, logged once a session.
+- Reruns: at most RERUN_RATE a second per session after a burst of RERUN_BURST. A rerun message
+  carries every widget's state, so the newest one waiting replaces the older and is handled when
+  the session's rate allows: a flood costs the server RERUN_RATE runs a second and the visitor
+  loses no input (4 sockets x 50 reruns a second had served the class 0-1 sentence in 30 s).
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
 deploy/nginx.conf also closes both routes in front of the app. What is refused, and the limits,
 are here; how Streamlit's runtime is reached to refuse them is ui/streamlit_internals.py, the one
@@ -22,8 +31,10 @@ module allowed past Streamlit's public API.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
+import time
 from collections import OrderedDict
 
 from . import streamlit_internals as internals
@@ -47,6 +58,108 @@ def allow_uploads(session_id: str | None) -> None:
         _UPLOADERS.move_to_end(session_id)
         while len(_UPLOADERS) > UPLOAD_SESSIONS:
             _UPLOADERS.popitem(last=False)
+
+
+ALLOWED_MESSAGES = frozenset(
+    {"rerun_script", "app_heartbeat", "stop_script", "file_urls_request", "backend_operation_request"}
+)
+ALLOWED_OPERATIONS = frozenset({"deferred_file", "dataframe_chunk"})  # st.download_button, st.dataframe
+RERUN_RATE = 4.0  # reruns a second a session may ask for, sustained
+RERUN_BURST = 8  # and at once, after a quiet while (a slider dragged, keys typed)
+
+
+class RerunGate:
+    """One session's rerun rate: a token bucket, and the newest rerun that waits for a token."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.tokens = float(RERUN_BURST)
+        self.at = clock()
+        self.waiting = None  # the newest rerun message not handled yet
+        self.timer = None
+
+    def take(self) -> float:
+        """0 when a rerun may run now (a token taken), else the seconds until the next token."""
+        now = self.clock()
+        self.tokens = min(float(RERUN_BURST), self.tokens + (now - self.at) * RERUN_RATE)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / RERUN_RATE
+
+
+def _refused_once(session, kind: str) -> None:
+    told = session.__dict__.setdefault("_attn_refused", set())
+    if kind not in told and len(told) < 32:
+        told.add(kind)
+        _LOG.warning("refused a %s message from session %s (and any more of them)", kind, getattr(session, "id", "?"))
+
+
+def gate(session, msg, handle) -> None:
+    """What ui/streamlit_internals.gate_backmsgs runs for every message a client sends."""
+    kind = msg.WhichOneof("type")
+    if kind not in ALLOWED_MESSAGES:
+        return _refused_once(session, str(kind))
+    if kind == "backend_operation_request":
+        payload = msg.backend_operation_request.WhichOneof("payload")
+        if payload not in ALLOWED_OPERATIONS:
+            return _refused_once(session, f"backend operation {payload}")
+    if kind != "rerun_script":
+        return handle(msg)
+    rate = session.__dict__.get("_attn_reruns")
+    if rate is None:
+        rate = session.__dict__["_attn_reruns"] = RerunGate()
+    wait = rate.take() if rate.waiting is None else None  # one is waiting: this one replaces it
+    if wait == 0.0:
+        return handle(msg)
+    rate.waiting = msg if rate.waiting is None else merged(rate.waiting, msg)
+    if rate.timer is None:
+        rate.timer = _later(wait if wait is not None else 1 / RERUN_RATE, lambda: _flush(rate, handle))
+
+
+TRIGGERS = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat_input_value")  # one-shot values
+
+
+def merged(older, newer):
+    """One rerun message that loses nothing of two: the newer's widget states (the client sends
+    every widget's state with each rerun), a one-shot click of the older's that the newer lacks
+    (a button pressed, then a slider moved), and a full rerun where either asked for one (or the
+    two named different fragments)."""
+    out = type(newer)()
+    out.CopyFrom(newer)
+    a, b = older.rerun_script, out.rerun_script
+    if a.fragment_id != b.fragment_id:
+        b.fragment_id = ""
+        b.is_auto_rerun = False
+    have = {w.id for w in b.widget_states.widgets}
+    for w in a.widget_states.widgets:
+        if w.WhichOneof("value") in TRIGGERS and w.id not in have:
+            b.widget_states.widgets.add().CopyFrom(w)
+    return out
+
+
+def _flush(rate: RerunGate, handle) -> None:
+    rate.timer = None
+    if rate.waiting is None:
+        return
+    wait = rate.take()
+    if wait:
+        rate.timer = _later(wait, lambda: _flush(rate, handle))
+        return
+    msg, rate.waiting = rate.waiting, None
+    handle(msg)
+
+
+def _later(seconds: float, fn):
+    """fn on the server's event loop after seconds (handle_backmsg runs on that loop)."""
+    try:
+        return asyncio.get_running_loop().call_later(seconds, fn)
+    except RuntimeError:  # no loop (a test calling gate directly): a thread timer
+        timer = threading.Timer(seconds, fn)
+        timer.daemon = True
+        timer.start()
+        return timer
 
 
 def _refuse_clear_cache(self) -> None:
@@ -100,9 +213,16 @@ def close_routes() -> bool:
     return True
 
 
-def apply() -> None:
+def refuse_messages() -> None:
+    """clear_cache refused and every client message through gate(), for every session of this
+    process; once (ui.serve calls it before the server answers, app.py's apply() on its first run)."""
     if "clear_cache" not in _DONE:
         refuse_clear_cache()
+        internals.gate_backmsgs(gate)
         _DONE.add("clear_cache")
+
+
+def apply() -> None:
+    refuse_messages()
     if "routes" not in _DONE and close_routes():
         _DONE.add("routes")

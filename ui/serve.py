@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     from ui import cookies, hardening  # streamlit only: not ui.boot, which must be the first script's import
 
     hardening.close_metrics()  # before the server answers its first request
+    hardening.refuse_messages()  # likewise: a client's first messages already pass the gate
     cookies.install()  # the teacher's secret in an HttpOnly cookie, set by the server
     if os.environ.get("ATTN_PRELOAD", "wait") == "background":
         threading.Thread(target=preload, name="preload", daemon=True).start()

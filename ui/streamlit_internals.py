@@ -14,6 +14,8 @@ holding.
 What it touches, each by name:
 - `AppSession._handle_clear_cache_request` (runtime/app_session.py): the clear_cache message's
   handler, replaced for every session of the process;
+- `AppSession.handle_backmsg`: every message a client sends, wrapped by ui/hardening.py's gate
+  (an allowlist of message types, and a rate of reruns per session);
 - `Runtime.instance().uploaded_file_mgr`: its `add_file` replaced; its `file_storage` (session ->
   file id -> file, in insertion order) read, `remove_file` called;
 - `Runtime.instance().stats_mgr`: `registered_families` and `get_stats` answer nothing.
@@ -29,6 +31,20 @@ What it touches, each by name:
 from __future__ import annotations
 
 from collections.abc import Callable
+
+
+def gate_backmsgs(gate: Callable[[object, object, Callable[[object], None]], None]) -> None:
+    """gate(session, msg, handle) runs instead of AppSession.handle_backmsg for every message a
+    client sends on its websocket, in every session; handle(msg) is Streamlit's own handling."""
+    from streamlit.runtime.app_session import AppSession
+
+    original = getattr(AppSession.handle_backmsg, "_attn_original", AppSession.handle_backmsg)
+
+    def handle_backmsg(self, msg) -> None:
+        gate(self, msg, lambda m: original(self, m))
+
+    handle_backmsg._attn_original = original
+    AppSession.handle_backmsg = handle_backmsg
 
 
 def replace_clear_cache_handler(handler: Callable[[object], None]) -> None:
