@@ -23,7 +23,10 @@ import streamlit as st
 
 from viz.attention_view import layers_to_send, pack
 
+from .. import state
+from .. import view as views
 from ..i18n import t
+from ..safe import echo, md
 
 HERE = Path(__file__).parent
 NAME = "attention_explorer.attention_view"
@@ -81,25 +84,59 @@ def strings(writes: bool) -> dict:
     return out
 
 
-def fit_view(view: dict, shape) -> dict:
+def fit_view(view, shape) -> dict:
     """A view the component can show for weights of this shape (a link's head past this model's
-    heads, a row past this sentence): each field clamped, the head "mean" or an index."""
+    heads, a row past this sentence): each field clamped, the head "mean" or an index.
+
+    The component's report comes from the visitor's browser, so anything may arrive ({"layer":
+    "abc"}, [1], NaN, 1e400, a 100 kB string, not a dict at all): each field is read with the parser
+    the page's link declares for it (ui/view.py: whole numbers, "mean", the temperature's range,
+    finite), and a field that parser refuses falls back to its default with a notice. Never an
+    error box, and never a NaN temperature in the link or the model."""
     n_layers, n_heads, q, _ = shape
-    head = view.get("head", "mean")
+    view = view if isinstance(view, dict) else {}
+    layer = _reported(view, "layer", views.whole, n_layers - 1)
+    head = _reported(view, "head", views.whole_or_mean, "mean")
+    tab = view.get("tab")
     return {
-        "tab": view.get("tab") if view.get("tab") in TABS else "head",
-        "layer": int(min(max(int(view.get("layer", n_layers - 1)), 0), n_layers - 1)),
-        "head": "mean" if head == "mean" else int(min(max(int(head), 0), n_heads - 1)),
-        "q": int(min(max(int(view.get("q", 0)), 0), q - 1)),
-        "temp": float(view.get("temp", 1.0)),
+        "tab": tab if isinstance(tab, str) and tab in TABS else "head",
+        "layer": min(max(layer, 0), n_layers - 1),
+        "head": "mean" if head == "mean" else min(max(head, 0), n_heads - 1),
+        "q": min(max(_reported(view, "q", views.whole, 0), 0), q - 1),
+        "temp": _reported(view, "temp", views.TEMPERATURE, 1.0),
     }
 
 
+REPORT_MAX = 32  # characters of one reported field worth reading (a number, "mean")
+
+
+def _reported(view: dict, name: str, parse, default):
+    """view[name] read as the link reads it (parse(str)), or default with a notice."""
+    raw = view.get(name, default)
+    if raw is default:
+        return default
+    if isinstance(raw, float) and raw.is_integer() and abs(raw) < 2**53:
+        raw = int(raw)  # JSON has one number type: 2.0 is the layer 2
+    ok = isinstance(raw, (int, float, str)) and not isinstance(raw, bool) and len(str(raw)) <= REPORT_MAX
+    try:
+        if ok:
+            return parse(str(raw))
+    except (ValueError, TypeError, OverflowError):
+        pass
+    state.notice(t("bad_url_value", name=md(name), value=echo(str(raw)[:REPORT_MAX])))
+    return default
+
+
 def same_view(a: dict | None, b: dict | None) -> bool:
-    if not a or not b:
+    """Whether two views show the same (a is often the browser's raw report: anything may be in it)."""
+    if not isinstance(a, dict) or not isinstance(b, dict):
         return False
     keys = ("tab", "layer", "head", "q")
-    return all(a.get(k) == b.get(k) for k in keys) and abs(float(a.get("temp", 1)) - float(b.get("temp", 1))) < 5e-4
+    try:
+        close = abs(float(a.get("temp", 1)) - float(b.get("temp", 1))) < 5e-4  # False for NaN
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return close and all(a.get(k) == b.get(k) for k in keys)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
