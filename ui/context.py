@@ -83,11 +83,20 @@ def still_loading(name: str, device: str) -> None:
 
     @st.fragment(run_every=2.0)
     def wait():
-        if hf_models.pretrained.ready(name, device) is not None:
+        if load_finished(name, device):
             st.rerun(scope="app")
         st.info(t("pretrained_loading", name=model_label(name)), icon="⏳")
 
     wait()
+
+
+def load_finished(name: str, device: str) -> bool:
+    """Whether a background load is over: loaded, or failed (the whole page then runs again, and
+    its runner() says why in the reader's language: never the error box inside the fragment)."""
+    try:
+        return hf_models.pretrained.ready(name, device) is not None
+    except InputError:
+        return True
 
 
 def model_label(name: str) -> str:

@@ -299,7 +299,13 @@ def load(name: str, device: str | None = None):
         t0 = time.perf_counter()
         path, did_convert = converted(name)
         t1 = time.perf_counter()
-        runner = loading.load(str(path), device=device, shown=name)
+        try:
+            runner = loading.load(str(path), device=device, shown=name)
+        except Exception:
+            # a converted folder that does not load (a truncated model.safetensors beside an intact
+            # stamp): its stamp goes, so the next start() converts again instead of failing again
+            (path / STAMP).unlink(missing_ok=True)
+            raise
         runner.packaged = MODELS[name]
         _REPORTS[name] = LoadReport(did_convert, t1 - t0, time.perf_counter() - t1, str(path))
         with _LOCK:
@@ -339,7 +345,7 @@ def start(name: str, device: str | None = None, after=None) -> None:
             _ERRORS[key] = e
         except Exception as e:  # noqa: BLE001 - a page shows one line, the server's log the rest
             policy.log.warning("%s failed to load: %r", name, e)
-            _ERRORS[key] = InputError("hf_refused", policy.REFUSED)
+            _ERRORS[key] = InputError("hf_load_failed", f"{name} failed to load (the server's log says why)", name=name)
         finally:
             with _LOCK:
                 _STARTED.discard(key)
