@@ -10,6 +10,7 @@ import ast
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -332,6 +333,16 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
         with mp.context() as m2:  # its package is not installed
             m2.setattr(hf.pretrained, "gguf_path", lambda name: None)
             found["hf_packaged_missing"] = raised(lambda: hf.pretrained.convert("smollm2-135m", Path("/nowhere")))
+        with mp.context() as m2:  # its load fails in the background (a damaged converted file)
+            m2.setattr(hf.pretrained, "_ERRORS", {})
+            m2.setattr(hf.pretrained, "_LOADED", {})
+            m2.setattr(hf.pretrained, "load", lambda name, device=None: 1 / 0)
+            hf.pretrained.start("smollm2-135m", "cpu")
+            for _ in range(600):
+                if not hf.pretrained.loading_now("smollm2-135m", "cpu"):
+                    break
+                time.sleep(0.01)
+            found["hf_load_failed"] = raised(lambda: hf.pretrained.ready("smollm2-135m", "cpu"))
         mp.setenv("ATTN_HF", "1")
         mp.setattr(hf.policy, "installed", lambda: False)
         found["hf_no_transformers"] = load(f["empty"])
