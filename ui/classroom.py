@@ -31,8 +31,8 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from . import client_address, slots, state
 from . import cookies as server_cookies
-from . import slots, state
 from .i18n import LANGS, lang, lang_from_locale, t, text_in
 from .rooms import (
     MAX_STATE,
@@ -103,14 +103,14 @@ def _store() -> _OutsideSlots:
 
 
 def client() -> list[tuple[str, str]]:
-    """Who opens a room, for its rate limit (rooms.OPENS): this browser's id and the address its
-    websocket came from. Streamlit reports a loopback peer as None: then the app is behind a proxy
-    on this host (deploy/nginx.conf), whose X-Real-IP header names the visitor."""
+    """Who opens a room, for its rate limit (rooms.OPENS): this browser's id and the visitor's
+    address (ui/client_address.py: the peer, or behind a trusted proxy the address it forwards;
+    none for this machine itself, which then counts by its browser alone)."""
     out = [("browser", student_id())]
     try:
-        address = st.context.ip_address or (st.context.headers.get("X-Real-IP") or "").strip()
+        address = client_address.visitor(st.context.ip_address, st.context.headers)
     except Exception:  # noqa: BLE001  (no browser: a bare script run)
-        address = ""
+        address = None
     if address:
         out.append(("address", address))
     return out
