@@ -133,3 +133,53 @@ def test_a_click_and_a_full_rerun_waiting_are_kept_when_a_newer_rerun_replaces_t
     assert last.fragment_id == ""  # the full rerun the click asked for
     got = {x.id: x.WhichOneof("value") for x in last.widget_states.widgets}
     assert got == {"apply": "trigger_value", "temperature": "double_value"}
+
+
+def test_every_widget_value_the_server_keeps_is_bounded_whatever_the_browsers_max_chars_said(monkeypatch):
+    """Issue 45, item 9: 950,000 characters in the room-code box, kept in each idle session."""
+    big = "码" * 950_000
+    m = BackMsg()
+    states = m.rerun_script.widget_states.widgets
+    for wid, field, value in [
+        ("room_code", "string_value", big),
+        ("view", "json_value", '{"view": "' + "x" * 100_000 + '"}'),
+        ("pick", "string_array_value", None),
+        ("nums", "double_array_value", None),
+        ("blob", "bytes_value", b"\0" * 2_000_000),
+        ("typed", "string_trigger_value", None),
+    ]:
+        w = states.add()
+        w.id = wid
+        if field == "string_array_value":
+            w.string_array_value.data.extend(["y" * 20_000] * 10_000)
+        elif field == "double_array_value":
+            w.double_array_value.data.extend([1.0] * 100_000)
+        elif field == "string_trigger_value":
+            w.string_trigger_value.data = big
+        else:
+            setattr(w, field, value)
+    assert {f.name for f in BackMsg.DESCRIPTOR.fields} and len(states) == 6
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    (got,) = handled
+    kept = {w.id: w for w in got.rerun_script.widget_states.widgets}
+    assert kept["room_code"].string_value == big[: hardening.WIDGET_TEXT_MAX]
+    assert kept["view"].json_value == "null"
+    assert len(kept["pick"].string_array_value.data) == hardening.WIDGET_LIST_MAX
+    assert max(len(x) for x in kept["pick"].string_array_value.data) == hardening.WIDGET_ITEM_MAX
+    assert len(kept["nums"].double_array_value.data) == hardening.WIDGET_LIST_MAX
+    assert kept["blob"].WhichOneof("value") is None
+    assert len(kept["typed"].string_trigger_value.data) == hardening.WIDGET_TEXT_MAX
+    assert got.ByteSize() < 200_000  # from about 205 MB
+
+
+def test_a_widget_value_within_the_bounds_is_untouched():
+    m = BackMsg()
+    w = m.rerun_script.widget_states.widgets.add()
+    w.id, w.string_value = "text", "The cat sat on the mat 猫坐在垫子上 😀"
+    v = m.rerun_script.widget_states.widgets.add()
+    v.id, v.json_value = "view", '{"view": {"layer": 1, "temp": 2.5}}'
+    before = m.SerializeToString()
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    assert handled[0].SerializeToString() == before

@@ -107,6 +107,7 @@ def gate(session, msg, handle) -> None:
             return _refused_once(session, f"backend operation {payload}")
     if kind != "rerun_script":
         return handle(msg)
+    bound_widget_states(msg.rerun_script.widget_states)
     rate = session.__dict__.get("_attn_reruns")
     if rate is None:
         rate = session.__dict__["_attn_reruns"] = RerunGate()
@@ -116,6 +117,44 @@ def gate(session, msg, handle) -> None:
     rate.waiting = msg if rate.waiting is None else merged(rate.waiting, msg)
     if rate.timer is None:
         rate.timer = _later(wait if wait is not None else 1 / RERUN_RATE, lambda: _flush(rate, handle))
+
+
+WIDGET_TEXT_MAX = 8_000  # characters of one widget's text (the sentence box takes 2,000, a lesson text 1,200)
+WIDGET_LIST_MAX = 512  # items of one widget's list value (a multiselect of heads: 30 x 9 at most)
+WIDGET_ITEM_MAX = 256  # characters of one item of a list (an option's label)
+
+
+def bound_widget_states(states) -> None:
+    """Each widget's value as the server keeps it, bounded here: a text input's max_chars is the
+    browser's alone, and Streamlit keeps up to server.maxWidgetStateSize (1 MB) a widget in the
+    session (700 idle sockets with 950,000 characters in the room-code box: 417 -> 1,742 MB).
+    A text is cut (the page then says what it kept), a JSON value past the bound (a component's
+    report) becomes null, a list keeps its first WIDGET_LIST_MAX items of WIDGET_ITEM_MAX characters,
+    bytes are dropped."""
+    for w in states.widgets:
+        which = w.WhichOneof("value")
+        if which in ("string_value", "string_trigger_value"):
+            value = getattr(w, which)
+            text = value if which == "string_value" else value.data
+            if len(text) > WIDGET_TEXT_MAX:
+                if which == "string_value":
+                    w.string_value = text[:WIDGET_TEXT_MAX]
+                else:
+                    w.string_trigger_value.data = text[:WIDGET_TEXT_MAX]
+        elif which in ("json_value", "json_trigger_value") and len(getattr(w, which)) > WIDGET_TEXT_MAX:
+            setattr(w, which, "null")
+        elif which == "chat_input_value" and len(w.chat_input_value.data) > WIDGET_TEXT_MAX:
+            w.chat_input_value.data = w.chat_input_value.data[:WIDGET_TEXT_MAX]
+        elif which in ("double_array_value", "int_array_value", "string_array_value"):
+            data = getattr(w, which).data
+            if len(data) > WIDGET_LIST_MAX:
+                del data[WIDGET_LIST_MAX:]
+            if which == "string_array_value":
+                for i, item in enumerate(data):
+                    if len(item) > WIDGET_ITEM_MAX:
+                        data[i] = item[:WIDGET_ITEM_MAX]
+        elif which in ("bytes_value", "arrow_value") and w.ByteSize() > 64 * WIDGET_TEXT_MAX:
+            w.ClearField(which)  # no widget of this app sends either
 
 
 TRIGGERS = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat_input_value")  # one-shot values
