@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 
@@ -42,6 +43,10 @@ BUILTIN = _builtin_names()
 DIR_ENV, SAVE_ENV = "ATTN_LESSONS_DIR", "ATTN_LESSONS_SAVE"
 MAX_FOLDER_FILES = 200
 MAX_PER_OWNER = 20  # lessons one room may keep in the folder
+# a room's saved lesson is removed this long after it was last saved (the room itself ends 4 h after
+# its teacher's last change; the teacher downloads the file to keep it): a visitor's rooms cannot
+# fill the folder for good. The operator's own files (no ID.owner beside them) never expire.
+SAVED_TTL_S = float(os.environ.get("ATTN_LESSONS_SAVED_TTL_S", str(7 * 24 * 3600)))
 
 
 def builtin(name: str) -> Lesson:
@@ -60,12 +65,40 @@ def can_save() -> bool:
     return folder() is not None and os.environ.get(SAVE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def saved() -> list[str]:
-    """The ids of the lessons in the server's folder (valid files only, at most MAX_FOLDER_FILES)."""
+def saved(owner: str | None = None) -> list[str]:
+    """The ids of the lessons in the server's folder that this visitor may start from: the
+    operator's own (no ID.owner file) and, for the teacher of room `owner`, that room's (valid
+    files only, at most MAX_FOLDER_FILES). Another room's lessons are never listed: one visitor's
+    saves do not appear in every teacher's list. Expired rooms' lessons are removed first."""
     d = folder()
     if d is None or not d.is_dir():
         return []
-    return sorted(p.stem for p in list(d.glob("*.toml"))[:MAX_FOLDER_FILES] if p.stat().st_size <= MAX_BYTES)
+    expire(d)
+    mark = _owner_mark(owner) if owner else None
+    out = []
+    for p in list(d.glob("*.toml"))[:MAX_FOLDER_FILES]:
+        if p.stat().st_size > MAX_BYTES:
+            continue
+        who = _read(p.with_suffix(".owner")) or None
+        if who is None or who == mark:
+            out.append(p.stem)
+    return sorted(out)
+
+
+def expire(d: Path, now: float | None = None) -> int:
+    """Remove the rooms' lessons last saved more than SAVED_TTL_S ago; how many went."""
+    now = time.time() if now is None else now
+    gone = 0
+    for owner_file in d.glob("*.owner"):
+        lesson = owner_file.with_suffix(".toml")
+        try:
+            if now - max(owner_file.stat().st_mtime, lesson.stat().st_mtime if lesson.exists() else 0) > SAVED_TTL_S:
+                lesson.unlink(missing_ok=True)
+                owner_file.unlink(missing_ok=True)
+                gone += 1
+        except OSError:
+            pass
+    return gone
 
 
 def load_saved(lesson_id: str) -> Lesson:
@@ -105,6 +138,7 @@ def save(text: str, owner: str) -> Path:
     lesson = validate(text)
     d = folder()
     d.mkdir(parents=True, exist_ok=True)
+    expire(d)
     target, mark = d / f"{lesson.id}.toml", _owner_mark(owner)
     if target.exists() and owner_of(lesson.id) != mark:
         raise LessonError("not_yours", id=lesson.id)

@@ -102,3 +102,30 @@ def test_no_room_fills_the_folder_and_the_operators_files_stay(folder):
         files.save(MINIMAL.format(id="x"), owner="")
     assert got.value.code == "save_needs_room"
     assert "operators" in files.saved() and files.owner_of("operators") is None
+
+
+def test_a_rooms_lessons_are_listed_to_that_rooms_teacher_alone(folder):
+    """Issue 45, item 6: one visitor's saves appeared in every teacher's "Start from" list."""
+    files.save(MINIMAL.format(id="spam"), owner="ROOMAAAA")
+    files.save(MINIMAL.format(id="week-3"), owner="ROOMBBBB")
+    (folder / "operators.toml").write_text(MINIMAL.format(id="operators"), encoding="utf-8")
+    assert files.saved() == ["operators"]
+    assert files.saved(owner="ROOMBBBB") == ["operators", "week-3"]
+    assert files.saved(owner="ROOMAAAA") == ["operators", "spam"]
+
+
+def test_a_rooms_lessons_expire_and_free_the_folder_but_the_operators_stay(folder, monkeypatch):
+    for i in range(files.MAX_PER_OWNER):
+        files.save(MINIMAL.format(id=f"l{i}"), owner="ROOMAAAA")
+    (folder / "operators.toml").write_text(MINIMAL.format(id="operators"), encoding="utf-8")
+    with pytest.raises(schema.LessonError):
+        files.save(MINIMAL.format(id="one-more"), owner="ROOMAAAA")
+    import os
+    import time
+
+    old = time.time() - files.SAVED_TTL_S - 60
+    for p in folder.iterdir():
+        os.utime(p, (old, old))
+    files.save(MINIMAL.format(id="one-more"), owner="ROOMAAAA")  # the old ones expired first
+    assert files.saved(owner="ROOMAAAA") == ["one-more", "operators"]
+    assert sorted(p.name for p in folder.iterdir()) == ["one-more.owner", "one-more.toml", "operators.toml"]

@@ -131,14 +131,21 @@ def test_a_lesson_saved_on_the_server_is_offered_again_and_loads_with_its_own_id
     monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
     classroom.store.clear()
     at = editor()
-    at.session_state["_room_code"], at.session_state["_room_token"] = classroom.store().create()  # saving: a teacher's
+    teacher = classroom.store().create()
+    at.session_state["_room_code"], at.session_state["_room_token"] = teacher  # saving: a teacher's
     at.text_input(key="ed_lesson_id").set_value("week-3").run()
     at.button(key="ed_add").click().run()
     at.selectbox(key="ed_query").set_value("token_count").run()
     at.button(key="ed_add").click().run()
     at.button(key="ed_save").click().run()
     assert (tmp_path / "week-3.toml").is_file() and at.success, [s.value for s in at.success]
-    at = editor()  # another session: the saved lesson is under "Start from"
+    stranger = editor()  # another room's teacher, or a visitor: not listed to them (issue 45, item 6)
+    stranger.session_state["_room_code"], stranger.session_state["_room_token"] = classroom.store().create()
+    stranger.run()
+    assert not any(o.startswith("saved:") for o in stranger.selectbox(key="ed_builtin").options)
+    at = editor()  # another session of the same room's teacher: the saved lesson is under "Start from"
+    at.session_state["_room_code"], at.session_state["_room_token"] = teacher
+    at.run()
     box = at.selectbox(key="ed_builtin")
     assert box.options[-1] == "Saved on this server: week-3", box.options
     box.set_value("saved:week-3").run()

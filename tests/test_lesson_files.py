@@ -182,7 +182,7 @@ def test_a_hostile_file_changes_nothing_in_the_servers_folder(tmp_path, monkeypa
         with pytest.raises(schema.LessonError):
             files.save(text, owner="ROOMAAAA")
     assert sorted((p.name, p.read_bytes()) for p in tmp_path.iterdir()) == before
-    assert files.saved() == ["mine"]
+    assert files.saved(owner="ROOMAAAA") == ["mine"] and files.saved() == []
 
 
 def test_saving_is_off_unless_the_operator_allows_it(tmp_path, monkeypatch):

@@ -612,8 +612,10 @@ SAVED = "saved:"  # "Start from" names a lesson in the server's folder "saved:ID
 
 
 def starts() -> list[str]:
-    """What the editor can start from: the built-in lessons, then those saved in the server's folder."""
-    return [*files.BUILTIN, *(SAVED + i for i in files.saved())]
+    """What the editor can start from: the built-in lessons, then those saved in the server's folder
+    that this visitor may see (the operator's, and this room's when its teacher asks)."""
+    room = classroom.code() if classroom.is_teacher() else None
+    return [*files.BUILTIN, *(SAVED + i for i in files.saved(owner=room))]
 
 
 def start_picker() -> None:
