@@ -156,7 +156,11 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
             used = {n: iter(sentences[n]) for n in sizes}
             for view, _label, view_tab in VIEWS:
                 # the attention view's own tab: switched in the browser, and reported to the page
+                done = runs.finished
                 page.locator(f".av [role='tab'][data-tab='{view_tab}']").click()
+                if view_tab != "head":  # a new tab: its report (debounced, view.js REPORT_MS) reruns the
+                    # page; a sentence submitted before that run would come back on the old tab
+                    runs.wait(page, done, timeout)
                 settle(page, timeout)
                 for r in range(reps):
                     for n in sizes:

@@ -8,7 +8,7 @@ gives an N-token trace. ui.cache's model loader and trace cache are swapped for 
 app); everything the page draws is the page's own code.
 """
 
-import contextlib
+import importlib
 import os
 import runpy
 import sys
@@ -21,7 +21,7 @@ import streamlit as st  # noqa: E402
 
 from bench import synthetic  # noqa: E402
 from model.config import ModelConfig  # noqa: E402
-from ui import cache, context  # noqa: E402
+from ui import cache, page, run  # noqa: E402
 from ui.context import sidebar  # noqa: E402
 
 
@@ -55,17 +55,17 @@ sidebar()
 
 def attention_page():
     if os.environ.get("ATTN_BENCH_PAGE"):  # bench/moves.py: an older attention page, for comparison
-        runpy.run_path(os.environ["ATTN_BENCH_PAGE"], run_name="__page__")
+        # a page file of before render(ctx, view) drew at its module's top level when run
+        runpy.run_path(os.environ["ATTN_BENCH_PAGE"], run_name="__main__")
         return
-    for folder in ("pages", "views", "app_pages"):
-        path = ROOT / folder / "attention.py"
-        if path.exists():
-            runpy.run_path(str(path), run_name="__page__")
-            return
-    st.error("no attention page found")
+    # the app's page as Streamlit runs it (ui/page.py): its render, with this run's Context and
+    # the view its link carries. (Running the file with any other __name__ draws nothing.)
+    attention = importlib.import_module("pages.attention")
+    page.show(attention.render, attention.VIEW)
 
 
 nav = st.navigation([st.Page(attention_page, title="Attention", url_path="attention", default=True)], position="hidden")
-# ui.run.current() runs app.py itself unless it is inside app.py's run: say we are that run
-with context.app_run() if hasattr(context, "app_run") else contextlib.nullcontext():
+try:
     nav.run()
+finally:
+    run.end_run()  # as app.py does: the next run in this thread starts from the sidebar's Context

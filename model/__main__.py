@@ -1,4 +1,4 @@
-"""Command line: python -m model {trace, importance, info, translate, generate, train, evaluate}.
+"""Command line: python -m model {trace, importance, info, translate, generate, train, evaluate, export-onnx}.
 
 Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
 """
@@ -245,6 +245,16 @@ def cmd_evaluate(a):
     print(json.dumps(result, ensure_ascii=False) if a.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 
 
+def cmd_export_onnx(a):
+    from model import onnx_export
+
+    names = onnx_export.every_name() if a.name == "all" else [a.name]
+    for name in names:
+        path = onnx_export.cached(name, a.out, force=a.force)
+        meta = onnx_export.read_meta(path)
+        print(f"{name}: {path} ({meta['bytes'] / 1e6:.1f} MB, sha256 {meta['sha256'][:16]}...)")
+
+
 def parser():
     p = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
     p.add_argument("--device", choices=DEVICES, help="cpu, cuda, mps or auto (default: $ATTN_DEVICE or auto)")
@@ -330,6 +340,11 @@ def parser():
     e.add_argument("--n", type=_between(1, 1_000_000), default=1000)
     e.add_argument("--json", action="store_true")
     e.set_defaults(fn=cmd_evaluate)
+    x = sub.add_parser("export-onnx", help="a model as an ONNX graph for the browser (knobs as inputs)")
+    x.add_argument("name", help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, NAME@STEP (a snapshot) or all")
+    x.add_argument("--out", help="the folder (default: $ATTN_CACHE_DIR/onnx, else ~/.cache/attention-explorer/onnx)")
+    x.add_argument("--force", action="store_true", help="export again even if the folder holds a current one")
+    x.set_defaults(fn=cmd_export_onnx)
     return p
 
 

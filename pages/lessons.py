@@ -16,7 +16,7 @@ from ui import classroom, editor, lessons, page
 from ui.context import still_loading
 from ui.i18n import t
 from ui.layout import copy_link, page_header
-from ui.lesson_view import predict, show_question, show_verdict
+from ui.lesson_view import predict, show_answer, show_options, show_question, show_verdict
 from ui.run import Context
 
 # the page's view (ui/view.py): the lesson, the step and the answers a sender shared (ui/lessons.py
@@ -34,6 +34,7 @@ def _go(delta: int) -> None:
 
 def _restart() -> None:
     lessons.forget(st.session_state["les_lesson"])
+    lessons.hide_all(st.session_state["les_lesson"])
     st.session_state["les_step"] = 1
 
 
@@ -52,7 +53,9 @@ def render(ctx: Context, view: dict) -> None:
     index = min(max(st.session_state["les_step"] - 1, 0), n - 1)
     st.session_state["les_step"] = index + 1
     step = steps[index]
-    given = lessons.answers(lesson).get(index)
+    teacher = classroom.is_teacher()
+    # a room's teacher is the projector: the step is revealed, never answered (no "you said", no score)
+    given = None if teacher else lessons.answers(lesson).get(index)
 
     if classroom.code() and not classroom.is_teacher():
         st.text_input(
@@ -66,10 +69,13 @@ def render(ctx: Context, view: dict) -> None:
     progress.progress(
         (index + 1) / n, text=t("lesson_step_short" if ctx.presentation else "lesson_step", i=index + 1, n=n)
     )
-    _step(ctx, lesson, index, step, given)
-    _buttons_and_score(steps, lesson, index)
+    if teacher:
+        _teacher_step(ctx, lesson, index, step)
+    else:
+        _step(ctx, lesson, index, step, given)
+    _buttons_and_score(steps, lesson, index, score_shown=not teacher)
 
-    if classroom.is_teacher():
+    if teacher:
         lesson_results.class_results(lesson, steps)
 
     st.toggle(t("lesson_share_answers"), key="les_share", help=t("lesson_share_answers_help"))
@@ -149,8 +155,35 @@ def _step(ctx: Context, lesson: str, index: int, step, given: int | None) -> Non
             lesson_results.class_answers(step, lessons.answer_key(lesson, step), given is not None)
 
 
-def _buttons_and_score(steps, lesson: str, index: int) -> None:
-    """Back, next and restart, then the score so far (the whole score at the last step, all answered)."""
+def _teacher_step(ctx: Context, lesson: str, index: int, step) -> None:
+    """A room's teacher at the projector: the question and its options (shown, not answered), a
+    "Reveal" button, then the right answer, the model's numbers and the class's answers. The
+    teacher's own prediction is never asked for nor shown: the projector is the class's screen."""
+    revealed = lessons.is_revealed(lesson, index)
+    beside = ctx.presentation and revealed
+    ask, charts = st.columns([3, 7], gap="large") if beside else (st.container(), None)
+    with ask:
+        show_question(step)
+        show_options(step, f"les_pick_{lesson}_{index}")
+        if revealed:
+            show_answer(step, charts=charts)
+        else:
+            st.button(
+                t("lesson_reveal"),
+                icon="👁️",
+                key=f"les_reveal_{lesson}_{index}",
+                type="primary",
+                on_click=lessons.reveal,
+                args=(lesson, index),
+                help=t("lesson_reveal_help"),
+            )
+    with charts if charts is not None else st.container():
+        lesson_results.class_answers(step, lessons.answer_key(lesson, step), revealed)
+
+
+def _buttons_and_score(steps, lesson: str, index: int, score_shown: bool = True) -> None:
+    """Back, next and restart, then the score so far (the whole score at the last step, all
+    answered); score_shown=False for a room's teacher, whose screen is the class's."""
     n = len(steps)
     right, answered = score(steps, lessons.answers(lesson))
     with st.container(horizontal=True):
@@ -159,6 +192,8 @@ def _buttons_and_score(steps, lesson: str, index: int) -> None:
             t("lesson_next"), icon="➡️", disabled=index == n - 1, on_click=_go, args=(1,), key="les_next", type="primary"
         )
         st.button(t("lesson_restart"), icon="🔄", on_click=_restart, key="les_restart")
+    if not score_shown:
+        return
     if index == n - 1 and answered == n:
         st.markdown("## " + t("lesson_score", right=right, n=n))
     elif answered:

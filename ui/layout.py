@@ -77,6 +77,12 @@ _EVERY_PAGE_CSS = (
     + " button [data-testid='stMarkdownContainer'], button .stMarkdownEllipsis, button p,"
     + " [data-testid='stPageLink-NavLink'] span {white-space: normal !important;"
     + " text-overflow: clip !important; overflow: visible !important; overflow-wrap: anywhere;}"
+    # a row of pills (a lesson's answer options, a sentence's tokens) wraps onto more lines in a
+    # narrow column (a phone, the projector's column beside a reveal's charts): Streamlit lays it in
+    # one line that scrolls sideways, an option hidden off its edge (axe-core's
+    # scrollable-region-focusable); a label longer than the column wraps inside its pill
+    + " [data-testid='stButtonGroup'] div:has(> button) {flex-wrap: wrap !important; overflow-x: visible !important;}"
+    + " [data-testid='stButtonGroup'] button {max-width: 100%; height: auto; white-space: normal;}"
     # on a touch screen a tap is a hover: plotly's toolbar then stays over the chart's title (a
     # lesson reveal's on a phone); Streamlit's own toolbar above the chart keeps full screen
     + " @media (hover: none) {.js-plotly-plot .modebar-container {display: none !important;}}"

@@ -165,6 +165,34 @@ def show_verdict(step, given: int, prefix: str = "les", charts=None) -> None:
         st.success(t("lesson_right", answer=answer_text(step)), icon="✅")
     else:
         st.error(t("lesson_wrong", given=option_label(step, given), answer=answer_text(step)), icon="❌")
+    _reveal(step, prefix, charts)
+
+
+def show_options(step, key: str) -> None:
+    """The step's options as the class sees them, for a room's teacher who reveals rather than
+    answers: the same control, locked, with nothing chosen (no teacher's choice on the projector)."""
+    st.session_state.pop(key, None)
+    if step.kind == "slider":
+        st.select_slider(t("lesson_class_options"), step.options, key=key, disabled=True)
+        return
+    st.pills(
+        t("lesson_class_options"),
+        list(range(len(step.options))),
+        format_func=lambda i: option_label(step, i),
+        key=key,
+        selection_mode="single",
+        disabled=True,
+    )
+
+
+def show_answer(step, prefix: str = "les", charts=None) -> None:
+    """The reveal without a prediction (a room's teacher): the model's answer, the reveal's text and
+    its charts; nobody's own answer is named."""
+    st.info(t("lesson_the_answer", answer=answer_text(step)), icon="💡")
+    _reveal(step, prefix, charts)
+
+
+def _reveal(step, prefix: str, charts) -> None:
     st.markdown(lesson_md(step.reveal_text, step.params))
     if charts is not None:  # beside: the link stays under the text it belongs to
         explore_link(step)

@@ -198,6 +198,23 @@ def answer(lesson: str, index: int, choice: int) -> None:
     _answers_of(lesson)[index] = choice
 
 
+def _revealed_of(lesson: str) -> set[int]:
+    return st.session_state.setdefault("les_revealed", {}).setdefault(lesson, set())
+
+
+def is_revealed(lesson: str, index: int) -> bool:
+    """Whether a room's teacher revealed this step (the teacher reveals, never answers)."""
+    return index in _revealed_of(lesson)
+
+
+def reveal(lesson: str, index: int) -> None:
+    _revealed_of(lesson).add(index)
+
+
+def hide_all(lesson: str) -> None:
+    st.session_state.setdefault("les_revealed", {})[lesson] = set()
+
+
 def forget(lesson: str) -> None:
     st.session_state.setdefault("les_answers", {})[lesson] = {}
 

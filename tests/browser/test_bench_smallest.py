@@ -1,0 +1,47 @@
+"""The benchmarks the attention page is measured by, run at their smallest size so they cannot rot
+unseen: `bench/run.sh --only views,moves` failed on main for a round (bench/views_app.py ran
+pages/attention.py under a name other than __main__, so the page drew nothing, and both benches
+waited 120 s for a view that never came). Each test runs the bench's own `run` at 16 tokens with
+a few moves and checks that every figure it reports is there and plausible; the figures
+themselves are bench/'s business (bench/results.md), not asserted here."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import moves, views
+
+# each starts its own app server(s) on bench/views_app.py and its own Chromium: about 20 s apiece
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def finite_ms(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x < 60_000
+
+
+def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
+    rows = moves.run(sizes=(16,), moves=2, old_moves=1, bertviz=False, log=lambda *_: None)
+    new = [r for r in rows if r["path"].startswith("attention view")]
+    # every move on both of the view's tabs was timed (16 tokens: every layer travels, none a note)
+    assert {(r["path"], r["move"]) for r in new} == {
+        (f"attention view, {tab}", move) for tab, _ in moves.TABS for move in moves.MOVE_NAMES
+    }
+    for r in new:
+        assert "note" not in r, r
+        assert r["moves"] == 2 and r["tokens"] == 16
+        assert all(finite_ms(r[k]) for k in ("work", "handler", "render", "to_frame", "max_work")), r
+        assert r["draw"] is not None  # the view's own draw() ran: the move reached the view
+        assert r["ws_sent_during"] == 0, r  # a move in the browser sends nothing while it moves
+    old = [r for r in rows if r["path"] == "old Plotly page (server)"]
+    assert {r["move"] for r in old} == {"head", "row", "layer"}
+    assert all(finite_ms(r["median_ms"]) and r["moves"] == 1 for r in old), old
+
+
+def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
+    rows = views.run(sizes=(16,), reps=1, timeout=60, log=lambda *_: None)
+    assert [r["view"] for r in rows] == [v for v, _, _ in views.VIEWS]
+    for r in rows:
+        assert r["tokens"] == 16
+        assert 0 < r["drawn_s"] < 60 and r["mb"] > 0, r
