@@ -403,6 +403,65 @@ def top_key_again(ctx):
 @query(
     ["word"],
     args={"word": WORD},
+    params=("word", "top", "weight", "share", "after", "sink"),
+    shows=("heatmap", "row"),
+    required=("word",),
+)
+def induction(ctx):
+    """What an induction head does, measured as its name says: the row of `word`'s last occurrence,
+    the keys it reads apart from the first token (an attention sink takes most of many rows) and
+    itself, and which of them gets the largest share. NotApplicable unless that key is the token
+    that followed `word`'s previous occurrence ("after"): then the reveal's "the token that came
+    after it last time" is true of this head on this sentence. Options: the keys without the sink
+    and the row itself; margin: the gap between the shares (each weight over what those keys get)."""
+    kind, att = ctx.kind, ctx.att()
+    rows = row_names(att, kind)
+    names = [str(x).strip("▁Ġ ").lower() for x in rows]
+    raw = ctx.args["word"]
+    if isinstance(raw, dict):
+        i = word_position(rows, raw)
+        raw = rows[i] if i is not None else raw.get("word", "")
+    word = str(raw).strip("▁Ġ ").lower()
+    seen = [i for i, n in enumerate(names) if n == word]
+    if len(seen) < 2:
+        raise NotApplicable("word_missing" if not seen else "not_repeated", word=str(raw))
+    row, previous = seen[-1], seen[-2]
+    layer, head = _where(ctx, att, row)
+    m = matrix(att.weights.astype(np.float64), layer, head)
+    keys = [j for j in visible(att, row) if j not in (0, row)]  # no sink, not itself
+    if len(keys) < 2 or previous + 1 not in keys:
+        raise NotApplicable("not_repeated", word=str(raw))
+    values = m[row, keys]
+    shares = values / values.sum() if values.sum() > 0 else values
+    top = int(np.argmax(shares))
+    if keys[top] != previous + 1:
+        raise NotApplicable("not_induction", word=word_label(att.query_tokens, row))
+    labels = [word_label(att.key_tokens, j) for j in keys]
+    return dict(
+        options=labels,
+        answer=top,
+        params={
+            **_where_params(kind, layer, head),
+            "word": word_label(att.query_tokens, row),
+            "top": labels[top],
+            "weight": f"{values[top]:.2f}",
+            "share": f"{shares[top]:.2f}",
+            "after": word_label(att.key_tokens, previous + 1),
+            "sink": f"{m[row, 0]:.2f}",
+        },
+        reveal=[
+            _heat(m, att, kind, layer, head, row),
+            Bars(labels, values, "lesson_title_row", {"word": word_label(att.query_tokens, row), "layer": layer + 1}),
+        ],
+        rule="weight",
+        margin=gap(shares, top),
+        default_show=("heatmap",),
+    )
+
+
+@query(
+    ["word"],
+    args={"word": WORD},
     params=("word", "top", "score", "weight", "d_k"),
     shows=("scores", "row"),
     needs="tutorial",

@@ -319,6 +319,23 @@ def o_top_key_again(r, text, view, args):
     return want(label(att.key_tokens, top), "weight", top2(m[row, keys]))
 
 
+def o_induction(r, text, view, args):
+    """The second occurrence's row without the first token and itself, as shares; its top must be
+    the token after the previous occurrence (else the query says it does not apply)."""
+    kind = kind_of(r, view)
+    att = trace(r, text, view).attention[kind]
+    w = att.weights.astype(np.float64)
+    names = [plain(x) for x in row_names(att, kind)]
+    occ = [i for i, x in enumerate(names) if x == plain(args["word"])]
+    row, prev = occ[-1], occ[-2]
+    la, h = where(w, view, row)
+    m = mat(w, la, h)
+    keys = [k for k in seen(r, att, kind, row) if k not in (0, row)]
+    share = m[row, keys] / m[row, keys].sum()
+    assert keys[int(np.argmax(share))] == prev + 1
+    return want(label(att.key_tokens, prev + 1), "weight", top2(share))
+
+
 def o_top_score(r, text, view, args):
     """The highest q·k / √d_k (+ ALiBi's bias) from the q and k the model recorded, by numpy."""
     kind = kind_of(r, view)
@@ -662,6 +679,48 @@ def s_top_key_again():
     names, _ = tokens("translator", EN[3], "encoder")
     yield "translator", EN[3], {"kind": "encoder", "head": "decided"}, {"word": plain(names[repeated(names)[0]])}
     yield "gpt", EN[1], {"kind": "decoder", "layer": 3, "head": 2}, {"word": {"position": 2}}
+
+
+def s_induction():
+    """Steps where a head of our GPTs does read the token after the previous occurrence (found by
+    scanning every layer and head on repeated sentences, 2026-12-04): English and Chinese, each GPT,
+    single heads and the mean."""
+    yield (
+        "gpt",
+        "The cat sat on the mat. The cat sat on the mat",
+        {"kind": "decoder", "layer": 2, "head": 4},
+        {"word": "cat"},
+    )
+    yield (
+        "gpt",
+        "The cat sat on the mat. The cat sat on the mat",
+        {"kind": "decoder", "layer": 3, "head": 2},
+        {"word": "mat"},
+    )
+    yield (
+        "gpt",
+        "The cat sat on the mat. The cat sat on the mat",
+        {"kind": "decoder", "layer": 3, "head": "mean"},
+        {"word": "mat"},
+    )
+    yield (
+        "gpt",
+        "The dog saw the cat and the dog saw the bird",
+        {"kind": "decoder", "layer": 2, "head": 4},
+        {"word": "dog"},
+    )
+    yield "gpt", "狗咬人。狗咬人", {"kind": "decoder", "layer": 2, "head": 1}, {"word": "人"}
+    yield "gpt", "狗咬人。狗咬人", {"kind": "decoder", "layer": 3, "head": 3}, {"word": "人"}
+    yield "gpt", "狗咬人。狗咬人", {"kind": "decoder", "layer": 1, "head": 3}, {"word": "狗"}
+    yield "gpt", "The brother was kind. He was lazy.", {"kind": "decoder", "layer": 3, "head": 3}, {"word": "was"}
+    yield "gpt", "鸟慢慢地住在桌子下面。它飞快地躺在山上。", {"kind": "decoder", "layer": 3, "head": 2}, {"word": "在"}
+    yield "gpt-rope", "The brother was kind. He was lazy.", {"kind": "decoder", "layer": 2, "head": 2}, {"word": "was"}
+    yield (
+        "gpt",
+        "The dog saw the cat and the dog saw the bird",
+        {"kind": "decoder", "layer": 2, "head": "mean"},
+        {"word": "dog"},
+    )
 
 
 def s_top_score():
