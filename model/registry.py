@@ -47,7 +47,7 @@ PRESETS: dict[str, ModelConfig] = {
 NAMES = tuple(PRESETS)
 # real pretrained models that pip packages ship, loaded through the Hugging Face adapter when those
 # packages are installed (model/hf/pretrained.py holds their files' names; this is what load() routes)
-PACKAGED = ("smollm2-135m",)
+PACKAGED = ("smollm2-135m", "gemma3-270m")
 
 
 def weights_dir() -> Path:

