@@ -8,6 +8,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 dest="$here/../../static/ort"
 files=$(awk '{print $2}' "$here/runtime.sha256")
+# our own modules (tokenizer.js, model.js), served beside it at /app/static/browser_model/
+mkdir -p "$here/../../static/browser_model"
+cp "$here"/*.js "$here/../../static/browser_model/"
 if (cd "$dest" 2>/dev/null && sha256sum --quiet --strict -c "$here/runtime.sha256") >/dev/null 2>&1; then
   exit 0  # already there, the right bytes
 fi
