@@ -3,7 +3,8 @@ SentencePiece model (model/tokenizer.py, SentencePiece's own C++) on a held-out 
 2,000 texts: the corpus's held-out sentences in both languages, a language model's held-out items,
 and hostile strings (Chinese, emoji and their joiners, zero-width and control characters, markup,
 full-width and compatibility characters NFKC rewrites, every kind of space, random code points).
-Node runs the module (as the browser imports it) on the list; every text's ids are compared."""
+Node runs the module (as the browser imports it) on the list; every text's ids are compared, and
+so are the labels a chart shows (tokens and words) and the decoded text."""
 
 from __future__ import annotations
 
@@ -135,3 +136,66 @@ def test_the_browser_tokenizer_normalizes_as_sentencepiece(tmp_path):
     tok = Tokenizer.load()
     want = [tok.sp.normalize(t) for t in texts]
     assert json.loads(run.stdout) == want
+
+
+def node_calls(calls: list[tuple[str, list[int]]], tmp_path: Path) -> list:
+    """Each (method, ids) run on the browser's Tokenizer, in node."""
+    cases = tmp_path / "calls.json"
+    cases.write_text(json.dumps(calls), encoding="utf-8")
+    script = (
+        "import { readFileSync } from 'node:fs';"
+        f"import {{ Tokenizer }} from {json.dumps(MODULE.as_uri())};"
+        f"const tok = new Tokenizer(readFileSync({json.dumps(str(DEFAULT_PATH))}));"
+        f"const calls = JSON.parse(readFileSync({json.dumps(str(cases))}, 'utf8'));"
+        "process.stdout.write(JSON.stringify(calls.map(([m, ids]) => tok[m](ids))));"
+    )
+    run = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browser_labels_tokens_and_words_as_the_app_does(tmp_path):
+    """labels / wordIds / wordLabels (what a chart's rows and columns say) equal Tokenizer.labels,
+    word_ids and word_labels: on every held-out text's ids as the GPT and the translator read them
+    (with <s>, <2zh> ... </s>), and on random id sequences, whose byte pieces often make no whole
+    character (shown as the byte, "\\xF0")."""
+    from model.tokenizer import BOS, EOS, TO_ZH
+
+    tok = Tokenizer.load()
+    rng = random.Random(5)
+    sequences = []
+    for text in held_out_texts():
+        ids = tok.encode(text)
+        sequences += [[BOS, *ids], [TO_ZH, *ids, EOS]]
+    byte_ids = [i for i in range(tok.vocab_size) if tok.sp.is_byte(i)]
+    for _ in range(500):
+        pool = byte_ids if rng.random() < 0.5 else range(tok.vocab_size)
+        sequences.append([rng.choice(pool) for _ in range(rng.randint(1, 20))])
+    methods = {"labels": tok.labels, "wordIds": tok.word_ids, "wordLabels": tok.word_labels}
+    calls = [(m, ids) for ids in sequences for m in methods]
+    got = node_calls(calls, tmp_path)
+    wrong = [(m, ids, g) for (m, ids), g in zip(calls, got) if g != methods[m](ids)]
+    assert not wrong, (
+        f"{len(wrong)} of {len(calls)} differ, e.g. {[(m, ids, g, methods[m](ids)) for m, ids, g in wrong[:3]]}"
+    )
+    shown = {lab for (m, _), g in zip(calls, got) if m == "labels" for lab in g}
+    assert any(lab.startswith("\\x") for lab in shown) and any(" 1/4" in lab for lab in shown)
+    assert any(lab.startswith("U+") for lab in shown)  # an invisible character named by its code point
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browser_decodes_as_sentencepiece(tmp_path):
+    """decode (the translator's output in the browser) equals Tokenizer.decode on every held-out
+    text's ids and on random id sequences (specials, lone spaces, bytes of no whole character)."""
+    tok = Tokenizer.load()
+    rng = random.Random(11)
+    sequences = [tok.encode(t) for t in held_out_texts()]
+    byte_ids = [i for i in range(tok.vocab_size) if tok.sp.is_byte(i)]
+    for _ in range(500):
+        pool = byte_ids if rng.random() < 0.4 else range(tok.vocab_size)
+        sequences.append([rng.choice(pool) for _ in range(rng.randint(1, 20))])
+    got = node_calls([("decode", ids) for ids in sequences], tmp_path)
+    wrong = [(ids, g, tok.decode(ids)) for ids, g in zip(sequences, got) if g != tok.decode(ids)]
+    assert not wrong, f"{len(wrong)} of {len(sequences)} differ, e.g. {wrong[:3]}"
+    assert sum("\ufffd" in g for g in got) > 50  # bytes of no whole character were decoded too

@@ -6,6 +6,7 @@
 //   import { Tokenizer } from "./tokenizer.js";
 //   const tok = new Tokenizer(new Uint8Array(await (await fetch(url)).arrayBuffer()));
 //   tok.encode("The cat sat on the mat.")   // -> [ids], no specials added (as Tokenizer.encode)
+//   tok.labels(ids), tok.wordIds(ids), tok.wordLabels(ids), tok.decode(ids)   // as the Python ones
 //
 // What SentencePiece does, in its order (src/normalizer.cc, src/bpe_model.cc,
 // src/sentencepiece_processor.cc):
@@ -153,6 +154,32 @@ function charLength(bytes, at) {
   return 0;
 }
 
+// -- labels: model/tokenizer.py's _surfaces, labels, word_ids, word_labels --------------------
+// data/text.py's CJK (Han and kana; not Hangul, not punctuation), as a character class
+const CJK = /^[\u2e80-\u2fff\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u31a0-\u31bf\u31c0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u{20000}-\u{3ffff}]$/u;
+export const isCjk = (ch) => CJK.test(ch);
+// Python's str.isspace, character by character (JavaScript's \s differs: U+FEFF, U+001C-001F, U+0085)
+const PY_SPACE = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
+const isSpaceChar = (ch) => PY_SPACE.test(ch);
+const isSpace = (text) => text.length > 0 && Array.from(text).every(isSpaceChar);
+function strip(text) {
+  const chars = Array.from(text);
+  let a = 0, b = chars.length;
+  while (a < b && isSpaceChar(chars[a])) a++;
+  while (b > a && isSpaceChar(chars[b - 1])) b--;
+  return chars.slice(a, b).join("");
+}
+const INVISIBLE = /^[\p{C}\p{Z}]$/u; // unicodedata.category(ch)[0] in "CZ"
+const hex4 = (ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+const visible = (ch) => (INVISIBLE.test(ch) && ch !== " " ? hex4(ch) : ch);
+const hex2 = (b) => "\\x" + b.toString(16).toUpperCase().padStart(2, "0");
+function wordLabel(w) {
+  const t = strip(w);
+  if (!t) return "\u2423"; // ␣
+  const chars = Array.from(t);
+  return chars.every((c) => INVISIBLE.test(c)) ? chars.map(visible).join(" ") : t;
+}
+
 const encoder = new TextEncoder();
 const REPLACEMENT = encoder.encode("\ufffd");
 const SPACE_BYTES = encoder.encode(SPACE);
@@ -227,6 +254,140 @@ export class Tokenizer {
       while (norm.endsWith(space)) norm = norm.slice(0, -space.length);
     }
     return norm;
+  }
+
+  specials() {
+    // ids 0-5 are <pad> <unk> <s> </s> <2en> <2zh> (model/tokenizer.py's SPECIALS)
+    return this.pieces.slice(0, 6);
+  }
+
+  byteOf(id) {
+    const m = this.types[id] === BYTE && /^<0x([0-9A-Fa-f]{2})>$/.exec(this.pieces[id]);
+    return m ? parseInt(m[1], 16) : null;
+  }
+
+  /** Per token: [label, the text it stands for, starts a new word] (Tokenizer._surfaces). */
+  surfaces(ids) {
+    const n = ids.length, specials = this.specials(), out = [];
+    let prev = "", blank = false;
+    const isSpecial = (i) => i >= 0 && i < specials.length;
+    const push = (label, text, isNew, cjk) => {
+      if (!out.length) isNew = true;
+      else if (cjk && blank) isNew = false;
+      else if (cjk || (prev !== "" && isCjk(prev))) isNew = true;
+      out.push([label, text, isNew]);
+      blank = isNew ? isSpace(text) : blank && isSpace(text);
+      const chars = Array.from(text);
+      if (chars.length) prev = chars[chars.length - 1];
+    };
+    let k = 0;
+    while (k < n) {
+      const i = ids[k];
+      if (!(i >= 0 && i < this.pieces.length)) throw new Error(`token id ${i} out of range 0..${this.pieces.length - 1}`);
+      if (isSpecial(i)) {
+        out.push([specials[i], specials[i], true]);
+        prev = "";
+        blank = false;
+        k++;
+        continue;
+      }
+      const afterSpecial = !out.length || isSpecial(ids[k - 1]);
+      const b = this.byteOf(i);
+      if (b === null) {
+        const piece = this.pieces[i];
+        const text = piece.split(SPACE).join(" ");
+        const first = Array.from(text)[0] || " ";
+        push(strip(text) || "\u2423", text, afterSpecial || piece.startsWith(SPACE), isCjk(first));
+        k++;
+        continue;
+      }
+      // a run of byte pieces: grouped into UTF-8 characters
+      const need = b < 0x80 ? 1 : b >= 0xc0 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf8 ? 4 : 0;
+      const group = [b];
+      let j = k + 1;
+      while (need > 0 && group.length < need && j < n && ids[j] >= 0 && ids[j] < this.pieces.length) {
+        const c = this.byteOf(ids[j]);
+        if (c === null || c < 0x80 || c >= 0xc0) break;
+        group.push(c);
+        j++;
+      }
+      let ch = null;
+      if (need && group.length === need) {
+        try {
+          ch = new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(group));
+        } catch {
+          ch = null;
+        }
+      }
+      if (ch === null) { // not a whole character: the byte itself
+        push(hex2(b), hex2(b), afterSpecial, false);
+        k++;
+        continue;
+      }
+      const shown = visible(ch);
+      for (let m = 0; m < group.length; m++) {
+        const label = group.length === 1 ? shown : `${shown} ${m + 1}/${group.length}`;
+        if (m === 0) push(label, ch, afterSpecial, isCjk(ch));
+        else out.push([label, "", false]);
+      }
+      k += group.length;
+    }
+    return out;
+  }
+
+  /** One readable label per token ("cat", "<s>", "😀 1/4", "␣", "\\xF0"): Tokenizer.labels. */
+  labels(ids) {
+    return this.surfaces(ids).map(([label]) => label);
+  }
+
+  /** Each token's word index: Tokenizer.word_ids. */
+  wordIds(ids) {
+    let w = -1;
+    return this.surfaces(ids).map(([, , isNew]) => Math.max((w += isNew ? 1 : 0), 0));
+  }
+
+  /** One label per word ("mat.", "垫子", "😀", "<s>"): Tokenizer.word_labels. */
+  wordLabels(ids) {
+    const words = [];
+    for (const [, text, isNew] of this.surfaces(ids)) {
+      if (isNew || !words.length) words.push(text);
+      else words[words.length - 1] += text;
+    }
+    return words.map(wordLabel);
+  }
+
+  /** The text of ids, specials (ids 0-5) skipped: Tokenizer.decode (SentencePiece's DecodeIds:
+   * leading word-start marks dropped, a run of byte pieces read as UTF-8, each byte of no whole
+   * character one U+FFFD). */
+  decode(ids) {
+    let out = "", bytes = [], bos = true;
+    const flush = () => {
+      const b = Uint8Array.from(bytes);
+      for (let at = 0; at < b.length; ) {
+        const n = charLength(b, at);
+        out += n ? utf8.decode(b.subarray(at, at + n)) : "\ufffd";
+        at += n || 1;
+      }
+      if (bytes.length) bos = false;
+      bytes = [];
+    };
+    for (const i of ids) {
+      if (!(i >= 0 && i < this.pieces.length)) throw new Error(`token id ${i} out of range 0..${this.pieces.length - 1}`);
+      if (i < 6) continue;
+      const b = this.byteOf(i);
+      if (b !== null) {
+        bytes.push(b);
+        continue;
+      }
+      flush();
+      let piece = this.pieces[i];
+      if (bos && piece.startsWith(SPACE)) piece = piece.slice(SPACE.length);
+      const text = piece.split(SPACE).join(" ");
+      if (text) bos = false;
+      out += text;
+    }
+    flush();
+    return out;
   }
 
   /** The ids of text, no specials added (model/tokenizer.py's Tokenizer.encode). */
