@@ -166,3 +166,33 @@ def test_the_forward_time_bench_runs_at_its_smallest_size(published, app_server,
     for r in rows:
         assert r["runs"] == 3 and 0 < r["median_ms"] <= r["max_ms"] < 10_000, r
     assert outside.urls == []
+
+
+CAN_RUN_JS = """async ({base}) => {
+  const { canRun, BrowserModel } = await import(base + '/browser_model/model.js');
+  const can = canRun();
+  let loaded = null;
+  try { await BrowserModel.load(base, 'gpt'); loaded = 'loaded'; } catch (e) { loaded = e.reason || String(e); }
+  return {can, loaded};
+}"""
+
+
+@pytest.mark.parametrize(
+    "init, reason",
+    [
+        ("", None),
+        ("delete window.WebAssembly;", "no-webassembly"),
+        ("WebAssembly.validate = () => false;", "no-simd"),
+        ("Object.defineProperty(Navigator.prototype, 'deviceMemory', {get: () => 0.5});", "memory"),
+    ],
+)
+def test_a_browser_that_cannot_run_the_model_says_why(published, app_server, new_page, init, reason):
+    """No WebAssembly, no SIMD or too little memory: canRun() says which, and loading the model
+    fails with that reason instead of a runtime error halfway (the page's fallback to the server)."""
+    page = new_page(fresh=True)
+    if init:
+        page.add_init_script(init)
+    page.goto(app_server.url + "/_stcore/health", wait_until="domcontentloaded")
+    got = page.evaluate(CAN_RUN_JS, {"base": BASE})
+    assert got["can"] == {"ok": reason is None, "reason": reason}
+    assert got["loaded"] == ("loaded" if reason is None else reason)

@@ -17,7 +17,32 @@ import { Tokenizer } from "./tokenizer.js";
 
 let runtime = null; // one onnxruntime-web per page
 
+// a module that uses one SIMD instruction (i8x16.popcnt): onnxruntime-web's CPU path is built with SIMD
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+export const MIN_DEVICE_MEMORY_GB = 1; // navigator.deviceMemory below this: a phone too small to hold runtime and graph
+
+/** Whether this browser can run our models, and if not why: {ok, reason} with reason one of
+ * "no-webassembly", "no-simd", "memory" (the page then computes on the server, saying so). */
+export function canRun() {
+  if (typeof WebAssembly !== "object" || typeof WebAssembly.validate !== "function") {
+    return { ok: false, reason: "no-webassembly" };
+  }
+  if (!WebAssembly.validate(SIMD_PROBE)) return { ok: false, reason: "no-simd" };
+  const memory = typeof navigator === "object" ? navigator.deviceMemory : undefined;
+  if (typeof memory === "number" && memory < MIN_DEVICE_MEMORY_GB) return { ok: false, reason: "memory" };
+  return { ok: true, reason: null };
+}
+
+export class CannotRun extends Error {
+  constructor(reason) {
+    super(`this browser cannot run the model (${reason})`);
+    this.reason = reason;
+  }
+}
+
 export async function loadRuntime(base) {
+  const can = canRun();
+  if (!can.ok) throw new CannotRun(can.reason);
   if (!runtime) {
     runtime = (async () => {
       const ort = await import(`${base}/ort/ort.wasm.min.mjs`);
