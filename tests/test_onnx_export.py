@@ -234,3 +234,13 @@ def test_every_name_lists_the_models_and_the_snapshots():
     names = onnx_export.every_name()
     assert set(MODELS) <= set(names)
     assert snapshot_of("gpt") in names and snapshot_of("translator") in names
+
+
+@pytest.mark.parametrize("name", ["nope", "gpt@x", "gpt@999999"])
+def test_a_name_the_project_has_not_is_one_line_and_status_2(name, tmp_path, capsys):
+    from model.__main__ import main
+
+    assert main(["export-onnx", name, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ")
+    assert not list(tmp_path.iterdir())  # nothing written
