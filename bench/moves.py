@@ -126,34 +126,34 @@ KEY = "v.canvas.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true, 
 OUR_MOVES = {
     # the slider dragged from the middle (T = 1) to the right, m steps: its "input" event redraws
     "temperature": (
-        f"{VIEW} {DRAWN} const s = v.$('.av-temp');"
+        f"{VIEW} {DRAWN} const s = v.element.querySelector('.av-temp');"
         " s.value = String(Math.round(+s.max * (0.5 + 0.3 * (k + 1) / m))); const want = +s.value;",
         "s.dispatchEvent(new Event('input', {bubbles: true}));",
-        "v.frames.length === before + 1 && +v.$('.av-temp').value === want && v.view.temp !== 1",
+        "v.frames.length === before + 1 && +v.element.querySelector('.av-temp').value === want && v.state.temp !== 1",
     ),
     # arrow keys on the canvas, right 11 then left: each head recomputed at T from an empty cache
     # (the worst case: softmax(log w / T) of the new head)
     "head": (
-        f"{VIEW} {DRAWN} v.cache = null; const was = v.view.head;"
+        f"{VIEW} {DRAWN} v.clearCache(); const was = v.state.head;"
         " const key = Math.floor(k / 11) % 2 === 0 ? 'ArrowRight' : 'ArrowLeft';",
         KEY,
-        "v.frames.length === before + 1 && v.view.head !== was",
+        "v.frames.length === before + 1 && v.state.head !== was",
     ),
     # arrow keys, down 10 then up: the selected row (its table, its highlight)
     "row": (
-        f"{VIEW} {DRAWN} const was = v.q; const key = Math.floor(k / 10) % 2 === 0 ? 'ArrowDown' : 'ArrowUp';",
+        f"{VIEW} {DRAWN} const was = v.state.q; const key = Math.floor(k / 10) % 2 === 0 ? 'ArrowDown' : 'ArrowUp';",
         KEY,
-        "v.frames.length === before + 1 && v.q !== was",
+        "v.frames.length === before + 1 && v.state.q !== was",
     ),
     # the layer select, the last but one then the last ...
     "layer": (
-        f"{VIEW} {DRAWN} const sel = v.$('.av-layer'); const to = k % 2 === 0 ? v.L - 2 : v.L - 1;"
+        f"{VIEW} {DRAWN} const sel = v.element.querySelector('.av-layer'); const to = k % 2 === 0 ? v.shape.L - 2 : v.shape.L - 1;"
         " sel.value = String(to);",
         "sel.dispatchEvent(new Event('change', {bubbles: true}));",
-        "v.frames.length === before + 1 && v.view.layer === to",
+        "v.frames.length === before + 1 && v.state.layer === to",
     ),
 }
-ALL_LAYERS = "() => { const v = window.__attentionViews.att_view; return v.h.layers.length === v.L; }"
+ALL_LAYERS = "() => { const v = window.__attentionViews.att_view; return v.layersLoaded === v.shape.L; }"
 TABS = (("heatmap", "head"), ("head view", "lines"))  # (our name, the view's tab id)
 
 
@@ -178,7 +178,9 @@ def new_path(page, url, n, moves, log) -> list[dict]:
             before = sent.frames
             samples = timed_moves(page, name, move_js(prep, act, check), moves, n, synthetic.HEADS)
             if name == "temperature":  # the thumb let go: the view reports once
-                page.evaluate("() => window.__attentionViews.att_view.$('.av-temp').dispatchEvent(new Event('change'))")
+                page.evaluate(
+                    "() => window.__attentionViews.att_view.element.querySelector('.av-temp').dispatchEvent(new Event('change'))"
+                )
             during = sent.frames - before
             page.wait_for_timeout(1500)  # the debounced report goes now
             settle(page, 300)
@@ -377,7 +379,7 @@ def new_temperature(page, url, n, moves, log) -> list[dict]:
     ms = page.evaluate(f"() => {view}.frames.slice({drawn})")
     t0 = time.perf_counter()
     page.mouse.up()  # T in every layer: the server re-runs the model, the view draws its weights
-    page.wait_for_function(f"() => {view}.fromServer({view}.panels[1])", polling="raf", timeout=120_000)
+    page.wait_for_function(f"() => {view}.panelFromServer(1)", polling="raf", timeout=120_000)
     release = time.perf_counter() - t0
     settle(page, 300)
     page.screenshot(path=str(SCREENSHOTS / f"bench-moves-temperature-new-{n}.png"))

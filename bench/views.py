@@ -38,7 +38,7 @@ DRAWN = """(first) => {
 VIEW_DRAWN = """([first, tab]) => {
   const v = (window.__attentionViews || {}).att_view;
   const kind = {head: 'heat', model: 'model', lines: 'lines'}[tab];
-  return !!(v && v.h && v.h.q_labels[0] === first && v.view.tab === tab && v.geo && v.geo.kind === kind);
+  return !!(v && v.ready && v.labels.q[0] === first && v.state.tab === tab && v.geo && v.geo.kind === kind);
 }"""
 
 MODEL_VIEW_DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))

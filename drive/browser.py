@@ -281,9 +281,9 @@ def go_in_app(page, path: str, timeout: float = 120) -> None:
 _LAID_OUT_JS = """() => {
   const shown = e => e.offsetWidth || e.offsetHeight;
   const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(shown);
-  const views = Object.values(window.__attentionViews || {}).filter(v => v.el && v.el.isConnected && shown(v.el));
+  const views = Object.values(window.__attentionViews || {}).filter(v => v.element.isConnected && shown(v.element));
   return plots.every(gd => gd._fullLayout && Math.abs(gd._fullLayout.width - gd.offsetWidth) < 2)
-      && views.every(v => v.width === v.el.clientWidth);
+      && views.every(v => v.drawnWidth === v.element.clientWidth);
 }"""
 
 
@@ -332,10 +332,10 @@ def view_summaries(page) -> list[dict]:
     return page.evaluate("""() => Object.values(window.__attentionViews || {}).filter(v => v.canvas && v.canvas.isConnected)
       .map(v => ({
         visible: !!(v.canvas.offsetWidth || v.canvas.offsetHeight),
-        drawn: !!(v.h && v.canvas.width),
+        drawn: !!(v.ready && v.canvas.width),
         types: ['attention_view'],
-        y: v.h ? Array.from(v.h.q_labels).map(String) : null,
-        x: v.h ? Array.from(v.h.k_tokens).map(String) : null,
+        y: v.ready ? Array.from(v.labels.q).map(String) : null,
+        x: v.ready ? Array.from(v.labels.k).map(String) : null,
         shapes: 0,
         title: '',
       }))""")
@@ -379,8 +379,7 @@ def view_tile_xy(page, layer: int, head: int, key: str = "att_view") -> dict | N
     return page.evaluate(
         """([key, la, h]) => { const v = (window.__attentionViews || {})[key];
           if (!v) return null;
-          v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({block: 'center'});
-          const c = v.tileCenter(la, h); return c && {...c, layers: v.L, heads: v.H}; }""",
+          const c = v.tile(la, h); return c && {...c, layers: v.shape.L, heads: v.shape.H}; }""",
         [key, layer, head],
     )
 
@@ -427,7 +426,7 @@ MEASURE_JS = f"""() => {{
   // and its own controls and table are DOM text in its shadow root
   const views = charts.map(c => c.shadowRoot && c.shadowRoot.querySelector('.av')).filter(v => v);
   for (const av of views) {{
-    const v = av.__view;
+    const v = av.__attentionView;
     if (v && isFinite(v.minTextPx)) texts.push({{px: v.minTextPx, tick: true, text: 'attention view canvas'}});
     for (const t of av.querySelectorAll('p, th, td, button, label > span, output')) {{
       if (!t.innerText || !t.innerText.trim() || !shown(t)) continue;

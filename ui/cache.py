@@ -10,6 +10,7 @@ visitor sending long ones, cannot grow the server past TRACE_CACHE_MB.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import io
 import os
@@ -23,7 +24,7 @@ import model
 from model import hf
 from model.errors import InputError
 
-from . import memory
+from . import memory, slots
 
 # One intra-op thread per forward: the models are tiny, and a server's sessions already run in
 # parallel threads. With torch's default (all cores) each translation took 2-23 s on a busy
@@ -160,6 +161,19 @@ def runner(name: str, device: str = "auto"):
     return _shipped(name, device)
 
 
+def real(name: str) -> bool:
+    """A real pretrained model (the packaged SmolLM2, or a Hugging Face model "hf:NAME"): its
+    forward pass costs tens to hundreds of times our models' (bench/smollm.py), so its uncached
+    traces run in the heavy lane, charged to the session's CPU budget (ui/slots.py): a visitor
+    with ten tabs of long sentences on SmolLM2 waits behind the heavy lane, the class does not."""
+    return hf.is_hf(name) or hf.pretrained.is_packaged(name)
+
+
+def lane(name: str):
+    """The heavy lane for a real model's computation (see real()), none for our small models."""
+    return slots.heavy() if real(name) else contextlib.nullcontext()
+
+
 def pretrained_ready(name: str, device: str = "auto"):
     """A real pretrained model's runner when it is loaded, else None after starting its load in a
     thread (the page says it is loading and looks again): its first load in a process takes
@@ -216,10 +230,11 @@ def trace(
     use_position: bool = True,
     direction: str | None = None,
 ):
-    return runner(name, device).trace(
-        text,
-        direction=direction,
-        temperature=temperature,
-        temperature_layer=temperature_layer,
-        use_position=use_position,
-    )
+    with lane(name):  # a real model's uncached trace: the heavy lane (a cache hit never waits)
+        return runner(name, device).trace(
+            text,
+            direction=direction,
+            temperature=temperature,
+            temperature_layer=temperature_layer,
+            use_position=use_position,
+        )

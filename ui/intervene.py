@@ -100,16 +100,16 @@ class Run(NamedTuple):
 def trace(run: Run, temperature: float = 1.0, use_position: bool = True, target: str | None = None):
     """The run's trace (heads switched off, a row edited, or neither); target: a translator reads
     this translation instead of writing its own (model.runner: teacher forcing)."""
-    m = cache.runner(run.name, run.device)
-    return m.trace(
-        run.text,
-        temperature=temperature,
-        use_position=use_position,
-        ablate=list(run.off) or None,
-        how=run.how,
-        edit=run.edit,
-        target=target,
-    )
+    with cache.lane(run.name):  # a real model's run: the heavy lane (ui/cache.py)
+        return cache.runner(run.name, run.device).trace(
+            run.text,
+            temperature=temperature,
+            use_position=use_position,
+            ablate=list(run.off) or None,
+            how=run.how,
+            edit=run.edit,
+            target=target,
+        )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -19,6 +19,7 @@ import struct
 
 import numpy as np
 
+from analysis.experiments import softmax_at
 from viz.model_view import pool
 
 MAGIC = b"AVW1"
@@ -111,16 +112,15 @@ def unpack(blob: bytes) -> tuple[dict, dict[str, bytes]]:
 
 def at_temperature(w: np.ndarray, temperature: float, mask: np.ndarray | None = None) -> np.ndarray:
     """softmax(log(w) / T) over the last axis: exactly softmax(s / T) for w = softmax(s), since the
-    row's normaliser is a constant that cancels. What the browser draws; the server's tables use it
-    too, so both show one number. Masked cells (w = 0) stay 0."""
+    row's normaliser is a constant that cancels. What the browser draws (numbers.js softmaxAt on
+    log w); the server's tables use it too, so both show one number. The softmax is
+    model.attention.softmax_at (through analysis.experiments' numpy door); cells w = 0 (masked)
+    stay 0."""
     w = np.asarray(w, dtype=np.float64)
     if temperature == 1.0:
         return w
     with np.errstate(divide="ignore"):
-        z = np.log(w) / temperature
-    z -= z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    out = e / e.sum(axis=-1, keepdims=True)
+        out = softmax_at(np.log(w), temperature)
     if mask is not None:
         out = np.where(mask, out, 0.0)
     return out

@@ -10,7 +10,7 @@ import streamlit as st
 
 from analysis import claims, cost
 from model.tokenizer import EOS
-from ui import cache, state
+from ui import cache, slots, state
 from ui.i18n import t
 from ui.layout import plotly_chart, present_figure
 from ui.safe import md, short
@@ -25,9 +25,10 @@ SINK_MAX, WINDOW_MAX, CONTINUE = 8, 64, 12
 @st.cache_data(show_spinner=False, max_entries=16)
 def _timing(name: str, device: str, ids: tuple) -> dict:
     """The cost per new token with and without the cache along ids (timed, so worth keeping apart
-    from the cache policies' sliders)."""
+    from the cache policies' sliders). A forward pass per token, twice: the heavy lane."""
     runner = cache.runner(name, device)
-    timing = cost.generation_timing(runner, list(ids))
+    with slots.heavy():
+        timing = cost.generation_timing(runner, list(ids))
     timing["flops_no_cache"] = [cost.gpt_flops_per_token(t, runner.config, False)["total"] for t in timing["t"]]
     timing["flops_cache"] = [cost.gpt_flops_per_token(t, runner.config, True)["total"] for t in timing["t"]]
     return timing
@@ -38,24 +39,25 @@ def numbers(name: str, device: str, ids: tuple, read: tuple, prompt_len: int, si
     """Everything the section shows, from one fetch of the runner: the cache after `read` (rows,
     positions, bytes), the cost per new token with and without the cache along `ids`, the sink check
     on `ids` (analysis.claims: first-token share per head against uniform), and the three cache
-    policies' loss and continuation."""
+    policies' loss and continuation. Every part a forward pass or more: the heavy lane."""
     runner = cache.runner(name, device)
     timing = _timing(name, device, ids)  # moving the sink / window sliders does not time it again
-    sink_check = None
-    if len(ids) > 1:
-        att = runner.trace_ids(list(ids)).attention["decoder"]
-        sink_check = claims.sink_claim(att.weights, att.mask)
-    policies = {
-        "full": cost.CachePolicy(),
-        "window": cost.CachePolicy("window", 0, sink + window),
-        "sink": cost.CachePolicy("sink", sink, window),
-    }
-    return {
-        "state": cost.kv_cache_state(runner, list(read)),
-        "timing": timing,
-        "sink": sink_check,
-        "streaming": cost.streaming_compare(runner, list(ids), prompt_len, CONTINUE, policies, EOS),
-    }
+    with slots.heavy():
+        sink_check = None
+        if len(ids) > 1:
+            att = runner.trace_ids(list(ids)).attention["decoder"]
+            sink_check = claims.sink_claim(att.weights, att.mask)
+        policies = {
+            "full": cost.CachePolicy(),
+            "window": cost.CachePolicy("window", 0, sink + window),
+            "sink": cost.CachePolicy("sink", sink, window),
+        }
+        return {
+            "state": cost.kv_cache_state(runner, list(read)),
+            "timing": timing,
+            "sink": sink_check,
+            "streaming": cost.streaming_compare(runner, list(ids), prompt_len, CONTINUE, policies, EOS),
+        }
 
 
 # the section's settings as its link carries them (ui/view.py): part of the generation page's view,

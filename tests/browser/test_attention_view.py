@@ -23,7 +23,7 @@ from ui.context import DEFAULT_TEXT
 from .helpers import MODELS, goto, settle
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
-VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.h"
+VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.ready"
 RECORDED = {
     "encoder": ("encoder", "self_attn"),
     "decoder": ("decoder", "self_attn"),
@@ -61,11 +61,11 @@ class Sent:
 
 
 def view(page, key: str = "att_view") -> dict:
-    return page.evaluate(f"() => {{ const v = window.__attentionViews.{key}; return {{...v.view, q: v.q}} }}")
+    return page.evaluate(f"() => {{ const v = window.__attentionViews.{key}; return v.state }}")
 
 
 def frames(page, key: str = "att_view") -> list[float]:
-    return page.evaluate(f"() => window.__attentionViews.{key}.frames.slice()")
+    return page.evaluate(f"() => window.__attentionViews.{key}.frames")
 
 
 def panel(page, key: str, i: int, shape) -> np.ndarray:
@@ -179,15 +179,17 @@ def test_the_readers_view_survives_a_language_switch_and_follows_a_link(app_serv
     page.wait_for_function("() => new URLSearchParams(location.search).get('head') === '3'", timeout=20_000)
     settle(page)
     page.locator("section[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
-    page.wait_for_function("() => window.__attentionViews.att_view.s.layer === '层'", timeout=30_000)
+    page.wait_for_function("() => window.__attentionViews.att_view.strings.layer === '层'", timeout=30_000)
     settle(page)
     assert view(page)["head"] == 2 and view(page)["q"] == 2
     goto(page, f"{app_server.url}/attention?model=gpt&head=4&q=3&lang=zh")
-    page.wait_for_function("() => window.__attentionViews.att_view.view.head === 3", timeout=30_000)
+    page.wait_for_function("() => window.__attentionViews.att_view.state.head === 3", timeout=30_000)
     assert view(page)["q"] == 3
 
 
-TEMP_VIEW = "() => window.__attentionViews && window.__attentionViews.temp_view && window.__attentionViews.temp_view.h"
+TEMP_VIEW = (
+    "() => window.__attentionViews && window.__attentionViews.temp_view && window.__attentionViews.temp_view.ready"
+)
 
 
 @pytest.mark.parametrize("name,kind", KINDS)
@@ -227,7 +229,7 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
     want = tr.attention[kind].weights[layer, 1]
     np.testing.assert_allclose(panel(page, "temp_view", 1, shape), want, atol=1e-6, rtol=0)
     assert "re-run" in note(page)
-    browser = page.evaluate(f"() => Array.from(window.__attentionViews.temp_view.headOf(0, {layer}, 1, {T}))")
+    browser = page.evaluate(f"() => window.__attentionViews.temp_view.weightsAt(0, {layer}, 1, {T})")
     np.testing.assert_allclose(
         np.reshape(browser, shape), want if exact else softmax(s[layer, 1], T), atol=1e-6, rtol=0
     )
@@ -253,7 +255,7 @@ def test_temperature_page_every_layer_is_the_model_re_run_on_release(app_server,
     page.mouse.up()
     page.wait_for_function("() => location.search.includes('temp=')", timeout=20_000)
     page.wait_for_function(
-        "() => { const v = window.__attentionViews.temp_view; return v.panels[1].hot_t !== undefined && v.fromServer(v.panels[1]); }",
+        "() => { return window.__attentionViews.temp_view.panelFromServer(1); }",
         timeout=30_000,
     )
     T = float(parse_qs(urlparse(page.url).query)["temp"][0])
@@ -264,7 +266,7 @@ def test_temperature_page_every_layer_is_the_model_re_run_on_release(app_server,
     assert not page.rec.errors, page.rec.errors
 
 
-CMP_VIEW = "() => window.__attentionViews && window.__attentionViews.cmp_view && window.__attentionViews.cmp_view.h"
+CMP_VIEW = "() => window.__attentionViews && window.__attentionViews.cmp_view && window.__attentionViews.cmp_view.ready"
 
 
 @pytest.mark.parametrize("name,kind", [("gpt", "decoder"), ("translator", "encoder"), ("translator", "cross")])
@@ -292,7 +294,7 @@ def test_compare_a_b_and_b_minus_a_at_one_t_in_the_browser(app_server, new_page,
 
 
 VIEW_BOTTOM = """(key) => { const v = window.__attentionViews[key]; const r = v.canvas.getBoundingClientRect();
-  return {bottom: r.bottom, top: r.top, vh: innerHeight, minText: v.minTextPx, panels: v.geo && v.geo.list ? v.geo.list.length : 0}; }"""
+  return {bottom: r.bottom, top: r.top, vh: innerHeight, minText: v.minTextPx, panels: v.geo ? v.geo.panels : 0}; }"""
 
 
 def test_with_a_room_open_the_views_end_on_the_projectors_first_screen(app_server, new_page):
@@ -313,7 +315,7 @@ def test_with_a_room_open_the_views_end_on_the_projectors_first_screen(app_serve
         page.get_by_role("button", name="Pages").click()
         page.locator("[data-testid='stPopoverBody'] a", has_text=title).click()
         page.wait_for_function(
-            f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+            f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",
             timeout=30_000,
         )
         settle(page)
@@ -330,12 +332,12 @@ def test_on_a_phone_no_text_of_the_two_views_is_under_11_px(app_server, new_page
     for path, key in (("temperature", "temp_view"), ("compare", "cmp_view")):
         goto(page, f"{app_server.url}/{path}?lang={lang}")
         page.wait_for_function(
-            f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+            f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",
             timeout=30_000,
         )
         m = page.evaluate(VIEW_BOTTOM, key)
         sizes = page.evaluate(
-            """(key) => Array.from(window.__attentionViews[key].el.querySelectorAll('p, th, td, button, label > span, output'))
+            """(key) => Array.from(window.__attentionViews[key].element.querySelectorAll('p, th, td, button, label > span, output'))
               .filter(e => e.offsetWidth && e.innerText.trim()).map(e => parseFloat(getComputedStyle(e).fontSize))""",
             key,
         )
@@ -362,11 +364,11 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
         if path == "compare":
             teacher.locator("[data-testid='stSidebarNav'] a[href*='compare']").click()
             teacher.wait_for_function(
-                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",
                 timeout=30_000,
             )
             student.wait_for_function(
-                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.h",
+                f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",
                 timeout=30_000,
             )
         settle(teacher)
@@ -375,7 +377,7 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
         T = view(teacher, key)["temp"]
         assert T > 2
         student.wait_for_function(
-            f"(t) => Math.abs(window.__attentionViews.{key}.view.temp - t) < 1e-3", arg=T, timeout=30_000
+            f"(t) => Math.abs(window.__attentionViews.{key}.state.temp - t) < 1e-3", arg=T, timeout=30_000
         )
         assert view(student, key)["head"] == view(teacher, key)["head"]
     assert not teacher.rec.errors and not student.rec.errors
@@ -404,9 +406,9 @@ def test_compare_exports_every_panel_as_drawn(app_server, new_page):
     diff = {(q, k): v for (p, q, k), v in by.items() if p == "B − A"}
     assert diff and all(abs(v - (by[("B", q, k)] - by[("A", q, k)])) < 1e-6 for (q, k), v in diff.items())
     shown = page.evaluate("() => window.__attentionViews.cmp_view.shown(0)")
-    k = len(page.evaluate("() => window.__attentionViews.cmp_view.h.k_tokens"))
+    k = len(page.evaluate("() => window.__attentionViews.cmp_view.labels.k"))
     assert (
         abs(by[("A", 1, 0)] - shown[k]) < 1e-7
-        and page.evaluate("() => window.__attentionViews.cmp_view.view.temp") == 2
+        and page.evaluate("() => window.__attentionViews.cmp_view.state.temp") == 2
     )
     assert files["svg"].count("<rect") == sum(1 for r in rows) and "B − A" in files["svg"]

@@ -59,7 +59,7 @@ def test_thirty_layers_page_and_the_browsers_t_is_the_models(hf_server, new_page
     sent = Sent(page)
     goto(page, f"{hf_server.url}/attention?model={SMOLLM}&text={quote(TEXT)}&head=4&q=5", 300)
     page.wait_for_function(VIEW, timeout=120_000)
-    v = page.evaluate("() => { const a = window.__attentionViews.att_view; return {L: a.L, H: a.H} }")
+    v = page.evaluate("() => { const a = window.__attentionViews.att_view.shape; return {L: a.L, H: a.H} }")
     assert (v["L"], v["H"]) == (30, 9)
     assert view(page)["head"] == 3 and view(page)["q"] == 5  # the link's head 4, 1-based
 

@@ -58,6 +58,6 @@ def test_compare_two_sentences_in_chinese(app_server, new_page):
     # A, B and B - A: the attention view's three panels (ui/attention_view), drawn on its canvas
     page.wait_for_function("() => window.__attentionViews && window.__attentionViews.cmp_view", timeout=30_000)
     assert [v for v in view_summaries(page) if v["visible"] and v["drawn"]]
-    assert page.evaluate("() => window.__attentionViews.cmp_view.geo.list.length") == 3
+    assert page.evaluate("() => window.__attentionViews.cmp_view.geo.panels") == 3
     assert re.search(r"B − A", text)
     screenshot(page, "compare-zh")

@@ -131,7 +131,7 @@ def home(app_server, browser):
 def heatmap_tokens(page) -> list[str]:
     """The rows of the home page's heatmap (the attention view draws them from these labels)."""
     page.wait_for_function("() => window.__attentionViews && window.__attentionViews.home_view", timeout=30_000)
-    return page.evaluate("() => window.__attentionViews.home_view.h.q_labels")
+    return page.evaluate("() => window.__attentionViews.home_view.labels.q")
 
 
 def view_table(page) -> list[tuple[str, str]]:
@@ -220,7 +220,7 @@ def test_attention_model_view_click_selects_that_layer_and_head(home, pages):
     page.mouse.click(xy["x"], xy["y"])
     # drawn at once in the browser: the view shows that head
     assert (
-        page.evaluate("() => { const v = window.__attentionViews.att_view.view; return [v.layer, v.head]; }") == target
+        page.evaluate("() => { const v = window.__attentionViews.att_view.state; return [v.layer, v.head]; }") == target
     )
     assert page.locator(".av-head").input_value() == "1" and page.locator(".av-layer").input_value() == "0"
     # the tile's layer and head reach the link once the view is reported (debounced, a fragment rerun)

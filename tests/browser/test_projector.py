@@ -130,7 +130,7 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
 
 
 STEPS_VIEW = (
-    "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.h"
+    "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.ready"
 )
 # the step's title (the top of its subheader "7. ...") and the weights' view: the canvas, its smallest text
 STEPS_TITLE_JS = """() => {

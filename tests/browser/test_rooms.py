@@ -118,7 +118,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
     print(f"students followed the query token after {', '.join(f'{w:.2f}' for w in waits)} s")
     assert max(waits) <= FOLLOW_S, waits
     for s in students:  # their view shows that row
-        s.wait_for_function("() => window.__attentionViews.home_view.q === 2", timeout=15_000)
+        s.wait_for_function("() => window.__attentionViews.home_view.state.q === 2", timeout=15_000)
 
     # the model: the teacher picks the GPT, then the translator again; the students' sidebars follow
     for name, label in (("gpt", "GPT (learned positions)"), ("translator", "Translator (encoder–decoder)")):
@@ -148,7 +148,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
     print(f"students followed a layer change in a fragment after {', '.join(f'{w:.2f}' for w in waits)} s")
     assert max(waits) <= FOLLOW_S, waits
     for s in students:  # and their view moved to it
-        s.wait_for_function("() => window.__attentionViews.att_view.view.layer === 0", timeout=15_000)
+        s.wait_for_function("() => window.__attentionViews.att_view.state.layer === 0", timeout=15_000)
 
     # the teacher opens the lessons page: the students land on it
     teacher.locator("[data-testid='stSidebarNav'] a[href*='lessons']").click()

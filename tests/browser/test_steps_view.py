@@ -24,7 +24,7 @@ from .helpers import goto, settle
 from .test_attention_view import scores, softmax
 
 KINDS = [("gpt", "decoder"), ("translator", "encoder"), ("translator", "decoder"), ("translator", "cross")]
-VIEW = "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.h"
+VIEW = "() => window.__attentionViews && window.__attentionViews.steps_view && window.__attentionViews.steps_view.ready"
 LAYER, HEAD = 1, 1  # 0-based: the link's layer=2, head=2
 
 
@@ -32,9 +32,9 @@ def state(page) -> dict:
     """The view as the browser holds it: its row, header and the (Q, K) weights it draws now."""
     return page.evaluate(
         """() => { const v = window.__attentionViews.steps_view;
-          return {q: v.q, shown: v.shown(), h: v.h, alt: v.canvas.getAttribute('aria-label'),
-                  caption: v.el.querySelector('.av-caption').innerText,
-                  cells: Array.from(v.el.querySelectorAll('.av-table tbody tr .av-num'), e => e.innerText)}; }"""
+          return {q: v.state.q, shown: v.shown(), labels: v.labels, alt: v.canvas.getAttribute('aria-label'),
+                  caption: v.element.querySelector('.av-caption').innerText,
+                  cells: Array.from(v.element.querySelectorAll('.av-table tbody tr .av-num'), e => e.innerText)}; }"""
     )
 
 
@@ -62,13 +62,13 @@ def test_the_softmax_step_is_the_models_weights_and_one_row_with_the_page(app_se
     w = walk(model.load(name), DEFAULT_TEXT, kind, LAYER, HEAD)
     np.testing.assert_allclose(shown, w.weights, atol=1e-6, rtol=0)  # the page's own numbers, float32
     # rows as the page labels them: "reads → writes" where they write; keys; the mask's cells
-    h = s["h"]
+    labels = s["labels"]
     rows = (
         att.query_tokens
         if att.query_written is None
         else [f"{a} → {b}" for a, b in zip(att.query_tokens, att.query_written)]
     )
-    assert h["q_labels"] == rows and h["k_tokens"] == att.key_tokens
+    assert labels["q"] == rows and labels["k"] == att.key_tokens
     masked = page.evaluate(
         f"() => Array.from({{length: {Q * K}}}, (_, i) => !!window.__attentionViews.steps_view.masked(Math.floor(i / {K}), i % {K}))"
     )
@@ -95,7 +95,7 @@ def test_the_softmax_step_is_the_models_weights_and_one_row_with_the_page(app_se
     assert pill(page) == 3 and state(page)["q"] == 3  # the rerun left the reader's row as it was
     # the page -> the view: a pill moves the view's row and its table
     page.locator(".st-key-steps_q [role='radio']").nth(Q - 1).click()
-    page.wait_for_function(f"() => window.__attentionViews.steps_view.q === {Q - 1}", timeout=20_000)
+    page.wait_for_function(f"() => window.__attentionViews.steps_view.state.q === {Q - 1}", timeout=20_000)
     settle(page)
     s = state(page)
     assert parse_qs(urlparse(page.url).query)["q"] == [str(Q - 1)] and pill(page) == Q - 1

@@ -27,6 +27,7 @@ from .. import state
 from .. import view as views
 from ..i18n import t
 from ..safe import echo, md
+from .bundle import script
 
 HERE = Path(__file__).parent
 NAME = "attention_explorer.attention_view"
@@ -35,7 +36,7 @@ _render = st.components.v2.component(
     NAME,
     html='<div class="av"></div>',
     css=(HERE / "view.css").read_text(encoding="utf-8"),
-    js=(HERE / "view.js").read_text(encoding="utf-8"),
+    js=script(),  # view.js and the modules it imports, joined (bundle.py)
 )
 
 # the component's strings (its name -> the key in ui/strings/*.toml)
@@ -74,7 +75,7 @@ STRINGS = {
     "export_csv": "av_export_csv",
     "export_json": "av_export_json",
 }
-TABS = ("head", "model", "lines")
+TABS = ("head", "model", "lines")  # view.js TABS, in its order (tests/test_attention_view_js.py)
 
 
 def strings(writes: bool) -> dict:

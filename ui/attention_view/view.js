@@ -2,9 +2,20 @@
 // and recomputed in the browser. Streamlit 1.67 components v2 (no iframe): the default export is
 // called with {data, parentElement, setStateValue} on mount and again whenever `data` changes,
 // with the same parentElement, so one View per parentElement keeps the reader's view between
-// calls. data is one Uint8Array (viz/attention_view.py packs it): a JSON header, then float32
-// weights. Selecting a layer, head, row or tab and moving the temperature redraw here with no
-// message to the server; the view is reported once, debounced, when the reader lets go.
+// calls. data is one Uint8Array (viz/attention_view.py packs it; decode.js reads it): a JSON
+// header, then float32 weights. Selecting a layer, head, row or tab and moving the temperature
+// redraw here with no message to the server; the view is reported once, debounced, when the
+// reader lets go.
+//
+// This file holds the View (state, DOM, events); the numbers, layout, painting, hit-testing and
+// export are pure modules beside it, joined into the component's one script by
+// ui/attention_view/__init__.py (bundle); docs/architecture.md lists them.
+import { STEPS, difference, fill, fmtT, headAtT, logOf, pooled, roundT, signed, sliderFromT, tFromSlider } from "./numbers.js";
+import { decode } from "./decode.js";
+import { pageRows } from "./layout.js";
+import { cellAt, tileCentre } from "./hit.js";
+import { fileName, headCsv, headJson, headSvg, panelsCsv, panelsJson, panelsSvg } from "./export.js";
+import { paintHeatmap, paintLines, paintModel, paintPanels } from "./paint.js";
 
 const VIEWS = new WeakMap();
 // the reader's last view per component key and trace: a rerun that rebuilds the page around the
@@ -13,111 +24,24 @@ const VIEWS = new WeakMap();
 // imports the component's code once per content hash.
 const MEMORY = new Map();
 const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of arrow keys
-const T_MIN = 0.05, T_MAX = 20, STEPS = 1000; // the slider is logarithmic: T = 1 sits at its middle
-const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
-const MASKED = [180, 180, 180], MASKED_HATCH = "#8c8c8c", HIGHLIGHT = "#e6550d";
-const MIN_TEXT = 11; // px: nothing smaller is ever drawn (a phone at 390 px)
-const PAGE_ROWS = 6;
-const PANEL_MIN = 240; // px: narrower panels go one under the other (A, B, B - A fit beside the sidebar at 1280)
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
-const TABLE_ROWS = 64; // layers per page of the model view (a 30-layer model pages through them)
+const TABLE_ROWS = 64;
 
-// 251 colours for weights 0..1 (the thumbnails' uint8 0..250) on ColorBrewer Blues, the scale
-// viz/colors.py gives every chart, so a weight has one colour on every page.
-const LUT = (() => {
-  const rgb = BLUES.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
-  const out = new Uint8Array(251 * 3);
-  for (let i = 0; i <= 250; i++) {
-    const x = (i / 250) * (rgb.length - 1), j = Math.min(rgb.length - 2, Math.floor(x)), f = x - j;
-    for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(rgb[j][c] + (rgb[j + 1][c] - rgb[j][c]) * f);
-  }
-  return out;
-})();
-
-// the same colours as one little-endian RGBA word each (ImageData's byte order on every browser
-// we serve: x86 and ARM are little-endian), so a cell is one store
-const RGBA = (() => {
-  const out = new Uint32Array(251);
-  for (let i = 0; i <= 250; i++) out[i] = (255 << 24) | (LUT[i * 3 + 2] << 16) | (LUT[i * 3 + 1] << 8) | LUT[i * 3];
-  return out;
-})();
-const RGBA_MASKED = (255 << 24) | (MASKED[2] << 16) | (MASKED[1] << 8) | MASKED[0];
-
-// a signed difference (B - A) from -1 to +1 on viz/colors.py's DIVERGING (ColorBrewer RdBu
-// reversed: blue below 0, white at 0, red above), the one diverging direction of every page;
-// 251 colours, index 125 = 0
-const DIVERGING = [[0, "#2166ac"], [0.1, "#4393c3"], [0.2, "#92c5de"], [0.35, "#d1e5f0"], [0.5, "#f7f7f7"], [0.65, "#fddbc7"], [0.8, "#f4a582"], [0.9, "#d6604d"], [1, "#b2182b"]];
-const DIV_LUT = (() => {
-  const stops = DIVERGING.map(([p, h]) => [p, [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16))]);
-  const out = new Uint8Array(251 * 3);
-  for (let i = 0; i <= 250; i++) {
-    const x = i / 250;
-    let j = 0;
-    while (j < stops.length - 2 && x > stops[j + 1][0]) j++;
-    const [p0, c0] = stops[j], [p1, c1] = stops[j + 1], f = (x - p0) / (p1 - p0);
-    for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(c0[c] + (c1[c] - c0[c]) * f);
-  }
-  return out;
-})();
-const RGBA_DIV = (() => {
-  const out = new Uint32Array(251);
-  for (let i = 0; i <= 250; i++) out[i] = (255 << 24) | (DIV_LUT[i * 3 + 2] << 16) | (DIV_LUT[i * 3 + 1] << 8) | DIV_LUT[i * 3];
-  return out;
-})();
-function divIndex(x) { return x >= 1 ? 250 : x <= -1 ? 0 : ((x + 1) * 125 + 0.5) | 0; }
-// a signed difference as read: "+0.12", "−0.03", and "0.00" where it rounds to 0 (no "−0.00")
-function signed(x, digits) {
-  const t = Math.abs(x).toFixed(digits);
-  return Number(t) === 0 ? t : (x > 0 ? "+" : "−") + t;
-}
-function divColorOf(x) { const i = divIndex(x) * 3; return `rgb(${DIV_LUT[i]},${DIV_LUT[i + 1]},${DIV_LUT[i + 2]})`; }
-
-// softmax(log w / T) row by row over one head's (Q, K) block of log-weights lw starting at base:
-// the exact weights at temperature T of that layer alone (the row's constant cancels)
-function softmaxRows(lw, base, Q, K, T) {
-  const out = new Float32Array(Q * K), inv = 1 / T;
-  for (let r = 0; r < Q; r++) {
-    const o = base + r * K;
-    let m = -Infinity;
-    for (let j = 0; j < K; j++) if (lw[o + j] > m) m = lw[o + j];
-    let sum = 0;
-    for (let j = 0; j < K; j++) { const e = Math.exp((lw[o + j] - m) * inv); out[r * K + j] = e; sum += e; }
-    for (let j = 0; j < K; j++) out[r * K + j] /= sum;
-  }
-  return out;
-}
-
-function colorOf(v) {
-  const i = Math.max(0, Math.min(250, Math.round(v * 250))) * 3;
-  return `rgb(${LUT[i]},${LUT[i + 1]},${LUT[i + 2]})`;
-}
-
-// T as the link and the server carry it (3 decimals), so the browser's numbers are the server's
-function tFromSlider(s) { return Math.max(T_MIN, Math.round(T_MIN * Math.pow(T_MAX / T_MIN, s / STEPS) * 1000) / 1000); }
-function sliderFromT(t) { return Math.round((Math.log(t / T_MIN) / Math.log(T_MAX / T_MIN)) * STEPS); }
-function fmtT(t) { return t >= 10 ? t.toFixed(1) : t >= 1 ? t.toFixed(2) : t.toPrecision(2); }
-function fill(template, values) { return template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? values[k] : `{${k}}`)); }
-
-function decode(bytes) {
-  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
-  if (String.fromCharCode(u8[0], u8[1], u8[2], u8[3]) !== "AVW1") throw new Error("attention view: bad payload");
-  const n = dv.getUint32(4, true);
-  const headerText = new TextDecoder().decode(u8.subarray(8, 8 + n));
-  const header = JSON.parse(headerText);
-  const base = 8 + n + ((4 - ((8 + n) % 4)) % 4);
-  // slice() copies into a fresh, 4-aligned buffer: the proto's Uint8Array may start anywhere
-  const arrays = {};
-  for (const [name, [off, size]] of Object.entries(header.arrays)) arrays[name] = u8.slice(base + off, base + off + size).buffer;
-  return { header, headerText, arrays };
-}
+// The tabs, in order: a new view is one entry here (its id, as the link and the server's view
+// carry it, ui/attention_view/__init__.py TABS; its label, a key of the header's strings; its
+// painter, paint.js). Panels (a row of heatmaps) draw with paintPanels whatever the tab.
+export const TABS = [
+  { id: "head", label: "tab_head", paint: paintHeatmap },
+  { id: "model", label: "tab_model", paint: paintModel },
+  { id: "lines", label: "tab_lines", paint: paintLines },
+];
 
 class View {
   constructor(root) {
     this.root = root;
     this.el = root.querySelector(".av");
-    this.el.__view = this; // the screens tests measure the text sizes it drew
+    this.el.__attentionView = this.api(); // the test API (below): drive/browser.py finds it by element
     this.frames = []; // performance.now() around each redraw, read back by tests and the bench
     this.reported = null;
     this.timer = null;
@@ -186,7 +110,7 @@ class View {
     this.headerText = headerText;
     this.h = header;
     // tests and the bench read the numbers and frame times back through this
-    (window.__attentionViews = window.__attentionViews || {})[header.key] = this;
+    (window.__attentionViews = window.__attentionViews || {})[header.key] = this.el.__attentionView;
     const [L, H, Q, K] = header.shape;
     this.L = L; this.H = H; this.Q = Q; this.K = K;
     this.w = {};
@@ -236,9 +160,9 @@ class View {
     const tabs = this.$(".av-tabs");
     tabs.setAttribute("aria-label", s.tabs_label);
     tabs.innerHTML = "";
-    for (const id of ["head", "model", "lines"]) {
+    for (const { id, label } of TABS) {
       const b = document.createElement("button");
-      b.type = "button"; b.setAttribute("role", "tab"); b.dataset.tab = id; b.textContent = s[`tab_${id}`];
+      b.type = "button"; b.setAttribute("role", "tab"); b.dataset.tab = id; b.textContent = s[label];
       b.addEventListener("click", () => { this.setView({ tab: id }); this.schedule(); });
       tabs.appendChild(b);
     }
@@ -298,11 +222,11 @@ class View {
     this.$(".av-table-note").textContent = fill(s.table_top, { n: TABLE_ROWS, total: this.K });
   }
 
-  pageRows() { return this.L > PAGE_ROWS ? PAGE_ROWS : this.L; }
+  pageRows() { return pageRows(this.L); }
 
   viewOut() {
     const v = this.view;
-    return { tab: v.tab, layer: v.layer, head: v.head, q: this.q, temp: Math.round(v.temp * 1000) / 1000 };
+    return { tab: v.tab, layer: v.layer, head: v.head, q: this.q, temp: roundT(v.temp) };
   }
 
   setView(patch) {
@@ -328,46 +252,21 @@ class View {
     this.setStateValue("view", out);
   }
 
-  // -- numbers ----------------------------------------------------------------------------------
+
+  // -- numbers (numbers.js computes; the View caches) ---------------------------------------------
 
   hasLayer(la) { return !!this.w[la]; }
 
-  // log w of one layer, computed once: a temperature move is then one exp per cell
-  logOf(la) {
-    if (!this.logs[la]) {
-      const w = this.w[la], out = new Float32Array(w.length);
-      for (let i = 0; i < w.length; i++) out[i] = Math.log(w[i]);
-      this.logs[la] = out;
-    }
-    return this.logs[la];
-  }
-
-  // (Q, K) weights of head h in layer la at temperature T: softmax(log(w) / T) row by row, which
-  // equals softmax(s / T) for w = softmax(s) (the row's normaliser cancels). Cells w = 0 (masked)
-  // stay 0: log 0 = -Infinity, exp(-Infinity) = 0.
+  // (Q, K) weights of head h in layer la at the view's temperature: softmax(log(w) / T) row by
+  // row, which equals softmax(s / T) for w = softmax(s) (the row's normaliser cancels). Cells w = 0
+  // (masked) stay 0.
   headAt(la, h) {
-    const T = this.view.temp, Q = this.Q, K = this.K, n = Q * K;
+    const T = this.view.temp;
     if (!this.cache || this.cache.la !== la || this.cache.T !== T) this.cache = { la, T, heads: {} };
-    if (this.cache.heads[h]) return this.cache.heads[h];
-    let out;
-    if (h === "mean") {
-      out = new Float32Array(n);
-      for (let k = 0; k < this.H; k++) {
-        const x = this.headAt(la, k);
-        for (let i = 0; i < n; i++) out[i] += x[i];
-      }
-      for (let i = 0; i < n; i++) out[i] /= this.H;
-    } else if (T === 1) {
-      out = this.w[la].subarray(h * n, (h + 1) * n);
-    } else {
-      out = softmaxRows(this.logOf(la), h * n, Q, K, T);
-    }
-    this.cache.heads[h] = out;
-    return out;
+    return (this.cache.heads[h] ??= this.headOf(0, la, h, T, true));
   }
 
-  // what the chart shows now, for tests and exports: the selected head's (Q, K) at T as a list;
-  // with panels, panel i's (its own rows and keys)
+  // what the chart shows now: the selected head's (Q, K) at T as a list; with panels, panel i's
   shown(i) {
     const { layer, head } = this.view;
     if (!this.hasLayer(layer)) return null;
@@ -375,31 +274,21 @@ class View {
     return Array.from(this.headAt(layer, head));
   }
 
-  // head h of layer la of source si at temperature T: softmax(log w / T) row by row (as headAt);
-  // the mean of the heads is the mean of each head's softmax
-  headOf(si, la, h, T) {
-    if (si === 0 && T === this.view.temp) return this.headAt(la, h);
+  // head h of layer la of source si at temperature T (numbers.headAtT), cached
+  headOf(si, la, h, T, fresh = false) {
+    if (si === 0 && T === this.view.temp && !fresh) return this.headAt(la, h);
     const src = this.srcs[si];
     if (!src || !src.w[la]) return null;
-    const id = `${si}|${la}|${h}|${T}`;
-    const hit = this.pcache.get(id);
+    const id = `${si}|${la}|${h}|${T}`, hit = this.pcache.get(id);
     if (hit) return hit;
-    const Q = src.Q, K = src.K, n = Q * K, H = src.w[la].length / n;
-    let out;
-    if (h === "mean") {
-      out = new Float32Array(n);
-      for (let k = 0; k < H; k++) { const x = this.headOf(si, la, k, T); for (let i = 0; i < n; i++) out[i] += x[i]; }
-      for (let i = 0; i < n; i++) out[i] /= H;
-    } else if (T === 1) {
-      out = src.w[la].subarray(h * n, (h + 1) * n);
-    } else {
-      if (!src.logs[la]) src.logs[la] = Float32Array.from(src.w[la], Math.log);
-      out = softmaxRows(src.logs[la], h * n, Q, K, T);
-    }
+    const n = src.Q * src.K, H = src.w[la].length / n;
+    const out = headAtT(src.w[la], () => (src.logs[la] ??= logOf(src.w[la])), H, src.Q, src.K, h, T);
     if (this.pcache.size > 64) this.pcache.clear();
     this.pcache.set(id, out);
     return out;
   }
+
+  pooled(la, h, tq, tk) { return pooled(this.headAt(la, h), this.Q, this.K, tq, tk, (r, j) => this.masked(r, j)); }
 
   // whether a panel draws the server's run at T (the model re-run) rather than the browser's
   // softmax(log w / T) of the shown layer: whenever the server computed this T. With T in the
@@ -417,8 +306,7 @@ class View {
     if (p.diff) {
       const b = this.panelData(p.diff[0]), a = this.panelData(p.diff[1]);
       if (!a || !b) return null;
-      const Q = Math.min(a.Q, b.Q), K = Math.min(a.K, b.K), w = new Float32Array(Q * K);
-      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) w[r * K + j] = b.w[r * b.K + j] - a.w[r * a.K + j];
+      const { w, Q, K } = difference(b, a);
       return { w, Q, K, labels: a.labels.slice(0, Q), keys: a.keys.slice(0, K), masked: (r, j) => a.masked(r, j) || b.masked(r, j), diverging: true, server: a.server || b.server };
     }
     const server = this.fromServer(p);
@@ -479,10 +367,7 @@ class View {
       this.ctx.fillStyle = "#000";
       this.ctx.fillText(s.layer_loading, 8, 30);
       this.report(); // this layer's weights are on the server: ask for them now
-    } else if (this.panels) this.drawPanels(width);
-    else if (v.tab === "model") this.drawModel(width);
-    else if (v.tab === "lines") this.drawLines(width);
-    else this.drawHeatmap(width);
+    } else (this.panels ? paintPanels : (TABS.find((t) => t.id === v.tab) || TABS[0]).paint)(this, width);
     this.fillTable();
     this.showTip();
     MEMORY.set(this.memKey, { view: { ...v }, q: this.q, imposed: this.imposed, reported: this.reported });
@@ -510,184 +395,18 @@ class View {
     if (px < this.minTextPx) this.minTextPx = px;
   }
 
+  // one Q x K offscreen image and its pixels, kept while the shape is the same
+  offscreen(K, Q) {
+    if (!this.img || this.img.img.width !== K || this.img.img.height !== Q) this.img = { img: new OffscreenCanvas(K, Q), data: new ImageData(K, Q) };
+    return this.img;
+  }
+
   // the page position of a model-view tile's centre (tests click it); null when not on this page
   tileCenter(la, h) {
-    const g = this.geo;
-    if (!g || g.kind !== "model" || la < g.first || la >= g.last) return null;
+    const c = tileCentre(this.geo, la, h);
+    if (!c) return null;
     const r = this.canvas.getBoundingClientRect();
-    return { x: r.left + g.x0 + h * (g.tile + g.gap) + g.tile / 2, y: r.top + g.y0 + (la - g.first) * (g.tile + g.gap) + g.tile / 2 };
-  }
-
-  labelStep(n, px, font) { return Math.max(1, Math.ceil((font + 3) / Math.max(px, 0.01))); }
-
-  drawHeatmap(width) {
-    const { Q, K } = this, ctx = this.ctx, f = this.fontPx, s = this.s;
-    const w = this.headAt(this.view.layer, this.view.head);
-    const labels = this.h.q_labels;
-    this.font(f);
-    let lw = 0;
-    for (const l of labels) lw = Math.max(lw, ctx.measureText(l).width);
-    let kw = 0;
-    for (const l of this.h.k_tokens) kw = Math.max(kw, ctx.measureText(l).width);
-    lw = Math.min(lw + 10, width * 0.38);
-    const top = Math.min(kw + 10, 140) + f + 6;
-    const cell = Math.max(0.5, Math.min(64, (width - lw - 4) / K));
-    // on a projector the cells end on the first screen under the page's title, its step controls
-    // and the step's heading (the steps page's softmax at 1280 x 800: 0.72 of the height put its
-    // last row below the fold, where the Plotly heatmap it replaced had ended at y 776)
-    const maxH = Math.max(240, Math.min(window.innerHeight * (this.h.present ? 0.55 : 0.72), 900));
-    const ch = Math.max(0.5, Math.min(cell, (maxH - top) / Q));
-    const height = Math.ceil(top + ch * Q + 4);
-    this.sized(width, height);
-    this.geo = { kind: "heat", x0: lw, y0: top, cw: cell, ch };
-    // the cells as one Q x K image, scaled without smoothing: 262,144 cells in one drawImage
-    if (!this.img || this.img.width !== K || this.img.height !== Q) {
-      this.img = new OffscreenCanvas(K, Q);
-      this.imgData = new ImageData(K, Q);
-    }
-    const px = new Uint32Array(this.imgData.data.buffer), mask = this.mask, n = Q * K;
-    for (let i = 0; i < n; i++) {
-      const x = w[i];
-      px[i] = mask && !mask[i] ? RGBA_MASKED : RGBA[x >= 1 ? 250 : x <= 0 ? 0 : (x * 250 + 0.5) | 0];
-    }
-    this.img.getContext("2d").putImageData(this.imgData, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(this.img, lw, top, cell * K, ch * Q);
-    // masked cells: a diagonal stroke, so "masked" never reads as "weight 0" (and not by colour alone)
-    if (this.mask && cell >= 8 && ch >= 8) {
-      ctx.strokeStyle = MASKED_HATCH; ctx.lineWidth = 1; ctx.beginPath();
-      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) if (this.masked(r, j)) {
-        const x = lw + j * cell, y = top + r * ch;
-        ctx.moveTo(x + 2, y + ch - 2); ctx.lineTo(x + cell - 2, y + 2);
-      }
-      ctx.stroke();
-    }
-    // values in the cells where they fit at a readable size; else on hover or tap
-    const vf = Math.floor(Math.min(f, cell / 2.9, ch * 0.6));
-    this.valuesShown = vf >= (this.h.present ? 16 : MIN_TEXT);
-    if (this.valuesShown) {
-      this.font(vf); ctx.textAlign = "center"; ctx.textBaseline = "middle";
-      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
-        if (this.masked(r, j)) continue;
-        const x = w[r * K + j];
-        ctx.fillStyle = x > 0.5 ? "#fff" : "#000";
-        ctx.fillText(x.toFixed(2), lw + (j + 0.5) * cell, top + (r + 0.5) * ch);
-      }
-    }
-    // labels: every row and column while they fit at the font size, else every n-th
-    ctx.fillStyle = "#000"; this.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
-    const rs = this.labelStep(Q, ch, f);
-    for (let r = 0; r < Q; r += rs) ctx.fillText(this.clip(labels[r], lw - 8), lw - 6, top + (r + 0.5) * ch);
-    const ks = this.labelStep(K, cell, f);
-    ctx.save(); ctx.textAlign = "left";
-    for (let j = 0; j < K; j += ks) {
-      ctx.save(); ctx.translate(lw + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 2);
-      ctx.fillText(this.clip(this.h.k_tokens[j], top - f - 12), 0, 0); ctx.restore();
-    }
-    ctx.restore();
-    ctx.textAlign = "left"; ctx.textBaseline = "top"; this.font(f);
-    ctx.fillText(`${s.axis_y} ↓   ${s.axis_x} →`, 0, 2);
-    // the selected row
-    ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 3;
-    ctx.strokeRect(lw - 1.5, top + this.q * ch - 1.5, cell * K + 3, ch + 3);
-    this.canvas.setAttribute("aria-label", this.describe());
-  }
-
-  // a row of heatmaps (panels): side by side while each gets PANEL_MIN px, else one under the
-  // other (a phone); each with its title, row labels, key labels and values where they fit
-  drawPanels(width) {
-    const ctx = this.ctx, f = this.fontPx, n = this.panels.length, gap = 14;
-    const data = this.panels.map((_, i) => this.panelData(i));
-    const side = (width - gap * (n - 1)) / n >= PANEL_MIN;
-    const pw = side ? (width - gap * (n - 1)) / n : width;
-    this.font(f);
-    const lays = data.map((d) => {
-      if (!d) return null;
-      let lw = 0, kw = 0;
-      for (const l of d.labels) lw = Math.max(lw, ctx.measureText(l).width);
-      for (const l of d.keys) kw = Math.max(kw, ctx.measureText(l).width);
-      lw = Math.min(lw + 10, pw * 0.38);
-      const cell = Math.max(0.5, Math.min(64, (pw - lw - 4) / d.K));
-      return { lw, kw, cell };
-    });
-    // side by side: one top (the longest key label), one cell height, so the rows line up
-    const title = f + 10;
-    const tops = lays.map((l) => (l ? title + Math.min(l.kw + 10, 140) + 6 : title));
-    // on a projector the cells' bottom edge stays on the first screen under the title, a room's
-    // banner and the view's controls (issue 37): the cells get at most 45 % of the window's height
-    const maxH = Math.max(200, Math.min(window.innerHeight * (this.h.present ? 0.45 : side ? 0.6 : 0.5), 700));
-    const out = [];
-    let y = 0, height = 0;
-    for (let i = 0; i < n; i++) {
-      const l = lays[i], d = data[i];
-      const top = side ? Math.max(...tops) : tops[i];
-      const ch = l ? Math.max(0.5, Math.min(l.cell, (maxH - top) / d.Q)) : 0;
-      const h = Math.ceil(top + (l ? ch * d.Q : 20) + 4);
-      out.push({ x: side ? i * (pw + gap) : 0, y: side ? 0 : y, top, ch, h });
-      y += h + 12;
-      height = side ? Math.max(height, h) : y;
-    }
-    this.sized(width, Math.ceil(height));
-    this.geo = { kind: "panels", list: [] };
-    let minVals = Infinity;
-    for (let i = 0; i < n; i++) {
-      const p = this.panels[i], d = data[i], l = lays[i], o = out[i];
-      ctx.fillStyle = "#000"; this.font(f, true); ctx.textAlign = "left"; ctx.textBaseline = "top";
-      ctx.fillText(this.clip(fill(p.title, { t: fmtT(this.view.temp) }), pw), o.x, o.y + 2);
-      if (!d) { this.font(f); ctx.fillText(this.s.layer_loading, o.x, o.y + title + 4); continue; }
-      const g = { x0: o.x + l.lw, y0: o.y + o.top, cw: l.cell, ch: o.ch, Q: d.Q, K: d.K, i };
-      this.geo.list.push(g);
-      const vf = this.paintCells(d, g);
-      minVals = Math.min(minVals, vf);
-      ctx.fillStyle = "#000"; this.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
-      const rs = this.labelStep(d.Q, o.ch, f);
-      for (let r = 0; r < d.Q; r += rs) ctx.fillText(this.clip(d.labels[r], l.lw - 8), g.x0 - 6, g.y0 + (r + 0.5) * o.ch);
-      const ks = this.labelStep(d.K, l.cell, f);
-      ctx.textAlign = "left";
-      for (let j = 0; j < d.K; j += ks) {
-        ctx.save(); ctx.translate(g.x0 + (j + 0.5) * l.cell, g.y0 - 6); ctx.rotate(-Math.PI / 2);
-        ctx.fillText(this.clip(d.keys[j], o.top - title - 12), 0, 0); ctx.restore();
-      }
-      if (this.q < d.Q) {
-        ctx.strokeStyle = d.diverging ? "#000" : HIGHLIGHT; ctx.lineWidth = 3;
-        ctx.strokeRect(g.x0 - 1.5, g.y0 + this.q * o.ch - 1.5, l.cell * d.K + 3, o.ch + 3);
-      }
-    }
-    this.valuesShown = minVals >= (this.h.present ? 16 : MIN_TEXT);
-    this.canvas.setAttribute("aria-label", this.describe());
-  }
-
-  // one panel's cells at g (x0, y0, cw, ch): colours (Blues 0..1, or diverging -1..+1), masked
-  // cells hatched, and values where they fit at a readable size; returns that size (0: none)
-  paintCells(d, g) {
-    const ctx = this.ctx, { Q, K, w } = d, f = this.fontPx;
-    const img = new OffscreenCanvas(K, Q), data = new ImageData(K, Q), px = new Uint32Array(data.data.buffer);
-    for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
-      const i = r * K + j, x = w[i];
-      px[i] = d.masked(r, j) ? RGBA_MASKED : d.diverging ? RGBA_DIV[divIndex(x)] : RGBA[x >= 1 ? 250 : x <= 0 ? 0 : (x * 250 + 0.5) | 0];
-    }
-    img.getContext("2d").putImageData(data, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(img, g.x0, g.y0, g.cw * K, g.ch * Q);
-    if (g.cw >= 8 && g.ch >= 8) {
-      ctx.strokeStyle = MASKED_HATCH; ctx.lineWidth = 1; ctx.beginPath();
-      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) if (d.masked(r, j)) {
-        const x = g.x0 + j * g.cw, y = g.y0 + r * g.ch;
-        ctx.moveTo(x + 2, y + g.ch - 2); ctx.lineTo(x + g.cw - 2, y + 2);
-      }
-      ctx.stroke();
-    }
-    // a signed value is one character wider ("+0.12")
-    const vf = Math.floor(Math.min(f, g.cw / (d.diverging ? 3.2 : 2.9), g.ch * 0.6));
-    if (vf < (this.h.present ? 16 : MIN_TEXT)) return 0;
-    this.font(vf); ctx.textAlign = "center"; ctx.textBaseline = "middle";
-    for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
-      if (d.masked(r, j)) continue;
-      const x = w[r * K + j];
-      ctx.fillStyle = (d.diverging ? Math.abs(x) > 0.6 : x > 0.5) ? "#fff" : "#000";
-      ctx.fillText(d.diverging ? signed(x, 2) : x.toFixed(2), g.x0 + (j + 0.5) * g.cw, g.y0 + (r + 0.5) * g.ch);
-    }
-    return vf;
+    return { x: r.left + c.x, y: r.top + c.y };
   }
 
   clip(text, px) {
@@ -699,99 +418,7 @@ class View {
   }
 
   // every layer x head as a thumbnail; the shown layer at T from its float32 weights, the others
-  // from the pooled uint8 thumbnails; paged by PAGE_ROWS layers so 30 x 9 heads stay usable
-  drawModel(width) {
-    const ctx = this.ctx, f = this.fontPx, s = this.s, H = this.H, L = this.L;
-    const per = this.pageRows(), pages = Math.ceil(L / per);
-    this.page = Math.max(0, Math.min(pages - 1, this.page));
-    const first = this.page * per, last = Math.min(L, first + per);
-    this.$(".av-page").textContent = fill(s.page_n, { first: first + 1, last, total: L });
-    this.font(f);
-    const lw = ctx.measureText(fill(s.layer_n, { n: L, total: L })).width + 12;
-    const gap = 6, top = f + 10;
-    const tile = Math.max(24, Math.min(120, Math.floor((width - lw) / H) - gap));
-    const height = top + (last - first) * (tile + gap) + 4;
-    this.sized(Math.max(width, lw + H * (tile + gap)), height);
-    this.geo = { kind: "model", x0: lw, y0: top, tile, gap, first, last };
-    const [tq, tk] = this.h.thumb;
-    const small = new OffscreenCanvas(tk, tq), sctx = small.getContext("2d"), img = new ImageData(tk, tq);
-    ctx.imageSmoothingEnabled = false;
-    for (let la = first; la < last; la++) {
-      for (let h = 0; h < H; h++) {
-        const cells = la === this.view.layer && this.view.temp !== 1 && this.hasLayer(la) ? this.pooled(la, h, tq, tk) : this.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
-        for (let i = 0; i < tq * tk; i++) {
-          const p = i * 4, c = cells[i];
-          if (c === 255) { img.data[p] = MASKED[0]; img.data[p + 1] = MASKED[1]; img.data[p + 2] = MASKED[2]; }
-          else { img.data[p] = LUT[c * 3]; img.data[p + 1] = LUT[c * 3 + 1]; img.data[p + 2] = LUT[c * 3 + 2]; }
-          img.data[p + 3] = 255;
-        }
-        sctx.putImageData(img, 0, 0);
-        const x = lw + h * (tile + gap), y = top + (la - first) * (tile + gap);
-        ctx.drawImage(small, x, y, tile, tile);
-        if (la === this.view.layer && h === this.view.head) {
-          ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 4; ctx.strokeRect(x - 2, y - 2, tile + 4, tile + 4);
-        }
-      }
-      ctx.fillStyle = "#000"; ctx.textAlign = "right"; ctx.textBaseline = "middle";
-      ctx.fillText(fill(s.layer_n, { n: la + 1, total: L }), lw - 8, top + (la - first) * (tile + gap) + tile / 2);
-    }
-    ctx.textAlign = "center"; ctx.textBaseline = "top";
-    const hs = Math.max(1, Math.ceil((ctx.measureText(fill(s.head_n, { n: H, total: H })).width + 6) / (tile + gap)));
-    for (let h = 0; h < H; h += hs) ctx.fillText(fill(s.head_n_short, { n: h + 1 }), lw + h * (tile + gap) + tile / 2, 2);
-    this.canvas.setAttribute("aria-label", fill(s.model_alt, { layers: L, heads: H }) + " " + this.describe());
-  }
 
-  pooled(la, h, tq, tk) {
-    const w = this.headAt(la, h), Q = this.Q, K = this.K, out = new Uint8Array(tq * tk);
-    const rq = Array.from({ length: tq + 1 }, (_, i) => Math.floor((i * Q) / tq));
-    const rk = Array.from({ length: tk + 1 }, (_, i) => Math.floor((i * K) / tk));
-    for (let a = 0; a < tq; a++) for (let b = 0; b < tk; b++) {
-      let m = -1;
-      for (let r = rq[a]; r < rq[a + 1]; r++) for (let j = rk[b]; j < rk[b + 1]; j++) if (!this.masked(r, j) && w[r * K + j] > m) m = w[r * K + j];
-      out[a * tk + b] = m < 0 ? 255 : Math.round(Math.min(1, m) * 250);
-    }
-    return out;
-  }
-
-  // the head view: each query (left) joined to its keys (right), line opacity = weight; at most
-  // 5 keys per query with weight >= 0.02 past 5 keys (the Plotly-era head view's rule)
-  drawLines(width) {
-    const ctx = this.ctx, f = this.fontPx, Q = this.Q, K = this.K;
-    const w = this.headAt(this.view.layer, this.view.head);
-    const n = Math.max(Q, K), rh = Math.max(f + 6, Math.min(40, 600 / n));
-    const height = Math.ceil(rh * n + 10);
-    this.sized(width, height);
-    this.font(f);
-    const colW = Math.min(width * 0.3, 220);
-    const xl = colW, xr = width - colW;
-    this.geo = { kind: "lines", rh, xl, xr };
-    const few = K <= 5;
-    ctx.lineCap = "round";
-    for (const pass of [0, 1]) for (let r = 0; r < Q; r++) {
-      if ((r === this.q) !== (pass === 1)) continue;
-      const row = w.subarray(r * K, (r + 1) * K);
-      let keep = null;
-      if (!few) keep = Array.from(row, (x, j) => [x, j]).filter(([x, j]) => x >= 0.02 && !this.masked(r, j)).sort((a, b) => b[0] - a[0]).slice(0, 5);
-      else keep = Array.from(row, (x, j) => [x, j]).filter(([, j]) => !this.masked(r, j));
-      for (const [x, j] of keep) {
-        ctx.strokeStyle = r === this.q ? HIGHLIGHT : "#2171b5";
-        ctx.globalAlpha = Math.min(1, x) * (r === this.q ? 1 : 0.45);
-        ctx.lineWidth = r === this.q ? 1 + 5 * x : 1 + 3 * x;
-        ctx.beginPath(); ctx.moveTo(xl + 6, 5 + (r + 0.5) * rh); ctx.lineTo(xr - 6, 5 + (j + 0.5) * rh); ctx.stroke();
-      }
-    }
-    ctx.globalAlpha = 1; ctx.textBaseline = "middle";
-    for (let r = 0; r < Q; r++) {
-      ctx.fillStyle = r === this.q ? HIGHLIGHT : "#000"; ctx.textAlign = "right";
-      this.font(f, r === this.q);
-      ctx.fillText(this.clip(this.h.q_labels[r], colW - 10), xl, 5 + (r + 0.5) * rh);
-    }
-    this.font(f); ctx.fillStyle = "#000"; ctx.textAlign = "left";
-    for (let j = 0; j < K; j++) ctx.fillText(this.clip(this.h.k_tokens[j], colW - 10), xr, 5 + (j + 0.5) * rh);
-    this.canvas.setAttribute("aria-label", this.describe());
-  }
-
-  // the layer and head a reader sees: a page may send a slice of the model (home: its last layer;
   // a lesson's reveal: one head, or the heads' mean), numbered as the model numbers them
   layerNo(v) { return (this.h.first_layer || 0) + v.layer + 1; }
   headNo(v) { return this.h.head_as != null ? this.h.head_as : v.head === "mean" ? "mean" : v.head + 1; }
@@ -855,26 +482,8 @@ class View {
   // -- interaction --------------------------------------------------------------------------------
 
   cellAt(e) {
-    const rect = this.canvas.getBoundingClientRect(), x = e.clientX - rect.left, y = e.clientY - rect.top, g = this.geo;
-    if (!g) return null;
-    if (g.kind === "heat") {
-      const j = Math.floor((x - g.x0) / g.cw), r = Math.floor((y - g.y0) / g.ch);
-      return r >= 0 && r < this.Q && j >= 0 && j < this.K ? { r, j, x, y } : null;
-    }
-    if (g.kind === "panels") {
-      for (const p of g.list) {
-        const j = Math.floor((x - p.x0) / p.cw), r = Math.floor((y - p.y0) / p.ch);
-        if (r >= 0 && r < p.Q && j >= 0 && j < p.K) return { r, j, x, y, pi: p.i };
-      }
-      return null;
-    }
-    if (g.kind === "model") {
-      const h = Math.floor((x - g.x0) / (g.tile + g.gap)), la = g.first + Math.floor((y - g.y0) / (g.tile + g.gap));
-      return h >= 0 && h < this.H && la >= g.first && la < g.last ? { la, h, x, y } : null;
-    }
-    const r = Math.floor((y - 5) / g.rh);
-    if (x < (g.xl + g.xr) / 2) return r >= 0 && r < this.Q ? { r, x, y } : null;
-    return null;
+    const rect = this.canvas.getBoundingClientRect();
+    return cellAt(this.geo, e.clientX - rect.left, e.clientY - rect.top, this);
   }
 
   onPointer(e, up) {
@@ -934,12 +543,8 @@ class View {
     if (handled) { e.preventDefault(); this.schedule(); }
   }
 
-  // -- export -------------------------------------------------------------------------------------
 
-  fileName(ext) {
-    const v = this.view;
-    return `attention_${this.h.kind}_L${this.layerNo(v)}_H${this.headNo(v)}_T${fmtT(v.temp)}.${ext}`;
-  }
+  // -- export (export.js writes the text) ---------------------------------------------------------
 
   save(blob, name) {
     const a = document.createElement("a");
@@ -949,81 +554,49 @@ class View {
   }
 
   exportAs(kind) {
-    if (kind === "png") { this.canvas.toBlob((b) => this.save(b, this.fileName("png")), "image/png"); return; }
-    if (this.panels) { this.exportPanels(kind); return; }
-    const w = this.headAt(this.view.layer, this.view.head), Q = this.Q, K = this.K, h = this.h, v = this.view;
-    if (kind === "csv") {
-      const q = (x) => `"${String(x).replace(/"/g, '""')}"`;
-      const lines = ["query_position,query,key_position,key,weight,masked"];
-      for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) lines.push([r, q(h.q_labels[r]), j, q(h.k_tokens[j]), this.masked(r, j) ? "" : w[r * K + j], this.masked(r, j) ? 1 : 0].join(","));
-      this.save(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }), this.fileName("csv"));
-      return;
+    const v = this.view, name = fileName(this.h.kind, this.layerNo(v), this.headNo(v), v.temp, kind);
+    if (kind === "png") { this.canvas.toBlob((b) => this.save(b, name), "image/png"); return; }
+    const about = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp };
+    let text;
+    if (this.panels) {
+      const data = this.panels.map((p, i) => [p, this.panelData(i)]).filter(([, d]) => d);
+      text = kind === "csv" ? panelsCsv(data) : kind === "json" ? panelsJson(data, about) : panelsSvg(data);
+    } else {
+      const d = { w: this.headAt(v.layer, v.head), Q: this.Q, K: this.K, labels: this.h.q_labels, keys: this.h.k_tokens, masked: (r, j) => this.masked(r, j), diverging: false };
+      text = kind === "csv" ? headCsv(d) : kind === "json" ? headJson(d, about) : headSvg(d);
     }
-    if (kind === "json") {
-      const rows = [];
-      for (let r = 0; r < Q; r++) rows.push(Array.from(w.subarray(r * K, (r + 1) * K), (x, j) => (this.masked(r, j) ? null : x)));
-      const out = { kind: h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, temperature_scope: "this layer only", query_tokens: h.q_labels, key_tokens: h.k_tokens, weights: rows };
-      this.save(new Blob([JSON.stringify(out)], { type: "application/json" }), this.fileName("json"));
-      return;
-    }
-    // SVG: one rect per cell and the labels as text (a vector file for slides and print)
-    const cell = 24, lw = 140, top = 120, esc = (x) => String(x).replace(/&/g, "&amp;").replace(/</g, "&lt;");
-    const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${lw + K * cell + 10}" height="${top + Q * cell + 10}" font-family="sans-serif" font-size="12">`];
-    for (let r = 0; r < Q; r++) {
-      parts.push(`<text x="${lw - 6}" y="${top + r * cell + 16}" text-anchor="end">${esc(h.q_labels[r])}</text>`);
-      for (let j = 0; j < K; j++) {
-        const m = this.masked(r, j), x = w[r * K + j];
-        parts.push(`<rect x="${lw + j * cell}" y="${top + r * cell}" width="${cell}" height="${cell}" fill="${m ? "rgb(180,180,180)" : colorOf(x)}"><title>${m ? "masked" : x}</title></rect>`);
-      }
-    }
-    for (let j = 0; j < K; j++) parts.push(`<text transform="translate(${lw + j * cell + 16},${top - 6}) rotate(-90)">${esc(h.k_tokens[j])}</text>`);
-    parts.push("</svg>");
-    this.save(new Blob([parts.join("")], { type: "image/svg+xml" }), this.fileName("svg"));
+    const type = { csv: "text/csv", json: "application/json", svg: "image/svg+xml" }[kind];
+    this.save(new Blob([text], { type }), name);
   }
 
-  // every panel's numbers as shown (CSV, JSON) or drawn (SVG: the panels side by side)
-  exportPanels(kind) {
-    const v = this.view, data = this.panels.map((_, i) => this.panelData(i)).map((d, i) => [this.panels[i], d]).filter(([, d]) => d);
-    const q = (x) => `"${String(x).replace(/"/g, '""')}"`;
-    const scope = (d) => (d.server ? "the model re-run on the server" : "this layer only");
-    if (kind === "csv") {
-      const lines = ["panel,query_position,query,key_position,key,value,masked,temperature_scope"];
-      for (const [p, d] of data) for (let r = 0; r < d.Q; r++) for (let j = 0; j < d.K; j++) {
-        const m = d.masked(r, j);
-        lines.push([q(p.short), r, q(d.labels[r]), j, q(d.keys[j]), m ? "" : d.w[r * d.K + j], m ? 1 : 0, q(scope(d))].join(","));
-      }
-      this.save(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }), this.fileName("csv"));
-      return;
-    }
-    if (kind === "json") {
-      const panels = data.map(([p, d]) => ({
-        title: p.title, short: p.short, difference: !!p.diff, temperature_scope: scope(d), query_tokens: d.labels, key_tokens: d.keys,
-        weights: Array.from({ length: d.Q }, (_, r) => Array.from(d.w.subarray(r * d.K, (r + 1) * d.K), (x, j) => (d.masked(r, j) ? null : x))),
-      }));
-      const out = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, panels };
-      this.save(new Blob([JSON.stringify(out)], { type: "application/json" }), this.fileName("json"));
-      return;
-    }
-    const cell = 24, lw = 140, top = 140, esc = (x) => String(x).replace(/&/g, "&amp;").replace(/</g, "&lt;");
-    const widths = data.map(([, d]) => lw + d.K * cell + 20);
-    const W = widths.reduce((a, b) => a + b, 0), Hh = top + Math.max(...data.map(([, d]) => d.Q)) * cell + 10;
-    const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${Hh}" font-family="sans-serif" font-size="12">`];
-    let x0 = 0;
-    data.forEach(([p, d], i) => {
-      parts.push(`<text x="${x0}" y="16" font-weight="bold">${esc(p.title)}</text>`);
-      for (let r = 0; r < d.Q; r++) {
-        parts.push(`<text x="${x0 + lw - 6}" y="${top + r * cell + 16}" text-anchor="end">${esc(d.labels[r])}</text>`);
-        for (let j = 0; j < d.K; j++) {
-          const m = d.masked(r, j), x = d.w[r * d.K + j];
-          const fillc = m ? "rgb(180,180,180)" : d.diverging ? divColorOf(x) : colorOf(x);
-          parts.push(`<rect x="${x0 + lw + j * cell}" y="${top + r * cell}" width="${cell}" height="${cell}" fill="${fillc}"><title>${m ? "masked" : x}</title></rect>`);
-        }
-      }
-      for (let j = 0; j < d.K; j++) parts.push(`<text transform="translate(${x0 + lw + j * cell + 16},${top - 6}) rotate(-90)">${esc(d.keys[j])}</text>`);
-      x0 += widths[i];
-    });
-    parts.push("</svg>");
-    this.save(new Blob([parts.join("")], { type: "image/svg+xml" }), this.fileName("svg"));
+  // -- the test API -------------------------------------------------------------------------------
+  // What tests, the bench and drive/browser.py read of a view: window.__attentionViews[key] (and
+  // the .av element's __attentionView) is this object; nothing else of the View is read from
+  // outside (docs/architecture.md, "The attention view's test API").
+  api() {
+    const v = this;
+    return {
+      element: v.el, // the view's DOM (its controls, table and canvas)
+      get canvas() { return v.canvas; },
+      get ready() { return !!v.h; }, // a payload is loaded
+      get state() { return v.h ? v.viewOut() : null; }, // {tab, layer, head, q, temp}, as reported
+      get shape() { return v.h ? { L: v.L, H: v.H, Q: v.Q, K: v.K } : null; },
+      get labels() { return v.h ? { q: v.h.q_labels, k: v.h.k_tokens } : null; }, // rows, keys
+      get strings() { return v.s; }, // the wording it was sent (the reader's language)
+      get layersLoaded() { return v.h ? v.h.layers.length : 0; }, // layers whose weights travelled
+      get frames() { return v.frames.slice(); }, // ms of each redraw
+      get minTextPx() { return v.minTextPx; }, // the smallest text drawn on the canvas
+      get valuesShown() { return !!v.valuesShown; }, // the cells carry their values
+      get drawnWidth() { return v.width; }, // the width it last drew at (0: not yet)
+      get geo() { return v.geo ? { kind: v.geo.kind, panels: v.geo.list ? v.geo.list.length : 0 } : null; },
+      shown: (i) => v.shown(i), // the shown (Q x K) weights as a flat list; panel i's with panels
+      weightsAt: (si, la, h, T) => { const w = v.headOf(si, la, h, T); return w ? Array.from(w) : null; },
+      panelFromServer: (i) => !!v.panels && v.panels[i].hot_t !== undefined && v.fromServer(v.panels[i]),
+      masked: (r, j) => !!v.masked(r, j),
+      // turn the model view's page to layer la; the page position of tile (la, h)
+      tile: (la, h) => { v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({ block: "center" }); return v.tileCenter(la, h); },
+      clearCache: () => { v.cache = null; v.pcache.clear(); }, // the bench: time a cold recompute
+    };
   }
 
   destroy() {
