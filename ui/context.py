@@ -148,6 +148,7 @@ def _hf_picker() -> None:
     st.selectbox(
         t("model"), options, format_func=model_label, key="model", help=t("model_help"), on_change=_model_picked
     )
+    _terms(current)
     if hf_models.is_hf(current):
         name = current[len(hf_models.PREFIX) :]
         st.session_state["_hf_name"] = name or None
@@ -158,6 +159,25 @@ def _hf_picker() -> None:
             on_change=_hf_named,
             help=t("hf_name_help"),
         )
+
+
+def _terms(name: str) -> None:
+    """Under a real model whose licence asks to be passed on (Gemma: the Gemma Terms of Use), the
+    terms themselves, as its package ships them, a click away."""
+    if not hf_models.pretrained.is_packaged(name):
+        return
+    path = hf_models.pretrained.terms_path(name)
+    if path is None:
+        return
+    st.download_button(
+        t("model_terms"),
+        data=path.read_bytes(),
+        file_name=path.name,
+        mime="text/html",
+        key="_model_terms",
+        help=t("model_terms_help"),
+        icon="📜",
+    )
 
 
 def _text_box() -> str:

@@ -12,7 +12,7 @@ from model.config import AttentionSettings, settings_from
 from model.errors import InputError, Notice
 from model.hf.hook import CALL, Call, attention_kind, drop_position, layer_index
 from model.hf.policy import MAX_TOKENS, POSITION_SUFFIXES, ROTARY_SUFFIXES
-from model.hf.sizes import HFConfig, first_of, positional_of
+from model.hf.sizes import HFConfig, first_of, layer_types_of, positional_of
 from model.hf.tokens import HFTokenizer
 from model.runner import SamplesText, TracesText, clean_text
 from model.trace import KINDS, Attention, Trace
@@ -72,6 +72,8 @@ class HFRunner(TracesText, SamplesText):
             positional=positional_of(cfg, hf_model),
             num_parameters=n_params,
             num_kv_heads=min(first_of(cfg, "num_key_value_heads", default=heads) or heads, heads),
+            layer_types=layer_types_of(cfg, min(enc_layers, dec_layers)),
+            sliding_window=int(getattr(cfg, "sliding_window", 0) or 0) if layer_types_of(cfg, 1) else 0,
         )
         # each attention module's layer index (for temperature_layer), and the positional modules
         self._layers = {}

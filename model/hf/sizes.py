@@ -33,6 +33,11 @@ class HFConfig:
     # grouped-query attention (LLaMA 2 70B, Mistral, SmolLM2): the key/value heads, each read by
     # num_heads // num_kv_heads query heads; equal to num_heads in ordinary multi-head attention
     num_kv_heads: int = 0
+    # local (sliding-window) and global attention layers (Gemma 3: 15 of 18 see the last
+    # sliding_window tokens only), one entry a layer, from the config's layer_types; () where every
+    # layer attends globally
+    layer_types: tuple[str, ...] = ()
+    sliding_window: int = 0
 
     def kv_head(self, head: int) -> int:
         """The key/value head that query head `head` (0-based) reads."""
@@ -45,6 +50,15 @@ class HFConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def layer_types_of(cfg, n_layers: int) -> tuple[str, ...]:
+    """Each layer "local" (sliding-window attention) or "global", from the config's layer_types
+    ("sliding_attention" / "full_attention" in transformers); () when the config names none."""
+    types = getattr(cfg, "layer_types", None)
+    if not types or not getattr(cfg, "sliding_window", None):
+        return ()
+    return tuple("local" if "sliding" in str(t) else "global" for t in list(types)[:n_layers])
 
 
 def first_of(cfg, *names, default=None):
