@@ -139,6 +139,13 @@ def test_a_page_says_it_is_loading_while_the_model_loads(offered, monkeypatch, p
     assert "GPT (learned positions)" in at.selectbox(key="model").options
 
 
+def test_the_sidebar_says_its_grouped_query_attention_on_every_page(offered):
+    for page in ("attention", "generation", "steps"):
+        at = apptest.open_page(f"pages/{page}.py", SMOLLM)
+        said = " ".join(str(c.value) for c in at.sidebar.caption)
+        assert "30 layers × 9 query heads" in said and "share 3 key/value head(s), 3 query heads reading each" in said
+
+
 def test_the_lessons_page_opens_lesson_4_on_it(offered):
     at = apptest.open_page("pages/lessons.py", SMOLLM, lesson="real")
     text = shown(at).replace("\\", "")  # markdown's escapes

@@ -148,7 +148,7 @@ def _hf_picker() -> None:
     st.selectbox(
         t("model"), options, format_func=model_label, key="model", help=t("model_help"), on_change=_model_picked
     )
-    _terms(current)
+    _real_model_notes(current)
     if hf_models.is_hf(current):
         name = current[len(hf_models.PREFIX) :]
         st.session_state["_hf_name"] = name or None
@@ -161,11 +161,16 @@ def _hf_picker() -> None:
         )
 
 
-def _terms(name: str) -> None:
-    """Under a real model whose licence asks to be passed on (Gemma: the Gemma Terms of Use), the
-    terms themselves, as its package ships them, a click away."""
+def _real_model_notes(name: str) -> None:
+    """Under a real pretrained model, on every page: its attention's shape as its config says
+    (grouped-query attention, sliding-window and global layers), once it is loaded; and where its
+    licence asks to be passed on (Gemma: the Gemma Terms of Use), the terms as its package ships
+    them, a click away."""
     if not hf_models.pretrained.is_packaged(name):
         return
+    runner = hf_models.pretrained.loaded(name, st.session_state.get("device"))
+    if runner is not None:
+        st.caption(shape_text(runner.config))
     path = hf_models.pretrained.terms_path(name)
     if path is None:
         return
@@ -178,6 +183,26 @@ def _terms(name: str) -> None:
         help=t("model_terms_help"),
         icon="📜",
     )
+
+
+def shape_text(c) -> str:
+    """What a real model's attention is made of, from its config, in the reader's language."""
+    parts = [t("real_shape_heads", layers=c.num_layers, heads=c.num_heads)]
+    kv = c.num_kv_heads or c.num_heads
+    if kv < c.num_heads:
+        parts.append(t("real_shape_gqa", heads=c.num_heads, kv=kv, group=c.num_heads // kv))
+    types = tuple(getattr(c, "layer_types", ()) or ())
+    if "local" in types:
+        glob = [i + 1 for i, x in enumerate(types) if x == "global"]
+        parts.append(
+            t(
+                "real_shape_window",
+                layers=", ".join(map(str, glob)) or "—",
+                n_local=types.count("local"),
+                window=getattr(c, "sliding_window", 0),
+            )
+        )
+    return " ".join(parts)
 
 
 def _text_box() -> str:
