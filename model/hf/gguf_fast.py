@@ -1,0 +1,109 @@
+"""Reading a GGUF file's metadata quickly, for the one-time conversion of a packaged model
+(model/hf/pretrained.py).
+
+Profiled (bench/convert.py, docs/hf.md): of SmolLM2's first conversion, the dequantization of
+its weights (the gguf package's numpy code, which transformers calls) takes about 5 s; most of
+the rest is gguf.GGUFReader building its metadata fields one array element at a time, through
+numpy's memmap slicing (about 21 s for SmolLM2's 49k tokens and merges on two busy cores), and
+transformers builds that reader three times (tokenizer, config, weights). Gemma's vocabulary is
+five times larger.
+
+FastReader is a GGUFReader whose arrays are read in one pass: the same ReaderField objects
+(the same parts, indices and types, so every caller reads the same values; tests/test_gguf_fast.py
+compares them with GGUFReader's own on a written file), each element a view of one plain ndarray
+instead of a memmap slice. shared_reader() makes the readers built inside it one per file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import numpy as np
+
+
+def _reader_class():
+    from gguf import GGUFReader
+    from gguf.constants import GGUFValueType
+
+    class FastReader(GGUFReader):
+        """gguf.GGUFReader with its arrays' fields built in one pass (values identical)."""
+
+        def __init__(self, path, mode="r"):
+            self._plain = None
+            super().__init__(path, mode)
+
+        def _get_field_parts(self, orig_offs, raw_type):
+            if GGUFValueType(raw_type) != GGUFValueType.ARRAY or self.byte_order != "I":
+                return super()._get_field_parts(orig_offs, raw_type)
+            if self._plain is None:
+                self._plain = self.data.view(np.ndarray)  # slices of a plain ndarray: no memmap per element
+            plain = self._plain
+            offs = orig_offs
+            raw_itype = self._get(offs, np.uint32)
+            offs += 4
+            alen = self._get(offs, np.uint64)
+            offs += 8
+            itype = GGUFValueType(raw_itype[0])
+            n = int(alen[0])
+            parts: list = [raw_itype, alen]
+            if n == 0:
+                return offs - orig_offs, parts, [], [GGUFValueType.ARRAY]
+            if itype == GGUFValueType.STRING:
+                lengths = plain.view(np.uint8)  # bytes; each length read as a little-endian uint64
+                buf = memoryview(plain)
+                u64 = np.dtype("<u8")
+                idxs = []
+                for _ in range(n):
+                    slen = int.from_bytes(buf[offs : offs + 8], "little")
+                    parts.append(lengths[offs : offs + 8].view(u64))
+                    parts.append(lengths[offs + 8 : offs + 8 + slen])
+                    idxs.append(len(parts) - 1)
+                    offs += 8 + slen
+                return offs - orig_offs, parts, idxs, [GGUFValueType.ARRAY, itype]
+            nptype = self.gguf_scalar_to_np.get(itype)
+            if nptype is None:  # arrays of arrays: gguf's own reading
+                return super()._get_field_parts(orig_offs, raw_type)
+            whole = self._get(offs, nptype, n)
+            start = len(parts)
+            parts.extend(whole[i : i + 1] for i in range(n))
+            return (
+                offs + int(whole.nbytes) - orig_offs,
+                parts,
+                list(range(start, start + n)),
+                [
+                    GGUFValueType.ARRAY,
+                    itype,
+                ],
+            )
+
+    return FastReader
+
+
+def reader(path):
+    """A FastReader of the GGUF file at path."""
+    return _reader_class()(path)
+
+
+@contextlib.contextmanager
+def shared_reader():
+    """While inside: gguf.GGUFReader(path) gives FastReader, one per file (transformers builds one
+    for the tokenizer, one for the config and one for the weights of the same file)."""
+    import gguf
+
+    made: dict[str, object] = {}
+    cls = _reader_class()
+    original = gguf.GGUFReader
+
+    def one_per_file(path, mode="r"):
+        key = f"{Path(path).resolve()}:{mode}"
+        if key not in made:
+            made[key] = cls(path, mode)
+        return made[key]
+
+    gguf.GGUFReader = one_per_file
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = original
+        made.clear()
