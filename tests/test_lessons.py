@@ -21,13 +21,14 @@ from lessons import files, queries, schema
 from lessons.answers import decode_answers, encode_answers
 from lessons.steps import MARGINS, Heat, change_margin, passes
 from model.positional import PositionalEncoding
-from tests.conftest import smollm_missing
+from tests.conftest import GEMMA, SMOLLM, packaged_missing
 from ui.i18n import MISSING
 
 PAGE = "pages/lessons.py"
 EXAMPLES = sorted((Path(files.__file__).parent / "examples").glob("*.toml"))
 # the real pretrained model's lesson runs where its packages are installed (scripts/test installs them)
-BUILTIN = [n for n in files.BUILTIN if n != "real" or smollm_missing() is None]
+NEEDS = {"real": SMOLLM, "real_zh": GEMMA}  # a real model's lesson: the packaged model it runs on
+BUILTIN = [n for n in files.BUILTIN if n not in NEEDS or packaged_missing(NEEDS[n]) is None]
 LESSON_FILES = [files.BUILTIN_DIR / f"{n}.toml" for n in BUILTIN] + EXAMPLES
 
 
@@ -52,6 +53,11 @@ def by_id(built, lesson, step_id):
 
 
 def tok(tokens, word):
+    if isinstance(word, dict) and "position" in word:  # {position = 1}: the first token, counted from 1
+        return int(word["position"]) - 1
+    if isinstance(word, dict):  # {word = "the", occurrence = 2}
+        hits = [i for i, t in enumerate(tokens) if t.strip("▁ ").lower() == str(word["word"]).lower()]
+        return hits[int(word.get("occurrence", 1)) - 1]
     return next(i for i, t in enumerate(tokens) if t.strip("▁ ").lower() == str(word).lower())
 
 
