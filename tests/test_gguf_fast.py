@@ -74,6 +74,22 @@ def test_shared_reader_one_per_file_and_restored(written):
     assert gguf.GGUFReader is original
 
 
+def test_shared_name_map_gives_the_same_names():
+    """The tensor-name map built once per architecture and layer count names every tensor as a
+    fresh one does (transformers' mapping of GGUF names to its own reads it)."""
+    from model.hf import gguf_fast
+
+    plain = gguf.get_tensor_name_map
+    fresh = plain(gguf.MODEL_ARCH.LLAMA, 30)
+    with gguf_fast.shared_reader():
+        a = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 30)
+        assert a is gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 30)
+    names = [f"model.layers.{i}.self_attn.{p}_proj" for i in range(30) for p in "qkvo"] + ["model.embed_tokens"]
+    assert [a.get_name(n) for n in names] == [fresh.get_name(n) for n in names]
+    assert a.get_name("model.layers.29.self_attn.q_proj") == "blk.29.attn_q"
+    assert gguf.get_tensor_name_map is plain
+
+
 def test_transformers_reads_the_same_through_it(written):
     """transformers' own GGUF reading (config and tokenizer entries) gives the same values
     through the fast reader."""

@@ -17,6 +17,7 @@ instead of a memmap slice. shared_reader() makes the readers built inside it one
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +89,8 @@ def reader(path):
 @contextlib.contextmanager
 def shared_reader():
     """While inside: gguf.GGUFReader(path) gives FastReader, one per file (transformers builds one
-    for the tokenizer, one for the config and one for the weights of the same file)."""
+    for the tokenizer, one for the config and one for the weights of the same file), and
+    gguf.get_tensor_name_map gives one map per architecture and layer count."""
     import gguf
 
     made: dict[str, object] = {}
@@ -101,9 +103,15 @@ def shared_reader():
             made[key] = cls(path, mode)
         return made[key]
 
+    # transformers' get_gguf_hf_weights_map builds gguf's tensor-name map again for every submodule
+    # (397 times for SmolLM2: 11 s of its first conversion); the map only answers get_name(), so
+    # one per (architecture, layers) gives the same names
+    name_map = gguf.get_tensor_name_map
     gguf.GGUFReader = one_per_file
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=8)(name_map)
     try:
         yield
     finally:
         gguf.GGUFReader = original
+        gguf.get_tensor_name_map = name_map
         made.clear()
