@@ -45,12 +45,12 @@ def _load() -> None:
     with st.expander(t("ed_load"), icon="📂", expanded=not editor.steps()):
         editor.uploader()
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            editor.start_picker()
-            st.button(
-                t("ed_load_builtin"),
-                key="ed_load_builtin",
-                on_click=lambda: editor.load_builtin(st.session_state["ed_builtin"]),
-            )
+            if editor.start_picker():
+                st.button(
+                    t("ed_load_builtin"),
+                    key="ed_load_builtin",
+                    on_click=lambda: editor.load_builtin(st.session_state["ed_builtin"]),
+                )
 
 
 def _lesson_fields() -> None:
@@ -70,7 +70,7 @@ def _step_form(ctx: Context) -> None:
     c1, c2, c3 = st.columns([1, 2, 2])
     c1.selectbox(
         t("ed_model"),
-        list(editor.schema.known_models()),
+        editor.offered_models(),
         key="ed_model",
         format_func=md,
         on_change=editor.want_defaults,

@@ -68,13 +68,16 @@ def _fit(key: str, options: list, default=None) -> None:
         st.session_state[key] = default if default in options else options[0]
 
 
+offered_models = lesson_state.offered_models  # the editor's model list (pages/editor.py)
+
+
 def steps() -> list[dict]:
     return st.session_state.setdefault("ed_steps", [])
 
 
 def init(ctx) -> None:
     """The editor's fields on their first run: the sidebar's model and sentence, the first query."""
-    models = list(schema.known_models())
+    models = lesson_state.offered_models()  # not a real pretrained model the server does not offer
     _set_default("ed_model", ctx.model if ctx.model in models else models[0])
     _set_default("ed_sentence", ctx.text)
     _set_default("ed_lesson_id", "my-lesson")
@@ -612,14 +615,18 @@ SAVED = "saved:"  # "Start from" names a lesson in the server's folder "saved:ID
 
 def starts() -> list[str]:
     """What the editor can start from: the built-in lessons, then those saved in the server's folder."""
-    return [*files.BUILTIN, *(SAVED + i for i in files.saved())]
+    return [*(n for n in files.BUILTIN if lesson_state.offered(n)), *(SAVED + i for i in files.saved())]
 
 
-def start_picker() -> None:
-    """The "Start from" box (a saved lesson removed from the folder since: the first again)."""
+def start_picker() -> bool:
+    """The "Start from" box (a saved lesson removed from the folder since: the first again); False,
+    and no box, where there is nothing to start from (no lesson whose models this server offers)."""
     options = starts()
+    if not options:
+        return False
     _fit("ed_builtin", options)
     st.selectbox(t("ed_start_from"), options, key="ed_builtin", format_func=start_label)
+    return True
 
 
 def start_label(name: str) -> str:
@@ -662,7 +669,11 @@ def save(text: str) -> None:
 def use(text: str) -> None:
     """ "Use on the lessons page": the lesson becomes this session's own (and the room's) and the
     next run opens it there (go_to_lessons; st.switch_page does not run inside a callback)."""
-    lesson_state.use_custom(text)
+    try:
+        lesson_state.use_custom(text)
+    except schema.LessonError as e:  # a model no longer offered, a bound: a notice, not an error box
+        st.session_state["_ed_note"] = ("warn", error_text(e))
+        return
     st.session_state["les_lesson"], st.session_state["les_step"] = lesson_state.CUSTOM, 1
     st.session_state["_ed_go_lessons"] = True
 
