@@ -553,6 +553,22 @@ def remove(i: int) -> None:
         stop_editing()
 
 
+def hidden_steps(device: str = "auto") -> list[int]:
+    """The places (0-based) of the steps written so far that the class will not see: the lessons
+    page leaves out a step that fails the margin rule or whose query does not apply (lessons.build),
+    and the teacher must see that before class, not find "Step 1 of 4" there. [] while the lesson
+    does not check (the form says why) or is over its bound."""
+    if not steps():
+        return []
+    text = lesson_text()
+    try:
+        lesson = schema.validate(text)
+        shown = {s.id for s in lesson_state.steps_of(text, device)}
+    except (schema.LessonError, InputError):
+        return []
+    return [i for i in range(len(lesson.steps)) if lesson.step_id(i) not in shown]
+
+
 def lesson_text() -> str:
     lesson_id = st.session_state.get("ed_lesson_id", "").strip() or "my-lesson"
     title = {lg: st.session_state.get(f"ed_title_{lg}", "").strip() or "—" for lg in LANGS}
