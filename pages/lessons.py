@@ -25,7 +25,7 @@ VIEW = lessons.VIEW
 
 # what a class clicks before the page draws its main chart: the widget's key (or its start) and
 # how many clicks; the screen walks click it first (tests/browser/screens.py, first_action)
-FIRST_CHART_AFTER = ("les_pick_", 1)  # a prediction: a step reveals the model's numbers after one
+FIRST_CHART_AFTER = ("les_pick_", 1)  # a prediction (a room's teacher: Reveal, keyed les_pick_..._reveal)
 
 
 def _go(delta: int) -> None:
@@ -171,7 +171,7 @@ def _teacher_step(ctx: Context, lesson: str, index: int, step) -> None:
             st.button(
                 t("lesson_reveal"),
                 icon="👁️",
-                key=f"les_reveal_{lesson}_{index}",
+                key=f"les_pick_{lesson}_{index}_reveal",  # FIRST_CHART_AFTER: the teacher's click
                 type="primary",
                 on_click=lessons.reveal,
                 args=(lesson, index),

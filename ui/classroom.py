@@ -366,6 +366,11 @@ def qr_png(text: str, scale: int = 8) -> bytes:
     return buf.getvalue()
 
 
+def qr_alt() -> str:
+    """The QR code's text alternative: what it opens, for a screen reader (and the code to type)."""
+    return t("room_qr_alt", code=format_code(code()), link=room_link(code()))
+
+
 def sidebar_panel() -> None:
     """The sidebar's classroom section: open / close a room and rotate its secret (teacher), join
     one (student); the store's notices."""
@@ -375,7 +380,7 @@ def sidebar_panel() -> None:
     with st.expander(t("room_section"), icon="🏫", expanded=bool(code() or error or info)):
         if is_teacher():
             st.markdown(t("room_teacher_open", code=format_code(code())))
-            st.image(qr_png(room_link(code())), width=160, caption=room_link(code()))
+            st.image(qr_png(room_link(code())), width=160, caption=room_link(code()), alt=qr_alt())
             st.button(t("room_rotate"), on_click=_rotate, key="_room_rotate_btn", help=t("room_rotate_help"))
             st.button(t("room_close"), on_click=_close, key="_room_close_btn")
         elif code():
@@ -426,7 +431,7 @@ def title_badge() -> None:
         present = bool(st.session_state.get("present"))
         st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
         with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
-            st.image(qr_png(room_link(code()), scale=12), width=420)
+            st.image(qr_png(room_link(code()), scale=12), width=420, alt=qr_alt())
             st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
