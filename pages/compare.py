@@ -20,7 +20,7 @@ from model.registry import read_config
 from pages.compare_parts.choices import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
 from ui import intervene as ui_iv
 from ui import page, rows, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
@@ -133,12 +133,9 @@ def _opening(ctx: Context, view: dict):
     return pair
 
 
-def take_view(v: dict) -> None:
-    """The attention view's report when the reader lets go: its layer, head, row and T become the
-    page's (the link, the room, the model view of every head and the CSV follow)."""
-    st.session_state["cmp_layer"], st.session_state["cmp_head"] = v["layer"], v["head"]
-    st.session_state["cmp_q"] = v["q"]
-    st.session_state["cmp_ltemp"] = min(max(float(v["temp"]), view.T_MIN), view.T_MAX)
+# the attention view's report when the reader lets go: its layer, head, row and T become the page's
+# (the link, the room, the model view of every head and the CSV follow)
+take_view = bind_view(layer="cmp_layer", head="cmp_head", q="cmp_q", temp="cmp_ltemp")
 
 
 # -- what is compared: A is the sidebar's run, B differs in one thing ---------------------------------
