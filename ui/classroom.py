@@ -228,17 +228,34 @@ def write_cookie() -> None:
     # student who arrives by the room link is switched to the teacher's page in the same run
     # (_apply), which drops that run's script before the browser runs it, so written once it never was
     student = st.session_state.get("_room_student")
+    browser = ""
     if student and _cookies().get(BROWSER_COOKIE) != student:
-        cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
-    if not cookies and not fetches:
+        browser = browser_id_script(student)
+    if not cookies and not fetches and not browser:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
         "<script>"
         + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies)
         + "".join(f"fetch({json.dumps(u)}, {{credentials: 'same-origin', cache: 'no-store'}});" for u in fetches)
+        + browser
         + "</script>",
         unsafe_allow_javascript=True,
+    )
+
+
+def browser_id_script(student: str) -> str:
+    """The script that keeps this browser's one id: written when the browser has none; when another
+    tab of the browser wrote its own meanwhile (two tabs opened before either had the cookie), this
+    tab reloads, so its new session reads that id and the browser votes once (issue 45)."""
+    cookie = f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax"
+    secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
+    return (
+        "(function () {"
+        f"var kept = document.cookie.match(/(?:^|; ){BROWSER_COOKIE}=([0-9a-f]{{16}})(?:;|$)/);"
+        f"if (kept && kept[1] !== {json.dumps(student)}) {{ location.reload(); return; }}"
+        f"if (!kept) {{ document.cookie = {json.dumps(cookie)}{secure}; }}"
+        "})();"
     )
 
 
