@@ -86,3 +86,68 @@ def test_a_lone_tab_writes_its_id_and_never_reloads(tmp_path, monkeypatch):
     done = json.loads(_run([script, script]).stdout)
     assert done == {"jar": {"attn_browser": at.session_state["_room_student"]}, "reloads": []}
     classroom.store.clear()
+
+
+def _outage_store(base):
+    """The room store as it is in an outage: every call but create fails."""
+    from ui import rooms as R
+
+    class Outage(type(base)):
+        broken = False
+
+        def __getattribute__(self, name):
+            attr = super().__getattribute__(name)
+            if (
+                name != "create"
+                and not name.startswith("_")
+                and callable(attr)
+                and object.__getattribute__(self, "broken")
+            ):
+
+                def fail(*a, **kw):
+                    raise R.StoreError("connection refused")
+
+                return fail
+            return attr
+
+    out = Outage.__new__(Outage)
+    out.__dict__.update(base.__dict__)
+    return out
+
+
+def _teacher_run(code: str, token: str, lesson: str):
+    """What the lessons page calls on the store in one run of a room's teacher: the class's answers
+    for the step, the lesson shared with the room, the page published (app.py, at the end)."""
+    import streamlit as st
+
+    from ui import classroom
+
+    st.session_state["_room_code"], st.session_state["_room_token"] = code, token
+    classroom.answer_counts("attention.1")
+    classroom.share_lesson(lesson)
+    classroom.publish("lessons")
+
+
+def test_a_store_outage_is_one_toast_on_the_lessons_page(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from lessons import files
+    from ui import classroom
+    from ui.i18n import TABLE
+
+    monkeypatch.setenv("ATTN_ROOMS", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    classroom.store.clear()
+    store = _outage_store(classroom.store())
+    monkeypatch.setattr(classroom, "store", lambda: store)
+    code, token = store.create()
+    store.broken = True
+    text = files.dump_lesson(files.builtin("attention"))
+    at = AppTest.from_function(_teacher_run, args=(code, token, text), default_timeout=60)
+    notice = TABLE["room_store_error"]["en"]
+    counts = []
+    for _ in range(2):
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        counts.append(sum(notice in str(t.proto) for t in at.get("toast")))
+    assert counts[0] == 1, counts  # told once, not once per failed call
+    assert counts[1] == 0, counts  # and not again on the next run seconds later

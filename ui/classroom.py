@@ -173,6 +173,21 @@ def store_failed(e: Exception) -> str:
     return _t("room_store_error")
 
 
+STORE_TOAST_S = 10.0  # a store that failed is told once in this many seconds, however many calls failed
+
+
+def toast_store_failed(e: Exception) -> None:
+    """The store-failed toast, once per STORE_TOAST_S in a session: one outage fails every store
+    call of a run (the lessons page made three), and the teacher read the same toast three times
+    (issue 45). Every failure still goes to the server's log."""
+    message = store_failed(e)
+    now = time.monotonic()
+    if now - st.session_state.get("_room_store_toast_at", -STORE_TOAST_S) < STORE_TOAST_S:
+        return
+    st.session_state["_room_store_toast_at"] = now
+    st.toast(message, icon="⚠️")
+
+
 def _get(room_code: str):
     """The room, or None when there is none or the store cannot be read (a notice says which)."""
     try:
@@ -514,7 +529,7 @@ def publish(url_path: str | None) -> None:
         _close()
         st.toast(t("room_ended"), icon="🏁")
     except StoreError as e:  # a full disk, a broken store: the teacher's page keeps working
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
 
 
 def _size(view: dict) -> int:
@@ -552,7 +567,7 @@ def record_answer(step_id: str, choice: int) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(store_failed(e), icon="⚠️")
+            toast_store_failed(e)
 
 
 def answer_counts(step_id: str) -> dict[int, int] | None:
@@ -562,7 +577,7 @@ def answer_counts(step_id: str) -> dict[int, int] | None:
     try:
         return _store().answers(code(), step_id)
     except StoreError as e:  # the teacher is told (a hung store too: it timed out), the page goes on
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
         return {}
 
 
@@ -598,7 +613,7 @@ def share_lesson(text: str) -> bool:
     except (KeyError, PermissionError):
         pass
     except StoreError as e:
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
     return False
 
 
@@ -610,7 +625,7 @@ def set_nickname(nick: str) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(store_failed(e), icon="⚠️")
+            toast_store_failed(e)
 
 
 def results_reader():
