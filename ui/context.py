@@ -16,7 +16,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, classroom, run, state, timeline
+from . import cache, classroom, run, slots, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -338,7 +338,11 @@ def partial(fn):
     @st.fragment
     @functools.wraps(fn)
     def part(*args, **kwargs):
-        fn(*args, **kwargs)
+        try:
+            fn(*args, **kwargs)
+        except slots.OverBudget as e:  # a real model's trace in a partial rerun: app.py's notice, not an error box
+            st.warning(t("heavy_over_budget", seconds=round(e.retry_after)), icon="⏳")
+            return
         if run.in_app_run() is None:  # a partial rerun
             classroom.publish_again()
 

@@ -163,7 +163,7 @@ def class_results(lesson: str, steps) -> None:
     try:
         rows = make()
     except StoreError as e:
-        st.toast(classroom.store_failed(e), icon="⚠️")
+        classroom.toast_store_failed(e)
         return
     named = words()
     class_gains(lesson, steps)
