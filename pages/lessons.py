@@ -91,16 +91,28 @@ def _pick_lesson(ctx: Context):
     menu = progress = (
         st.container(horizontal=True, wrap=False, vertical_alignment="bottom", gap="large") if ctx.presentation else st
     )
-    menu.radio(
-        t("lesson_pick"),
-        lessons.choices(),
-        format_func=lessons.title_label,
-        key="les_lesson",
-        horizontal=True,
-        on_change=lambda: st.session_state.update(les_step=1),
-        # on the projector the lessons' titles say what they are: the label's line goes to the reveal
-        label_visibility="collapsed" if ctx.presentation else "visible",
-    )
+    if ctx.presentation:
+        # on the projector one line whatever the number of lessons (a fifth title wrapped the row of
+        # radio buttons onto a second line and pushed the reveal's first chart below the screen);
+        # the lessons' titles say what they are: the label's line goes to the reveal
+        menu.selectbox(
+            t("lesson_pick"),
+            lessons.choices(),
+            format_func=lessons.title,  # a select box shows plain text
+            key="les_lesson",
+            on_change=lambda: st.session_state.update(les_step=1),
+            label_visibility="collapsed",
+            width=460,
+        )
+    else:
+        menu.radio(
+            t("lesson_pick"),
+            lessons.choices(),
+            format_func=lessons.title_label,
+            key="les_lesson",
+            horizontal=True,
+            on_change=lambda: st.session_state.update(les_step=1),
+        )
     lesson = st.session_state["les_lesson"]
     # the link follows the lesson chosen at once, also where the page stops below (a model loading, a refusal)
     lessons.write_url(lesson, st.session_state["les_step"] - 1, 0)
