@@ -61,3 +61,24 @@ def test_a_rare_other_token_is_not_graded_as_impossible(runners):
     assert 0 < rest < 0.001
     step = B.build_step(spec("gpt-alibi", "The cat sat on"), runners, "t.1")
     assert step.options[step.answer] == "no" and step.margin < MARGINS["prob"] and not passes(step)
+
+
+@pytest.mark.parametrize("name", ["gpt-rope", "gpt-alibi"])
+def test_rope_and_alibi_record_their_training_settings(name):
+    """gpt-rope.json and gpt-alibi.json lacked their learning rate and optimiser (issue 46); they were
+    trained by the GPT recipe (model/train.py at 83cb175, unchanged in training/train.py since for
+    these keys): the files now record it, and it is the recipe's."""
+    import json
+
+    from model import registry
+    from training.train import RECIPES
+
+    trained = json.loads(registry.paths(name)[1].read_text())["trained"]
+    recipe = RECIPES["gpt"]
+    assert (trained["lr"], trained["warmup"], trained["batch_size"], trained["steps"]) == (
+        recipe["lr"],
+        recipe["warmup"],
+        recipe["batch_size"],
+        recipe["steps"],
+    )
+    assert trained["weight_decay"] == recipe.get("weight_decay", 0.01) and trained["betas"] == [0.9, 0.98]
