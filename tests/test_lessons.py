@@ -274,7 +274,8 @@ def oracle(spec, runner, sentence, params=None):
         if q == "next_token":
             return runner.tokenizer.labels([int(probs.argmax())])[0], top2(probs)
         rest = 1 - probs.max()
-        return ("yes" if rest >= 0.10 else "no"), (rest if rest >= 0.10 else None)
+        # "another token in at least one draw in ten", as sure as the share is from 0.10
+        return ("yes" if rest >= 0.10 else "no"), abs(rest - 0.10)
     if q == "switch_off_changes":
         heads = view.get("heads_off")
         if runner.kind == "translator":
