@@ -92,6 +92,17 @@ def softmax_at(scores: np.ndarray, temperature: float) -> np.ndarray:
     return attention.softmax_at(s.masked_fill(hidden, -torch.inf), float(temperature), ~hidden).numpy()
 
 
+def before_cuts(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """The next-token distribution at sampling temperature T before top-k / top-p cut anything, from
+    the model's probabilities at T = 1: softmax(log p / T), the same softmax_at (a token of
+    probability 0 stays 0); T = 0 (greedy) leaves p as it is."""
+    p = np.asarray(probs, dtype=np.float64)
+    if temperature == 0:
+        return p
+    with np.errstate(divide="ignore"):
+        return softmax_at(np.log(p), temperature)
+
+
 def entropy_curve(scores: np.ndarray, temps) -> np.ndarray:
     """(len(temps), queries): the entropy in nats of each row of softmax(scores / T)."""
     out = []

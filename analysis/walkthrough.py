@@ -397,7 +397,7 @@ def walk(
             )
             masked = mrec["scores"]
             temp = float(mrec.get("temperature", 1.0))
-            predicted = torch.softmax(masked / temp, dim=-1).masked_fill(~mask_full, 0.0)
+            predicted = attention.softmax_at(masked, temp, mask_full)  # the model's one softmax at T
 
             check = {
                 "softmax_vs_weights": float((predicted - mrec["weights"]).abs().max()),

@@ -15,7 +15,8 @@ served, no heavy lane: the old semaphore), so the comparison is within one run. 
 Issue 32 (--only quiet,lesson,generate,lesson-lane,lesson-old):
 - lesson: two tabs building heavy_lesson() (the issue's valid 44 KB, 30-step file, a new one each
   loop, shared through a room of the servers' SQLite store), refused by its compute bound;
-- generate: 8 websockets looping 100-token generations (a new seed each time);
+- generate: 16 websockets looping 100-token generations (a new seed each time; issue 45: the
+  generation and its KV-cache timing now run in the heavy lane, charged to the CPU budget);
 - lesson-lane: the lesson attack on a server with the bound and the CPU budget lifted, so every
   build runs, in the heavy lane; lesson-old: the same on the old semaphore (ATTN_FAIR_SLOTS=0).
 --hf-pages-only: six 1,100-character MiniLM texts on /intervene, then 3 on each of six pages
@@ -232,7 +233,7 @@ def class_phases(seconds: int, only: set[str]) -> list[dict]:
                 asyncio.run(_phase(server, seconds, 2, "lesson")),
             )
         if "generate" in only:
-            report("8 websockets looping 100-token generations", asyncio.run(_phase(server, seconds, 8, "generate")))
+            report("16 websockets looping 100-token generations", asyncio.run(_phase(server, seconds, 16, "generate")))
         if "clear" in only:
             report("two clear-cache attackers", asyncio.run(_phase(server, seconds, 2, "clear")))
             print("clear_cache refused in the log:", server.log_tail(4000).count("refused a clear_cache message"))

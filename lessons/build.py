@@ -14,7 +14,14 @@ passes the margin rule), weighted by the sentence's length, and build() refuses 
 MAX_COST with LessonError("too_costly"). A valid 44 KB file of 30 steps (4 sentences of 299
 characters, switch_off_changes picking the least important head, alternating with sharpen_sketch on
 every layer) had built for 27 s of CPU (issue 32); it is about 13,000 units, the built-in lessons
-34-170.
+23-160 on our models and 270 on SmolLM2.
+
+Every sentence a step runs is counted: its own (each tried in turn) and the sentences its
+query's arguments name (SENTENCE_ARGS: a translation step's `also` list, a comparison's `other`),
+each traced once per sentence tried; issue 45 built 15 translation steps of 12 `also` sentences
+for 7.65 s of CPU that were priced at 240 units. And a unit is weighed by the model: a real
+pretrained model's forward costs what its parameters say (PARAMS_PER_UNIT, measured below), so
+SmolLM2's steps, 50 times our GPT's trace, are no longer priced as our models'.
 """
 
 from __future__ import annotations
@@ -31,8 +38,21 @@ from .steps import Step, passes
 MAX_COST = float(os.environ.get("ATTN_LESSON_MAX_COST", "3000"))
 # forwards a query takes beyond the default (DEFAULT_FORWARDS: a trace or two and their settings);
 # picking a head by importance runs every head off (one batched row each) and then tries heads in turn
-DEFAULT_FORWARDS = 3
-FORWARDS = {"sharpen_sketch": 2, "cells_compare": 4, "same_output": 4, "translation": 4, "sample_differs": 4}
+# Measured (tests/test_hostile_cost.py counts each built-in step's forwards and checks the estimate
+# is never under them): every query but switch_off_changes runs at most 2 forwards on its sentence
+DEFAULT_FORWARDS = 2
+FORWARDS = {"sharpen_sketch": 2, "cells_compare": 2, "same_output": 2, "translation": 2, "sample_differs": 2}
+# a query's arguments that are sentences it runs the model on (each one forward per sentence tried);
+# only where the query declares them as text or a list of texts (word_compare's `other` is a word)
+SENTENCE_ARGS = ("also", "other")
+# A unit's weight by model, measured on the build machine with one torch thread (2026-12-04, load
+# 3.6): a trace of a 20-word sentence took our GPT 2.4-3.2 ms (0.79 M parameters), the translator
+# 12-15 ms (1.29 M) and SmolLM2-135M 161.5 ms (134.5 M), 50 GPT traces. A query prices its trace as
+# DEFAULT_FORWARDS forwards, so SmolLM2 weighs 18 (7.5 M parameters a unit): 36 GPT forwards a trace,
+# and its built-in lesson (5 steps, 3 distinct sentences) is priced 270 units for 0.45 s of CPU
+# measured. Our own models weigh 1 (the units above were measured on them).
+PARAMS_PER_UNIT = 7.5e6
+UNKNOWN_WEIGHT = 20.0  # a model that cannot load now: priced as SmolLM2 (18)
 
 STEP_FIELDS = set(Step.__dataclass_fields__)
 
@@ -95,9 +115,35 @@ def _heads(runner) -> int:
     return int(layers) * int(heads) * kinds
 
 
+def weight(runner) -> float:
+    """Units of one forward of this model (PARAMS_PER_UNIT); at least 1."""
+    if runner is None:
+        return UNKNOWN_WEIGHT
+    module = getattr(runner, "module", None)
+    try:
+        params = sum(p.numel() for p in module.parameters())
+    except (AttributeError, TypeError):  # no module to count: priced as a large model
+        return UNKNOWN_WEIGHT
+    return max(1.0, params / PARAMS_PER_UNIT)
+
+
+def sentences_run(spec: dict) -> tuple[list[str], list[str]]:
+    """(the step's own sentences, tried in turn; the sentences its query's arguments name)."""
+    own = spec["sentence"] if isinstance(spec["sentence"], list) else [spec["sentence"]]
+    declared = QUERIES[spec["query"]].args if spec["query"] in QUERIES else {}
+    extra = []
+    for name in SENTENCE_ARGS:
+        value = spec.get("args", {}).get(name)
+        if declared.get(name) not in (str, list) or value is None:
+            continue
+        extra += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+    return own, extra
+
+
 def step_cost(spec: dict, load) -> float:
-    """Estimated units of one step: forwards x (1 + tokens / 32) summed over its sentences, tokens
-    estimated from the characters (a word piece is about 3 characters; at most the model's window)."""
+    """Estimated units of one step: for each sentence tried, forwards x (1 + tokens / 32) on it and
+    one forward on each sentence its arguments name, all times the model's weight; tokens estimated
+    from the characters (a word piece is about 3 characters; at most the model's window)."""
     try:
         runner = load(spec["model"])
     except Exception:  # noqa: BLE001  (a model that cannot load now: build() says so; price it as a large one)
@@ -106,8 +152,13 @@ def step_cost(spec: dict, load) -> float:
     forwards = FORWARDS.get(spec["query"], DEFAULT_FORWARDS)
     if spec["query"] == "switch_off_changes":
         forwards = 2 * _heads(runner) + 4 if spec.get("args", {}).get("pick") else 6
-    sentences = spec["sentence"] if isinstance(spec["sentence"], list) else [spec["sentence"]]
-    return sum(forwards * (1 + min(window, len(s) / 3 + 2) / 32) for s in sentences)
+    own, extra = sentences_run(spec)
+
+    def length(s: str) -> float:
+        return 1 + min(window, len(s) / 3 + 2) / 32
+
+    per_try = sum(length(e) for e in extra)
+    return weight(runner) * sum(forwards * length(s) + per_try for s in own)
 
 
 def cost(lesson: Lesson, load) -> float:

@@ -192,6 +192,7 @@ def _key(k: str) -> str:
 
 STEP_ORDER = (
     "id",
+    "check",
     "model",
     "sentence",
     "question",

@@ -12,14 +12,24 @@ import csv
 import io
 import re
 
-COLUMNS = ("step", "question", "option", "students", "right", "names")
+COLUMNS = ("step", "question", "option", "students", "right", "names", "check")
+# what the class learned (lessons/checks.gains), one row per objective
+GAIN_COLUMNS = ("objective", "before", "after", "gain", "before_answers", "after_answers")
 
 
 def rows(
-    steps, answers, nicknames: dict[str, str], key, ask=lambda s: "", label=lambda s, i: str(i), anonymous=None
+    steps,
+    answers,
+    nicknames: dict[str, str],
+    key,
+    ask=lambda s: "",
+    label=lambda s, i: str(i),
+    anonymous=None,
+    check=lambda s: "",
 ) -> list[dict]:
     """One row per (step, option): the step's number, its question (ask(step)), the option's label,
-    how many chose it, whether it is right, and the nicknames of those who chose it ("3 anonymous")."""
+    how many chose it, whether it is right, the nicknames of those who chose it ("3 anonymous") and
+    the objective and phase the step checks (check(step): "" for a step that checks none)."""
     anonymous_label = anonymous
     by_key: dict[str, dict[int, list[str]]] = {}
     for step_key, student, choice in answers:
@@ -41,6 +51,7 @@ def rows(
                     "students": len(who),
                     "right": bool(step.is_right(i)),
                     "names": "; ".join(named + ([(anonymous_label or _anonymous)(n_anon)] if n_anon else [])),
+                    "check": check(step),
                 }
             )
     return out
@@ -78,6 +89,47 @@ def to_csv(table: list[dict], header: dict[str, str] | None = None, yes: str = "
     w.writerow([defuse((header or {}).get(c, c)) for c in COLUMNS])
     for row in shown(table, header, yes, no):
         w.writerow([defuse(v) for v in row.values()])
+    return buf.getvalue()
+
+
+def percent(share: float | None) -> str:
+    """A share as a whole percentage ("67 %"), "—" for no answers."""
+    return "—" if share is None else f"{100 * share:.0f} %"
+
+
+def gain_text(gain: float | None) -> str:
+    """A gain in percentage points: "+75 pp" written "75 pp", a loss with the minus sign "−12 pp"
+    (U+2212: no spreadsheet reads either as a formula, so the CSV needs no apostrophe), "—" for none."""
+    if gain is None:
+        return "—"
+    points = round(100 * gain)
+    return f"−{-points} pp" if points < 0 else f"{points} pp"
+
+
+def gain_table(gains: list[dict], objective=lambda o: o) -> list[dict]:
+    """lessons/checks.gains' rows as the teacher reads them and the CSV holds them: the objective's
+    name (objective(id)), the shares right before and after, the gain in percentage points, and
+    "right of answered" before and after."""
+    return [
+        {
+            "objective": objective(g["objective"]),
+            "before": percent(g["before"]),
+            "after": percent(g["after"]),
+            "gain": gain_text(g["gain"]),
+            "before_answers": f"{g['before_right']}/{g['before_n']}",
+            "after_answers": f"{g['after_right']}/{g['after_n']}",
+        }
+        for g in gains
+    ]
+
+
+def gain_csv(table: list[dict], header: dict[str, str] | None = None) -> str:
+    """gain_table()'s rows as CSV, quoted and defused as to_csv() writes the results."""
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL)
+    w.writerow([defuse((header or {}).get(c, c)) for c in GAIN_COLUMNS])
+    for row in table:
+        w.writerow([defuse(row[c]) for c in GAIN_COLUMNS])
     return buf.getvalue()
 
 

@@ -66,6 +66,7 @@ STEP_KEYS = {
     "show": list,
     "view": dict,
     "args": dict,
+    "check": dict,  # a check of an objective, before or after (lessons/checks.py)
 }
 VIEW_KEYS = {
     "kind": str,
@@ -276,6 +277,14 @@ def validate(text, untrusted: bool = False) -> Lesson:
     return Lesson(data["id"], title, intro, out, text)
 
 
+def _check(check: dict, n: int, line: int) -> None:
+    """A step's `check = { objective = ..., phase = "pre" | "post" }` (lessons/checks.py)."""
+    from .checks import OBJECTIVES, PHASES
+
+    if set(check) != {"objective", "phase"} or check["objective"] not in OBJECTIVES or check["phase"] not in PHASES:
+        raise LessonError("bad_check", line, step=n, objectives=", ".join(OBJECTIVES), phases=", ".join(PHASES))
+
+
 def validate_step(step, i: int, where: _Where, models=None) -> dict:
     """One [[step]] table, checked; i is its place (0-based) for the line numbers and messages."""
     n = i + 1
@@ -340,6 +349,8 @@ def validate_step(step, i: int, where: _Where, models=None) -> dict:
     show = step.get("show", list(q.shows))
     if len(show) > MAX_LIST or any(not isinstance(x, str) or x not in q.shows for x in show):
         raise LessonError("bad_show", where.line(i, "show"), step=n, known=", ".join(q.shows) or "—")
+    if "check" in step:
+        _check(step["check"], n, where.line(i, "check"))
     out = {k: step[k] for k in STEP_KEYS if k in step}
     out.update(view=view, args=args, sentence=sentences)
     if "show" in step:

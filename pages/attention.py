@@ -24,7 +24,7 @@ from analysis.measures import (
     word_groups,
 )
 from ui import cache, page, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.context import model_label, partial
 from ui.grammar import output_markdown
 from ui.i18n import t
@@ -116,13 +116,11 @@ def head_label(h) -> str:
     return t("att_mean_heads") if h == "mean" else t("att_head_n", n=h + 1)
 
 
-def take_view(view: dict) -> None:
-    """The attention view's report, when the reader lets go: its layer, head, row, tab and the
-    shown layer's temperature become the page's (the link, the room and the tables follow)."""
-    st.session_state["att_layer"], st.session_state["att_head"] = view["layer"], view["head"]
-    st.session_state["att_q"] = view["q"]
-    st.session_state["att_tab_id"] = st.session_state["_att_view_tab"] = view["tab"]
-    st.session_state["att_ltemp"] = view["temp"]
+# the attention view's report, when the reader lets go: its layer, head, row, tab and the shown
+# layer's temperature become the page's (the link, the room and the tables follow)
+take_view = bind_view(
+    tab=("att_tab_id", "_att_view_tab"), layer="att_layer", head="att_head", q="att_q", temp="att_ltemp"
+)
 
 
 def toggle_words() -> None:

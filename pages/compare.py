@@ -20,7 +20,7 @@ from model.registry import read_config
 from pages.compare_parts.choices import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
 from ui import intervene as ui_iv
 from ui import page, rows, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
@@ -133,12 +133,9 @@ def _opening(ctx: Context, view: dict):
     return pair
 
 
-def take_view(v: dict) -> None:
-    """The attention view's report when the reader lets go: its layer, head, row and T become the
-    page's (the link, the room, the model view of every head and the CSV follow)."""
-    st.session_state["cmp_layer"], st.session_state["cmp_head"] = v["layer"], v["head"]
-    st.session_state["cmp_q"] = v["q"]
-    st.session_state["cmp_ltemp"] = min(max(float(v["temp"]), view.T_MIN), view.T_MAX)
+# the attention view's report when the reader lets go: its layer, head, row and T become the page's
+# (the link, the room, the model view of every head and the CSV follow)
+take_view = bind_view(layer="cmp_layer", head="cmp_head", q="cmp_q", temp="cmp_ltemp")
 
 
 # -- what is compared: A is the sidebar's run, B differs in one thing ---------------------------------
@@ -221,12 +218,14 @@ def _section_runs(ctx: Context, runner, what: str, a: dict, b: dict, labels: tup
 # -- A, B and B - A ---------------------------------------------------------------------------------
 def _aligned(att_a, att_b, n_layers: int, n_heads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A's and B's weights over the rows and keys both have, and their mask; a warning when the
-    two runs read different tokens."""
+    two runs read different numbers of tokens, so some rows or keys are left out. Two sentences of
+    as many tokens are what a comparison of sentences is (cat / dog): compared position by position
+    with nothing left out, no warning (issue 50: every page opened with one)."""
     wa_all, wb_all, mask, cut = align(
         att_a.weights[:n_layers, :n_heads], att_b.weights[:n_layers, :n_heads], att_a.mask, att_b.mask
     )
-    q_n, k_n = wa_all.shape[-2:]
-    if cut or att_a.query_tokens[:q_n] != att_b.query_tokens[:q_n] or att_a.key_tokens[:k_n] != att_b.key_tokens[:k_n]:
+    counts_a = (len(att_a.query_tokens), len(att_a.key_tokens))
+    if cut or counts_a != (len(att_b.query_tokens), len(att_b.key_tokens)):
         st.warning(
             t(
                 "cmp_aligned",

@@ -36,7 +36,7 @@ def render(ctx: Context, view: dict) -> None:
     _load()
     _lesson_fields()
     _step_form(ctx)
-    _step_list()
+    _step_list(ctx)
     _finished(ctx)
 
 
@@ -45,12 +45,12 @@ def _load() -> None:
     with st.expander(t("ed_load"), icon="📂", expanded=not editor.steps()):
         editor.uploader()
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            editor.start_picker()
-            st.button(
-                t("ed_load_builtin"),
-                key="ed_load_builtin",
-                on_click=lambda: editor.load_builtin(st.session_state["ed_builtin"]),
-            )
+            if editor.start_picker():
+                st.button(
+                    t("ed_load_builtin"),
+                    key="ed_load_builtin",
+                    on_click=lambda: editor.load_builtin(st.session_state["ed_builtin"]),
+                )
 
 
 def _lesson_fields() -> None:
@@ -70,9 +70,8 @@ def _step_form(ctx: Context) -> None:
     c1, c2, c3 = st.columns([1, 2, 2])
     c1.selectbox(
         t("ed_model"),
-        list(editor.schema.known_models()),
-        key="ed_model",
-        format_func=md,
+        editor.offered_models(),
+        key="ed_model",  # a select box shows its options as plain text: no Markdown escapes ("gpt\\-rope")
         on_change=editor.want_defaults,
     )
     c2.text_input(t("ed_sentence"), key="ed_sentence", max_chars=300)
@@ -105,9 +104,13 @@ def _step_form(ctx: Context) -> None:
             st.button(t("ed_cancel_edit"), key="ed_cancel_edit", on_click=editor.stop_editing)
 
 
-def _step_list() -> None:
-    """The steps so far, each with its buttons: up, down, edit, delete."""
+def _step_list(ctx: Context) -> None:
+    """The steps so far, each with its buttons: up, down, edit, delete; a step the class will not
+    see (it fails the margin rule, or its query does not apply) is marked so on its line."""
     st.subheader(t("ed_steps", n=len(editor.steps())))
+    hidden = editor.hidden_steps(ctx.device)
+    if hidden:
+        st.warning(t("ed_steps_hidden", steps=", ".join(str(i + 1) for i in hidden)), icon="⚠️")
     for i, s in enumerate(editor.steps()):
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(
@@ -118,6 +121,7 @@ def _step_list() -> None:
                     model=md(s["model"]),
                     sentence=md(s["sentence"][0]),
                 )
+                + (" · **" + t("ed_step_hidden") + "**" if i in hidden else "")
             )
             st.button("↑", key=f"ed_up_{i}", disabled=i == 0, on_click=editor.move, args=(i, -1), help=t("ed_up"))
             st.button(

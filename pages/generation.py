@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 import streamlit as st
 
+from analysis.experiments import before_cuts
 from model.errors import InputError
 from model.tokenizer import EOS
 from pages.generation_parts import kv_cache
@@ -221,11 +222,7 @@ def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: flo
 def _bars(ctx: Context, tok, step, stemp: float) -> None:
     """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange."""
     st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
-    if stemp > 0:
-        before = np.exp(np.log(np.maximum(step.raw_probs.astype(np.float64), 1e-300)) / stemp)
-        before /= before.sum()
-    else:
-        before = step.raw_probs.astype(np.float64)
+    before = before_cuts(step.raw_probs, stemp)
     idx = top_indices(before, N_BARS, step.token_id)
     shown = np.where(step.kept[idx], step.probs[idx], before[idx])
     chosen = int(np.flatnonzero(idx == step.token_id)[0])

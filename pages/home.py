@@ -7,7 +7,7 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import streamlit as st
 
 from ui import page, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
@@ -27,9 +27,7 @@ NO_CONTROLS = (
 VIEW = (view.row("home_q"),)
 
 
-def take_row(reported: dict) -> None:
-    """The row the reader chose in the view (when they let go) goes into the link and the room."""
-    st.session_state["home_q"] = reported["q"]
+take_row = bind_view(q="home_q")  # the row the reader chose in the view: into the link and the room
 
 
 def render(ctx: Context, view: dict) -> None:

@@ -25,7 +25,7 @@ VIEW = lessons.VIEW
 
 # what a class clicks before the page draws its main chart: the widget's key (or its start) and
 # how many clicks; the screen walks click it first (tests/browser/screens.py, first_action)
-FIRST_CHART_AFTER = ("les_pick_", 1)  # a prediction: a step reveals the model's numbers after one
+FIRST_CHART_AFTER = ("les_pick_", 1)  # a prediction (a room's teacher: Reveal, keyed les_pick_..._reveal)
 
 
 def _go(delta: int) -> None:
@@ -91,16 +91,28 @@ def _pick_lesson(ctx: Context):
     menu = progress = (
         st.container(horizontal=True, wrap=False, vertical_alignment="bottom", gap="large") if ctx.presentation else st
     )
-    menu.radio(
-        t("lesson_pick"),
-        lessons.choices(),
-        format_func=lessons.title_label,
-        key="les_lesson",
-        horizontal=True,
-        on_change=lambda: st.session_state.update(les_step=1),
-        # on the projector the lessons' titles say what they are: the label's line goes to the reveal
-        label_visibility="collapsed" if ctx.presentation else "visible",
-    )
+    if ctx.presentation:
+        # on the projector one line whatever the number of lessons (a fifth title wrapped the row of
+        # radio buttons onto a second line and pushed the reveal's first chart below the screen);
+        # the lessons' titles say what they are: the label's line goes to the reveal
+        menu.selectbox(
+            t("lesson_pick"),
+            lessons.choices(),
+            format_func=lessons.title,  # a select box shows plain text
+            key="les_lesson",
+            on_change=lambda: st.session_state.update(les_step=1),
+            label_visibility="collapsed",
+            width=460,
+        )
+    else:
+        menu.radio(
+            t("lesson_pick"),
+            lessons.choices(),
+            format_func=lessons.title_label,
+            key="les_lesson",
+            horizontal=True,
+            on_change=lambda: st.session_state.update(les_step=1),
+        )
     lesson = st.session_state["les_lesson"]
     # the link follows the lesson chosen at once, also where the page stops below (a model loading, a refusal)
     lessons.write_url(lesson, st.session_state["les_step"] - 1, 0)
@@ -171,7 +183,7 @@ def _teacher_step(ctx: Context, lesson: str, index: int, step) -> None:
             st.button(
                 t("lesson_reveal"),
                 icon="👁️",
-                key=f"les_reveal_{lesson}_{index}",
+                key=f"les_pick_{lesson}_{index}_reveal",  # FIRST_CHART_AFTER: the teacher's click
                 type="primary",
                 on_click=lessons.reveal,
                 args=(lesson, index),

@@ -20,7 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 from analysis.walkthrough import STEPS, Walkthrough, record, shared_head, walk
 from model.errors import InputError, ModelFileError
 from ui import cache, page, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.context import model_label
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
@@ -112,10 +112,9 @@ def rows(tokens) -> list[str]:
     return [f"{i} {tok}" for i, tok in enumerate(tokens)]
 
 
-def take_row(reported: dict) -> None:
-    """The row the reader picked in the attention view (a click, a tap, an arrow key), once they
-    let go: the page's row, so the pills, the link's ?q= and the weighted step show the same one."""
-    st.session_state["steps_q"] = reported["q"]
+# the row the reader picked in the attention view (a click, a tap, an arrow key), once they let go:
+# the page's row, so the pills, the link's ?q= and the weighted step show the same one
+take_row = bind_view(q="steps_q")
 
 
 def weights_view(

@@ -18,7 +18,7 @@ from analysis import experiments as ex
 from analysis.measured import TEMPERATURE_EXACT_MATCH
 from model.errors import InputError
 from ui import cache, page, state, view
-from ui.attention_view import attention_view
+from ui.attention_view import attention_view, bind_view
 from ui.context import partial
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart
@@ -73,16 +73,10 @@ def exact_layers(runner, kind: str, t_layer: int | None) -> list[int]:
     return [t_layer]
 
 
-def take_view(v: dict) -> None:
-    """The attention view's report, when the reader lets go of the slider (or picks a layer, head
-    or row there): the page's T, layer, head and row, so the link, the room, the model re-run at T
-    where the scope says, the entropy curve and the output follow."""
-    st.session_state["temp_t"] = min(max(float(v["temp"]), T_MIN), T_MAX)
-    st.session_state["temp_layer"], st.session_state["temp_head"], st.session_state["temp_q"] = (
-        v["layer"],
-        v["head"],
-        v["q"],
-    )
+# the attention view's report, when the reader lets go of the slider (or picks a layer, head or row
+# there): the page's T, layer, head and row, so the link, the room, the model re-run at T where the
+# scope says, the entropy curve and the output follow
+take_view = bind_view(temp="temp_t", layer="temp_layer", head="temp_head", q="temp_q")
 
 
 # -- cached model computations (strings and numbers in, numpy out) ------------------------------

@@ -6,6 +6,19 @@ import numpy as np
 import pytest
 
 WEIGHTS = Path(__file__).resolve().parent.parent / "model" / "weights"
+
+
+def _show_errors() -> None:
+    """The app's errors as they are in tests (AppTest's at.exception): .streamlit/config.toml hides
+    them from strangers (showErrorDetails "none"), so a failing page test printed only "the
+    original error message is redacted". The served app's tests start it with "full" too
+    (drive/server.py)."""
+    from streamlit import config
+
+    config.set_option("client.showErrorDetails", "full")
+
+
+_show_errors()
 MAX_DECODE = 8  # cap_translation's length for an untrained translator (it never writes </s>)
 # every model with each attention kind it has (tests that walk them all)
 MODEL_KINDS = [

@@ -117,5 +117,5 @@ def test_the_class_bars_wait_for_the_reveal_unless_shown_live(room):
     at.toggle(key="les_class_live").set_value(True).run()
     assert len(at.get("plotly_chart")) == 1
     at.toggle(key="les_class_live").set_value(False).run()
-    at.button_group(key="les_pick_decoder_0").set_value(1).run()  # the teacher reveals the step
+    at.button(key="les_pick_decoder_0_reveal").click().run()  # the teacher reveals the step, not answering it
     assert at.get("plotly_chart"), "after the reveal the class's bars show"

@@ -285,3 +285,85 @@ def test_the_single_page_check_finds_one():
         "ui.shared": set(),
     }
     assert single_page_modules(g) == {"ui.only_a": "pages.a"}
+
+
+# -- one softmax at a temperature; no numbers computed in pages/ -----------------------------------
+# The softmax at a temperature is written once per language: Python's model.attention.softmax_at
+# (analysis.experiments.softmax_at is its numpy door and calls it), the browser's numbers.js
+# softmaxAt. A softmax (or exp) of something divided by a temperature anywhere else is a second
+# definition. Pages lay out what analysis/ and viz/ computed: no exp, log, softmax or matmul there.
+SOFTMAX_HOME = {"model.attention"}
+TEMPERATURE_NAMES = {"t", "temp", "temperature", "stemp", "ltemp", "tau"}
+NUMERIC_CALLS = {"exp", "log", "log2", "log1p", "softmax", "log_softmax", "matmul", "einsum", "logsumexp"}
+NUMERIC_OWNERS = {"np", "numpy", "torch", "math", "F", "scipy"}
+
+
+def _name(node) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def softmax_at_t_calls(tree) -> list[int]:
+    """Lines of softmax(x / T) or exp(x / T) (T a temperature's name), however spelled."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node.func) in {"softmax", "exp", "log_softmax"} and node.args:
+            for sub in ast.walk(node.args[0]):
+                if (
+                    isinstance(sub, ast.BinOp)
+                    and isinstance(sub.op, ast.Div)
+                    and _name(sub.right).lower() in TEMPERATURE_NAMES
+                ):
+                    found.append(node.lineno)
+                    break
+    return found
+
+
+def numeric_calls(tree) -> list[tuple[int, str]]:
+    """Lines of np.exp, torch.softmax, F.log_softmax, x.softmax(...), np.einsum, ... (their names)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NUMERIC_CALLS:
+            owner = _name(node.func.value)
+            if owner in NUMERIC_OWNERS or node.func.attr in {"softmax", "log_softmax"}:
+                found.append((node.lineno, f"{owner}.{node.func.attr}"))
+    return found
+
+
+def test_one_softmax_at_a_temperature_per_language():
+    files = project_files()
+    second = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for name, path in files.items()
+        if name not in SOFTMAX_HOME
+        for n in softmax_at_t_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert second == [], "a second softmax at a temperature: call model.attention.softmax_at"
+    homes = [
+        name for name, path in files.items() if re.search(r"^def softmax_at\(", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert sorted(homes) == ["analysis.experiments", "model.attention"], homes
+    door = (ROOT / "analysis/experiments.py").read_text(encoding="utf-8")
+    assert "attention.softmax_at(" in door  # the numpy door calls the one softmax
+    js = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "ui/attention_view").glob("*.js")}
+    assert len(js) >= 5
+    defs = [n for n, text in js.items() for _ in re.finditer(r"function \w*[sS]oftmax\w*\(", text)]
+    exps = sorted(n for n, text in js.items() if "Math.exp(" in text)
+    assert defs == ["numbers.js"] and exps == ["numbers.js"], (defs, exps)
+
+
+def test_pages_compute_no_numbers():
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {what}"
+        for path in sorted((ROOT / "pages").rglob("*.py"))
+        for n, what in numeric_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == [], "pages/ lays out; compute in analysis/ or viz/"
+
+
+def test_the_scans_see_a_softmax_at_t_and_a_page_computing():
+    code = ast.parse(
+        "a = F.softmax(s / T, -1)\nb = np.exp(np.log(p) / stemp)\nc = torch.softmax(x / self.temperature, -1)\n"
+        "d = F.softmax(scaled, -1)\ne = np.einsum('ij->i', m)\nf = scores.softmax(-1)\ng = math.sqrt(2)\n"
+    )
+    assert sorted(softmax_at_t_calls(code)) == [1, 2, 3]
+    assert sorted(n for n, _ in numeric_calls(code)) == [1, 2, 2, 3, 4, 5, 6]

@@ -81,3 +81,46 @@ def test_softmax_of_log_weights_at_t_is_the_models_softmax_of_scores_at_t():
             want = e / e.sum(axis=-1, keepdims=True)
             got = at_temperature(att.weights[layer], T, att.mask)
             np.testing.assert_allclose(got, want, atol=1e-6, rtol=0)
+
+
+def test_bind_view_puts_the_fitted_report_into_the_pages_keys():
+    """One binding for every page (ui.attention_view.bind_view): a browser's report, fitted by
+    fit_view (a field out of range clamped, the temperature in the link's range), lands in the
+    session keys the page named; a field the view does not have is refused when the page binds."""
+    import pytest
+    import streamlit as st
+
+    from ui.attention_view import bind_view, fit_view
+
+    on_view = bind_view(tab=("t_tab", "t_tab2"), layer="t_layer", head="t_head", q="t_q", temp="t_ltemp")
+    on_view(fit_view({"tab": "model", "layer": 9, "head": "2", "q": -3, "temp": 1e9}, (2, 4, 5, 5)))
+    got = {k: st.session_state[k] for k in ("t_tab", "t_tab2", "t_layer", "t_head", "t_q", "t_ltemp")}
+    assert got == {"t_tab": "model", "t_tab2": "model", "t_layer": 1, "t_head": 2, "t_q": 0, "t_ltemp": 20.0}
+    with pytest.raises(ValueError, match="ltemp"):
+        bind_view(ltemp="x")
+
+
+def test_every_page_binds_the_view_with_bind_view():
+    """No page writes its own on_view (five copies of one rule before): each on_view= argument in
+    pages/ is a name bound to bind_view(...) in that file."""
+    import ast
+    from pathlib import Path
+
+    seen = 0
+    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("pages").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bound = {
+            t.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", "") == "bind_view"
+            for t in node.targets
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "on_view":
+                seen += 1
+                assert isinstance(node.value, ast.Name) and node.value.id in bound, (
+                    f"{path.name}: {ast.unparse(node.value)}"
+                )
+    assert seen >= 5

@@ -252,3 +252,21 @@ def test_one_check_of_an_attention_temperature():
         with pytest.raises(ValueError):  # InputError is a ValueError
             AttentionSettings(bad)
     assert checked_temperature("2") == 2.0
+
+
+def test_before_cuts_is_the_sampling_transform_at_t_without_cuts():
+    """The generation page's bars before top-k / top-p: model.gpt's sampling distribution with no
+    cut (its own oracle: softmax(logits / T) in torch), from the probabilities at T = 1."""
+    import torch
+
+    from analysis.experiments import before_cuts
+    from model.gpt import Sampling, sampling_distribution
+
+    logits = torch.randn(50, generator=torch.Generator().manual_seed(3), dtype=torch.float64) * 3
+    p1 = torch.softmax(logits, -1).numpy()
+    for T in (0.3, 1.0, 2.5):
+        want = sampling_distribution(logits, Sampling(T, None, None))[0].numpy()
+        np.testing.assert_allclose(before_cuts(p1, T), want, atol=1e-12)
+        np.testing.assert_allclose(before_cuts(p1, T), torch.softmax(logits / T, -1).numpy(), atol=1e-12)
+    np.testing.assert_array_equal(before_cuts(p1, 0), p1)  # greedy: the bars show p as it is
+    assert before_cuts(np.array([0.5, 0.5, 0.0]), 2.0)[2] == 0.0  # a token of probability 0 stays 0

@@ -124,3 +124,25 @@ def test_a_session_looping_generation_is_refused_past_its_budget_and_others_are_
         generation.generate.clear()
         _who.s = ""
     assert "秒后再试" in text_in("zh", "heavy_over_budget", seconds=round(refused.retry_after))
+
+
+def _page_with_a_partial():
+    from ui import slots as s
+    from ui.context import partial
+
+    @partial
+    def interactive():
+        raise s.OverBudget(12.0)  # a real model's uncached trace in the page's interactive part
+
+    interactive()
+
+
+def test_a_refusal_inside_a_pages_interactive_part_is_a_notice_not_an_error_box():
+    """Real models' traces are heavy now, so a fragment (ui.context.partial) can be refused too:
+    it says when to come back, as app.py does for a full run."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_with_a_partial)
+    at.run(timeout=60)
+    assert not at.exception, [e.value for e in at.exception]
+    assert [w.value for w in at.warning] == [text_in("en", "heavy_over_budget", seconds=12)]

@@ -55,7 +55,7 @@ def test_the_teacher_reveals_a_step_without_answering_and_sees_the_class(lang, t
     # the options are shown, locked, with nothing chosen: the teacher is not asked to predict
     pills = at.button_group(key=key) if step.kind != "slider" else at.select_slider(key=key)
     assert pills.disabled
-    reveal = at.button(key=f"les_reveal_{lesson}_0")
+    reveal = at.button(key=f"les_pick_{lesson}_0_reveal")
     assert reveal.label == text_in(lang, "lesson_reveal")
     assert not at.success and not at.error and not at.info
 
@@ -84,7 +84,7 @@ def test_the_teacher_reveals_a_step_without_answering_and_sees_the_class(lang, t
     for i in range(1, len(steps)):
         at.button(key="les_next").click().run()
         apptest.ok(at)
-        at.button(key=f"les_reveal_{lesson}_{i}").click().run()
+        at.button(key=f"les_pick_{lesson}_{i}_reveal").click().run()
         apptest.ok(at)
         assert at.info, f"step {i + 1} revealed no answer"
         assert text_in(lang, "lesson_score", right=0, n=len(steps)).split("*")[0] not in _shown(at)
@@ -95,7 +95,7 @@ def test_without_a_room_a_student_still_predicts_and_is_scored():
     """The reveal button is the room's teacher's only: a student alone still answers to see."""
     at = apptest.open_page(PAGE, "translator", 180, lang="en")
     lesson = at.session_state["les_lesson"]
-    assert not [b for b in at.button if b.key and b.key.startswith("les_reveal_")]
+    assert not [b for b in at.button if b.key and b.key.endswith("_reveal")]
     at.button_group(key=f"les_pick_{lesson}_0").set_value(0).run()
     apptest.ok(at)
     assert at.success or at.error

@@ -25,6 +25,7 @@ CHECKED_BY = {
     "test_one_head_queries_read_the_chosen_row": {"top_score", "sharpen_sketch"},
     "test_the_mask_and_the_heads_read_the_chosen_row": {"can_read", "heads_agree"},
     "test_the_second_occurrence_query_reads_the_last_row": {"top_key_again"},
+    "test_the_induction_query_reads_the_last_row_however_the_word_is_named": {"induction"},
 }
 
 
@@ -113,6 +114,20 @@ def test_the_second_occurrence_query_reads_the_last_row(runners):
         out = run(r, "top_key_again", {"word": word}, "word", {"head": 1})
         assert out["params"]["word"] == "the₂", word  # the last "the", whichever occurrence was named
         assert out["params"]["top"] == labels[int(np.argmax(w1[4]))]
+
+
+def test_the_induction_query_reads_the_last_row_however_the_word_is_named(runners):
+    """induction reads the row of the word's last occurrence and names the token after the
+    previous one, whichever occurrence or position the file named (gpt layer 2 head 4 on a
+    repeated sentence: an induction head there, tests/test_margins_every_query.py)."""
+    r = runners("gpt")
+    text = "The cat sat on the mat. The cat sat on the mat"
+    view = {"kind": "decoder", "layer": 2, "head": 4}
+    base = run(r, "induction", {"word": "cat"}, "word", view, text)
+    assert base["params"]["top"] == base["params"]["after"] == "sat₁"
+    for word in ({"word": "cat", "occurrence": 2}, {"word": "cat", "occurrence": 1}, {"position": 3}):
+        out = run(r, "induction", {"word": word}, "word", view, text)
+        assert (out["params"]["word"], out["params"]["top"]) == ("cat₂", "sat₁"), word
 
 
 def test_the_mask_and_the_heads_read_the_chosen_row(runners):

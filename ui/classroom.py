@@ -173,6 +173,21 @@ def store_failed(e: Exception) -> str:
     return _t("room_store_error")
 
 
+STORE_TOAST_S = 10.0  # a store that failed is told once in this many seconds, however many calls failed
+
+
+def toast_store_failed(e: Exception) -> None:
+    """The store-failed toast, once per STORE_TOAST_S in a session: one outage fails every store
+    call of a run (the lessons page made three), and the teacher read the same toast three times
+    (issue 45). Every failure still goes to the server's log."""
+    message = store_failed(e)
+    now = time.monotonic()
+    if now - st.session_state.get("_room_store_toast_at", -STORE_TOAST_S) < STORE_TOAST_S:
+        return
+    st.session_state["_room_store_toast_at"] = now
+    st.toast(message, icon="⚠️")
+
+
 def _get(room_code: str):
     """The room, or None when there is none or the store cannot be read (a notice says which)."""
     try:
@@ -228,17 +243,34 @@ def write_cookie() -> None:
     # student who arrives by the room link is switched to the teacher's page in the same run
     # (_apply), which drops that run's script before the browser runs it, so written once it never was
     student = st.session_state.get("_room_student")
+    browser = ""
     if student and _cookies().get(BROWSER_COOKIE) != student:
-        cookies.append(f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax")
-    if not cookies and not fetches:
+        browser = browser_id_script(student)
+    if not cookies and not fetches and not browser:
         return
     secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
     st.html(
         "<script>"
         + "".join(f"document.cookie = {json.dumps(c)}{secure};" for c in cookies)
         + "".join(f"fetch({json.dumps(u)}, {{credentials: 'same-origin', cache: 'no-store'}});" for u in fetches)
+        + browser
         + "</script>",
         unsafe_allow_javascript=True,
+    )
+
+
+def browser_id_script(student: str) -> str:
+    """The script that keeps this browser's one id: written when the browser has none; when another
+    tab of the browser wrote its own meanwhile (two tabs opened before either had the cookie), this
+    tab reloads, so its new session reads that id and the browser votes once (issue 45)."""
+    cookie = f"{BROWSER_COOKIE}={student}; path=/; max-age={BROWSER_COOKIE_AGE}; SameSite=Lax"
+    secure = " + (location.protocol === 'https:' ? '; Secure' : '')"
+    return (
+        "(function () {"
+        f"var kept = document.cookie.match(/(?:^|; ){BROWSER_COOKIE}=([0-9a-f]{{16}})(?:;|$)/);"
+        f"if (kept && kept[1] !== {json.dumps(student)}) {{ location.reload(); return; }}"
+        f"if (!kept) {{ document.cookie = {json.dumps(cookie)}{secure}; }}"
+        "})();"
     )
 
 
@@ -366,6 +398,11 @@ def qr_png(text: str, scale: int = 8) -> bytes:
     return buf.getvalue()
 
 
+def qr_alt() -> str:
+    """The QR code's text alternative: what it opens, for a screen reader (and the code to type)."""
+    return t("room_qr_alt", code=format_code(code()), link=room_link(code()))
+
+
 def sidebar_panel() -> None:
     """The sidebar's classroom section: open / close a room and rotate its secret (teacher), join
     one (student); the store's notices."""
@@ -375,7 +412,7 @@ def sidebar_panel() -> None:
     with st.expander(t("room_section"), icon="🏫", expanded=bool(code() or error or info)):
         if is_teacher():
             st.markdown(t("room_teacher_open", code=format_code(code())))
-            st.image(qr_png(room_link(code())), width=160, caption=room_link(code()))
+            st.image(qr_png(room_link(code())), width=160, caption=room_link(code()), alt=qr_alt())
             st.button(t("room_rotate"), on_click=_rotate, key="_room_rotate_btn", help=t("room_rotate_help"))
             st.button(t("room_close"), on_click=_close, key="_room_close_btn")
         elif code():
@@ -426,7 +463,7 @@ def title_badge() -> None:
         present = bool(st.session_state.get("present"))
         st.markdown(t("room_badge" if present else "room_banner_teacher", code=format_code(code())), width="content")
         with st.popover(t("room_qr_short" if present else "room_show_qr"), icon="📱", help=t("room_show_qr")):
-            st.image(qr_png(room_link(code()), scale=12), width=420)
+            st.image(qr_png(room_link(code()), scale=12), width=420, alt=qr_alt())
             st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
@@ -497,7 +534,7 @@ def publish(url_path: str | None) -> None:
         _close()
         st.toast(t("room_ended"), icon="🏁")
     except StoreError as e:  # a full disk, a broken store: the teacher's page keeps working
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
 
 
 def _size(view: dict) -> int:
@@ -535,7 +572,7 @@ def record_answer(step_id: str, choice: int) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(store_failed(e), icon="⚠️")
+            toast_store_failed(e)
 
 
 def answer_counts(step_id: str) -> dict[int, int] | None:
@@ -545,7 +582,7 @@ def answer_counts(step_id: str) -> dict[int, int] | None:
     try:
         return _store().answers(code(), step_id)
     except StoreError as e:  # the teacher is told (a hung store too: it timed out), the page goes on
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
         return {}
 
 
@@ -581,7 +618,7 @@ def share_lesson(text: str) -> bool:
     except (KeyError, PermissionError):
         pass
     except StoreError as e:
-        st.toast(store_failed(e), icon="⚠️")
+        toast_store_failed(e)
     return False
 
 
@@ -593,7 +630,7 @@ def set_nickname(nick: str) -> None:
         except KeyError:
             pass
         except StoreError as e:
-            st.toast(store_failed(e), icon="⚠️")
+            toast_store_failed(e)
 
 
 def results_reader():

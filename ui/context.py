@@ -16,7 +16,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, classroom, run, state, timeline
+from . import cache, classroom, run, slots, state, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -222,7 +222,16 @@ def _text_box() -> str:
 
 
 def _typed(box: str) -> None:
-    st.session_state[TEXT_KEY] = st.session_state[box][: state.TEXT_READ_MAX]
+    """The box's text applied: the first TEXT_READ_MAX characters, and a notice when there were more
+    (a paste of a page: the box has no max_chars, whose browser side drops such a paste whole and
+    reruns the old sentence without a word). A box a room's move cleared meanwhile (its key gone
+    with the session's other keys, ui.classroom._apply) applies nothing: the teacher's sentence wins."""
+    typed = st.session_state.get(box)
+    if not isinstance(typed, str):
+        return
+    if len(typed) > state.TEXT_READ_MAX:
+        state.notice(t("sentence_cut", n=len(typed), max=state.TEXT_READ_MAX))
+    st.session_state[TEXT_KEY] = typed[: state.TEXT_READ_MAX]
     st.session_state["_close_sidebar_on_phone"] = True
 
 
@@ -282,7 +291,6 @@ def sidebar() -> Context:
             key=box,
             height=90,
             help=t("sentence_help"),
-            max_chars=state.TEXT_READ_MAX,
             on_change=_typed,
             args=(box,),
         )
@@ -330,7 +338,11 @@ def partial(fn):
     @st.fragment
     @functools.wraps(fn)
     def part(*args, **kwargs):
-        fn(*args, **kwargs)
+        try:
+            fn(*args, **kwargs)
+        except slots.OverBudget as e:  # a real model's trace in a partial rerun: app.py's notice, not an error box
+            st.warning(t("heavy_over_budget", seconds=round(e.retry_after)), icon="⏳")
+            return
         if run.in_app_run() is None:  # a partial rerun
             classroom.publish_again()
 

@@ -68,13 +68,16 @@ def _fit(key: str, options: list, default=None) -> None:
         st.session_state[key] = default if default in options else options[0]
 
 
+offered_models = lesson_state.offered_models  # the editor's model list (pages/editor.py)
+
+
 def steps() -> list[dict]:
     return st.session_state.setdefault("ed_steps", [])
 
 
 def init(ctx) -> None:
     """The editor's fields on their first run: the sidebar's model and sentence, the first query."""
-    models = list(schema.known_models())
+    models = lesson_state.offered_models()  # not a real pretrained model the server does not offer
     _set_default("ed_model", ctx.model if ctx.model in models else models[0])
     _set_default("ed_sentence", ctx.text)
     _set_default("ed_lesson_id", "my-lesson")
@@ -550,6 +553,22 @@ def remove(i: int) -> None:
         stop_editing()
 
 
+def hidden_steps(device: str = "auto") -> list[int]:
+    """The places (0-based) of the steps written so far that the class will not see: the lessons
+    page leaves out a step that fails the margin rule or whose query does not apply (lessons.build),
+    and the teacher must see that before class, not find "Step 1 of 4" there. [] while the lesson
+    does not check (the form says why) or is over its bound."""
+    if not steps():
+        return []
+    text = lesson_text()
+    try:
+        lesson = schema.validate(text)
+        shown = {s.id for s in lesson_state.steps_of(text, device)}
+    except (schema.LessonError, InputError):
+        return []
+    return [i for i in range(len(lesson.steps)) if lesson.step_id(i) not in shown]
+
+
 def lesson_text() -> str:
     lesson_id = st.session_state.get("ed_lesson_id", "").strip() or "my-lesson"
     title = {lg: st.session_state.get(f"ed_title_{lg}", "").strip() or "—" for lg in LANGS}
@@ -595,6 +614,7 @@ def uploader() -> None:
     run = get_script_run_ctx()
     hardening.allow_uploads(getattr(run, "session_id", None))
     up = st.file_uploader(t("ed_upload"), type=["toml"], key="ed_upload", max_upload_size=1, help=t("ed_upload_help"))
+    _uploader_in_reader_language()
     if up is None:
         return
     if st.session_state.get("_ed_loaded") == up.file_id:
@@ -608,21 +628,68 @@ def uploader() -> None:
         st.success(t("ed_uploaded", n=len(steps())), icon="📥")
 
 
+# Streamlit draws its file uploader's own words in English in every language ("Upload", "1MB per
+# file • TOML"; "Browse files", "Drag and drop file here" in other versions): this script writes them in the
+# reader's language inside the editor's uploader, again whenever Streamlit redraws it (a script run
+# in the browser; the texts are the app's own, quoted by json.dumps with "</" escaped)
+_UPLOADER_JS = """<script>(() => {{
+  const words = {words};
+  const put = () => {{
+    const box = document.querySelector(".st-key-ed_upload [data-testid='stFileUploaderDropzone']");
+    if (!box) return false;
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
+      const said = n.nodeValue.trim();
+      for (const [english, ours] of words) if (new RegExp(english).test(said)) n.nodeValue = ours;
+    }}
+    return true;
+  }};
+  const watch = (tries) => {{
+    if (!put()) {{ if (tries < 100) setTimeout(() => watch(tries + 1), 100); return; }}
+    const box = document.querySelector(".st-key-ed_upload");
+    if (box && !box.dataset.attnWords) {{
+      box.dataset.attnWords = "1";
+      new MutationObserver(() => put()).observe(box, {{childList: true, subtree: true, characterData: true}});
+    }}
+  }};
+  watch(0);
+}})();</script>"""
+
+
+def _uploader_in_reader_language() -> None:
+    """The uploader's own English words in the reader's language (nothing to do in English)."""
+    if lang() == "en":
+        return
+    import json
+
+    words = [  # Streamlit's texts as patterns (they changed between versions), each node's whole text
+        ("^Drag and drop files? here$", t("ed_upload_drop")),
+        ("^(Browse files|Upload)$", t("ed_upload_browse")),
+        ("^(Limit )?[0-9.]+ ?MB per file", t("ed_upload_limit", mb=1, types="TOML")),  # its own bound and type
+    ]
+    quoted = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
+    st.html(_UPLOADER_JS.format(words=quoted), unsafe_allow_javascript=True)
+
+
 SAVED = "saved:"  # "Start from" names a lesson in the server's folder "saved:ID"
 
 
 def starts() -> list[str]:
-    """What the editor can start from: the built-in lessons, then those saved in the server's folder
-    that this visitor may see (the operator's, and this room's when its teacher asks)."""
+    """What the editor can start from: the built-in lessons this server offers, then those saved in
+    the server's folder that this visitor may see (the operator's, and this room's when its teacher asks)."""
     room = classroom.code() if classroom.is_teacher() else None
-    return [*files.BUILTIN, *(SAVED + i for i in files.saved(owner=room))]
+    return [*(n for n in files.BUILTIN if lesson_state.offered(n)), *(SAVED + i for i in files.saved(owner=room))]
 
 
-def start_picker() -> None:
-    """The "Start from" box (a saved lesson removed from the folder since: the first again)."""
+def start_picker() -> bool:
+    """The "Start from" box (a saved lesson removed from the folder since: the first again); False,
+    and no box, where there is nothing to start from (no lesson whose models this server offers)."""
     options = starts()
+    if not options:
+        return False
     _fit("ed_builtin", options)
     st.selectbox(t("ed_start_from"), options, key="ed_builtin", format_func=start_label)
+    return True
 
 
 def start_label(name: str) -> str:
@@ -665,7 +732,11 @@ def save(text: str) -> None:
 def use(text: str) -> None:
     """ "Use on the lessons page": the lesson becomes this session's own (and the room's) and the
     next run opens it there (go_to_lessons; st.switch_page does not run inside a callback)."""
-    lesson_state.use_custom(text)
+    try:
+        lesson_state.use_custom(text)
+    except schema.LessonError as e:  # a model no longer offered, a bound: a notice, not an error box
+        st.session_state["_ed_note"] = ("warn", error_text(e))
+        return
     st.session_state["les_lesson"], st.session_state["les_step"] = lesson_state.CUSTOM, 1
     st.session_state["_ed_go_lessons"] = True
 

@@ -132,14 +132,33 @@ def predict(step, key: str, given: int | None, on_answer) -> None:
     if given is not None:
         st.session_state[key] = given if step.kind != "slider" else step.options[given]
     if step.kind == "slider":
-        st.select_slider(t("lesson_your_estimate"), step.options, key=key, disabled=given is not None)
+        # an estimate is the student's own only once they moved the slider: its first position is a
+        # number too, and a click on "answer" without a move was graded as if chosen (issue 50)
+        moved = f"{key}_moved"
+        st.select_slider(
+            t("lesson_your_estimate"),
+            step.options,
+            key=key,
+            disabled=given is not None,
+            on_change=lambda: st.session_state.update({moved: True}),
+        )
 
         def _send():
             value = st.session_state.get(key)
-            if value in step.options:
+            if st.session_state.get(moved) and value in step.options:
                 on_answer(step.options.index(value))
 
-        st.button(t("lesson_submit"), key=f"{key}_go", disabled=given is not None, on_click=_send, type="primary")
+        untouched = given is None and not st.session_state.get(moved)
+        st.button(
+            t("lesson_submit"),
+            key=f"{key}_go",
+            disabled=given is not None or untouched,
+            on_click=_send,
+            type="primary",
+            help=t("lesson_move_first") if untouched else None,
+        )
+        if untouched:
+            st.caption(t("lesson_move_first"))
         return
 
     def _picked():

@@ -10,7 +10,7 @@ import hashlib
 import streamlit as st
 
 from lessons import build as build_module
-from lessons import files
+from lessons import files, schema
 from lessons.answers import decode_answers, encode_answers
 from lessons.build import build
 from lessons.schema import MAX_STEPS, LessonError, validate
@@ -29,9 +29,32 @@ def _load(device: str):
     return lambda name: cache.runner(name, device)
 
 
+def offered_models() -> list[str]:
+    """The models a lesson may use on this server: the lesson files' known models (lessons.schema)
+    less the real pretrained ones the operator does not offer (ATTN_HF off, or their packages
+    missing). The editor's model list and every check before a lesson is built read it."""
+    from model import hf, registry
+
+    offered = set(hf.pretrained_offered())
+    return [n for n in schema.known_models() if n not in registry.PACKAGED or n in offered]
+
+
+def check_offered(lesson) -> None:
+    """LessonError("model_not_offered") for a lesson (schema.Lesson) with a step on a model this
+    server does not offer: said in the reader's language, where building it raised InputError
+    hf_refused (an error box after "Use on the lessons page", issue 50)."""
+    here = offered_models()
+    for n, step in enumerate(lesson.steps, start=1):
+        if step["model"] not in here:
+            raise LessonError("model_not_offered", 0, step=n, value=step["model"][:40], known=", ".join(here))
+
+
 def check_cost(text: str, device: str = "auto") -> None:
-    """LessonError("too_costly") for a lesson over lessons.build.MAX_COST (estimated, nothing built)."""
-    build_module.check_cost(validate(text), _load(device))
+    """LessonError("model_not_offered") for a step on a model not offered here, LessonError
+    ("too_costly") for a lesson over lessons.build.MAX_COST (estimated, nothing built)."""
+    lesson = validate(text)
+    check_offered(lesson)
+    build_module.check_cost(lesson, _load(device))
 
 
 # the built steps hold heatmaps and rows: bounded in bytes with the traces (ui/cache.py), not only in
@@ -43,6 +66,7 @@ def steps_of(text: str, device: str = "auto"):
     built in the heavy lane (ui/slots.py), so a long build holds no run slot (issue 32: two tabs
     building a 30-step lesson took the class's p95 from 0.12 s to 37.5 s)."""
     lesson = validate(text)
+    check_offered(lesson)
     build_module.check_cost(lesson, _load(device))
     with slots.heavy():
         return build(lesson, _load(device))
@@ -96,14 +120,11 @@ def title(lesson: str) -> str:
 def offered(lesson: str) -> bool:
     """Whether every model a built-in lesson uses is offered here (the real pretrained model's
     lesson needs its packages and the operator's ATTN_HF)."""
-    import model
-    from model import hf
-
     try:
-        names = {s["model"] for s in validate(builtin_text(lesson)).steps}
+        check_offered(validate(builtin_text(lesson)))
     except LessonError:
         return False
-    return names <= set(model.NAMES) | set(hf.pretrained_offered())
+    return True
 
 
 def title_label(lesson: str) -> str:

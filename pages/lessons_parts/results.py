@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons import results
+from lessons import checks, results
+from lessons.schema import LessonError, validate
 from ui import classroom
 from ui import lessons as lesson_state
 from ui.i18n import lang, t, text_in
@@ -59,6 +60,8 @@ def table_maker(lesson: str, steps):
     language = lang()
     asks = {s.id: fill(s.ask, s.params) for s in steps}
     labels = {(s.id, i): option_text(s, i) for s in steps for i in range(len(s.options))}
+    tagged = check_tags(lesson)
+    checked = {sid: check_label(*tag) for sid, tag in tagged.items()}
 
     def make() -> list[dict]:
         answers, nicks = read()
@@ -70,9 +73,70 @@ def table_maker(lesson: str, steps):
             ask=lambda s: asks[s.id],
             label=lambda s, i: labels[(s.id, i)],
             anonymous=lambda n: text_in(language, "lesson_results_anonymous", n=n),
+            check=lambda s: checked.get(s.id, ""),
         )
 
     return make
+
+
+def check_tags(lesson: str) -> dict[str, tuple[str, str]]:
+    """{step id: (objective, phase)} of the lesson's check steps (lessons/checks.py); {} for none."""
+    try:
+        return checks.tags(validate(lesson_state.text_of(lesson) or ""))
+    except LessonError:
+        return {}
+
+
+def check_label(objective: str, phase: str) -> str:
+    return t(f"check_objective_{objective}") + " · " + t(f"check_phase_{phase}")
+
+
+def gain_maker(lesson: str, steps):
+    """A function of no arguments that returns what the class learned (results.gain_table: per
+    objective the share right before and after, and the gain) from the room's answers as they are
+    when it is called; None outside a teacher's room or for a lesson that checks nothing."""
+    read = classroom.results_reader()
+    tagged = check_tags(lesson)
+    if read is None or not tagged:
+        return None
+    names = {o: t(f"check_objective_{o}") for o in checks.OBJECTIVES}
+
+    def make() -> list[dict]:
+        answers, _ = read()
+        gains = checks.gains(steps, answers, lambda s: lesson_state.answer_key(lesson, s), tagged)
+        return results.gain_table(gains, objective=names.get)
+
+    return make
+
+
+def gain_csv_bytes(make, header: dict) -> bytes:
+    return results.gain_csv(make(), header).encode("utf-8-sig")
+
+
+def class_gains(lesson: str, steps) -> None:
+    """What the class learned: per objective the share right before (pre) and after (post), the
+    gain, and its CSV (anonymous: counts only, as the answers are)."""
+    make = gain_maker(lesson, steps)
+    if make is None:
+        return
+    try:
+        table = make()
+    except StoreError as e:
+        st.toast(classroom.store_failed(e), icon="⚠️")
+        return
+    header = {c: t(f"lesson_gain_col_{c}") for c in results.GAIN_COLUMNS}
+    with st.expander(t("lesson_gains"), icon="📈", expanded=True):
+        st.caption(t("lesson_gains_help"))
+        st.dataframe([{header[c]: row[c] for c in results.GAIN_COLUMNS} for row in table], hide_index=True)
+        st.download_button(
+            t("lesson_gains_csv"),
+            lambda: gain_csv_bytes(make, header),
+            file_name="class-learning.csv",
+            mime="text/csv",
+            key="les_gains_csv",
+            icon="⬇️",
+            on_click="ignore",
+        )
 
 
 def words() -> tuple[dict, str, str]:
@@ -99,9 +163,10 @@ def class_results(lesson: str, steps) -> None:
     try:
         rows = make()
     except StoreError as e:
-        st.toast(classroom.store_failed(e), icon="⚠️")
+        classroom.toast_store_failed(e)
         return
     named = words()
+    class_gains(lesson, steps)
     with st.expander(t("lesson_results"), icon="📊"):
         per = results.per_step(rows, len(steps))
         st.caption(" · ".join(t("lesson_results_step", i=i + 1, answered=a, right=r) for i, (a, r) in enumerate(per)))

@@ -108,6 +108,26 @@ def fit_view(view, shape) -> dict:
     }
 
 
+def bind_view(**keys: str | tuple[str, ...]):
+    """A page's on_view: each field of the view the reader left (tab, layer, head, q, temp: already
+    fitted and parsed by fit_view, so the temperature is in the link's range) goes into the page's
+    session keys, a field to one key or a tuple of keys; the link, the room and the page's own
+    figures then follow. The keep-or-impose rule is attention_view's, not the page's."""
+    unknown = set(keys) - set(VIEW_FIELDS)
+    if unknown:
+        raise ValueError(f"bind_view: no view field {sorted(unknown)}; the view has {VIEW_FIELDS}")
+
+    def on_view(view: dict) -> None:
+        for field, to in keys.items():
+            for key in (to,) if isinstance(to, str) else to:
+                st.session_state[key] = view[field]
+
+    return on_view
+
+
+VIEW_FIELDS = ("tab", "layer", "head", "q", "temp")  # what fit_view returns, and view.js reports
+
+
 REPORT_MAX = 32  # characters of one reported field worth reading (a number, "mean")
 
 
