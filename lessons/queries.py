@@ -405,6 +405,7 @@ def top_key_again(ctx):
     args={"word": WORD},
     params=("word", "top", "weight", "share", "after", "sink"),
     shows=("heatmap", "row"),
+    needs="continue",  # an induction head is a language model's: it predicts the copy
     required=("word",),
 )
 def induction(ctx):

@@ -57,19 +57,29 @@ def check_cost(text: str, device: str = "auto") -> None:
     build_module.check_cost(lesson, _load(device))
 
 
+def steps_of(text: str, device: str = "auto"):
+    """A lesson file's steps (lessons.build) for the models as loaded now. Refused with
+    LessonError model_not_offered when a step's model is not offered here, asked on every call:
+    the built steps are cached per text, and a cache filled where the model was offered must not
+    answer where it is not."""
+    check_offered(validate(text))
+    return _built(text, device)
+
+
 # the built steps hold heatmaps and rows: bounded in bytes with the traces (ui/cache.py), not only in
 # entries; a cache hit never waits for the heavy lane
 @cache.shared("lessons", 16)
-def steps_of(text: str, device: str = "auto"):
-    """A lesson file's steps (lessons.build) for the models as loaded now; one entry per lesson text.
-    Refused (LessonError too_costly) before it waits for anything when over its compute bound; else
-    built in the heavy lane (ui/slots.py), so a long build holds no run slot (issue 32: two tabs
-    building a 30-step lesson took the class's p95 from 0.12 s to 37.5 s)."""
+def _built(text: str, device: str = "auto"):
+    """One entry per lesson text. Refused (LessonError too_costly) before it waits for anything when
+    over its compute bound; else built in the heavy lane (ui/slots.py), so a long build holds no run
+    slot (issue 32: two tabs building a 30-step lesson took the class's p95 from 0.12 s to 37.5 s)."""
     lesson = validate(text)
-    check_offered(lesson)
     build_module.check_cost(lesson, _load(device))
     with slots.heavy():
         return build(lesson, _load(device))
+
+
+steps_of.store, steps_of.clear = _built.store, _built.clear  # the cache behind it (tests, ui/memory)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
