@@ -19,7 +19,7 @@ place. app.py calls apply() on every run; it patches once per process.
   downloads and tables). `load_git_info` ran git subprocesses on the server's event loop: 40 a
   second from one socket froze every session (another's rerun 0.33 -> 4.44 s); `set_run_on_save`,
   `debug_*` and the "install skills" operation are a developer's. Refused, logged once a session.
-- Reruns: at most RERUN_RATE a second per session after a burst of RERUN_BURST. A rerun message
+- Reruns: at most RERUN_RATE (10) a second per session after a burst of RERUN_BURST (30). A rerun message
   carries every widget's state, so the newest one waiting replaces the older and is handled when
   the session's rate allows: a flood costs the server RERUN_RATE runs a second and the visitor
   loses no input (4 sockets x 50 reruns a second had served the class 0-1 sentence in 30 s).
@@ -64,8 +64,8 @@ ALLOWED_MESSAGES = frozenset(
     {"rerun_script", "app_heartbeat", "stop_script", "file_urls_request", "backend_operation_request"}
 )
 ALLOWED_OPERATIONS = frozenset({"deferred_file", "dataframe_chunk"})  # st.download_button, st.dataframe
-RERUN_RATE = 4.0  # reruns a second a session may ask for, sustained
-RERUN_BURST = 8  # and at once, after a quiet while (a slider dragged, keys typed)
+RERUN_RATE = 10.0  # reruns a second a session may ask for, sustained (a person clicks far fewer)
+RERUN_BURST = 30  # and at once, after a quiet while (a slider dragged, a test driving a page)
 
 
 class RerunGate:
@@ -83,8 +83,8 @@ class RerunGate:
         now = self.clock()
         self.tokens = min(float(RERUN_BURST), self.tokens + (now - self.at) * RERUN_RATE)
         self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if self.tokens >= 1 - 1e-9:  # a token refilled by the clock's own float sums counts as one
+            self.tokens = max(0.0, self.tokens - 1)
             return 0.0
         return (1 - self.tokens) / RERUN_RATE
 

@@ -21,8 +21,17 @@ def finite_ms(x) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x < 60_000
 
 
+def _alone(fn, **kwargs):
+    """fn (a bench's Playwright sync API) in a thread of its own: a browser test before it in the same
+    worker leaves an event loop running on the main thread, where the sync API refuses to start."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, **kwargs).result()
+
+
 def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
-    rows = moves.run(sizes=(16,), moves=2, old_moves=1, bertviz=False, log=lambda *_: None)
+    rows = _alone(moves.run, sizes=(16,), moves=2, old_moves=1, bertviz=False, log=lambda *_: None)
     new = [r for r in rows if r["path"].startswith("attention view")]
     # every move on both of the view's tabs was timed (16 tokens: every layer travels, none a note)
     assert {(r["path"], r["move"]) for r in new} == {
@@ -40,7 +49,7 @@ def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
 
 
 def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
-    rows = views.run(sizes=(16,), reps=1, timeout=60, log=lambda *_: None)
+    rows = _alone(views.run, sizes=(16,), reps=1, timeout=60, log=lambda *_: None)
     assert [r["view"] for r in rows] == [v for v, _, _ in views.VIEWS]
     for r in rows:
         assert r["tokens"] == 16
