@@ -353,6 +353,19 @@ def top_key(ctx):
     )
 
 
+def occurrences(ctx, att, kind) -> tuple:
+    """(the word the step names, the rows where it occurs, in order): a word given by its position
+    or occurrence ({position = 5}) names the word there; case and the tokenizer's space marks aside.
+    The repeated-word queries (top_key_again, induction) read its last rows."""
+    rows = row_names(att, kind)
+    raw = ctx.args["word"]
+    if isinstance(raw, dict):
+        i = word_position(rows, raw)
+        raw = rows[i] if i is not None else raw.get("word", "")
+    word = str(raw).strip("▁Ġ ").lower()
+    return raw, [i for i, x in enumerate(rows) if str(x).strip("▁Ġ ").lower() == word]
+
+
 @query(
     ["word"],
     args={"word": WORD},
@@ -365,16 +378,10 @@ def top_key_again(ctx):
     induction head reads the token that followed it the first time. Options: the keys that row may
     read; margin: the weights' gap (the view names the layer and head, or a head rule)."""
     kind, att = ctx.kind, ctx.att()
-    rows = row_names(att, kind)
-    names = [str(x).strip("▁ ").lower() for x in rows]
-    raw = ctx.args["word"]
-    if isinstance(raw, dict):  # a word given by its position or occurrence: the word it names
-        i = word_position(rows, raw)
-        raw = rows[i] if i is not None else raw.get("word", "")
-    word = str(raw).strip("▁ ").lower()
-    if word not in names:
+    raw, seen = occurrences(ctx, att, kind)
+    if not seen:
         raise NotApplicable("word_missing", word=str(raw))
-    row = len(names) - 1 - names[::-1].index(word)
+    row = seen[-1]
     layer, head = _where(ctx, att, row)
     m = matrix(att.weights.astype(np.float64), layer, head)
     keys = visible(att, row)
@@ -416,14 +423,7 @@ def induction(ctx):
     after it last time" is true of this head on this sentence. Options: the keys without the sink
     and the row itself; margin: the gap between the shares (each weight over what those keys get)."""
     kind, att = ctx.kind, ctx.att()
-    rows = row_names(att, kind)
-    names = [str(x).strip("▁Ġ ").lower() for x in rows]
-    raw = ctx.args["word"]
-    if isinstance(raw, dict):
-        i = word_position(rows, raw)
-        raw = rows[i] if i is not None else raw.get("word", "")
-    word = str(raw).strip("▁Ġ ").lower()
-    seen = [i for i, n in enumerate(names) if n == word]
+    raw, seen = occurrences(ctx, att, kind)
     if len(seen) < 2:
         raise NotApplicable("word_missing" if not seen else "not_repeated", word=str(raw))
     row, previous = seen[-1], seen[-2]

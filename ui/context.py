@@ -176,13 +176,20 @@ def _real_model_notes(name: str) -> None:
         return
     st.download_button(
         t("model_terms"),
-        data=path.read_bytes(),
+        data=_file_bytes(str(path)),
         file_name=path.name,
         mime="text/html",
         key="_model_terms",
         help=t("model_terms_help"),
         icon="📜",
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _file_bytes(path: str) -> bytes:
+    """A package's file, read once per process: the sidebar runs on every rerun (168 KB of terms)."""
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
 def shape_text(c) -> str:
