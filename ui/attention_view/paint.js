@@ -44,6 +44,21 @@ export function paintCells(v, d, g) {
   return vf;
 }
 
+// the key labels above cells g: each one upright and centred where it fits its cell (狗 / 咬 / 人;
+// issue 50.6), else turned 90 degrees and clipped to px; every n-th while turned ones would overlap
+function paintKeys(ctx, v, keys, g, px) {
+  const ks = g.upright ? 1 : labelStep(g.cw, v.fontPx);
+  ctx.save();
+  for (let j = 0; j < keys.length; j += ks) {
+    const up = ctx.measureText(keys[j]).width + 4 <= g.cw;
+    ctx.save(); ctx.translate(g.x0 + (j + 0.5) * g.cw, g.y0 - (up ? 3 : 6));
+    ctx.textAlign = up ? "center" : "left"; ctx.textBaseline = up ? "bottom" : "middle";
+    if (!up) ctx.rotate(-Math.PI / 2);
+    ctx.fillText(up ? keys[j] : v.clip(keys[j], px), 0, 0); ctx.restore();
+  }
+  ctx.restore();
+}
+
 // the heatmap of the selected head at T: cells, values where they fit, labels, the selected row
 export function paintHeatmap(v, width) {
   const { Q, K } = v, ctx = v.ctx, f = v.fontPx, s = v.s, labels = v.h.q_labels;
@@ -59,13 +74,7 @@ export function paintHeatmap(v, width) {
   ctx.fillStyle = "#000"; v.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
   const rs = labelStep(ch, f);
   for (let r = 0; r < Q; r += rs) ctx.fillText(v.clip(labels[r], lw - 8), lw - 6, top + (r + 0.5) * ch);
-  const ks = labelStep(cell, f);
-  ctx.save(); ctx.textAlign = "left";
-  for (let j = 0; j < K; j += ks) {
-    ctx.save(); ctx.translate(lw + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 2);
-    ctx.fillText(v.clip(v.h.k_tokens[j], top - f - 12), 0, 0); ctx.restore();
-  }
-  ctx.restore();
+  paintKeys(ctx, v, v.h.k_tokens, g, top - f - 12);
   ctx.textAlign = "left"; ctx.textBaseline = "top"; v.font(f);
   ctx.fillText(`${s.axis_y} ↓   ${s.axis_x} →`, 0, 2);
   ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 3;
@@ -94,12 +103,7 @@ export function paintPanels(v, width) {
     ctx.fillStyle = "#000"; v.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
     const rs = labelStep(o.ch, f);
     for (let r = 0; r < d.Q; r += rs) ctx.fillText(v.clip(d.labels[r], o.lw - 8), g.x0 - 6, g.y0 + (r + 0.5) * o.ch);
-    const ks = labelStep(o.cw, f);
-    ctx.textAlign = "left";
-    for (let j = 0; j < d.K; j += ks) {
-      ctx.save(); ctx.translate(g.x0 + (j + 0.5) * o.cw, g.y0 - 6); ctx.rotate(-Math.PI / 2);
-      ctx.fillText(v.clip(d.keys[j], o.top - lay.title - 12), 0, 0); ctx.restore();
-    }
+    paintKeys(ctx, v, d.keys, { ...g, upright: o.upright }, o.top - lay.title - 12);
     if (v.q < d.Q) {
       ctx.strokeStyle = d.diverging ? "#000" : HIGHLIGHT; ctx.lineWidth = 3;
       ctx.strokeRect(g.x0 - 1.5, g.y0 + v.q * o.ch - 1.5, o.cw * d.K + 3, o.ch + 3);
