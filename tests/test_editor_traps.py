@@ -128,3 +128,5 @@ def test_an_untyped_sentence_still_opens_on_the_defaults():
     now = at.text_input(key="ed_sentence").value
     assert first.startswith(now) and now != first, (first, now)
     assert not at.button(key="ed_add").disabled
+    at.text_input(key="ed_lesson_id").set_value("another-run").run()  # any later run keeps it
+    assert at.text_input(key="ed_sentence").value == now

@@ -97,7 +97,8 @@ def init(ctx) -> None:
     """The editor's fields on their first run: the sidebar's model and sentence, the first query."""
     models = lesson_state.offered_models()  # not a real pretrained model the server does not offer
     _set_default("ed_model", ctx.model if ctx.model in models else models[0])
-    _offer("ed_sentence", ctx.text)
+    if "ed_sentence" not in st.session_state:  # once: later runs keep what the defaults or the teacher wrote
+        _offer("ed_sentence", ctx.text)
     _set_default("ed_lesson_id", "my-lesson")
     _set_default("ed_title_en", "My lesson")
     _set_default("ed_title_zh", "我的课程")
