@@ -10,7 +10,7 @@ a step revealed; the class's results CSV holds every answer the students gave (t
 "what the class learned" CSV has a row per objective, each counting both students' answers before
 and after; and the server's log of the whole walk holds no exception or traceback.
 
-Slow (every step of every offered lesson, three browsers: 415 s on 2026-12-04 at load ~3 beside
+Slow (every step of every offered lesson, three browsers: 415 s on 2026-12-04 at load 12-15 beside
 other test runs), marked so; reuses test_teacher_reveal.py's personal-result strings.
 """
 
