@@ -26,6 +26,9 @@ What it touches, each by name:
   reconnect: `Runtime.instance().media_file_mgr` (`clear_session_refs`, `remove_orphaned_files`),
   `AppSession._fragment_storage` and the widgets' `WidgetMetadata` in
   `session_state._new_widget_state`, read (ui/memory.py: what a closed tab keeps of its last run).
+- the run's `ScriptRunContext.pages_manager`: `intended_page_script_hash` and
+  `intended_page_name` read, `set_script_intent` called before st.navigation (ui/layout.py's
+  fit_page_path: /home, /Lessons or /lessons/ open their page instead of "Page not found").
 """
 
 from __future__ import annotations
@@ -45,6 +48,28 @@ def gate_backmsgs(gate: Callable[[object, object, Callable[[object], None]], Non
 
     handle_backmsg._attn_original = original
     AppSession.handle_backmsg = handle_backmsg
+
+
+def _pages_manager():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return getattr(get_script_run_ctx(suppress_warning=True), "pages_manager", None)
+
+
+def requested_page() -> str | None:
+    """The URL path this run's browser asked for by name (a typed or shared link), or None: no
+    run, or a page asked for by its hash (a click in the menu)."""
+    pm = _pages_manager()
+    if pm is None or pm.intended_page_script_hash:
+        return None
+    return pm.intended_page_name
+
+
+def ask_for_page(url_path: str) -> None:
+    """This run resolves the page at url_path instead ("" the default page); before st.navigation."""
+    pm = _pages_manager()
+    if pm is not None:
+        pm.set_script_intent("", url_path)
 
 
 def replace_clear_cache_handler(handler: Callable[[object], None]) -> None:

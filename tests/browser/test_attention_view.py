@@ -20,7 +20,7 @@ import pytest
 import model
 from ui.context import DEFAULT_TEXT
 
-from .helpers import MODELS, goto, settle
+from .helpers import MODELS, goto, settle, show_every_page
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
 VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.ready"
@@ -362,6 +362,7 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
     student.wait_for_function(TEMP_VIEW, timeout=30_000)  # the teacher's page
     for key, path in (("temp_view", "temperature"), ("cmp_view", "compare")):
         if path == "compare":
+            show_every_page(teacher)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
             teacher.locator("[data-testid='stSidebarNav'] a[href*='compare']").click()
             teacher.wait_for_function(
                 f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",

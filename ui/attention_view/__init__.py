@@ -59,6 +59,7 @@ STRINGS = {
     "keys_help": "av_keys_help",
     "keys_help_rows": "av_keys_help_rows",
     "layer_loading": "av_layer_loading",
+    "diff_scale": "av_diff_scale",
     "alt": "av_alt",
     "model_alt": "av_model_alt",
     "caption": "av_caption",
