@@ -330,3 +330,29 @@ def test_a_pages_own_message_reaches_streamlit_as_sent():
     again.ParseFromString(hardening.shrink_inbound(data))
     assert again == largest_page_rerun()  # ... and equal to what was sent
     assert hardening.shrink_inbound(b"\x00not a message") == b"\x00not a message"
+
+
+@pytest.mark.parametrize(
+    "report", ["not json", '{"layer": not json}', '{"temp": NaN}', '{"temp": Infinity}', "-Infinity", "[" * 5_000, ""]
+)
+def test_a_component_report_that_is_not_json_becomes_null(report):
+    """Streamlit parses a component's JSON value on every later run, on every page: one such report
+    had put a JSONDecodeError box on home, attention, temperature and compare until the tab closed."""
+    for field in ("json_value", "json_trigger_value"):
+        m = BackMsg()
+        w = m.rerun_script.widget_states.widgets.add()
+        w.id = "$$ID-abc-att_view"
+        setattr(w, field, report)
+        handled = []
+        hardening.gate(Session(), m, handled.append)
+        assert getattr(handled[0].rerun_script.widget_states.widgets[0], field) == "null"
+
+
+@pytest.mark.parametrize("report", ['{"layer": 1, "head": [0, 2], "q": {"a": null}, "temp": 0.5}', "null", "3", '"x"'])
+def test_a_json_report_is_kept_as_sent(report):
+    m = BackMsg()
+    w = m.rerun_script.widget_states.widgets.add()
+    w.id, w.json_value = "$$ID-abc-att_view", report
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    assert handled[0].rerun_script.widget_states.widgets[0].json_value == report

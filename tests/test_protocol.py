@@ -360,6 +360,42 @@ def test_a_flood_of_upload_url_requests_is_refused_and_stalls_no_one(server):
     assert "refused a file_urls_request message" in server.log_tail(400)
 
 
+def test_a_view_report_that_is_not_json_shows_no_error_box_on_any_later_page(server):
+    """Red team (issue 45, item 7's class): a forged attention-view report that is not JSON
+    (`{"layer": not json}`) made Streamlit raise JSONDecodeError when it read the component's value,
+    on that run and on every later run of the session, on every page."""
+    from bench.load import shows_exception
+
+    def ids(msgs):  # the attention view's element (a custom component) and its widget id
+        out = []
+        for m in msgs:
+            if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+                kind = m.delta.new_element.WhichOneof("type")
+                if "component" in kind and getattr(getattr(m.delta.new_element, kind), "id", ""):
+                    out.append(getattr(m.delta.new_element, kind).id)
+        return out
+
+    async def body(c):
+        first = await c.run(_page("attention"))
+        found = ids(first) or ids(await c.run(_page("attention")))  # the first run may draw the loading notice
+        (view,) = found
+        forged = _page("attention")
+        w = forged.rerun_script.widget_states.widgets.add()
+        w.id, w.json_value = view, '{"layer": not json, "temp": NaN}'
+        boxes = []
+        for msg in (forged, _page(""), _page("temperature"), _page("attention")):
+            boxes.append(sum(shows_exception(m) for m in await c.run(msg)))
+        return boxes
+
+    assert drive(server, body) == [0, 0, 0, 0]
+
+
+def _page(name: str) -> BackMsg:
+    m = rerun("")
+    m.rerun_script.page_name = name
+    return m
+
+
 @pytest.fixture(scope="module")
 def hf_server(tmp_path_factory):
     """The app as a hosted demo runs it with Hugging Face on (ATTN_HF=1, offline, its own HOME)."""

@@ -44,6 +44,7 @@ module allowed past Streamlit's public API.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -144,8 +145,8 @@ def bound_widget_states(states) -> None:
     """Each widget's value as the server keeps it, bounded here: a text input's max_chars is the
     browser's alone, and Streamlit keeps up to server.maxWidgetStateSize (1 MB) a widget in the
     session (700 idle sockets with 950,000 characters in the room-code box: 417 -> 1,742 MB).
-    A text is cut (the page then says what it kept), a JSON value past the bound (a component's
-    report) becomes null, a list keeps its first WIDGET_LIST_MAX items of WIDGET_ITEM_MAX characters,
+    A text is cut (the page then says what it kept), a JSON value past the bound or not JSON (a
+    component's report) becomes null, a list keeps its first WIDGET_LIST_MAX items of WIDGET_ITEM_MAX characters,
     bytes are dropped."""
     for w in states.widgets:
         which = w.WhichOneof("value")
@@ -157,7 +158,7 @@ def bound_widget_states(states) -> None:
                     w.string_value = text[:WIDGET_TEXT_MAX]
                 else:
                     w.string_trigger_value.data = text[:WIDGET_TEXT_MAX]
-        elif which in ("json_value", "json_trigger_value") and len(getattr(w, which)) > WIDGET_TEXT_MAX:
+        elif which in ("json_value", "json_trigger_value") and not _strict_json(getattr(w, which)):
             setattr(w, which, "null")
         elif which == "chat_input_value" and len(w.chat_input_value.data) > WIDGET_TEXT_MAX:
             w.chat_input_value.data = w.chat_input_value.data[:WIDGET_TEXT_MAX]
@@ -287,6 +288,23 @@ def _file_urls_allowed(session, request) -> bool:
     session.__dict__["_attn_url_requests"] = (tokens - 1, now)
     if len(request.file_names) > UPLOAD_FILES:
         del request.file_names[UPLOAD_FILES:]
+    return True
+
+
+def _no_constant(name: str):
+    raise ValueError(name)
+
+
+def _strict_json(text: str) -> bool:
+    """Within WIDGET_TEXT_MAX and JSON as a browser's JSON.stringify writes it (no NaN, no
+    Infinity). Streamlit parses a component's value on every later run of the session, on any page:
+    one report that was not JSON put its JSONDecodeError box on every page until the tab closed."""
+    if len(text) > WIDGET_TEXT_MAX:
+        return False
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return False
     return True
 
 
