@@ -219,8 +219,17 @@ async def _flood(server, stop_at, stats, i, forged: bool):
     import websockets
 
     ws = await _connect(server)
+
+    async def drain():  # a browser reads what the server sends; DRAIN=0: a client that never reads
+        while True:
+            try:
+                await ws.recv()
+            except Exception:  # noqa: BLE001
+                await asyncio.sleep(0.05)
+
+    reader = asyncio.create_task(drain()) if os.environ.get("DRAIN", "1") != "0" else None
     try:
-        first = await _run(ws, _rerun(page="attention"))
+        first = await _run(ws, _rerun(page="attention")) if reader is None else []
         view = next((w for w, k in _ids(first).items() if "component" in k), "")
         k = 0
         while time.monotonic() < stop_at:
@@ -235,6 +244,8 @@ async def _flood(server, stop_at, stats, i, forged: bool):
             k += 1
             await asyncio.sleep(1 / 50)
     finally:
+        if reader is not None:
+            reader.cancel()
         await ws.close()
 
 
@@ -569,6 +580,13 @@ async def _loaded(server) -> None:
         await _run(ws, _rerun(f"model={SMOLLM}&text={quote('The cat sat on the mat')}", "attention"), 300)
     finally:
         await ws.close()
+    # what runs after the load (its claims measured in the loading thread) settles: RSS steady 10 s
+    last, steady, deadline = server.rss_bytes(), 0, time.monotonic() + 180
+    while steady < 5 and time.monotonic() < deadline:
+        await asyncio.sleep(2)
+        now = server.rss_bytes()
+        steady = steady + 1 if abs(now - last) < 8 * 2**20 else 0
+        last = now
 
 
 def main(argv=None) -> None:
