@@ -227,10 +227,10 @@ async def _flood(server, stop_at, stats, i, forged: bool):
             except Exception:  # noqa: BLE001
                 await asyncio.sleep(0.05)
 
+    first = await _run(ws, _rerun(page="attention"))
+    view = next((w for w, k in _ids(first).items() if "component" in k), "")
     reader = asyncio.create_task(drain()) if os.environ.get("DRAIN", "1") != "0" else None
     try:
-        first = await _run(ws, _rerun(page="attention")) if reader is None else []
-        view = next((w for w, k in _ids(first).items() if "component" in k), "")
         k = 0
         while time.monotonic() < stop_at:
             widgets = [(view, "json_value", _forged_report(k))] if forged and view else []
