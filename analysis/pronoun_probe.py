@@ -84,17 +84,23 @@ def probe(runner, kind: str = "decoder") -> dict:
     return out
 
 
+MARGIN = 0.05  # "more on A than on B": at least this much more weight, averaged over the stories
+
+
 def verdict(result: dict, layer: int, head: int) -> str:
-    """What one head (0-based) does with the pronoun: "subject" (more on the subject in both sets),
-    "resolves" (more on the noun the pronoun means in both), "object" or "neither"."""
+    """What one head (0-based) does with the pronoun, each "more" by at least MARGIN: "resolves" (more on
+    the noun the pronoun means in both sets), "subject" (more on the subject in both), "object" (more
+    on the object in both), else "neither"."""
     o, s = result["object"], result["subject"]
-    obj_set = o["object"][layer, head] > o["subject"][layer, head]
-    subj_set = s["subject"][layer, head] > s["object"][layer, head]
-    if subj_set and not obj_set:
-        return "subject"
-    if subj_set and obj_set:
+    o_diff = o["object"][layer, head] - o["subject"][layer, head]  # pronoun means the object
+    s_diff = s["subject"][layer, head] - s["object"][layer, head]  # pronoun means the subject
+    if o_diff >= MARGIN and s_diff >= MARGIN:
         return "resolves"
-    return "object" if obj_set else "neither"
+    if s_diff >= MARGIN and -o_diff >= MARGIN:
+        return "subject"
+    if o_diff >= MARGIN and -s_diff >= MARGIN:
+        return "object"
+    return "neither"
 
 
 def best_resolver(result: dict) -> tuple[int, int, float]:
