@@ -19,6 +19,7 @@ import pytest
 
 import model
 from ui.context import DEFAULT_TEXT
+from ui.i18n import text_in
 
 from .helpers import MODELS, goto, settle, show_every_page
 
@@ -215,6 +216,9 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
     # (after its first layer) and cross-attention, whose inputs the encoder's layer n changes
     exact = name != "translator" or kind == "encoder" or (kind == "decoder" and layer == 0)
     assert ("exactly what the model computes" in note(page)) == exact, note(page)
+    # the note names the one attention the browser's T acts on (issue 46: the translator's layer n
+    # holds three, and "layer n only" did not say which)
+    assert text_in("en", f"av_attention_{kind}") in note(page), note(page)
     page.mouse.up()
     page.wait_for_function("() => location.search.includes('temp=')", timeout=20_000)
     settle(page)
