@@ -7,7 +7,8 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 import streamlit as st
 
 from ui import page, state, view
-from ui.attention_view import attention_view, bind_view
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import text_box_key
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
@@ -65,6 +66,8 @@ def render(ctx: Context, view: dict) -> None:
                 present=ctx.presentation,
                 compact=True,
                 first_layer=layer,  # the exports and the text alternative name the model's own layer
+                # our own models answer the sentence as it is typed, in the reader's browser
+                live=live_model(ctx.model, kind, text_box_key(), ctx.text, knobs=False),
             )
         if rows_caption(att):
             st.caption(rows_caption(att))
