@@ -57,8 +57,11 @@ def move(page, **patch) -> float:
 def browser_weights(page, n_layers: int, n_heads: int) -> np.ndarray:
     """(layers, heads, Q, K): every head the browser holds now, as it computed them."""
     shape = api(page, "v.shape")
-    out = [[api(page, f"v.weightsAt(0, {la}, {h}, 1)") for h in range(n_heads)] for la in range(n_layers)]
-    return np.array(out, dtype=float).reshape(n_layers, n_heads, shape["Q"], shape["K"])
+    flat = api(
+        page,
+        f"Array.from({{length: {n_layers}}}, (_, la) => Array.from({{length: {n_heads}}}, (_, h) => v.weightsAt(0, la, h, 1))).flat(2)",
+    )
+    return np.array(flat, dtype=float).reshape(n_layers, n_heads, shape["Q"], shape["K"])
 
 
 def box(page):

@@ -8,7 +8,7 @@
 //
 // These functions are pure but for the model's loading: the View (view.js) calls them.
 
-// one loaded model per page and name: {tok, model, reason} (reason: null, or why the browser
+// one loaded model per page and name: {tok, model, isCjk, reason} (reason: null, or why the browser
 // cannot run it: "no-webassembly", "no-simd", "memory", "error")
 const LOADED = new Map();
 
@@ -21,8 +21,8 @@ export function loadLive(base, name) {
       const mod = await import(`${root}/browser_model/model.js`);
       const can = mod.canRun();
       if (!can.ok) return { reason: can.reason };
-      const [tok, model] = await Promise.all([mod.loadTokenizer(root), mod.BrowserModel.load(root, name)]);
-      return { tok, model, reason: null };
+      const [tok, model, words] = await Promise.all([mod.loadTokenizer(root), mod.BrowserModel.load(root, name), import(`${root}/browser_model/tokenizer.js`)]);
+      return { tok, model, isCjk: words.isCjk, reason: null };
     })().catch((e) => ({ reason: "error", error: String(e) })));
   }
   return LOADED.get(key);
@@ -73,7 +73,7 @@ function argmaxRows(logits) {
 // q_tokens, k_tokens, q_labels, q_written, output, ids} for layers first..L-1 (renumbered from 0),
 // or null for a text with nothing to read.
 export async function liveRun(live, { text, kind, first = 0, knobs, maxChars, ids: special }) {
-  const { tok, model } = live, meta = model.meta;
+  const { tok, model, isCjk } = live, meta = model.meta;
   const clean = cleanText(text, maxChars);
   if (!clean) return null;
   let ids = tok.encode(clean);
@@ -81,7 +81,7 @@ export async function liveRun(live, { text, kind, first = 0, knobs, maxChars, id
   let qIds, kIds, out, written = null, output = null;
   if (meta.kind === "translator") {
     ids = ids.slice(0, meta.max_seq_len);
-    const start = Array.from(clean).some((ch) => special.isCjk(ch)) ? special.to_en : special.to_zh;
+    const start = Array.from(clean).some(isCjk) ? special.to_en : special.to_zh;
     const tgt = await model.translate(ids, start, special.eos, knobs);
     out = await model.forward({ src: ids, tgt }, knobs);
     written = argmaxRows(out.logits);
