@@ -135,6 +135,7 @@ take_view = bind_view(
     off="att_off",
     how="att_how",
     nopos="att_nopos",
+    text=state.TEXT_KEY,  # a sentence typed and run in the browser, written back when the box is left
 )
 
 
@@ -225,7 +226,8 @@ def explorer(ctx: Context, tr, runner, page_view: dict) -> None:
     # the view reported knobs the model must be run again for (every layer's T, heads off,
     # positions): the trace is the whole page's, so the whole page runs again
     keys = {"temp": "att_temp", "off": "att_off", "how": "att_how", "nopos": "att_nopos"}
-    if any(st.session_state.get(key, page_view[name]) != page_view[name] for name, key in keys.items()):
+    changed = any(st.session_state.get(key, page_view[name]) != page_view[name] for name, key in keys.items())
+    if changed or st.session_state.get(state.TEXT_KEY, ctx.text) != ctx.text:
         st.rerun(scope="app")
     # -- controls --------------------------------------------------------------------------------
     kinds = tr.kinds()

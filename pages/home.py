@@ -28,7 +28,9 @@ NO_CONTROLS = (
 VIEW = (view.row("home_q"),)
 
 
-take_row = bind_view(q="home_q")  # the row the reader chose in the view: into the link and the room
+take_row = bind_view(
+    q="home_q", text=state.TEXT_KEY
+)  # and a sentence typed and run in the browser  # the row the reader chose in the view: into the link and the room
 
 
 def render(ctx: Context, view: dict) -> None:

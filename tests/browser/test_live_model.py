@@ -142,7 +142,9 @@ def test_leaving_the_box_writes_the_sentence_back_and_the_server_agrees(app_serv
     page.wait_for_function(f"() => {VIEW}.labels.k.some((t) => t.includes('today'))")
     typed = np.array(api(page, "v.shown()"))
     page.keyboard.press("Tab")  # blur: Streamlit applies the box, the server re-runs the page
-    page.wait_for_function("() => new URLSearchParams(location.search).get('text') === 'The cat sat on the mat today'")
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('text') === 'The cat sat on the mat today'", timeout=60_000
+    )
     page.wait_for_function(LIVE, timeout=60_000)
     np.testing.assert_allclose(np.array(api(page, "v.shown()")), typed, atol=TOL)
 
@@ -185,8 +187,12 @@ def test_each_move_is_one_frame(app_server, new_page, published, tokens):
     page = new_page()
     goto(page, f"{app_server.url}/attention?model=gpt")
     page.wait_for_function(LIVE, timeout=60_000)
-    words = "the cat sat on the mat and the dog ate the fish".split()
-    text = " ".join(words[i % len(words)] for i in range(tokens - 1))  # one token a word, <s> first
+    tok = model.load("gpt").tokenizer
+    words, n = "the cat sat on the mat and the dog ate the fish".split(), 0
+    while len(tok.encode(" ".join(words[i % len(words)] for i in range(n + 1)))) < tokens - 1:
+        n += 1
+    text = " ".join(words[i % len(words)] for i in range(n + 1))  # tokens - 1 tokens, after <s>
+    assert len(tok.encode(text)) == tokens - 1
     move(page, text=text)
     assert api(page, "v.shape.Q") == tokens
     figures = {}

@@ -135,6 +135,9 @@ def fit_view(view, shape) -> dict:
         "off": _off(view.get("off"), n_layers, n_heads),
         "how": view.get("how") if view.get("how") in ABLATIONS else "zero",
         "nopos": view.get("nopos") is True,
+        # a sentence typed into the sidebar's box and run in the browser, reported when the box was
+        # left (None: the page's own); cut as the box cuts it
+        "text": view["text"][: state.TEXT_READ_MAX] if isinstance(view.get("text"), str) else None,
     }
 
 
@@ -165,6 +168,8 @@ def bind_view(**keys: str | tuple[str, ...]):
 
     def on_view(view: dict) -> None:
         for field, to in keys.items():
+            if view[field] is None:  # not reported (a typed sentence only when there is one)
+                continue
             for key in (to,) if isinstance(to, str) else to:
                 st.session_state[key] = view[field]
 
@@ -181,6 +186,7 @@ VIEW_FIELDS = (
     "off",
     "how",
     "nopos",
+    "text",
 )  # what fit_view returns, and view.js reports
 MAX_OFF = 512  # heads a report may switch off (3 kinds x 2 layers x 4 heads here; a larger model's few)
 

@@ -155,13 +155,27 @@ class View {
   listenBox(key) {
     this.boxKey = key;
     if (!this.onBox) {
-      this.onBox = (e) => { if (this.boxKey && e.target.closest && e.target.closest(`.st-key-${CSS.escape(this.boxKey)}`)) this.liveAgain(); };
+      const inBox = (e) => this.boxKey && e.target.closest && e.target.closest(`.st-key-${CSS.escape(this.boxKey)}`);
+      this.onBox = (e) => { if (inBox(e)) this.liveAgain(); };
+      // the box left with a sentence the server has not run: applied now, as Ctrl+Enter applies it
+      // (Streamlit's box sends only on Ctrl+Enter or Apply), so the link, the room and the
+      // server's figures follow
+      this.onBoxLeft = (e) => {
+        if (inBox(e) && this.typed() != null) e.target.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
+      };
       document.addEventListener("input", this.onBox, true);
+      document.addEventListener("focusout", this.onBoxLeft, true);
     }
   }
 
   get box() {
     return this.boxKey ? document.querySelector(`.st-key-${CSS.escape(this.boxKey)} textarea`) : null;
+  }
+
+  // the box's sentence where the browser ran one the server has not (else null)
+  typed() {
+    const box = this.live && this.live.lm && this.live.on ? this.box : null;
+    return box && box.value !== this.live.spec.text ? box.value : null;
   }
 
   boxText() {
@@ -389,6 +403,7 @@ class View {
       tab: v.tab, layer: v.layer, head: v.head, q: this.q,
       temp: all ? 1 : roundT(v.temp), ttemp: all ? roundT(v.temp) : this.live ? 1 : v.ttemp ?? 1,
       off: v.off || [], how: v.how || "zero", nopos: !!v.nopos,
+      ...(this.typed() != null ? { text: this.typed() } : {}),
     };
   }
 
@@ -817,6 +832,7 @@ class View {
   destroy() {
     clearTimeout(this.timer);
     if (this.onBox) document.removeEventListener("input", this.onBox, true);
+    if (this.onBoxLeft) document.removeEventListener("focusout", this.onBoxLeft, true);
     this.resize.disconnect();
   }
 }
