@@ -64,6 +64,8 @@ class View {
 
   $(sel) { return this.el.querySelector(sel); }
 
+  // under the chart: which side computed it and the in-browser model's knobs (a projector's first
+  // screen ends with the chart: tests/browser/test_projector.py)
   build() {
     this.el.innerHTML = `
       <div class="av-bar">
@@ -75,16 +77,7 @@ class View {
           <output class="av-temp-value"></output></label>
         <button type="button" class="av-temp-reset"></button>
       </div>
-      <div class="av-live" hidden>
-        <label class="av-check"><input type="checkbox" class="av-all"> <span class="av-all-label"></span></label>
-        <label class="av-check"><input type="checkbox" class="av-nopos"> <span class="av-nopos-label"></span></label>
-        <button type="button" class="av-off"></button>
-        <label class="av-field"><span class="av-how-label"></span><select class="av-how"></select></label>
-        <span class="av-off-list"></span><button type="button" class="av-off-clear"></button>
-      </div>
       <p class="av-temp-note"></p>
-      <p class="av-live-output" hidden></p>
-      <p class="av-source" role="status"></p>
       <div class="av-main">
         <div class="av-chart">
           <div class="av-pager" hidden><button type="button" class="av-prev">‹</button><span class="av-page"></span><button type="button" class="av-next">›</button></div>
@@ -96,6 +89,15 @@ class View {
           <p class="av-caption"></p>
           <p class="av-table-note" hidden></p><div class="av-table-wrap"><table class="av-table"><thead><tr><th scope="col" class="av-c-pos"></th><th scope="col" class="av-c-tok"></th><th scope="col" class="av-c-w"></th></tr></thead><tbody></tbody></table></div>
         </div>
+      </div>
+      <p class="av-live-output" hidden></p>
+      <p class="av-source" role="status"></p>
+      <div class="av-live" hidden>
+        <label class="av-check"><input type="checkbox" class="av-all"> <span class="av-all-label"></span></label>
+        <label class="av-check"><input type="checkbox" class="av-nopos"> <span class="av-nopos-label"></span></label>
+        <button type="button" class="av-off"></button>
+        <label class="av-field"><span class="av-how-label"></span><select class="av-how"></select></label>
+        <span class="av-off-list"></span><button type="button" class="av-off-clear"></button>
       </div>
       <div class="av-export"></div>`;
     this.canvas = this.$(".av-canvas");
