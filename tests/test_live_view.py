@@ -121,6 +121,8 @@ def test_the_knobs_make_another_view_and_an_absent_sentence_is_left_alone(monkey
     assert same_view(base, dict(base))
     for change in ({"ttemp": 2.0}, {"off": ["decoder:1:1"]}, {"how": "mean"}, {"nopos": True}):
         assert not same_view(base, {**base, **change}), change
+    for junk in ({"off": 5}, {"off": "decoder:1:1"}, {"nopos": "yes"}, {"ttemp": "nan"}, {"how": [1]}):
+        same_view({**base, **junk}, base)  # a raw report: answered, never an error
     import streamlit as st
 
     state: dict = {"text": "The cat sat on the mat"}

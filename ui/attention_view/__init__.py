@@ -221,7 +221,8 @@ def same_view(a: dict | None, b: dict | None) -> bool:
         close = all(abs(float(a.get(k, 1)) - float(b.get(k, 1))) < 5e-4 for k in ("temp", "ttemp"))
     except (TypeError, ValueError, OverflowError):
         return False
-    same_knobs = list(a.get("off") or []) == list(b.get("off") or []) and bool(a.get("nopos")) == bool(b.get("nopos"))
+    # a raw report's off may be anything: compared as it came, never converted
+    same_knobs = (a.get("off") or []) == (b.get("off") or []) and (a.get("nopos") is True) == (b.get("nopos") is True)
     return (
         close
         and same_knobs
