@@ -9,7 +9,8 @@ import streamlit as st
 from analysis.sink import sink_summary
 from model import registry
 from ui import page, state, view
-from ui.attention_view import attention_view, bind_view
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import text_box_key
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
@@ -30,7 +31,9 @@ NO_CONTROLS = (
 VIEW = (view.row("home_q"),)
 
 
-take_row = bind_view(q="home_q")  # the row the reader chose in the view: into the link and the room
+take_row = bind_view(
+    q="home_q", text=state.TEXT_KEY
+)  # and a sentence typed and run in the browser  # the row the reader chose in the view: into the link and the room
 
 
 def render(ctx: Context, view: dict) -> None:
@@ -69,6 +72,8 @@ def render(ctx: Context, view: dict) -> None:
                 present=ctx.presentation,
                 compact=True,
                 first_layer=layer,  # the exports and the text alternative name the model's own layer
+                # our own models answer the sentence as it is typed, in the reader's browser
+                live=live_model(ctx.model, kind, text_box_key(), ctx.text, knobs=False),
             )
         pile = None if ours else sink_summary(att.weights, att.mask)
         if pile:  # a real model's first-token pile-up, measured on this sentence (issue 50.10)

@@ -228,6 +228,12 @@ def _text_box() -> str:
     return box
 
 
+def text_box_key() -> str:
+    """The sidebar's sentence box's widget key as this run drew it (the attention view listens to
+    the box's typing in the browser: Streamlit marks its element st-key-KEY)."""
+    return f"_text_box_{st.session_state.get('_room_version', 0)}_{st.session_state.get('_text_box_n', 0)}"
+
+
 def _typed(box: str) -> None:
     """The box's text applied: the first TEXT_READ_MAX characters, and a notice when there were more
     (a paste of a page: the box has no max_chars, whose browser side drops such a paste whole and

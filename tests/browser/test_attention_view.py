@@ -128,7 +128,10 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     shown_row = [float(c) for c in cells if c[:1].isdigit()]
     np.testing.assert_allclose(shown_row, want[want > 0][: len(shown_row)], atol=6e-5)
     # let go: one report (debounced) reaches the server and the link holds the view
-    page.wait_for_function("() => location.search.includes('ltemp=')", timeout=20_000)
+    # (the drag's own report may reach the link first: wait for the head's, the last move's)
+    page.wait_for_function(
+        "() => location.search.includes('ltemp=') && location.search.includes('head=mean')", timeout=20_000
+    )
     link = parse_qs(urlparse(page.url).query)
     assert link["head"] == ["mean"] and link["q"] == ["2"]
     assert abs(float(link["ltemp"][0]) - v["temp"]) < 1e-3

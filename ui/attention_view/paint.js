@@ -118,7 +118,7 @@ export function paintPanels(v, width) {
 }
 
 // every layer x head as a thumbnail; the shown layer at T from its float32 weights, the others
-// from the pooled uint8 thumbnails; paged by PAGE_ROWS layers so 30 x 9 heads stay usable
+// from the pooled uint8 thumbnails (a sentence the browser ran: every layer from its weights); paged by PAGE_ROWS layers so 30 x 9 heads stay usable
 export function paintModel(v, width) {
   const ctx = v.ctx, f = v.fontPx, s = v.s, H = v.H, L = v.L;
   v.font(f);
@@ -133,7 +133,7 @@ export function paintModel(v, width) {
   ctx.imageSmoothingEnabled = false;
   for (let la = first; la < last; la++) {
     for (let h = 0; h < H; h++) {
-      const cells = la === v.view.layer && v.view.temp !== 1 && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
+      const cells = ((v.live && v.live.on) || (la === v.view.layer && v.view.temp !== 1)) && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
       for (let i = 0; i < tq * tk; i++) {
         const p = i * 4, c = cells[i];
         if (c === 255) { img.data[p] = MASKED[0]; img.data[p + 1] = MASKED[1]; img.data[p + 2] = MASKED[2]; }
