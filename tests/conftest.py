@@ -458,6 +458,7 @@ LONG_SERVER_FILES = (
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
     "test_teacher_reveal.py",  # ~45 s
     "test_lesson_editor.py",  # ~37 s
+    "test_new_page_and_lesson.py",  # ~30 s: the contributor's copy served and walked
     "test_attention_view_hf.py",  # ~25 s
 )
 
