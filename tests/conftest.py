@@ -502,6 +502,10 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.timed)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
+        # the tiny Hugging Face models (`tiny`): transformers imported, tokenizers trained and four
+        # models saved, in each worker that runs one (25-50 s of a worker's setup at load 12-20)
+        if "tiny" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
         if path.name in MODEL_FILES and path.parent.name == "tests" and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.model)  # the model's fast tests: `-m model`
 

@@ -58,6 +58,7 @@ def test_the_model_tests_come_first_then_the_longest_server_files():
     assert [i.fspath for i in ordered] == [paths[4], paths[3], paths[1], paths[0], paths[2], paths[5]]
 
 
+@pytest.mark.slow  # a pytest collection in a subprocess
 def test_the_model_loop_holds_the_models_fast_tests_alone():
     """`-m model` on a model file, a slow-marked model test, a real model's file and a browser file
     of a model file's name: only the fast model tests are selected."""
