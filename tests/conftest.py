@@ -484,7 +484,7 @@ MODEL_FILES = (
 )
 
 
-def _order(item) -> tuple[int, int]:
+def run_order(item) -> tuple[int, int]:
     """The model's tests first, then the long server files, longest first; the rest as collected."""
     path = Path(str(item.fspath))
     long = LONG_SERVER_FILES.index(path.name) if path.name in LONG_SERVER_FILES else len(LONG_SERVER_FILES)
@@ -493,7 +493,7 @@ def _order(item) -> tuple[int, int]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=_order)  # stable: the other files keep their order, after these
+    items.sort(key=run_order)  # stable: the other files keep their order, after these
     for item in items:
         path = Path(str(item.fspath))
         if "browser" in path.parts or path.name in SERVER_FILES:

@@ -54,7 +54,7 @@ def test_the_model_tests_come_first_then_the_longest_server_files():
         TESTS / conftest.MODEL_FILES[0],
         TESTS / "browser" / "test_intervene.py",  # a browser file named as a model file is not one
     ]
-    ordered = sorted((_Item(p) for p in paths), key=conftest._order)
+    ordered = sorted((_Item(p) for p in paths), key=conftest.run_order)
     assert [i.fspath for i in ordered] == [paths[4], paths[3], paths[1], paths[0], paths[2], paths[5]]
 
 

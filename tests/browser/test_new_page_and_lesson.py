@@ -31,7 +31,7 @@ from .helpers import (
     wait_for_run_start,
 )
 from .screens import CHARTS_JS, first_action, open_room_and_present
-from .test_walk import _answer, trouble
+from .test_walk import answer_shown_step, trouble
 
 FOLD = 800  # the projector's first screen, 1280x800 (test_projector.py)
 TITLES = tomllib.loads(LESSON)["title"]  # the new lesson's long titles
@@ -78,7 +78,7 @@ def test_the_new_lesson_on_the_projector_its_walk_and_the_new_page(copy_server, 
     goto(page, f"{url}/lessons?lesson=glossary&step=1&lang=en")
     asked = 0
     while True:
-        asked += _answer(page, ("glossary", asked))
+        asked += answer_shown_step(page, ("glossary", asked))
         nxt = page.locator("[data-testid='stMain'] button").filter(has_text=re.compile("Next"))
         if not nxt.count() or nxt.first.is_disabled():
             break

@@ -78,7 +78,7 @@ def _open_lesson(page, url: str, lang: str, n: int, lesson: str, menu: list[str]
     assert (query.get("lesson"), query.get("step")) == ([lesson], ["1"]), (lesson, page.url)
 
 
-def _answer(page, where) -> bool:
+def answer_shown_step(page, where) -> bool:
     """The step shown, answered with its first option (no error box before or after); whether it
     asked anything."""
     assert not trouble(page), (where, trouble(page))
@@ -105,7 +105,7 @@ def test_every_step_of_every_lesson(app_server, new_page):
         _open_lesson(page, app_server.url, "en", n, lesson, menu)
         steps = 0
         while True:
-            _answer(page, (lesson, steps))
+            answer_shown_step(page, (lesson, steps))
             steps += 1
             nxt = page.locator("[data-testid='stMain'] button").filter(has_text=re.compile("Next|下一步"))
             if not nxt.count() or nxt.first.is_disabled():
@@ -127,7 +127,7 @@ def test_every_lesson_and_every_question_type_in_chinese(app_server, new_page):
     asked = {}  # question type -> the step that asked it in Chinese
     for n, lesson in enumerate(lessons):
         _open_lesson(page, app_server.url, "zh", n, lesson, menu)
-        if _answer(page, (lesson, 1)):
+        if answer_shown_step(page, (lesson, 1)):
             asked.setdefault(builtin(lesson).steps[0]["question"], f"{lesson}.1")
     kinds = {}  # question type -> its first step in the built-in lessons (lesson, step from 1)
     for lesson in lessons:
@@ -137,7 +137,7 @@ def test_every_lesson_and_every_question_type_in_chinese(app_server, new_page):
         if kind in asked:
             continue
         goto(page, f"{app_server.url}/lessons?model=translator&lang=zh&lesson={lesson}&step={step}")
-        if _answer(page, (lesson, step)):
+        if answer_shown_step(page, (lesson, step)):
             asked[kind] = f"{lesson}.{step}"
     print(f"asked in Chinese: {asked}")
     assert kinds and set(asked) == set(kinds), (asked, kinds)
