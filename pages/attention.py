@@ -189,6 +189,7 @@ def measured_on_it(ctx: Context) -> None:
                         other=f"{n['other'][best]:.2f}",
                         mean_noun=f"{n['mean_noun']:.3f}",
                         mean_other=f"{n['mean_other']:.3f}",
+                        min=n["min"],  # the sentence where no head links them (Gemma) names the bar
                     )
                 )
 

@@ -216,18 +216,12 @@ def oracle(spec, runner, sentence, params=None):
     if q == "first_token_weight":
         assert np.allclose(w[:, :, 0, 0], 1.0)  # the causal mask leaves it nothing else
         return "1", None
-    if q == "heads_agree":
-        la = view.get("layer", 1) - 1
-        cands = []
-        for row in [r] + [i for i in range(len(att.query_tokens)) if i != r]:
-            keys = seen(att, row)
-            if len(keys) < 2:
-                continue
-            tops = [keys[int(np.argmax(w[la, h, row, keys]))] for h in range(att.num_heads)]
-            margin = min(top2(w[la, h, row, keys]) for h in range(att.num_heads))
-            cands.append((row, tops, margin))
-        clear = [c for c in cands if c[2] >= 0.10] or cands[:1]
-        row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
+    if q == "heads_agree":  # the row the file names, never another (issue 46)
+        la = att.num_layers - 1 if view.get("layer", "last") == "last" else view["layer"] - 1
+        keys = seen(att, r)
+        tops = [keys[int(np.argmax(w[la, h, r, keys]))] for h in range(att.num_heads)]
+        margin = min(top2(w[la, h, r, keys]) for h in range(att.num_heads))
+        assert params is None or params["word"] == occurrence_label(rows_named(att, kind), r)
         return ("yes" if len(set(tops)) == 1 else "no"), margin
     if q == "sharpen_sketch":
         temp = args.get("temperature", 0.2)

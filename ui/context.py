@@ -306,6 +306,10 @@ def sidebar() -> Context:
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
         applied = st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
         _close_sidebar_on_phone(applied)
+        # what a teacher needs first stays on the first screen at 1280 x 800 (issue 50.7): the
+        # sentence, Apply, presentation mode and the classroom above the device's settings
+        st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
+        classroom.sidebar_panel()
         dev, note = devices.pick(st.session_state["device"])
         st.toggle(
             t("force_cpu"),
@@ -314,7 +318,6 @@ def sidebar() -> Context:
             on_change=lambda: st.session_state.update(device="cpu" if st.session_state["_force_cpu"] else "auto"),
         )
         st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {notice_text(note)}" if note else ""))
-        st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
 
     text = st.session_state[TEXT_KEY]
     state.set_url(

@@ -59,6 +59,7 @@ STRINGS = {
     "keys_help": "av_keys_help",
     "keys_help_rows": "av_keys_help_rows",
     "layer_loading": "av_layer_loading",
+    "diff_scale": "av_diff_scale",
     "alt": "av_alt",
     "model_alt": "av_model_alt",
     "caption": "av_caption",
@@ -248,6 +249,9 @@ def attention_view(
     meta = {
         "key": key,
         "kind": kind,
+        # which attention of the layer a browser-side T acts on: the translator's "layer n" holds three
+        # (encoder self, decoder self, cross), and the notes name the one shown (issue 46)
+        "attention": t(f"av_attention_{kind}") if kind in ("encoder", "decoder", "cross") else "",
         "trace": labels_id,
         "q_tokens": list(q_tokens),
         "k_tokens": list(k_tokens),

@@ -320,7 +320,7 @@ class View {
   // the note under the slider: which of the two the chart shows (the browser's exact
   // softmax(log w / T) of this layer alone, or the server's run with T where the page applies it)
   panelNote() {
-    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v) };
+    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention };
     for (const p of this.panels) {
       if (p.diff || p.temp !== "view" || !p.notes) continue;
       const n = p.notes;
@@ -354,7 +354,7 @@ class View {
     this.$(".av-temp-value").textContent = fmtT(v.temp);
     this.$(".av-temp-note").textContent = this.panels
       ? this.panelNote()
-      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v) });
+      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention });
     // the chart's width, measured when the view's width changes (reading it here would force a
     // layout of the page on every move)
     if (!this.chartWidth) this.chartWidth = this.$(".av-chart").clientWidth;
