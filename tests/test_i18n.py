@@ -90,6 +90,7 @@ def test_pages_list_names_translated_titles():
 pytestmark = pytest.mark.usefixtures("random_where_untrained")  # tests/conftest.py
 
 
+@pytest.mark.slow  # every page through AppTest (5-7 s a language)
 @pytest.mark.parametrize("lang", list(i18n.LANGS))
 def test_every_page_in_both_languages(lang):
     pages = [p for p in pages_of_app()[0] if (ROOT / p[0]).exists()]
