@@ -449,7 +449,6 @@ SLOW_FILES = (
 LONG_SERVER_FILES = (
     "test_room_walk.py",  # a class's hour: every lesson, teacher, laptop and phone (415 s at load 12-15)
     "test_live_model.py",  # the in-browser model, five models x knobs (~2 min at load 10-20)
-    "test_bench_attacks.py",  # every attack's phase at its smallest (100-125 s at load 10-14)
     "test_security.py",  # ~170 s
     "test_screens.py",  # ~145 s
     "test_projector.py",  # ~135 s
