@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from bench import moves, views
+from bench import class_cpu, moves, views
 
 # each starts its own app server(s) on bench/views_app.py and its own Chromium: about 20 s apiece
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -54,3 +54,26 @@ def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
     for r in rows:
         assert r["tokens"] == 16
         assert 0 < r["drawn_s"] < 60 and r["mb"] > 0, r
+
+
+def test_class_cpu_runs_both_paths_at_its_smallest():
+    """bench/class_cpu.py: two students, a sentence a second each, both paths on one server. The
+    browser path replays what the real page sent on release (recorded from Chromium): one rerun
+    message each, carrying the attention view's reported view, on the sentence the page opened."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    r = _alone(class_cpu.measure, students=2, interval=1.0, seconds=2.0, releases=2, log=lambda *_: None)
+    assert len(r["release_bytes"]) == 2 and all(b > 0 for b in r["release_bytes"])
+    for path in ("server", "browser"):
+        row = r[path]
+        assert row["errors"] == 0, row["error_examples"]
+        assert row["sentences"] >= 2 * 2, row  # each student sent at least its first two
+        assert 0 < row["cpu_s"] < 60 and 0 < row["cpu_per_sentence_s"] < 10, row
+        assert finite_ms(row["p50_s"] * 1000) and row["p95_s"] >= row["p50_s"], row
+    assert r["ratio"] == r["browser"]["cpu_per_sentence_s"] / r["server"]["cpu_per_sentence_s"]
+    # what was replayed: the component's report, not a new link
+    m = BackMsg()
+    m.ParseFromString(r["recorded"][0])
+    ids = [w.id for w in m.rerun_script.widget_states.widgets]
+    assert any(i.endswith("-att_view") for i in ids), ids
+    assert "text=The+cat+sat" in m.rerun_script.query_string
