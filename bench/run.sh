@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,moves,capture,
-#   interactions,first,cpu,memory,load,replicas,class,model]; the last table lists every target of issue 15 (and
+#   interactions,first,cpu,memory,load,replicas,class]; the last table lists every target of issue 15 (and
 #   issue 35's moves) with met / not met. `.venv/bin/python -m bench.moves` alone finds BertViz in
 #   bench/.venv too, once this script has made it.
 # Makes bench/.venv (BertViz 1.4.1 and IPython, pinned in bench/requirements-bertviz.txt, without

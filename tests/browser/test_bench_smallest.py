@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from bench import class_cpu, moves, views
+from bench import class_cpu, model_moves, moves, views
 
 # each starts its own app server(s) on bench/views_app.py and its own Chromium: about 20 s apiece
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -30,7 +30,7 @@ def _alone(fn, **kwargs):
         return pool.submit(fn, **kwargs).result()
 
 
-def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
+def test_moves_runs_the_real_page_and_the_model_at_16_tokens_on_every_path():
     rows = _alone(moves.run, sizes=(16,), moves=2, old_moves=1, bertviz=False, log=lambda *_: None)
     new = [r for r in rows if r["path"].startswith("attention view")]
     # every move on both of the view's tabs was timed (16 tokens: every layer travels, none a note)
@@ -46,6 +46,15 @@ def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
     old = [r for r in rows if r["path"] == "old Plotly page (server)"]
     assert {r["move"] for r in old} == {"head", "row", "layer"}
     assert all(finite_ms(r["median_ms"]) and r["moves"] == 1 for r in old), old
+    # the model's moves (bench.model_moves) in the same run: each in the browser, throttled, on the server
+    model = {(r["path"], r["move"]): r for r in rows if r["move"] in model_moves.MOVES}
+    measured = model_moves.COLUMNS[:3]
+    assert {k for k in model if k[0] in measured} == {(p, m) for p in measured for m in model_moves.MOVES}
+    for (path, _), r in model.items():
+        if path in measured:
+            assert r["tokens"] == 16 and r["moves"] == 2 and finite_ms(r["median_ms"]), r
+            assert r["median_ms"] <= r["max_ms"], r
+    assert all("note" in model[("BertViz", m)] for m in model_moves.MOVES)  # bertviz=False: said, not timed
 
 
 def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
