@@ -80,6 +80,9 @@ def test_class_cpu_runs_both_paths_at_its_smallest():
         assert 0 < row["cpu_s"] < 60 and 0 < row["cpu_per_sentence_s"] < 10, row
         assert finite_ms(row["p50_s"] * 1000) and row["p95_s"] >= row["p50_s"], row
     assert r["ratio"] == r["browser"]["cpu_per_sentence_s"] / r["server"]["cpu_per_sentence_s"]
+    idle = r["idle"]  # the same students connected, nothing sent: the baseline beside the ratio
+    assert idle["sentences"] == 0 and idle["errors"] == 0 and idle["cpu_s"] >= 0 and idle["wall_s"] >= 2.0
+    assert "| idle | 0 |" in class_cpu.table(r)
     # what was replayed: the component's report, not a new link
     m = BackMsg()
     m.ParseFromString(r["recorded"][0])
