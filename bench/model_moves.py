@@ -53,14 +53,27 @@ def texts(n: int, moves: int) -> dict:
     """What each move reads at n tokens: the sentence (the corpus's words, n tokens with <s>) and,
     for typing, the sentence as it grows by one character a move up to the whole of it."""
     from bench.moves import gpt_prompt
+    from model import load as load_model
 
-    full = gpt_prompt(n)
+    full, tok = gpt_prompt(n), load_model(MODEL).tokenizer
+    while len(tok.encode(full)) + 1 > n:  # the prompt's ids are cut at the model's length: the text is not
+        full = full.rsplit(" ", 1)[0]
     return {"text": full, "typed": [full[: len(full) - (moves - 1 - k)] for k in range(moves)]}
 
 
 def head_of(k: int, layers: int, heads: int) -> tuple[int, int]:
-    """The (layer, head) move k switches off (0-based): every head in turn."""
+    """The k-th head, (layer, head) from 0: every head of the model in turn."""
     return (k // heads) % layers, k % heads
+
+
+def heads_of(k: int, layers: int, heads: int) -> list[tuple[int, int]]:
+    """The heads move k switches off: each head alone, then (past layers x heads moves) pairs, so
+    none of the first 4 x layers x heads moves asks for what one before it did (tests/test_bench_moves.py)."""
+    n = layers * heads
+    one = head_of(k, layers, heads)
+    if k < n:
+        return [one]
+    return [one, head_of(k + k // n, layers, heads)]
 
 
 def temperature_of(k: int) -> float:
@@ -74,16 +87,18 @@ BROWSER_JS = """async ({base, move, text, typed, moves, temps, offs, bos}) => {
   window.__benchTok = window.__benchTok || await loadTokenizer(base);
   window.__benchGpt = window.__benchGpt || await BrowserModel.load(base, 'gpt');
   const tok = window.__benchTok, m = window.__benchGpt;
-  const ids = [bos, ...tok.encode(text)];
+  // <s> and the text's tokens, cut at what the model reads (as the app's runner cuts a long text)
+  const read = (t) => [bos, ...tok.encode(t)].slice(0, m.meta.max_seq_len);
+  const ids = read(text);
   await m.forward({ids});  // warm-up: the first run allocates
   const ms = [];
   let last = null;
   for (let k = 0; k < moves; k++) {
     const t0 = performance.now();
     let out;
-    if (move === 'type a character') out = await m.forward({ids: [bos, ...tok.encode(typed[k])]});
+    if (move === 'type a character') out = await m.forward({ids: read(typed[k])});
     else if (move === 'every-layer temperature') out = await m.forward({ids}, {temperature: temps[k]});
-    else if (move === 'head off') out = await m.forward({ids}, {headsOff: [['decoder', offs[k][0], offs[k][1]]], ablation: 'zero'});
+    else if (move === 'head off') out = await m.forward({ids}, {headsOff: offs[k].map(([l, h]) => ['decoder', l, h]), ablation: 'zero'});
     else out = await m.forward({ids}, {usePosition: k % 2 === 1});
     ms.push(performance.now() - t0);
     last = out.weights.decoder.dims;
@@ -115,7 +130,7 @@ def browser_path(page, base: str, n: int, moves: int, rates=RATES, log=print) ->
                         "moves": moves,
                         "bos": BOS,
                         "temps": [temperature_of(k) for k in range(moves)],
-                        "offs": [list(head_of(k, L, H)) for k in range(moves)],
+                        "offs": [[list(x) for x in heads_of(k, L, H)] for k in range(moves)],
                     },
                 )
                 if got["dims"][0] != L or got["dims"][3] > n:
@@ -151,8 +166,8 @@ def server_query(move: str, k: int, n: int, t: dict, layers: int, heads: int) ->
     if move == "every-layer temperature":
         return "temperature", urlencode({**base, "text": t["text"], "temp": temperature_of(k)})
     if move == "head off":
-        la, h = head_of(k, layers, heads)
-        return "intervene", urlencode({**base, "text": t["text"], "off": f"decoder:{la + 1}:{h + 1}"})
+        off = ",".join(f"decoder:{la + 1}:{h + 1}" for la, h in heads_of(k, layers, heads))
+        return "intervene", urlencode({**base, "text": t["text"], "off": off})
     # positions off for a sentence the server has not read (compare runs it with and without)
     return "compare", urlencode({**base, "text": t["typed"][k], "cmp": "positions"})
 
@@ -230,7 +245,7 @@ def bertviz_path(browser, pages, n: int, moves: int, timeout: float = 120, log=p
             knobs = {
                 "type a character": {},
                 "every-layer temperature": {"temperature": temperature_of(k)},
-                "head off": {"ablate": [("decoder", *head_of(k, L, H))], "how": "zero"},
+                "head off": {"ablate": [("decoder", la, h) for la, h in heads_of(k, L, H)], "how": "zero"},
                 "positions off": {"use_position": k % 2 == 1},
             }[move]
             text = t["typed"][k] if move == "type a character" else t["text"]
