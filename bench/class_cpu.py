@@ -41,7 +41,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load import _rerun, pct, sentences, shows_exception  # noqa: E402
+from bench.load import pct, sentences, shows_exception  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
 OPEN_TEXT = "The cat sat on the mat because it was tired"
@@ -49,6 +49,20 @@ OPEN_TEXT = "The cat sat on the mat because it was tired"
 # JS that readies one release (argument k: its number, so each differs from the one before) on the
 # page's attention view and lets go; the component then reports once (REPORT_MS later).
 RELEASES = {
+    # the sentence typed into the sidebar's box with the page's in-browser model answering each
+    # keystroke, then the box left: what the page sends then (the browser branch's pages: the
+    # sentence applied, so the link, the room and the server's figures follow)
+    "type": """(k) => {
+  const v = window.__attentionViews.att_view;
+  const box = document.querySelector('[class*="st-key-_text_box"] textarea');  // the sidebar's sentence box
+  if (!box || !v.liveReady) throw new Error('the page has no in-browser sentence box (typing is a server run)');
+  const text = 'The cat sat on the mat because it was tired ' + ['and slept', 'and ate', 'today', 'again', 'at noon', 'all day'][k % 6] + ' ' + k;
+  box.focus();
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+  box.blur();
+  return text;
+}""",
     "view": """(k) => {
   const v = window.__attentionViews.att_view;
   const s = v.element.querySelector('.av-temp');
@@ -58,6 +72,18 @@ RELEASES = {
   return +s.value;
 }""",
 }
+
+
+def _rerun(text: str, page: str, model: str) -> bytes:
+    """A rerun whose link carries the sentence and the model (as bench/load.py's students send it)."""
+    from urllib.parse import urlencode
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    m = BackMsg()
+    m.rerun_script.query_string = urlencode({"model": model, "text": text})
+    m.rerun_script.page_name = page
+    return m.SerializeToString()
 
 
 def load() -> str:
@@ -88,9 +114,10 @@ def released_views(frames: list[bytes]) -> list[bytes]:
     return out
 
 
-def record_releases(url: str, page_name: str, n: int, move: str = "view", timeout: float = 120) -> list[bytes]:
+def record_releases(url: str, page_name: str, n: int, move: str = "view", timeout: float = 120) -> list[list[bytes]]:
     """n distinct released views, as the real page sends them from Chromium: the page opened at
-    OPEN_TEXT, then the move made and let go n times; each release's rerun message, byte for byte."""
+    OPEN_TEXT (the GPT, whose graph the browser runs), then the move made and let go n times; each
+    release's rerun messages, byte for byte."""
     from playwright.sync_api import sync_playwright
 
     from bench.views import Runs
@@ -104,13 +131,21 @@ def record_releases(url: str, page_name: str, n: int, move: str = "view", timeou
             page.set_default_timeout(timeout * 1000)
             page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(p)))
             runs = Runs(page)
-            goto(page, f"{url}/{page_name}?text={quote(OPEN_TEXT)}", timeout=timeout)
+            goto(page, f"{url}/{page_name}?model=gpt&text={quote(OPEN_TEXT)}", timeout=timeout)
             page.wait_for_function(
                 "() => window.__attentionViews && window.__attentionViews.att_view"
                 " && window.__attentionViews.att_view.frames.length > 0",
                 timeout=timeout * 1000,
             )
             settle(page, timeout)
+            if move == "type":  # the page's own model loaded, its box listened to (or the release says why not)
+                try:
+                    page.wait_for_function(
+                        "() => window.__attentionViews.att_view.liveReady",
+                        timeout=60_000,
+                    )
+                except Exception:  # noqa: BLE001
+                    pass
             out = []
             for k in range(n):
                 before, done = len(sent), runs.finished
@@ -118,9 +153,9 @@ def record_releases(url: str, page_name: str, n: int, move: str = "view", timeou
                 runs.wait(page, done, timeout)  # the report's rerun finished
                 settle(page, timeout)
                 got = released_views(sent[before:])
-                if len(got) != 1:
-                    raise RuntimeError(f"release {k} sent {len(got)} rerun messages, not 1")
-                out.append(got[0])
+                if not got:
+                    raise RuntimeError(f"release {k} sent no rerun message")
+                out.append(got)  # every rerun message this release sent, in order
             return out
         finally:
             browser.close()
@@ -164,7 +199,7 @@ async def _class(
     async def student(i: int, ws):
         rng = random.Random(7000 + i)
         texts = sentences(500 + i)
-        _, problem = await _one_run(ws, _rerun(OPEN_TEXT, page_name), timeout * 3)
+        _, problem = await _one_run(ws, _rerun(OPEN_TEXT, page_name, "gpt"), timeout * 3)
         if problem:
             errors.append(f"student {i}, opening the page: {problem}")
         n_open[0] += 1
@@ -179,13 +214,16 @@ async def _class(
             await asyncio.sleep(max(0.0, window["stop"] - time.monotonic()))
         while path != "idle" and time.monotonic() < window["stop"]:
             t_next = time.monotonic() + interval
-            data = _rerun(next(texts), page_name) if path == "server" else releases[k % len(releases)]
+            sent = [_rerun(next(texts), page_name, "gpt")] if path == "server" else releases[k % len(releases)]
             k += 1
             try:
-                s, problem = await _one_run(ws, data, timeout)
-                times.append(s)
-                if problem:
-                    errors.append(f"student {i}: {problem}")
+                total = 0.0
+                for data in sent:
+                    s, problem = await _one_run(ws, data, timeout)
+                    total += s
+                    if problem:
+                        errors.append(f"student {i}: {problem}")
+                times.append(total)
             except TimeoutError:
                 errors.append(f"student {i}: no answer within {timeout} s")
             await asyncio.sleep(max(0.0, t_next - time.monotonic()))
@@ -221,7 +259,8 @@ def measure(
         proc = psutil.Process(server.proc.pid)
         log(f"  recording {releases} released views ({move}) from Chromium on /{page} ... load {load()}")
         recorded = record_releases(server.url, page, releases, move, timeout)
-        log(f"  recorded {len(recorded)} messages of {min(map(len, recorded))}-{max(map(len, recorded))} bytes")
+        sizes = [len(m) for r in recorded for m in r]
+        log(f"  recorded {len(recorded)} releases, {len(sizes)} messages of {min(sizes)}-{max(sizes)} bytes")
         for path in ("server", "browser", "idle"):
             l0 = load()
             times, errors, cpu, wall = asyncio.run(
@@ -263,7 +302,7 @@ def measure(
         "seconds": seconds,
         "page": page,
         "move": move,
-        "release_bytes": [len(x) for x in recorded],
+        "release_bytes": [sum(len(m) for m in r) for r in recorded],
         "recorded": recorded,
         "server": s,
         "browser": b,
