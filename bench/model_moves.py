@@ -204,7 +204,7 @@ def page_path(page, url: str, n: int, moves: int, rates=RATES, timeout: float = 
         why = page.evaluate(
             f"() => {{ const v = {PAGE_VIEW}; if (!v) return 'no attention view';"
             " return typeof v.move !== 'function' ? 'the page has no in-browser move (view.move)' :"
-            " 'the page's model did not load (' + v.liveReason + ')'; }"
+            " 'the model of the page did not load (' + v.liveReason + ')'; }"
         )
         log(f"  page n={n}: {why}")
         return [{"path": p, "move": m, "tokens": n, "note": why} for p in names for m in MOVES]
