@@ -16,9 +16,7 @@ from ui.run import RUN_SLOTS, end_run  # noqa: E402
 hardening.apply()  # clear_cache refused, uploads bounded to the lesson uploader, metrics empty (once per process)
 
 classroom.from_link()  # ?room=CODE: join the teacher's room
-ctx = sidebar()
-with st.sidebar:
-    classroom.sidebar_panel()
+ctx = sidebar()  # its classroom section too (classroom.sidebar_panel), above the device's settings
 state.set_url(**classroom.link_params())
 
 # (file, url path, translation key, icon); the first is the home page
@@ -41,8 +39,15 @@ pages = [
     st.Page(f, title=t(key), icon=icon, url_path=path, default=(i == 0)) for i, (f, path, key, icon) in enumerate(PAGES)
 ]
 layout.set_pages(pages)  # presentation mode's page switcher (the sidebar's navigation is hidden)
+layout.fit_page_path([p.url_path for p in pages], home=PAGES[0][1])  # /home, /Lessons, /lessons/
 st.set_option("client.showSidebarNavigation", True)  # .streamlit/config.toml: off for the pages/ folder's menu
-nav = st.navigation(pages, position="hidden" if ctx.presentation else "sidebar", expanded=True)  # 13 pages: all shown
+# the menu shows NAV_SHOWN pages and "View more" (issue 50.7: 13 pages pushed the sentence box to
+# y 775 and the classroom to 1088 at 1280 x 800; ui.layout.NAV_SHOWN)
+nav = st.navigation(
+    pages,
+    position="hidden" if ctx.presentation else "sidebar",
+    expanded=layout.NAV_SHOWN,
+)
 classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
 try:
     with RUN_SLOTS:  # a few pages compute at once, the rest wait asleep (ui/run.py)

@@ -7,7 +7,9 @@ For each model: reading the GGUF file's metadata with gguf.GGUFReader and with g
 (the step that dominated SmolLM2's 151 s first conversion), then, each in a fresh process as a
 server's start is, a first load into an empty cache folder (assemble, check, dequantize, write)
 and a cached load from that folder, with the process's peak RSS. One torch thread, as the app
-runs. The machine's load average is printed beside the figures: the machine may be shared.
+runs. Each child prints wall and CPU seconds (user + system) for its imports, transformers' import
+and the load: on a shared machine the wall time follows the load average, printed beside the
+figures, while the CPU time is what a quiet machine's wall time would be for this one-thread work.
 --reader-only skips the loads (tests/test_gguf_fast.py runs that on a small written file).
 """
 
@@ -24,19 +26,36 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CHILD = r"""
-import json, resource, sys, time
-t0 = time.perf_counter()
+import json, os, resource, sys, time
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+def peak_mb():
+    # VmHWM: this process's own peak (getrusage's ru_maxrss starts from the parent's at the fork,
+    # and the bench's parent has read the whole GGUF file)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+t0, c0 = time.perf_counter(), cpu()
 import torch
 torch.set_num_threads(1)
 import model
 from model.hf import pretrained
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), cpu()
+import transformers.modeling_utils  # what any Hugging Face model's load imports first
+t2, c2 = time.perf_counter(), cpu()
 name = sys.argv[1]
 r = model.load(name, device="cpu")
-t2 = time.perf_counter()
+t3, c3 = time.perf_counter(), cpu()
 rep = pretrained.report(name)
-print(json.dumps({"imports_s": t1 - t0, "load_s": t2 - t1, "converted": rep.converted,
-    "convert_s": rep.convert_s, "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"imports_s": t1 - t0, "transformers_import_s": t2 - t1, "load_s": t3 - t2,
+    "converted": rep.converted, "convert_s": rep.convert_s, "start_s": t3 - t0,
+    "start_cpu_s": c3 - c0, "load_cpu_s": c3 - c2, "transformers_import_cpu_s": c2 - c1,
+    "max_rss_mb": peak_mb(), "load_average": os.getloadavg()[0]}))
 """
 
 

@@ -64,7 +64,7 @@ def load() -> str:
 def texts(n: int, moves: int) -> dict:
     """What each move reads at n tokens: the sentence (the corpus's words, n tokens with <s>) and,
     for typing, the sentence as it grows by one character a move up to the whole of it."""
-    from bench.moves import gpt_prompt
+    from bench.synthetic import gpt_prompt
     from model import load as load_model
 
     full, tok = gpt_prompt(n), load_model(MODEL).tokenizer

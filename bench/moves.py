@@ -67,7 +67,6 @@ from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
 # the last Plotly temperature page (its whole tree is run)
 OLD_TEMPERATURE_COMMIT = "9f4263b787564c06214af14dc3280f88091a0e13"
-GPT_WORDS = "The cat sat on the mat . The dog saw the man in the garden . A bird sang on the old tree".split()
 VIEWPORT = {"width": 1280, "height": 800}
 
 
@@ -306,21 +305,6 @@ def old_path(page, url, n, moves, log) -> list[dict]:
     return rows
 
 
-def gpt_prompt(n: int) -> str:
-    """A text the GPT reads as n tokens with its <s> (the corpus's words, repeated)."""
-    from model import load
-
-    ids = load("gpt").prompt_ids
-    words: list[str] = []
-    while True:
-        words.append(GPT_WORDS[len(words) % len(GPT_WORDS)])
-        got = len(ids(" ".join(words))[1])
-        if got >= n:
-            if got > n:
-                words.pop()
-            return " ".join(words)
-
-
 def temperature_page(sizes=(16, 128), moves=20, old_moves=20, log=print) -> list[dict]:
     """The temperature page's T move, new (in the browser) and old (a rerun), in one run."""
     with tempfile.TemporaryDirectory(prefix="old-temperature-") as tmp:  # the old tree, removed after
@@ -335,7 +319,7 @@ def temperature_runs(old_tree: Path, sizes, moves, old_moves, log) -> list[dict]
 
     from model import load
 
-    texts = {n: gpt_prompt(n) for n in sizes}
+    texts = {n: synthetic.gpt_prompt(n) for n in sizes}
     for n, text in texts.items():
         assert len(load("gpt").prompt_ids(text)[1]) == n, (n, text)
     rows = []

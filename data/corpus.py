@@ -1021,6 +1021,39 @@ _TOKEN = re.compile(rf"([{CJK}]+)|((?:(?![{CJK}])[^\W_])+(?:'(?:(?![{CJK}])[^\W_
 _ZH_MAX = max(len(w) for w in ZH_VOCAB)
 
 
+def unknown_spans(text: str) -> list[tuple[int, int]]:
+    """Where the words of arbitrary user text that never occur in the corpus (either language)
+    are, as (start, end) character spans in order, neighbouring ones joined: English (any script)
+    words compared case-insensitively, runs of Chinese characters not covered by corpus words (a
+    Chinese sentence has no spaces: 鲸 in 鲸鱼咬人 is a span of its own), and other symbols (emoji,
+    "?"). Invisible format / control characters are ignored."""
+    spans: list[list[int]] = []
+
+    def add(start: int, end: int) -> None:
+        if spans and spans[-1][1] == start:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+
+    for m in _TOKEN.finditer(text or ""):
+        cjk, word, other = m.groups()
+        if cjk:  # the characters between corpus words, as one unknown word per gap
+            at = m.start()
+            for piece in segment_zh(cjk):
+                if piece not in ZH_VOCAB:
+                    add(at, at + len(piece))
+                at += len(piece)
+        elif word:
+            if word.lower() not in EN_VOCAB:
+                add(m.start(), m.end())
+        elif other:
+            if unicodedata.category(other) in ("Cc", "Cf", "Zs", "Zl", "Zp"):
+                continue
+            if other not in EN_VOCAB and other not in ZH_VOCAB:
+                add(m.start(), m.end())
+    return [(a, b) for a, b in spans]
+
+
 def unknown_words(text: str) -> list[str]:
     """Words of arbitrary user text that never occur in the corpus (either language), in order
     of first appearance, without repeats: English (any script) words compared case-insensitively,

@@ -252,6 +252,23 @@ NAV_LINK = "a[data-testid='stSidebarNavLink']"
 MENU_LINK = "[data-testid='stPopoverBody'] a[data-testid='stPageLink-NavLink']"
 
 
+def show_every_page(page) -> None:
+    """The sidebar's menu with every page listed: it shows ui.layout.NAV_SHOWN of them and a
+    "View N more" button (app.py); that button clicked where it is there and says more."""
+    more = page.locator("[data-testid='stSidebarNavViewButton']")
+    if more.count() and page.evaluate(_NAV_COLLAPSED_JS):
+        more.first.dispatch_event("click")  # a tap's click event: a closed sidebar's too (a phone)
+        page.wait_for_function(f"() => !({_NAV_COLLAPSED_JS})()", timeout=10_000)
+
+
+# the menu lists fewer links than app.py has pages (its "View N more" button not yet clicked)
+_NAV_COLLAPSED_JS = r"""() => {
+  const nav = document.querySelector("[data-testid='stSidebarNav']");
+  const more = document.querySelector("[data-testid='stSidebarNavViewButton']");
+  return !!(nav && more && /\d/.test(more.innerText));
+}"""
+
+
 def go_in_app(page, path: str, timeout: float = 120) -> None:
     """Move to the app's page PATH ("" for the home page) inside this Streamlit session, as a
     reader does: its link in the sidebar's navigation (a tap's click event, which also reaches a
@@ -260,6 +277,9 @@ def go_in_app(page, path: str, timeout: float = 120) -> None:
     a first run); the session's settings (language, presentation mode, model, sentence) come
     along. Fails if the app ends on another page."""
     i = page.evaluate(_LINK_INDEX_JS, [NAV_LINK, path])
+    if i < 0:  # a page past the menu's first few: "View N more"
+        show_every_page(page)
+        i = page.evaluate(_LINK_INDEX_JS, [NAV_LINK, path])
     links = page.locator(NAV_LINK)
     if i < 0:  # presentation mode: the page menu (ui.layout.page_switcher), opened if closed
         links = page.locator(MENU_LINK)

@@ -27,11 +27,12 @@ SmolLM2's steps, 50 times our GPT's trace, are no longer priced as our models'.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from .pick import NotApplicable
 from .queries import QUERIES, run
 from .schema import Lesson, LessonError
-from .steps import Step, passes
+from .steps import CERTAIN, MARGINS, Step, passes, uncertain_enough
 
 # estimated units a lesson's build may take: one unit ~ one forward of a 32-token sentence, about
 # 2 ms of CPU for the translator on the build machine (issue 32's lesson: 12,960 units, 27 s)
@@ -63,20 +64,35 @@ def build_step(spec: dict, load, step_id: str = "", traces: dict | None = None) 
     runner = load(spec["model"])
     q = QUERIES[spec["query"]]
     sentences = spec["sentence"] if isinstance(spec["sentence"], list) else [spec["sentence"]]
-    built, why = [], None
+    built, why, skipped = [], None, []
     for sentence in sentences:
         try:
             out = run(q.name, runner, sentence, spec.get("view", {}), spec.get("args", {}), spec["question"], traces)
         except NotApplicable as e:
             why = why or e
+            skipped.append(("lesson_note_sentence_na", {"sentence": sentence}))
             continue
         step = _step(spec, out, step_id)
         if passes(step):
-            return step
+            return replace(step, notes=[*skipped, *step.notes]) if skipped else step
         built.append(step)
+        skipped.append(_skip_note(sentence, step))
     if built:
         return built[0]
     raise why
+
+
+def _skip_note(sentence: str, step: Step) -> tuple[str, dict]:
+    """Why the step does not ask about one of its file's sentences (a later one is asked instead), as
+    a note the step shows (issue 46: decoder.5 asked "The cat sat" for the file's "The cat sat on"
+    without a word): the model too sure of its answer there, or its answer not clear enough."""
+    if not uncertain_enough(step):
+        return "lesson_note_sentence_certain", {"sentence": sentence, "p": f"{step.certainty:.2f}", "max": CERTAIN}
+    return "lesson_note_sentence_unclear", {
+        "sentence": sentence,
+        "margin": f"{max(step.margin, 0.0):.2f}",
+        "min": f"{MARGINS[step.rule]:g}",
+    }
 
 
 def _step(spec: dict, out: dict, step_id: str) -> Step:

@@ -99,16 +99,20 @@ def views(name: str, runner) -> list[dict]:
     return out
 
 
-def default_step(name: str, runner, sentence: str, question: str, traces: dict | None = None) -> tuple[str, dict, dict]:
+def default_step(
+    name: str, runner, sentence: str, question: str, traces: dict | None = None, beginnings: bool = True
+) -> tuple[str, dict, dict]:
     """(sentence, view, args) the query opens with on this model: the first view (views()) and
     arguments (candidates()) whose step passes the margin rule on the sentence; where none does,
     the same search on the sentence's beginnings (after "The cat sat on the mat" a GPT writes "."
-    whatever heads are off; after "The cat sat on" it does not); else the editor's view and the
-    first arguments on the sentence."""
+    whatever heads are off; after "The cat sat on" it does not), unless beginnings is False (a
+    sentence the teacher typed is theirs); else the editor's view and the first arguments on the
+    sentence."""
     traces = {} if traces is None else traces
     words = sentence.split()
     fallback = None
-    for text in [sentence, *(" ".join(words[:k]) for k in range(len(words) - 1, 1, -1))]:
+    shorter = [" ".join(words[:k]) for k in range(len(words) - 1, 1, -1)] if beginnings else []
+    for text in [sentence, *shorter]:
         for view in views(name, runner):
             args, ok = _search(name, runner, text, question, view, traces)
             fallback = fallback or (sentence, view, args)

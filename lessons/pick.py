@@ -112,6 +112,14 @@ def row_names(att, kind: str) -> list[str]:
     return written_tokens(att) if kind == "cross" else list(att.query_tokens)
 
 
+def row_label(att, kind: str, i: int) -> str:
+    """Row i as a lesson names it, by row_names' convention (cross-attention: the token the row writes;
+    the others: the token read), with its occurrence where its word repeats. Every {word} a query
+    fills and every chart title names a row this way, so a reveal names the row the lesson file named
+    (a cross row printed the token it read: decoder.8's "垫子" came back as "在")."""
+    return word_label(row_names(att, kind), i)
+
+
 def find_row(att, kind: str, word) -> int:
     i = word_position(row_names(att, kind), word)
     if i is None:

@@ -36,6 +36,7 @@ from .pick import (
     labels_of,
     layer_of,
     matrix,
+    row_label,
     row_names,
     visible,
     word_label,
@@ -286,7 +287,7 @@ def row_sum(ctx):
         answer=nearest(total, sums),
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "total": f"{total:.4f}",
             "n": n,
         },
@@ -295,7 +296,7 @@ def row_sum(ctx):
                 labels_of(att.key_tokens),
                 m[row],
                 "lesson_title_row",
-                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+                {"word": row_label(att, kind, row), "layer": layer + 1},
             )
         ],
         rule="weight",
@@ -331,7 +332,7 @@ def top_key(ctx):
         answer=top,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "written": written[row],
             "top": word_label(att.key_tokens, keys[top]),
             "weight": f"{values[top]:.2f}",
@@ -344,7 +345,7 @@ def top_key(ctx):
                 [word_label(att.key_tokens, j) for j in keys],
                 values,
                 "lesson_title_row",
-                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+                {"word": row_label(att, kind, row), "layer": layer + 1},
             ),
         ],
         rule="weight",
@@ -393,13 +394,13 @@ def top_key_again(ctx):
         answer=top,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "top": labels[top],
             "weight": f"{values[top]:.2f}",
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
-            Bars(labels, values, "lesson_title_row", {"word": word_label(att.query_tokens, row), "layer": layer + 1}),
+            Bars(labels, values, "lesson_title_row", {"word": row_label(att, kind, row), "layer": layer + 1}),
         ],
         rule="weight",
         margin=gap(values, top),
@@ -436,14 +437,14 @@ def induction(ctx):
     shares = values / values.sum() if values.sum() > 0 else values
     top = int(np.argmax(shares))
     if keys[top] != previous + 1:
-        raise NotApplicable("not_induction", word=word_label(att.query_tokens, row))
+        raise NotApplicable("not_induction", word=row_label(att, kind, row))
     labels = [word_label(att.key_tokens, j) for j in keys]
     return dict(
         options=labels,
         answer=top,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "top": labels[top],
             "weight": f"{values[top]:.2f}",
             "share": f"{shares[top]:.2f}",
@@ -452,7 +453,7 @@ def induction(ctx):
         },
         reveal=[
             _heat(m, att, kind, layer, head, row),
-            Bars(labels, values, "lesson_title_row", {"word": word_label(att.query_tokens, row), "layer": layer + 1}),
+            Bars(labels, values, "lesson_title_row", {"word": row_label(att, kind, row), "layer": layer + 1}),
         ],
         rule="weight",
         margin=gap(shares, top),
@@ -482,7 +483,7 @@ def top_score(ctx):
     w = att.weights.astype(np.float64)[layer, head, row]
     d_k = ctx.runner.config.d_model // ctx.runner.config.num_heads
     labels = [word_label(att.key_tokens, j) for j in keys]
-    word = word_label(att.query_tokens, row)
+    word = row_label(att, kind, row)
     return dict(
         options=labels,
         answer=top,
@@ -537,7 +538,7 @@ def cell_above(ctx):
         value > than,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "key": word_label(att.key_tokens, key),
             "than": than,
             "weight": f"{value:.2f}",
@@ -547,7 +548,7 @@ def cell_above(ctx):
                 labels_of(att.key_tokens),
                 m[row],
                 "lesson_title_row",
-                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+                {"word": row_label(att, kind, row), "layer": layer + 1},
             )
         ],
         rule="weight",
@@ -580,7 +581,7 @@ def cell_weight(ctx):
         tolerance=tol,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "key": word_label(att.key_tokens, key),
             "weight": f"{value:.2f}",
         },
@@ -590,7 +591,7 @@ def cell_weight(ctx):
                 labels_of(att.key_tokens),
                 m[row],
                 "lesson_title_row",
-                {"word": word_label(att.query_tokens, row), "layer": layer + 1},
+                {"word": row_label(att, kind, row), "layer": layer + 1},
             ),
         ],
         rule="estimate",
@@ -618,7 +619,7 @@ def can_read(ctx):
             "kind": kind,
             "layer": 1,
             "head": "—",
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "later": word_label(att.key_tokens, key),
             "weight": f"{w[:, :, row, key].max():.2f}",
         },
@@ -654,27 +655,22 @@ def first_token_weight(ctx):
 
 @query(["yesno"], args={"word": WORD}, params=("word", "n", "tops", "agree"), shows=("heatmaps",), required=("word",))
 def heads_agree(ctx):
-    """Whether every head of the layer gives a row the same top key, on a row where every head's top
-    key is clear (ahead by the weight margin): rows where the heads disagree first, `word` first
-    among equals; with none, a row where they clearly agree."""
+    """Whether every head of the layer gives the row of `word` the same top key; margin: the
+    smallest gap of a head's top key over its runner-up in that row (a head that has no clear top
+    key makes the question unclear, and the margin rule then keeps the step from the class). The
+    row is always the one the lesson file names: until issue 46 a row where the heads disagree was
+    put in its place without a word (lesson 1 asked about "The₁" for the file's "sat")."""
     kind, att = ctx.kind, ctx.att()
     w = att.weights.astype(np.float64)
-    layer = layer_of(ctx.view.get("layer", 1), att.num_layers)
+    layer = layer_of(ctx.view.get("layer", "last"), att.num_layers)  # as every query and the editor's form
     w0 = w[layer]
-    toks = list(att.query_tokens)
-    prefer = find_row(att, kind, ctx.args["word"])
+    row = find_row(att, kind, ctx.args["word"])
+    keys = visible(att, row)
+    if len(keys) < 2:  # a row that sees one key only (a causal row 0) has nothing to agree on
+        raise NotApplicable("one_key", word=row_label(att, kind, row))
     n_heads = w0.shape[0]
-
-    def tops_and_margin(r):
-        keys = visible(att, r)
-        tops = [keys[int(w0[h, r, keys].argmax())] for h in range(n_heads)]
-        return tops, min(gap(w0[h, r, keys], keys.index(tops[h])) for h in range(n_heads))
-
-    # a row that sees one key only (a causal row 0) has nothing to agree on
-    order = [r for r in [prefer] + [r for r in range(len(toks)) if r != prefer] if len(visible(att, r)) > 1] or [prefer]
-    clear = [(r, *tops_and_margin(r)) for r in order]
-    clear = [c for c in clear if c[2] >= MARGINS["weight"]] or [(prefer, *tops_and_margin(prefer))]
-    row, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
+    tops = [keys[int(w0[h, row, keys].argmax())] for h in range(n_heads)]
+    margin = min(gap(w0[h, row, keys], keys.index(tops[h])) for h in range(n_heads))
     agree = len(set(tops)) == 1
     return _yesno(
         agree,
@@ -682,7 +678,7 @@ def heads_agree(ctx):
             "kind": kind,
             "layer": layer + 1,
             "head": "—",
-            "word": word_label(att.query_tokens, row),
+            "word": row_label(att, kind, row),
             "n": n_heads,
             "tops": ", ".join(f"{h + 1}: {word_label(att.key_tokens, k)}" for h, k in enumerate(tops)),
             "agree": agree,
@@ -743,14 +739,27 @@ def sharpen_sketch(ctx):
         sketches = [sharpen(w[r, keys], SKETCH_T[s](temp)) for s in order]
         return r, keys, sketches, min(sketch_margin(real_all[r, keys], sketches), sketches_apart(sketches))
 
+    notes = []
     if ctx.args.get("row") == "clearest":
         rows = [r for r in range(len(att.query_tokens)) if len(visible(att, r)) > 1] or [base_row]
         r, keys, sketches, _ = max((option(r) for r in rows), key=lambda o: o[3])
+        if r != base_row:  # the file's row is not the one asked: the step says so (issue 46)
+            notes.append(
+                (
+                    "lesson_note_row_clearest",
+                    {
+                        "asked": row_label(att, kind, base_row),
+                        "used": row_label(att, kind, r),
+                        "margin": f"{max(option(base_row)[3], 0.0):.2f}",
+                        "min": f"{MARGINS['sketch']:.2f}",
+                    },
+                )
+            )
     else:
         r, keys, sketches, _ = option(base_row)
     real = real_all[r, keys]
     labels = [word_label(att.key_tokens, j) for j in keys]
-    where = {"word": word_label(att.query_tokens, r), "layer": layer + 1, "head": head + 1, "temp": temp}
+    where = {"word": row_label(att, kind, r), "layer": layer + 1, "head": head + 1, "temp": temp}
     return dict(
         options=["A", "B", "C"][: len(order)],
         answer=closest_sketch(real, sketches),
@@ -763,6 +772,7 @@ def sharpen_sketch(ctx):
             "after": f"{real.max():.2f}",
         },
         reveal=[Bars(labels, real, "lesson_title_row_temp", where)],
+        notes=notes,
         rule="sketch",
         margin=min(sketch_margin(real, sketches), sketches_apart(sketches)),
     )
@@ -1144,13 +1154,13 @@ def entropy_higher(ctx):
     m = matrix(att.weights.astype(np.float64), layer, head)
     ha, hb = entropy(m[ra]), entropy(m[rb])
     return dict(
-        options=[word_label(att.query_tokens, ra), word_label(att.query_tokens, rb)],
+        options=[row_label(att, kind, ra), row_label(att, kind, rb)],
         answer=0 if ha > hb else 1,
         literal=True,
         params={
             **_where_params(kind, layer, head),
-            "word": word_label(att.query_tokens, ra),
-            "other": word_label(att.query_tokens, rb),
+            "word": row_label(att, kind, ra),
+            "other": row_label(att, kind, rb),
             "h_word": f"{ha:.2f}",
             "h_other": f"{hb:.2f}",
         },

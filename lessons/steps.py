@@ -98,6 +98,9 @@ class Step:
     page: str = ""  # the app page that shows this view (the file's view.page): the reveal links to it
     value: float | None = None  # a slider's true number
     tolerance: float = 0.0
+    # what the step asks instead of what its lesson file names, said on the step (issue 46): each
+    # (translation key, params), e.g. another row ("clearest") or the file's next sentence
+    notes: list = field(default_factory=list)
 
     @property
     def answer_label(self) -> str:

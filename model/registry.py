@@ -50,6 +50,12 @@ NAMES = tuple(PRESETS)
 PACKAGED = ("smollm2-135m", "gemma3-270m")
 
 
+def trained_here(name: str) -> bool:
+    """Whether this project trained the model (one of PRESETS, or a snapshot of one): not a real
+    pretrained model (PACKAGED) nor a Hugging Face one ("hf:...")."""
+    return isinstance(name, str) and name.split("@", 1)[0] in PRESETS
+
+
 def weights_dir() -> Path:
     return Path(os.environ.get("ATTN_WEIGHTS_DIR", WEIGHTS_DIR))
 

@@ -23,9 +23,12 @@ from analysis.measures import (
     rollout,
     word_groups,
 )
+from model.attention import ABLATIONS
+from model.intervention import parse_head
 from ui import cache, page, state, view
-from ui.attention_view import attention_view, bind_view
-from ui.context import model_label, partial
+from ui import intervene as ui_iv
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import model_label, partial, text_box_key
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import PRESENT_MIN_FONT, copy_link, main_area, page_header, plotly_chart, present_figure
@@ -61,6 +64,10 @@ VIEW = (
     Field("tab", "att_tab_id", "head", choice(TABS), omit_default=True),
     view.temperature("att_temp"),  # every layer's, applied on the server (the trace is recomputed)
     view.layer_temperature("att_ltemp"),  # the shown layer's own, applied in the browser
+    # the attention view's knobs (the in-browser model answers them at once; the server's trace too)
+    Field("off", "att_off", [], ui_iv.parse_off, omit_default=True),  # heads switched off, "decoder:1:2,..."
+    Field("how", "att_how", "zero", choice(ABLATIONS), omit_default=True),
+    Field("nopos", "att_nopos", False, state.flag, omit_default=True),  # positions off
 )
 
 
@@ -119,8 +126,27 @@ def head_label(h) -> str:
 # the attention view's report, when the reader lets go: its layer, head, row, tab and the shown
 # layer's temperature become the page's (the link, the room and the tables follow)
 take_view = bind_view(
-    tab=("att_tab_id", "_att_view_tab"), layer="att_layer", head="att_head", q="att_q", temp="att_ltemp"
+    tab=("att_tab_id", "_att_view_tab"),
+    layer="att_layer",
+    head="att_head",
+    q="att_q",
+    temp="att_ltemp",
+    ttemp="att_temp",
+    off="att_off",
+    how="att_how",
+    nopos="att_nopos",
+    text=state.TEXT_KEY,  # a sentence typed and run in the browser, written back when the box is left
 )
+
+
+def knobs(view: dict) -> dict:
+    """The trace's settings for the view's every-layer T, heads off and positions off (defaults left out)."""
+    out = {} if view["temp"] == 1.0 else {"temperature": view["temp"]}
+    if view["off"]:
+        out.update(ablate=tuple(parse_head(h) for h in view["off"]), how=view["how"])
+    if view["nopos"]:
+        out["use_position"] = False
+    return out
 
 
 def toggle_words() -> None:
@@ -143,7 +169,7 @@ def render(ctx: Context, view: dict) -> None:
     runner = ctx.runner()
     tr = None
     if runner is not None:
-        tr = ctx.trace(**({} if temperature == 1.0 else {"temperature": temperature}))
+        tr = ctx.trace(**knobs(view))
     if tr is None:
         copy_link()
         return
@@ -154,7 +180,7 @@ def render(ctx: Context, view: dict) -> None:
         st.caption("🌡️ " + t("att_temp_note", temp=f"{temperature:g}"))
     if tr.output_text:
         st.markdown(output_markdown(tr, "att_translation"))  # off-language: not "Translation"
-    explorer(ctx, tr, runner, temperature)
+    explorer(ctx, tr, runner, view)
 
 
 def measured_on_it(ctx: Context) -> None:
@@ -189,14 +215,21 @@ def measured_on_it(ctx: Context) -> None:
                         other=f"{n['other'][best]:.2f}",
                         mean_noun=f"{n['mean_noun']:.3f}",
                         mean_other=f"{n['mean_other']:.3f}",
+                        min=n["min"],  # the sentence where no head links them (Gemma) names the bar
                     )
                 )
 
 
 @partial
-def explorer(ctx: Context, tr, runner, temperature: float) -> None:
+def explorer(ctx: Context, tr, runner, page_view: dict) -> None:
     """Everything below the sentence: a change of kind, layer, head, query, tab or tile reruns
     only this (ui.context.partial), not the sidebar and the model."""
+    # the view reported knobs the model must be run again for (every layer's T, heads off,
+    # positions): the trace is the whole page's, so the whole page runs again
+    keys = {"temp": "att_temp", "off": "att_off", "how": "att_how", "nopos": "att_nopos"}
+    changed = any(st.session_state.get(key, page_view[name]) != page_view[name] for name, key in keys.items())
+    if changed or st.session_state.get(state.TEXT_KEY, ctx.text) != ctx.text:
+        st.rerun(scope="app")
     # -- controls --------------------------------------------------------------------------------
     kinds = tr.kinds()
     n_layers, n_heads = runner.config.num_layers, runner.config.num_heads
@@ -269,11 +302,17 @@ def explorer(ctx: Context, tr, runner, temperature: float) -> None:
                         "head": head,
                         "q": q,
                         "temp": st.session_state.get("att_ltemp", 1.0),
+                        "ttemp": page_view["temp"],
+                        "off": page_view["off"],
+                        "how": page_view["how"],
+                        "nopos": page_view["nopos"],
                     },
                     key="att_view",
                     on_view=take_view,
                     present=ctx.presentation,
                     temperature=not words,  # merged words' weights are sums, not one softmax
+                    # our own models run in the reader's browser too (not merged words: sums of weights)
+                    live=None if words else live_model(ctx.model, kind, text_box_key(), ctx.text),
                 )
             if ctx.presentation:
                 st.caption((rows_caption(att) + " " if writes else "") + t("att_view_help"))
@@ -296,7 +335,10 @@ def explorer(ctx: Context, tr, runner, temperature: float) -> None:
         q=q,
         words=words,
         tab=st.session_state["att_tab_id"],
-        temp=temperature,
+        temp=page_view["temp"],
+        off=page_view["off"],
+        how=page_view["how"],
+        nopos=page_view["nopos"],
         ltemp=None if words else st.session_state.get("att_ltemp", 1.0),  # merged words: no one softmax
     )
     copy_link()

@@ -50,6 +50,7 @@ VIEW = (
     Field("clayer", "cmp_layer", None, view.whole, one_based=True),  # default: the opening pair's, else the last
     Field("chead", "cmp_head", None, view.whole_or_mean, one_based=True),  # default: the opening pair's, else mean
     view.layer_temperature("cmp_ltemp"),  # A's and B's shown layer, at one T, in the browser
+    view.row("cmp_q"),  # the row chosen in the view: in the link, so a room's students see it (issue 50.8)
 )
 
 
@@ -109,6 +110,7 @@ def render(ctx: Context, view: dict) -> None:
         clayer=layer,
         chead=head,
         ltemp=round(T, 3) if browser_t else None,
+        q=st.session_state.get("cmp_q"),
     )
     copy_link()
 
@@ -259,7 +261,9 @@ def _section_view(
 ) -> None:
     """A, B and B - A in one attention view, drawn in the browser (its layer, head, row and T come
     back through take_view)."""
-    q = min(int(st.session_state.get("cmp_q", min(1, q_n - 1))), len(att_a.query_tokens) - 1)
+    if st.session_state.get("cmp_q") is None:  # neither the link nor the reader chose a row: the second
+        st.session_state["cmp_q"] = min(1, q_n - 1)
+    q = state.fit("cmp_q", range(len(att_a.query_tokens)), lambda i: f"{t('att_what_q')} {i}")
     a_panel = {"title": labels[0], "short": "A", "src": 0, "temp": "view"}
     a_panel["notes"] = {"one": t("cmp_note_one"), "browser": t("cmp_note_browser")}
     with main_area():  # presentation mode: under the title

@@ -89,6 +89,13 @@ def _step_form(ctx: Context) -> None:
     checked, problem = editor.check(spec)
     if problem:
         st.warning(problem, icon="⚠️")
+    if editor.suggestion():  # the typed sentence stays; a beginning that passes is offered, not imposed
+        st.button(
+            t("ed_suggest_sentence", sentence=editor.suggestion()),
+            key="ed_suggest",
+            icon="✂️",
+            on_click=editor.take_suggestion,
+        )
     ok = checked is not None and editor.show_answer(checked, ctx)
     with st.container(horizontal=True):
         st.button(

@@ -6,13 +6,17 @@ from ui import boot  # noqa: F401  (first: on a fresh server, a deep link shows 
 
 import streamlit as st
 
+from analysis.sink import sink_summary
+from model import registry
 from ui import page, state, view
-from ui.attention_view import attention_view, bind_view
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import text_box_key
 from ui.grammar import output_markdown
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header
 from ui.rows import row_labels, rows_caption, written
 from ui.run import Context
+from ui.safe import md
 from ui.widgets import token_legend
 
 # the page explorer (tests/explore.py) fails on a page that draws no control unless it says why
@@ -27,13 +31,16 @@ NO_CONTROLS = (
 VIEW = (view.row("home_q"),)
 
 
-take_row = bind_view(q="home_q")  # the row the reader chose in the view: into the link and the room
+take_row = bind_view(
+    q="home_q", text=state.TEXT_KEY
+)  # and a sentence typed and run in the browser  # the row the reader chose in the view: into the link and the room
 
 
 def render(ctx: Context, view: dict) -> None:
     """The page: the last layer's attention for the sidebar's sentence, and the links onward."""
-    # a Hugging Face model was not trained here: the intro says what it is instead
-    page_header("app_title", "home_intro_hf" if ctx.model.startswith("hf:") else "home_intro")
+    # a real pretrained or Hugging Face model was not trained here: the intro says what it is instead
+    ours = registry.trained_here(ctx.model)
+    page_header("app_title", "home_intro" if ours else "home_intro_hf")
     if not ctx.presentation:  # on a projector the chart comes first; what a weight means follows it
         st.markdown(t("home_meaning"))
 
@@ -65,6 +72,23 @@ def render(ctx: Context, view: dict) -> None:
                 present=ctx.presentation,
                 compact=True,
                 first_layer=layer,  # the exports and the text alternative name the model's own layer
+                # our own models answer the sentence as it is typed, in the reader's browser
+                live=live_model(ctx.model, kind, text_box_key(), ctx.text, knobs=False),
+            )
+        pile = None if ours else sink_summary(att.weights, att.mask)
+        if pile:  # a real model's first-token pile-up, measured on this sentence (issue 50.10)
+            st.markdown(
+                t(
+                    "home_sink_True" if pile["n"] else "home_sink_False",
+                    first=md(att.key_tokens[0]),
+                    n=pile["n"],
+                    total=pile["total"],
+                    share=f"{pile['share']:.2f}",
+                    uniform=f"{pile['uniform']:.2f}",
+                    layer=pile["layer"],
+                    head=pile["head"],
+                    best=f"{pile['best']:.2f}",
+                )
             )
         if rows_caption(att):
             st.caption(rows_caption(att))

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import experiments as ex
+from analysis import reading_distance
 from analysis.measures import mean_of_heads
 from model.errors import InputError
 from model.registry import PRESETS
@@ -311,7 +312,21 @@ def _section_rope(ctx: Context) -> dict:
         config=PLOTLY_CONFIG,
         key="pos_alibi",
     )
+    dists, near = alibi_distances(ctx.device)
+    if near:  # where the steep heads read near is measured, not said of every layer (issue 46)
+        row = " < ".join(f"{x:.2f}" for x in dists[near[0] - 1])
+        st.caption(t("pos_alibi_measured", dists=row, near=", ".join(map(str, near))))
+    else:
+        shown = "; ".join(f"L{la + 1}: " + ", ".join(f"{x:.2f}" for x in d) for la, d in enumerate(dists))
+        st.caption(t("pos_alibi_measured_none", dists=shown))
     return url
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def alibi_distances(device: str) -> tuple[np.ndarray, list[int]]:
+    """The trained gpt-alibi's mean reading distance per (layer, head), its heads from the steepest slope
+    to the shallowest, and the layers where that order is the order of the distances."""
+    return reading_distance.alibi_reading(cache.runner("gpt-alibi", device))
 
 
 def _real_rope(ctx: Context) -> dict:

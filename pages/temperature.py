@@ -160,15 +160,16 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
     if st.session_state.get("temp_q") is None:
         st.session_state["temp_q"] = min(1, len(q_tokens) - 1)
     q = state.fit("temp_q", range(len(q_tokens)), lambda v: t("temp_query_n", n=v))
+    suffix = "_translator" if translator else ""  # its layer n: three attentions (issue 46)
     where = (
         t("temp_note_server_all")
         if t_layer is None
-        else t("temp_note_server_layer").replace("{scope}", str(t_layer + 1))
+        else t("temp_note_server_layer" + suffix).replace("{scope}", str(t_layer + 1))
     )
     pending = (
         t("temp_note_pending_all")
         if t_layer is None
-        else t("temp_note_pending_layer").replace("{scope}", str(t_layer + 1))
+        else t("temp_note_pending_layer" + suffix).replace("{scope}", str(t_layer + 1))
     )
     at_t = {"title": t("temp_at_t"), "short": t("temp_at_t"), "src": 0, "temp": "view", "scope": scope}
     at_t["exact"] = exact_layers(runner, kind, t_layer)

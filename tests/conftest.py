@@ -1,11 +1,27 @@
 import math
+import os
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
+# One torch thread in every test process, as the app runs (ui/cache.py, the Dockerfile, the test
+# servers of drive/server.py): set before torch is imported. With torch's default of a thread per
+# core, two pytest-xdist workers ran four threads on the two cores, and a process that had not yet
+# imported ui/cache.py (which sets one) ran two: tests/test_lessons.py's recomputation of two
+# lessons took 82-88 s and 26-29 s of CPU against 15-21 s and 5 s with one thread (2026-12-04,
+# load 11-13, the same run alternated twice). ATTN_TORCH_THREADS=N sets another number.
+os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("ATTN_TORCH_THREADS", "1"))
+os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 WEIGHTS = Path(__file__).resolve().parent.parent / "model" / "weights"
+
+
+def pytest_configure(config):
+    """torch imported before this file (a plugin): its thread count set here instead."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 def _show_errors() -> None:
@@ -408,8 +424,13 @@ TIMED_FILES = (
     "test_timeline_play.py",
     "test_production.py",
 )
-# test_cli.py: each test runs the CLI in a subprocess (torch imported again), one of them trains
+# test_cli.py: each test runs the CLI in a subprocess (torch imported again), one of them trains;
+# test_editor.py drives the lesson editor page through AppTest (5-8 s a test); test_onnx_tokenizer.py
+# runs node on thousands of texts; test_smollm.py loads SmolLM2 (as test_gemma.py, marked in its file, loads Gemma)
 SLOW_FILES = (
+    "test_smollm.py",
+    "test_editor.py",
+    "test_onnx_tokenizer.py",
     "test_explore.py",
     "test_claims.py",
     "test_lessons_page.py",
@@ -418,9 +439,64 @@ SLOW_FILES = (
     "test_cli.py",
 )
 
+# The untimed server phase's longest files, longest first (their tests' seconds in the clean-clone
+# runs of 2026-12-04, 14:14 and 14:38 UTC). ./scripts/test hands its two workers whole files in the
+# order of the collection (--no-loadscope-reorder), which is this order, then the other files:
+# the long ones start first and the short ones fill in at the end. pytest-xdist's own order (most
+# tests first) handed out the 57 s bench guard and a 37 s editor test last, one worker running
+# them while the other had finished. A browser file that takes more than about 30 s goes here, in
+# its place (an unlisted file costs time at the end of the phase, never a test).
+LONG_SERVER_FILES = (
+    "test_room_walk.py",  # a class's hour: every lesson, teacher, laptop and phone (415 s at load 12-15)
+    "test_live_model.py",  # the in-browser model, five models x knobs (~2 min at load 10-20)
+    "test_bench_attacks.py",  # every attack's phase at its smallest (100-125 s at load 10-14)
+    "test_security.py",  # ~170 s
+    "test_screens.py",  # ~145 s
+    "test_projector.py",  # ~135 s
+    "test_walk.py",  # ~120 s (every step in English; Chinese every lesson and question type)
+    "test_classhour.py",  # ~90 s
+    "test_pages.py",  # ~70 s
+    "test_attention_view.py",  # ~60 s of untimed tests
+    "test_bench_smallest.py",  # ~57 s
+    "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
+    "test_teacher_reveal.py",  # ~45 s
+    "test_lesson_editor.py",  # ~37 s
+    "test_new_page_and_lesson.py",  # ~30 s: the contributor's copy served and walked
+    "test_attention_view_hf.py",  # ~25 s
+)
+
+# The model's own tests (model/: attention, positions, tokenizer, runners, interventions, the
+# Hugging Face adapter), each against an independent oracle, marked `model`: after a change in
+# model/, `./scripts/test -n 2 -m model` (under 30 s) says what broke in the model before a lesson
+# or a page does ("no_clear_head" is a lesson's margin failing on a changed model). They run first
+# in every run. Not in this loop: the Hugging Face adapter's checks against transformers
+# (test_hf.py: building its tiny models took 35-39 s of each worker's setup at load 11-14, against a
+# 30 s loop), the real pretrained models' (test_smollm.py, test_gemma.py: a model load each) and the
+# ONNX export's, which are slow-marked.
+MODEL_FILES = (
+    "test_attention.py",
+    "test_positional.py",
+    "test_models.py",
+    "test_runner.py",
+    "test_tokenizer.py",
+    "test_intervene.py",
+    "test_row_labels.py",
+    "test_walkthrough.py",
+    "test_hf_names.py",
+    "test_gguf_fast.py",
+)
+
+
+def run_order(item) -> tuple[int, int]:
+    """The model's tests first, then the long server files, longest first; the rest as collected."""
+    path = Path(str(item.fspath))
+    long = LONG_SERVER_FILES.index(path.name) if path.name in LONG_SERVER_FILES else len(LONG_SERVER_FILES)
+    return (not (path.name in MODEL_FILES and path.parent.name == "tests"), long)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=run_order)  # stable: the other files keep their order, after these
     for item in items:
         path = Path(str(item.fspath))
         if "browser" in path.parts or path.name in SERVER_FILES:
@@ -429,6 +505,12 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.timed)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
+        # the tiny Hugging Face models (`tiny`): transformers imported, tokenizers trained and four
+        # models saved, in each worker that runs one (25-50 s of a worker's setup at load 12-20)
+        if "tiny" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+        if path.name in MODEL_FILES and path.parent.name == "tests" and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.model)  # the model's fast tests: `-m model`
 
 
 # -- the real pretrained decoder (model/hf/pretrained.py: SmolLM2-135M from its pip package) ----------
@@ -448,6 +530,21 @@ def packaged_missing(name: str) -> str | None:
     if not pretrained.installed(name):
         return f"{name} is not installed ({pretrained.INSTALL})"
     return None
+
+
+def on_a_real_model(path: Path) -> bool:
+    """A lesson file with a step on a real pretrained model (SmolLM2, Gemma): loading it and
+    tracing the steps takes 20-60 s, so a test's case for that lesson is marked slow."""
+    from lessons import schema
+    from model.registry import PACKAGED
+
+    return any(s["model"] in PACKAGED for s in schema.validate(Path(path).read_bytes()).steps)
+
+
+def each_lesson(paths) -> list:
+    """Lesson files as parameters named by their stem, those on a real model marked slow (the fast
+    loop builds the lessons on our own models; the full run builds every one)."""
+    return [pytest.param(p, id=Path(p).stem, marks=[pytest.mark.slow] if on_a_real_model(p) else []) for p in paths]
 
 
 def smollm_missing() -> str | None:

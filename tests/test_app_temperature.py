@@ -179,3 +179,23 @@ def test_chinese_interface_has_every_string(page_language):
     at = open_page("gpt", lang="zh", temp=3)
     assert at.title[0].value == "温度"
     assert not [k for k in missing if k.startswith("temp_")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_translators_notes_name_the_attention_t_acts_on(lang):
+    """The translator's layer n holds three attentions (encoder self, decoder self, cross): the browser's
+    "T in layer n only" acts on the one shown, the server's on all three (issue 46: the notes said
+    "layer n" for both, while cross-attention differs between them by up to 0.15 at T = 3)."""
+    from ui.i18n import text_in
+
+    at = open_page("translator", kind="cross", temp="3", tlayer=2, layer=2, lang=lang)
+    header, _, _ = view(at)
+    cross, enc, dec = (text_in(lang, f"av_attention_{k}") for k in ("cross", "encoder", "decoder"))
+    assert header["attention"] == cross
+    notes = header["panels"][1]["notes"]
+    shown = notes["browser"].replace("{attention}", header["attention"]).replace("{layer}", "2")
+    assert cross in shown and enc not in shown
+    for key in ("server", "pending"):  # the server's T: every attention of layer 2, each named
+        assert all(name in notes[key] for name in (enc, dec, cross)), notes[key]
+    gpt = view(open_page("gpt", temp="3", tlayer=2, layer=2, lang=lang))[0]
+    assert gpt["attention"] == dec and cross not in gpt["panels"][1]["notes"]["server"]

@@ -55,3 +55,18 @@ def test_the_apps_client_pairs_use_the_visitor(monkeypatch):
     monkeypatch.setattr(classroom.st, "context", Ctx())
     monkeypatch.setattr(classroom, "student_id", lambda: "browser-1")
     assert classroom.client() == [("browser", "browser-1"), ("address", "203.0.113.50")]
+
+
+def test_an_ipv6_visitor_is_counted_by_its_network_not_by_each_address(monkeypatch):
+    """Red team (issue 45, item 5's class): an ISP gives one customer a /64 or more; counted address
+    by address, one visitor opened rooms from 2**64 addresses and the per-address limit never held."""
+    from ui import classroom
+
+    seen = []
+    for host in ("2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:fffe", "2001:db8:1:2:dead:beef:0:7"):
+        monkeypatch.setattr(ca, "visitor", lambda peer, headers, setting=None, host=host: host)
+        monkeypatch.setattr(classroom, "student_id", lambda: "browser-x")
+        seen.append(dict(classroom.client())["address"])
+    assert len(set(seen)) == 1, seen  # one bucket for the /64
+    assert ca.bucket("2001:db8:1:3::1") != seen[0]  # the next /64 is another visitor
+    assert ca.bucket("203.0.113.7") == "203.0.113.7" and ca.bucket("::ffff:203.0.113.7") == "203.0.113.7"

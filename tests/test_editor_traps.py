@@ -84,3 +84,49 @@ def test_an_untouched_slider_is_not_an_answer(right_first):
     assert not at.button(key="pick_go").disabled
     at.button(key="pick_go").click().run()
     assert "given=2" in at.markdown[-1].value
+
+
+@pytest.mark.parametrize(("name", "lang"), [("gpt", "en"), ("translator", "zh")])
+def test_choosing_the_question_type_keeps_what_the_teacher_typed(name, lang):
+    """Issue 50.5: every question type in turn, after the teacher typed a sentence and a question of
+    their own: both stay as typed (the defaults search once cut the sentence to a beginning that
+    passes, and each later choice cut it further); where a beginning passes and the sentence does
+    not, it is offered as a button, and taking it puts it in the box."""
+    from lessons.queries import QUERIES
+
+    typed = "The dog saw the cat on the mat"
+    question = "Where does the dog look?" if lang == "en" else "狗看向哪里？"
+    at = apptest.open_page(EDITOR, name, 180, lang=lang)
+    at.text_input(key="ed_sentence").set_value(typed).run()
+    at.text_area(key=f"ed_ask_{lang}").set_value(question).run()
+    offered = {}
+    for q in QUERIES:
+        at.selectbox(key="ed_query").set_value(q).run()
+        apptest.ok(at)
+        assert at.text_input(key="ed_sentence").value == typed, (q, at.text_input(key="ed_sentence").value)
+        assert at.text_area(key=f"ed_ask_{lang}").value == question, q
+        buttons = [b for b in at.button if b.key == "ed_suggest"]
+        if buttons:
+            offered[q] = buttons[0].label
+    assert offered, "no question type needed a shorter sentence: nothing offered to check"
+    q, label = next(iter(offered.items()))
+    at.selectbox(key="ed_query").set_value(q).run()
+    at.button(key="ed_suggest").click().run()
+    apptest.ok(at)
+    now = at.text_input(key="ed_sentence").value
+    assert now != typed and typed.startswith(now) and f"“{now}”" in label, (now, label)
+    assert not [b for b in at.button if b.key == "ed_suggest"]
+
+
+def test_an_untyped_sentence_still_opens_on_the_defaults():
+    """The sidebar's sentence, never typed in the editor, still takes the beginning the defaults
+    search finds (a question type opens without a warning)."""
+    at = apptest.open_page(EDITOR, "gpt", 180, lang="en")
+    first = at.text_input(key="ed_sentence").value
+    at.selectbox(key="ed_query").set_value("switch_off_changes").run()  # passes on a beginning only
+    apptest.ok(at)
+    now = at.text_input(key="ed_sentence").value
+    assert first.startswith(now) and now != first, (first, now)
+    assert not at.button(key="ed_add").disabled
+    at.text_input(key="ed_lesson_id").set_value("another-run").run()  # any later run keeps it
+    assert at.text_input(key="ed_sentence").value == now

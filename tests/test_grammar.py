@@ -32,6 +32,7 @@ def test_warning_fires_outside_the_grammar(runners, text):
     assert outside(runners["translator"], text) and outside(runners["gpt"], text)
 
 
+@pytest.mark.slow  # every held-out sentence through both models (4 s)
 def test_silent_on_held_out_sentences_in_both_languages(runners):
     pairs = corpus.heldout_pairs(1000, seed=3)
     for lang in ("en", "zh"):

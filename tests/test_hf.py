@@ -414,6 +414,7 @@ def app_pages() -> list[str]:
 MINILM = "hf:all-minilm-l6-v2"  # the packaged folder's name: visitors never see or send its path
 
 
+@pytest.mark.slow  # every page through AppTest
 def test_minilm_on_every_page():
     from streamlit.testing.v1 import AppTest
 
@@ -433,6 +434,7 @@ def test_minilm_on_every_page():
         assert at.query_params["model"] in (MINILM, [MINILM]) or page.endswith("generation.py")
 
 
+@pytest.mark.slow  # two pages through AppTest (the cost page 3 s)
 @pytest.mark.parametrize("file, params", [("pages/cost.py", {"sec": "sparse"}), ("pages/generation.py", {})])
 def test_on_a_projector_a_page_that_draws_our_gpt_names_it(file, params):
     """An encoder chosen in the sidebar: the generation page writes with our GPT, and the cost
@@ -527,6 +529,7 @@ def test_without_transformers_the_app_is_as_before(tiny, monkeypatch):
     assert any("model" in w.value for w in at.warning)
 
 
+@pytest.mark.slow  # a page through AppTest
 def test_generation_page_uses_a_hugging_face_decoder(tiny, monkeypatch):
     """A decoder-only HF model writes on the generation page itself (no fallback to our GPT)."""
     from streamlit.testing.v1 import AppTest

@@ -14,6 +14,7 @@ import pytest
 import model
 from bench.attack import heavy_lesson
 from lessons import build, files, schema
+from tests.conftest import each_lesson
 from ui import slots
 from ui.i18n import text_in
 
@@ -59,15 +60,18 @@ def test_the_30_step_lesson_is_refused_before_anything_is_built(load):
     assert e.params["cost"] in zh and "计算单位" in zh
 
 
-def test_the_built_in_lessons_and_the_examples_are_well_inside_the_bound(load):
-    from pathlib import Path
+LESSON_FILES = [files.BUILTIN_DIR / f"{n}.toml" for n in files.BUILTIN]
+LESSON_FILES += sorted((files.BUILTIN_DIR.parent / "examples").glob("*.toml"))
 
-    lessons = [files.builtin(n) for n in files.BUILTIN]
-    lessons += [
-        schema.validate(p.read_bytes()) for p in sorted(Path(files.BUILTIN_DIR.parent / "examples").glob("*.toml"))
-    ]
-    for lesson in lessons:
-        assert build.check_cost(lesson, load) < build.MAX_COST / 10, lesson.id
+
+def test_every_built_in_lesson_and_example_is_checked_here():
+    assert len(LESSON_FILES) > len(files.BUILTIN) >= 1
+
+
+@pytest.mark.parametrize("path", each_lesson(LESSON_FILES))
+def test_the_built_in_lessons_and_the_examples_are_well_inside_the_bound(path, load):
+    lesson = schema.validate(path.read_bytes())
+    assert build.check_cost(lesson, load) < build.MAX_COST / 10, lesson.id
 
 
 def test_the_estimate_grows_with_steps_sentences_and_the_query(load):

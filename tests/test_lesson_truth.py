@@ -82,3 +82,73 @@ def test_rope_and_alibi_record_their_training_settings(name):
         recipe["steps"],
     )
     assert trained["weight_decay"] == recipe.get("weight_decay", 0.01) and trained["betas"] == [0.9, 0.98]
+
+
+# -- a query never swaps the teacher's row or sentence without saying so (issue 46) ---------------------
+def step_of(lesson: str, step_id: str, runners):
+    from lessons import files
+
+    ls = files.builtin(lesson)
+    i = next(i for i in range(len(ls.steps)) if ls.step_id(i) == step_id)
+    return ls.steps[i], B.build_step(ls.steps[i], runners, step_id)
+
+
+def test_a_step_asked_on_the_files_next_sentence_says_why(runners):
+    """decoder.5's first sentence is 'The cat sat on', where GPT is too sure of its next token to ask;
+    the step asks 'The cat sat' and says so, with the probability measured here by torch."""
+    spec, step = step_of("decoder", "decoder.5", runners)
+    first = spec["sentence"][0]
+    p = 1.0 - rest_by_hand(runners("gpt"), first)
+    assert p >= 0.95 and step.params["prompt"] != first
+    assert step.notes[0] == ("lesson_note_sentence_certain", {"sentence": first, "p": f"{p:.2f}", "max": 0.95})
+
+
+def test_a_step_asked_on_another_row_says_which_and_why(runners):
+    spec, step = step_of("decoder", "decoder.4", runners)
+    (key, params), *_ = step.notes
+    assert key == "lesson_note_row_clearest"
+    assert params["asked"] == spec["args"]["word"] and params["used"] == step.params["word"] != params["asked"]
+    assert float(params["margin"]) < MARGINS["sketch"]
+
+
+def test_a_step_on_the_files_own_row_and_sentence_says_nothing(runners):
+    for lesson, step_id in (("attention", "attention.3"), ("decoder", "decoder.3"), ("positions", "positions.7")):
+        assert step_of(lesson, step_id, runners)[1].notes == [], step_id
+
+
+@pytest.mark.parametrize("word, layer", [("sat", 1), ("The", 1), ("mat", 2)])
+def test_heads_agree_answers_for_the_row_the_file_names(runners, word, layer):
+    """Lesson 1 step 6 named 'sat' and was asked about 'The1' (where the heads disagree) without a word;
+    every head's top key is recomputed here on the file's row with numpy."""
+    r = runners("translator")
+    att = r.trace("The cat sat on the mat").attention["encoder"]
+    row = [t.lower() for t in att.query_tokens].index(word.lower())
+    w = att.weights.astype(np.float64)[layer - 1, :, row]
+    tops = [int(np.argmax(h)) for h in w]
+    margin = min(float(np.sort(h)[-1] - np.sort(h)[-2]) for h in w)
+    spec = {
+        "model": "translator",
+        "sentence": "The cat sat on the mat",
+        "question": "yesno",
+        "query": "heads_agree",
+        "view": {"kind": "encoder", "layer": layer},
+        "args": {"word": word},
+        "ask": {"en": "{word}"},
+        "reveal": {"en": "{tops}"},
+    }
+    step = B.build_step(spec, runners, "t.1")
+    assert step.params["word"].rstrip("₁₂") == att.query_tokens[row]
+    assert step.answer_label == ("yes" if len(set(tops)) == 1 else "no")
+    assert step.margin == pytest.approx(margin, abs=1e-9)
+
+
+def test_the_lessons_page_shows_the_note_in_both_languages():
+    import apptest
+
+    from ui.i18n import text_in
+
+    for lang in ("en", "zh"):
+        at = apptest.open_page("pages/lessons.py", "gpt", 180, lang=lang, lesson="decoder", step=5)
+        shown = " ".join(c.value for c in at.caption).replace("\\", "")
+        want = text_in(lang, "lesson_note_sentence_certain", sentence="The cat sat on", p="1.00", max=0.95)
+        assert want in shown, shown

@@ -421,17 +421,11 @@ def o_heads_agree(r, text, view, args):
     kind = kind_of(r, view)
     att = trace(r, text, view).attention[kind]
     w = att.weights.astype(np.float64)
-    la = view.get("layer", 1) - 1
-    prefer = position(row_names(att, kind), args["word"])
-    cands = []
-    for row in [prefer] + [i for i in range(len(att.query_tokens)) if i != prefer]:
-        keys = seen(r, att, kind, row)
-        if len(keys) < 2:  # a row that sees one key has nothing to agree on
-            continue
-        tops = [keys[int(np.argmax(w[la, h, row, keys]))] for h in range(att.num_heads)]
-        cands.append((row, tops, min(top2(w[la, h, row, keys]) for h in range(att.num_heads))))
-    clear = [c for c in cands if c[2] >= WEIGHT] or cands[:1]
-    _, tops, margin = next((c for c in clear if len(set(c[1])) > 1), clear[0])
+    la = att.num_layers - 1 if view.get("layer", "last") == "last" else view["layer"] - 1
+    row = position(row_names(att, kind), args["word"])  # the file's row, never another (issue 46)
+    keys = seen(r, att, kind, row)
+    tops = [keys[int(np.argmax(w[la, h, row, keys]))] for h in range(att.num_heads)]
+    margin = min(top2(w[la, h, row, keys]) for h in range(att.num_heads))
     return want("yes" if len(set(tops)) == 1 else "no", "weight", margin)
 
 
@@ -567,7 +561,7 @@ def o_entropy_higher(r, text, view, args):
     la, h = where(w, view, ra)
     m = mat(w, la, h)
     ha, hb = entropy(m[ra]), entropy(m[rb])
-    return want(label(att.query_tokens, ra if ha > hb else rb), "entropy", abs(ha - hb))
+    return want(label(names, ra if ha > hb else rb), "entropy", abs(ha - hb))
 
 
 ORACLES = {name[2:]: fn for name, fn in globals().items() if name.startswith("o_")}

@@ -15,6 +15,14 @@ class Session:
     id = "s1"
 
 
+class Uploader:
+    id = "uploader-session"
+
+
+class Stranger:
+    id = "a-session-without-the-uploader"
+
+
 def _msg(kind: str) -> BackMsg:
     m = BackMsg()
     field = BackMsg.DESCRIPTOR.fields_by_name[kind]
@@ -33,6 +41,10 @@ def test_only_the_messages_a_page_needs_pass_and_the_rest_are_refused():
         m = _msg(kind)
         if kind == "backend_operation_request":
             m.backend_operation_request.deferred_file.SetInParent()
+        if kind == "file_urls_request":  # asked by the lesson uploader's session alone
+            hardening.allow_uploads(Uploader.id)
+            hardening.gate(Uploader(), m, passed.append)
+            continue
         hardening.gate(Session(), m, passed.append)
     got = {m.WhichOneof("type") for m in passed}
     assert got == set(hardening.ALLOWED_MESSAGES) & set(TYPES)
@@ -183,3 +195,164 @@ def test_a_widget_value_within_the_bounds_is_untouched():
     handled = []
     hardening.gate(Session(), m, handled.append)
     assert handled[0].SerializeToString() == before
+
+
+def _client_state_attack(part: str) -> BackMsg:
+    """One rerun of about 950 kB (under server.maxWidgetStateSize) in one part of the client state
+    Streamlit keeps in an idle session (issue 45's class 9, beyond the widgets' values)."""
+    m = BackMsg()
+    r = m.rerun_script
+    if part == "hashes":
+        r.cached_message_hashes.extend(f"{k:x}" for k in range(120_000))
+    elif part == "query":
+        r.query_string = "&".join(f"k{k}=v" for k in range(80_000))
+    elif part == "context":
+        r.context_info.url = "https://x/?" + "a" * 950_000
+        r.context_info.timezone = "Europe/" + "b" * 1_000
+        r.context_info.locale = "zh-" + "c" * 1_000
+    elif part == "widgets":  # many widgets the page never drew, each value within its own bound
+        for k in range(20_000):
+            w = r.widget_states.widgets.add()
+            w.id, w.string_value = f"$$ID-{k}-" + "x" * 20, "y" * 8
+    elif part == "long ids":
+        for k in range(200):
+            w = r.widget_states.widgets.add()
+            w.id, w.int_value = f"{k}-" + "z" * 4_000, 1
+    elif part == "names":
+        r.page_name = "p" * 300_000
+        r.page_script_hash = "h" * 300_000
+        r.fragment_id = "f" * 300_000
+    elif part == "texts":  # 120 widgets each at the 8,000-character bound: 960 kB
+        for k in range(120):
+            w = r.widget_states.widgets.add()
+            w.id, w.string_value = f"box{k}", "t" * hardening.WIDGET_TEXT_MAX
+    return m
+
+
+PARTS = ["hashes", "query", "context", "widgets", "long ids", "names", "texts"]
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_part_of_a_rerun_the_session_keeps_is_bounded(part):
+    """30 idle sockets that each sent one such rerun had grown a server by 59-211 MB (hashes: a
+    frozenset of 14 bytes of Python per byte sent); each part now keeps a few kB."""
+    m = _client_state_attack(part)
+    assert 700_000 < m.ByteSize() < 1_000_000
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    (got,) = handled
+    r = got.rerun_script
+    assert r.ByteSize() <= hardening.CLIENT_STATE_MAX
+    assert len(r.cached_message_hashes) <= hardening.HASHES_MAX
+    assert len(r.widget_states.widgets) <= hardening.WIDGETS_MAX
+    assert len(r.query_string) <= hardening.QUERY_MAX
+    assert max(len(r.page_name), len(r.page_script_hash), len(r.fragment_id)) <= hardening.NAME_MAX
+    assert all(len(getattr(r.context_info, f)) <= hardening.CONTEXT_MAX for f in ("timezone", "locale"))
+    assert all(len(w.id) <= hardening.NAME_MAX for w in r.widget_states.widgets)
+
+
+def test_a_cut_query_keeps_whole_parameters():
+    query = "model=gpt&" + "&".join(f"k{k}=v{k}" for k in range(10_000))
+    m = BackMsg()
+    m.rerun_script.query_string = query
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    kept = handled[0].rerun_script.query_string
+    assert 0 < len(kept) <= hardening.QUERY_MAX and query.startswith(kept + "&")
+    assert kept.startswith("model=gpt&")
+
+
+def largest_page_rerun() -> BackMsg:
+    """What a browser sends at most: a 1,960-character Chinese sentence in the link, its context,
+    300 cached elements' md5 hashes, 40 widgets (the editor draws 32) with the sentence in one."""
+    import hashlib
+
+    m = BackMsg()
+    r = m.rerun_script
+    text = "猫坐在垫子上。" * 280  # a 1,960-character sentence in the link, percent-encoded
+    from urllib.parse import quote
+
+    r.query_string = f"model=translator&text={quote(text)}&layer=1&head=2&temp=0.5"
+    r.page_name, r.page_script_hash, r.fragment_id = "attention", hashlib.md5(b"p").hexdigest(), "frag"
+    r.cached_message_hashes.extend(hashlib.md5(str(k).encode()).hexdigest() for k in range(300))
+    r.context_info.timezone, r.context_info.locale = "Asia/Shanghai", "zh-CN"
+    r.context_info.url = f"https://class.example/attention?{r.query_string}"
+    for k in range(40):
+        w = r.widget_states.widgets.add()
+        w.id, w.string_value = f"$$ID-{hashlib.md5(str(k).encode()).hexdigest()}-box_{k}", "The cat sat on the mat"
+    r.widget_states.widgets[0].string_value = text
+    return m
+
+
+def test_a_pages_own_rerun_passes_untouched():
+    m = largest_page_rerun()
+    before = m.SerializeToString()
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    assert handled[0].SerializeToString() == before
+
+
+def test_upload_urls_only_for_a_session_with_the_uploader_few_names_and_a_rate():
+    """One file_urls_request of 300,000 one-letter names took Streamlit 11 s on the event loop and
+    answered 50 MB; it is now refused where no uploader was drawn, cut to UPLOAD_FILES names
+    where one was, and a flood of them refused past URL_REQUEST_BURST."""
+    m = BackMsg()
+    m.file_urls_request.request_id = "r1"
+    m.file_urls_request.file_names.extend(["a"] * 300_000)
+    passed = []
+    hardening.gate(Stranger(), m, passed.append)
+    assert passed == []
+    hardening.allow_uploads(Uploader.id)
+    session = Uploader()
+    hardening.gate(session, m, passed.append)
+    assert len(passed) == 1 and list(passed[0].file_urls_request.file_names) == ["a"] * hardening.UPLOAD_FILES
+    for _ in range(50):
+        hardening.gate(session, m, passed.append)
+    assert len(passed) <= hardening.URL_REQUEST_BURST + 1
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_a_large_message_reaches_streamlit_bounded_and_reserialized(part):
+    """Streamlit's websocket loop keeps the last message's bytes and parse: what it gets is bounded."""
+    data = _client_state_attack(part).SerializeToString()
+    got = hardening.shrink_inbound(data)
+    assert len(got) <= hardening.CLIENT_STATE_MAX + 64
+    m = BackMsg()
+    m.ParseFromString(got)
+    assert len(m.rerun_script.cached_message_hashes) <= hardening.HASHES_MAX
+    assert len(m.rerun_script.widget_states.widgets) <= hardening.WIDGETS_MAX
+
+
+def test_a_pages_own_message_reaches_streamlit_as_sent():
+    data = largest_page_rerun().SerializeToString()
+    assert len(data) > hardening.SHRINK_OVER  # it is parsed and re-serialized ...
+    again = BackMsg()
+    again.ParseFromString(hardening.shrink_inbound(data))
+    assert again == largest_page_rerun()  # ... and equal to what was sent
+    assert hardening.shrink_inbound(b"\x00not a message") == b"\x00not a message"
+
+
+@pytest.mark.parametrize(
+    "report", ["not json", '{"layer": not json}', '{"temp": NaN}', '{"temp": Infinity}', "-Infinity", "[" * 5_000, ""]
+)
+def test_a_component_report_that_is_not_json_becomes_null(report):
+    """Streamlit parses a component's JSON value on every later run, on every page: one such report
+    had put a JSONDecodeError box on home, attention, temperature and compare until the tab closed."""
+    for field in ("json_value", "json_trigger_value"):
+        m = BackMsg()
+        w = m.rerun_script.widget_states.widgets.add()
+        w.id = "$$ID-abc-att_view"
+        setattr(w, field, report)
+        handled = []
+        hardening.gate(Session(), m, handled.append)
+        assert getattr(handled[0].rerun_script.widget_states.widgets[0], field) == "null"
+
+
+@pytest.mark.parametrize("report", ['{"layer": 1, "head": [0, 2], "q": {"a": null}, "temp": 0.5}', "null", "3", '"x"'])
+def test_a_json_report_is_kept_as_sent(report):
+    m = BackMsg()
+    w = m.rerun_script.widget_states.widgets.add()
+    w.id, w.json_value = "$$ID-abc-att_view", report
+    handled = []
+    hardening.gate(Session(), m, handled.append)
+    assert handled[0].rerun_script.widget_states.widgets[0].json_value == report

@@ -54,21 +54,25 @@ zh = "教程里用到的词。"
 en = "Word"
 zh = "词"
 """
+# a seventh lesson with a long title in both languages (on a projector the lesson menu and the
+# step's progress share one line: a long title must not push the reveal's chart below the screen,
+# tests/browser/test_new_page_and_lesson.py), its first step revealed by a heatmap
 LESSON = """
 id = "glossary"
-title = { en = "9 · Words", zh = "9 · 术语" }
+title = { en = "9 · The words the tutorials use: query, key, value, head, layer and mask", zh = "9 · 教程里用到的词：查询、键、值、头、层和掩码，一个一个看" }
 
 [[step]]
 id = "glossary.1"
 model = "gpt"
-sentence = "The cat sat on the mat"
-question = "choice"
-query = "token_count"
-view = { kind = "decoder", page = "glossary" }
-ask.en = "How many tokens does the model read?"
-ask.zh = "模型读到几个词元？"
-reveal.en = "It reads {n} tokens."
-reveal.zh = "它读到 {n} 个。"
+sentence = "The cat sat on the mat. It was happy."
+question = "word"
+query = "top_key"
+view = { kind = "decoder", layer = "any", head = "furthest", page = "glossary" }
+args = { word = "It" }
+ask.en = "In GPT layer {layer}, head {head}, which word does “{word}” read most?"
+ask.zh = "在 GPT 第 {layer} 层第 {head} 个头中，“{word}” 最关注哪个词？"
+reveal.en = "“{word}” reads “{top}” with weight {weight}."
+reveal.zh = "“{word}” 关注 “{top}”，权重 {weight}。"
 
 [[step]]
 id = "glossary.2"
@@ -103,64 +107,67 @@ glossary_word = "definitional"
 """
 LESSON_MARKS = """
 "title" = "definitional"
-"glossary.1.ask" = { query = "token_count" }
-"glossary.1.reveal" = { query = "token_count" }
+"glossary.1.ask" = { query = "top_key" }
+"glossary.1.reveal" = { query = "top_key" }
 "glossary.2.ask" = { query = "token_count" }
 "glossary.2.reveal" = { query = "token_count" }
 "glossary.3.ask" = { query = "token_count" }
 "glossary.3.reveal" = { query = "token_count" }
 """
-CHECK = """
-from lessons import files
-from lessons.build import build
-from model import load
-from tests import explore, test_explore
-from ui.lesson_view import explore_target
+# The suite's own checks that read every page of app.py or every built-in lesson, run in the copy:
+# those with a case per page or lesson on the new ones alone (their ids name "glossary"), the others
+# whole. Each file of tests/ that reads the page list or the built-in lessons is here or in
+# ELSEWHERE with where its check on a new page or lesson runs (test_the_copy_runs_every_check_...).
+IN_COPY = {
+    "tests/test_explore.py": "glossary",  # the page for every model and language, every control
+    "tests/test_render.py": "glossary",  # a view and a render; drawn from a Context of its own
+    "tests/test_page_statements.py": "glossary or test_pages_declare_what_draws_their_main_chart",
+    "tests/test_views.py": "",  # every page's view: link names parsed one way, 1-based layers and heads
+    "tests/test_marks.py": "test_every_string_is_marked_and_every_mark_names_a_string or test_lesson_marks_follow",
+    "tests/test_i18n.py": "",  # every string in both languages; every page through AppTest in both
+    "tests/test_image.py": "test_the_build_context_holds_every_file_the_app_reads",
+    "tests/test_lessons.py": "glossary or test_every_query_has_an_oracle or test_every_file_in_the_builtin",
+    "tests/test_lesson_budget.py": "glossary",  # the lesson's compute well inside the bound
+    "tests/test_hostile_cost.py": "glossary",  # no step priced under the forwards its build runs
+    "tests/test_defaults.py": "test_no_built_in_step_asks_a_question_the_model_is_sure_of",
+    "tests/test_zh_terms.py": "",  # one Chinese term per concept in every string and lesson text
+    "tests/test_lesson_says.py": "glossary",  # a reveal's fixed phrases filled, defined or guarded
+}
+# the case ids that must be among the copy's passed tests: a check that found no new page or lesson
+# to run on fails here instead of passing on the old ones
+NEW_CASES = (
+    "tests/test_explore.py::test_every_model_and_language_opens_the_default_view[pages/glossary.py]",
+    "tests/test_explore.py::test_every_control_one_at_a_time[pages/glossary.py]",
+    "tests/test_render.py::test_a_page_file_is_a_view_and_a_render[pages/glossary.py]",
+    "tests/test_page_statements.py::test_pages_declare_what_draws_their_main_chart",  # every page, whole
+    "tests/test_lessons.py::test_every_step_of_every_lesson_file_agrees_with_an_independent_recomputation[glossary]",
+    "tests/test_lessons.py::test_every_step_of_every_lesson_file_passes_the_margin_rule_on_its_model[glossary]",
+    "tests/test_lessons.py::test_built_in_lessons_keep_their_steps[glossary]",
+    "tests/test_lesson_budget.py::test_the_built_in_lessons_and_the_examples_are_well_inside_the_bound[glossary]",
+    "tests/test_hostile_cost.py::test_no_built_in_step_is_priced_under_the_forwards_its_build_runs[glossary.1:top_key]",
+    "tests/test_lesson_says.py::test_every_reveal_is_filled_defined_or_guarded[glossary]",
+)
+# the other files that read every page or lesson: where a new page's or lesson's check runs
+ELSEWHERE = {
+    "tests/test_new_page_and_lesson.py": "this file",
+    "tests/test_suite_phases.py": "the real models' lessons marked slow: no new page or lesson",
+    "tests/test_lesson_files.py": "reading, writing and saving lesson files: any lesson, no per-lesson rule",
+    "tests/test_lesson_pages.py": "app.py's PAGES parsed once: no per-page rule",
+    "tests/test_hf.py": "MiniLM on every page (slow): a Hugging Face model, no rule a new page must keep",
+    "tests/test_checks.py": "the built-in lesson 'check' alone",
+    "tests/test_editor.py": "the editor's own steps; a built-in lesson opens in it like any file",
+    "tests/test_hostile_lesson_files.py": "hostile uploads; built-in lessons as the baseline",
+    "tests/test_hostile_rooms.py": "a room's lesson: the first built-in",
+    "tests/test_rooms.py": "a room's lesson: the first built-in",
+    "tests/test_lessons_page.py": "every step that names its page links there: the copy's test_lessons and the browser walk",
+    "tests/test_models_not_offered.py": "lessons on a model a server does not offer: the real ones",
+    "tests/test_lesson_truth.py": "named steps of the built-in lessons and the models' records",
+}
 
-assert "glossary" in files.BUILTIN, files.BUILTIN
-lesson = files.builtin("glossary")  # validates: view.page names a page of app.py
-steps = build(lesson, lambda name: load(name, device="cpu"))
-assert len(steps) == 3, steps
-target = explore_target(steps[0])
-assert target is not None and target[0] == "pages/glossary.py", target
-assert "pages/glossary.py" in test_explore.PAGES, test_explore.PAGES
-run = explore.explore("pages/glossary.py", "gpt", "en", singles=True, walks=0, relink=False, limit=6)
-assert not run and run.operated >= 3, (list(run), run.operated)
-from tests import test_render
-from tests.render import render_page
-from ui.context import Context
 
-assert "pages/glossary.py" in test_render.FILES, test_render.FILES
-test_render.test_a_page_file_is_a_view_and_a_render("pages/glossary.py")
-at = render_page("pages/glossary.py", Context("zh", "gpt", "狗咬人", "cpu", False))
-assert not at.exception and [x.value for x in at.title] == ["术语表"], (at.exception, at.title)
-from tests import test_marks
-from tests.test_image import app_pages
-
-# the marks check (tests/test_marks.py) on the new page's strings and the lesson's texts: every one
-# marked (each step an id "ID.N", which its marks name), each step's marked with its query
-ours = [(f, k) for f, k, _, _ in test_marks.every_entry() if f in ("glossary.toml", "lesson_glossary.toml")]
-assert len(ours) == 3 + 1 + 6, ours
-assert [fk for fk in ours if fk[1] not in test_marks.MARKED.get(fk[0], {})] == []
-test_marks.test_lesson_marks_follow_each_step_query()
-
-assert "pages/glossary.py" in [f for f, _ in app_pages()]  # the image's page list, from app.py
-print("found, explored and linked")
-"""
-
-
-def _copy(dst: Path) -> None:
-    def ignore(folder, names):
-        return {n for n in names if n in SKIP}
-
-    shutil.copytree(ROOT, dst, ignore=ignore, symlinks=True)
-    shutil.rmtree(dst / "model" / "weights")
-    (dst / "model" / "weights").symlink_to(ROOT / "model" / "weights", target_is_directory=True)
-
-
-@pytest.mark.slow
-def test_a_new_page_and_a_new_lesson_need_no_edit_elsewhere(tmp_path):
-    copy = tmp_path / "project"
+def write_copy(copy: Path) -> Path:
+    """The project copied to COPY with the contributor's page and lesson added by CONTRIBUTING.md's
+    steps alone; returns COPY."""
     _copy(copy)
     (copy / "pages" / "glossary.py").write_text(textwrap.dedent(PAGE).lstrip(), encoding="utf-8")
     (copy / "ui" / "strings" / "glossary.toml").write_text(STRINGS.lstrip(), encoding="utf-8")
@@ -172,11 +179,50 @@ def test_a_new_page_and_a_new_lesson_need_no_edit_elsewhere(tmp_path):
     assert anchor in app  # CONTRIBUTING's step 3: the page's line in PAGES
     app = app.replace(anchor, '    ("pages/glossary.py", "glossary", "page_glossary", "📖"),\n' + anchor)
     (copy / "app.py").write_text(app, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK], cwd=copy, capture_output=True, text=True, timeout=600, env=_env(copy)
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "found, explored and linked" in done.stdout
+    return copy
+
+
+def _copy(dst: Path) -> None:
+    def ignore(folder, names):
+        return {n for n in names if n in SKIP}
+
+    shutil.copytree(ROOT, dst, ignore=ignore, symlinks=True)
+    # the weights copied, not linked (40 MB): the image's check reads every file the app reads
+    # inside the project, and a link led out of the copy
+    weights = dst / "model" / "weights"
+    if weights.is_symlink():
+        weights.unlink()
+        shutil.copytree(ROOT / "model" / "weights", weights)
+
+
+@pytest.mark.slow
+def test_a_new_page_and_a_new_lesson_need_no_edit_elsewhere(tmp_path):
+    copy = write_copy(tmp_path / "project")
+    select = " or ".join(f"({k})" for k in {k for k in IN_COPY.values() if k})
+    args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-rA"]
+    whole = [f for f, k in IN_COPY.items() if not k]  # run whole: no -k on them
+    done = subprocess.run([*args, "-k", select, *[f for f, k in IN_COPY.items() if k]], **_run(copy))
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    passed = {line.split(" ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("PASSED ")}
+    missing = [c for c in NEW_CASES if c not in passed]
+    assert not missing, f"not run on the new page or lesson: {missing}"
+    done = subprocess.run([*args, *whole], **_run(copy))
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    print(f"in the copy: {len(passed)} checks on the new page and lesson, then {whole} whole")
+
+
+def test_the_copy_runs_every_check_that_reads_every_page_or_lesson():
+    """A test file that reads app.py's pages or the built-in lessons is run in the copy, or says
+    where its check on a new page or lesson runs: a new enumerating test cannot be left out."""
+    import re
+
+    reads = re.compile(r"app_pages|pages_of_app|test_explore\.PAGES|files\.BUILTIN|BUILTIN_DIR|builtin\(")
+    found = {
+        f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py") if reads.search(p.read_text(encoding="utf-8"))
+    }
+    assert found and not (set(IN_COPY) & set(ELSEWHERE))
+    assert found - set(IN_COPY) - set(ELSEWHERE) == set(), "add them to IN_COPY or ELSEWHERE"
+    assert not [f for f in [*IN_COPY, *ELSEWHERE] if not (ROOT / f).exists()]
 
 
 def test_a_pages_error_is_shown_in_tests_not_redacted(tmp_path):
@@ -191,7 +237,8 @@ def test_a_pages_error_is_shown_in_tests_not_redacted(tmp_path):
     assert [e.value for e in at.exception] == ["the page's own words"]
 
 
-def _env(copy: Path) -> dict:
+def _run(copy: Path) -> dict:
     import os
 
-    return {**os.environ, "PYTHONPATH": str(copy)}
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    return {"cwd": copy, "capture_output": True, "text": True, "timeout": 900, "env": env}

@@ -53,6 +53,7 @@ def test_a_failed_background_load_is_a_translated_notice_on_the_page(lang, monke
     assert ("could not be loaded" if lang == "en" else "无法加载") in said, said
 
 
+@pytest.mark.slow  # loads SmolLM2, then converts it again (10-30 s)
 def test_a_truncated_converted_file_beside_its_stamp_is_converted_again_next_time(smollm, tmp_path, monkeypatch):
     """The stamp goes with the failed load, so current() is False and the next load converts."""
     good = pretrained.folder(SMOLLM)

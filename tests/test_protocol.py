@@ -172,6 +172,81 @@ def test_metrics_tell_nothing_before_the_first_page_run():
         assert secret not in body, body[:500]
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RSS from /proc (Linux)")
+def test_production_refuses_a_message_larger_than_a_page_sends_before_reading_it():
+    """Issue 45's item 9 (700 idle sockets, 950,000 characters each) by the transport: Streamlit's
+    receive loop keeps a socket's last message and its parse until the next one, so 60 idle sockets
+    that each sent one 950 kB message held 105 MB whatever the gate cut, and uvicorn read up to
+    server.maxMessageSize (50 MB) before Streamlit's 1 MB check. Under `python -m ui.serve` a
+    message over hardening.INBOUND_MAX closes its socket from the frame's header (1009)."""
+    from tests.browser.helpers import SCREENSHOTS, AppServer, app_env
+    from ui import hardening
+
+    bound = getattr(hardening, "INBOUND_MAX", 128 * 1024)
+    fresh = AppServer(
+        env={**app_env(), "ATTN_PRELOAD_MODEL": "0"}, log=SCREENSHOTS / "streamlit-inbound.log", preload=True
+    )
+    try:
+        fresh.start()
+    except RuntimeError as e:
+        pytest.fail(f"the app did not start: {e}", pytrace=False)
+
+    async def body(c):
+        await c.run(rerun(""))
+        box = "码" * 316_000  # 950 kB in the room-code box, as item 9's attackers sent it
+        uri = fresh.url.replace("http://", "ws://") + "/_stcore/stream"
+        rss0, closed, socks = fresh.rss_bytes(), [], []
+        try:
+            for _ in range(40):
+                ws = await websockets.connect(uri, subprotocols=["streamlit"], origin=fresh.url, max_size=None)
+                socks.append(ws)
+                try:
+                    await ws.send(rerun("", [("_room_typed", box)]).SerializeToString())
+                except (websockets.ConnectionClosed, OSError):
+                    pass  # closed by the server while the message was being sent
+            for big in (b"\0" * 20_000_000, rerun("", [("x", "y" * (bound + 1))]).SerializeToString()):
+                try:  # on two of the sockets that sent the box: a 20 MB message, one just over the bound
+                    await socks[-1 - len(closed)].send(big)
+                except (websockets.ConnectionClosed, OSError):
+                    pass
+                closed.append("sent")
+            closed.clear()
+            deadline = time.monotonic() + 20
+            for ws in socks:  # each closed by the server, or still open (answered) at the deadline
+                try:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic()))
+                except (websockets.ConnectionClosed, OSError) as e:
+                    closed.append(e.rcvd.code if getattr(e, "rcvd", None) else None)
+                except TimeoutError:
+                    closed.append("open")
+            await asyncio.sleep(1)
+            rss1 = fresh.rss_bytes()
+            page = text_area(await c.run(rerun("text=" + quote("The dog ran"))))  # the class's page still runs
+            return rss0, rss1, closed, page
+        finally:
+            for ws in socks:
+                await ws.close()
+
+    try:
+        rss0, rss1, closed, page = drive(fresh, body)
+    finally:
+        fresh.stop()
+    print(f"40 sockets x 950 kB: server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB, closed with {set(closed)}")
+    assert closed[:38] == [1009] * 38 and len(closed) == 40, closed  # each refused, none answered
+    assert rss1 - rss0 < 45 * 2**20, (rss0, rss1)  # 379 -> 482 MB before
+    assert page.value or page.default
+
+
+def test_a_page_message_within_the_inbound_bound():
+    """What a browser sends at most (a 2,000-character Chinese sentence in the link, the box and the
+    context's url, 40 widgets, 300 cached elements) stays under hardening.INBOUND_MAX."""
+    from tests.test_message_gate import largest_page_rerun
+    from ui.hardening import INBOUND_MAX
+
+    assert largest_page_rerun().ByteSize() < INBOUND_MAX / 2
+
+
 def _upload(server, session_id: str, n: int, size: int) -> list[int]:
     """n PUTs of `size` bytes to Streamlit's upload route for session_id, with the XSRF cookie and
     header a browser would send. Returns the status codes."""
@@ -226,6 +301,99 @@ def test_uploads_are_dropped(server):
     )
     assert set(statuses) == {204}, statuses  # accepted as a browser's upload would be...
     assert rss1 - rss0 < 50 * 2**20, (statuses, rss0, rss1)  # ...and dropped: 100 MB never kept
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RSS from /proc (Linux)")
+def test_idle_sessions_keep_no_more_than_a_bounded_client_state(server):
+    """Issue 45's class 9 beyond the widgets' values: Streamlit keeps a session's last client state
+    and its cached-message hashes as a frozenset (about 80 bytes of Python for each 6 bytes sent).
+    40 idle sockets that each sent one rerun of 20,000 hashes (120 kB, under
+    hardening.INBOUND_MAX) grew a server by 98 MB (the gate cut them, but Streamlit kept the parse):
+    now the message reaches Streamlit bounded (hardening.shrink_inbound)."""
+    from ui import hardening
+
+    def attack() -> BackMsg:
+        m = rerun("")
+        m.rerun_script.cached_message_hashes.extend(f"{k:04x}" for k in range(20_000))
+        assert m.ByteSize() < getattr(hardening, "INBOUND_MAX", 128 * 1024)
+        return m
+
+    async def body(c):
+        await c.run(rerun(""))
+        uri = server.url.replace("http://", "ws://") + "/_stcore/stream"
+        rss0 = server.rss_bytes()
+        socks = []
+        try:
+            for _ in range(40):
+                ws = await websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None)
+                socks.append(ws)
+                await Client(ws).run(attack(), timeout=120)
+            await asyncio.sleep(2)
+            return rss0, server.rss_bytes()
+        finally:
+            for ws in socks:
+                await ws.close()
+
+    rss0, rss1 = drive(server, body)
+    print(f"40 idle sessions with 20,000 cached-message hashes: server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB")
+    assert rss1 - rss0 < 50 * 2**20, (rss0, rss1)  # 353 -> 451 MB before, 353 -> 387 MB measured after
+
+
+def test_a_flood_of_upload_url_requests_is_refused_and_stalls_no_one(server):
+    """One file_urls_request of 300,000 names took Streamlit 11 s of the event loop (every session
+    waits on it) and answered 50 MB; a session that never drew the lesson uploader is refused."""
+
+    async def body(c):
+        await c.run(rerun(""))
+        m = BackMsg()
+        m.file_urls_request.request_id = "flood"
+        m.file_urls_request.file_names.extend(["a"] * 300_000)
+        for _ in range(3):
+            await c.ws.send(m.SerializeToString())
+        t0 = time.perf_counter()
+        msgs = await c.run(rerun("text=" + quote("The dog ran")))
+        return time.perf_counter() - t0, [x for x in msgs if x.WhichOneof("type") == "file_urls_response"]
+
+    seconds, answers = drive(server, body)
+    print(f"a rerun after 3 x 300,000-name upload-url requests: {seconds:.2f} s")
+    assert answers == [] and seconds < 10, (seconds, len(answers))
+    assert "refused a file_urls_request message" in server.log_tail(400)
+
+
+def test_a_view_report_that_is_not_json_shows_no_error_box_on_any_later_page(server):
+    """Red team (issue 45, item 7's class): a forged attention-view report that is not JSON
+    (`{"layer": not json}`) made Streamlit raise JSONDecodeError when it read the component's value,
+    on that run and on every later run of the session, on every page."""
+    from bench.load import shows_exception
+
+    def ids(msgs):  # the attention view's element (a custom component) and its widget id
+        out = []
+        for m in msgs:
+            if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+                kind = m.delta.new_element.WhichOneof("type")
+                if "component" in kind and getattr(getattr(m.delta.new_element, kind), "id", ""):
+                    out.append(getattr(m.delta.new_element, kind).id)
+        return out
+
+    async def body(c):
+        first = await c.run(_page("attention"))
+        found = ids(first) or ids(await c.run(_page("attention")))  # the first run may draw the loading notice
+        (view,) = found
+        forged = _page("attention")
+        w = forged.rerun_script.widget_states.widgets.add()
+        w.id, w.json_value = view, '{"layer": not json, "temp": NaN}'
+        boxes = []
+        for msg in (forged, _page(""), _page("temperature"), _page("attention")):
+            boxes.append(sum(shows_exception(m) for m in await c.run(msg)))
+        return boxes
+
+    assert drive(server, body) == [0, 0, 0, 0]
+
+
+def _page(name: str) -> BackMsg:
+    m = rerun("")
+    m.rerun_script.page_name = name
+    return m
 
 
 @pytest.fixture(scope="module")

@@ -80,6 +80,7 @@ def test_no_page_asks_for_the_run_itself():
     assert not found, found
 
 
+@pytest.mark.slow  # every page through AppTest on each model (the timeline 2-5 s alone)
 @pytest.mark.parametrize("model,lang,text", RUNS, ids=[r[0] for r in RUNS])
 @pytest.mark.parametrize("file", FILES)
 def test_every_page_renders_from_a_context_of_its_own(file, model, lang, text):
@@ -93,6 +94,7 @@ def test_every_page_renders_from_a_context_of_its_own(file, model, lang, text):
     assert set(at.query_params) <= links, (sorted(set(at.query_params) - links), sorted(links))
 
 
+@pytest.mark.slow  # every page with a view through AppTest
 def test_a_given_view_is_the_view_drawn():
     """A layer and a head given to render (from 0) are what the page shows and links (from 1)."""
     checked = []

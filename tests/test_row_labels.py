@@ -67,6 +67,7 @@ def test_json_keeps_fields_and_adds_written(translator):
 
 
 @pytest.mark.slow  # runs the CLI in a subprocess (torch imported again): out of the fast loop
+@pytest.mark.slow  # the CLI in subprocesses (torch imported again in each)
 def test_cli_json_and_text_name_the_written_tokens(translator):
     import subprocess
     import sys

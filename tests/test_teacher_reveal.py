@@ -40,6 +40,7 @@ def _shown(at) -> str:
     return " ".join(parts)
 
 
+@pytest.mark.slow  # a teacher and a student on the lessons page through AppTest
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_teacher_reveals_a_step_without_answering_and_sees_the_class(lang, tmp_path, monkeypatch):
     from lessons.files import BUILTIN

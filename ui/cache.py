@@ -229,7 +229,10 @@ def trace(
     temperature_layer: int | None = None,
     use_position: bool = True,
     direction: str | None = None,
+    ablate: tuple = (),
+    how: str = "zero",
 ):
+    """ablate: heads switched off, (kind, layer, head) from 0, in `how` (the attention view's knobs)."""
     with lane(name):  # a real model's uncached trace: the heavy lane (a cache hit never waits)
         return runner(name, device).trace(
             text,
@@ -237,4 +240,5 @@ def trace(
             temperature=temperature,
             temperature_layer=temperature_layer,
             use_position=use_position,
+            **({"ablate": [tuple(h) for h in ablate], "how": how} if ablate else {}),
         )

@@ -112,7 +112,7 @@ def client() -> list[tuple[str, str]]:
     except Exception:  # noqa: BLE001  (no browser: a bare script run)
         address = None
     if address:
-        out.append(("address", address))
+        out.append(("address", client_address.bucket(address)))  # an IPv6 visitor by its /64
     return out
 
 

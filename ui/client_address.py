@@ -93,6 +93,19 @@ def visitor(peer: str | None, headers: Mapping[str, str], setting: str | None = 
     return None  # the proxy itself, or this machine: no address to count
 
 
+IPV6_PREFIX = 64  # an ISP gives one customer a whole /64 (often a /56 or /48): one visitor, 2**64 addresses
+
+
+def bucket(address: str) -> str:
+    """What a per-address limit counts: an IPv4 address as it is, an IPv6 address by its /64
+    network. Counted one by one, a visitor with an IPv6 network opened a room from each of its
+    addresses and the address limit never held."""
+    ip = parse(address)
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{ip}/{IPV6_PREFIX}", strict=False))
+    return str(ip) if ip is not None else address
+
+
 def _header(headers: Mapping[str, str], name: str) -> str:
     try:
         value = headers.get(name) or headers.get(name.lower()) or ""

@@ -228,6 +228,12 @@ def _text_box() -> str:
     return box
 
 
+def text_box_key() -> str:
+    """The sidebar's sentence box's widget key as this run drew it (the attention view listens to
+    the box's typing in the browser: Streamlit marks its element st-key-KEY)."""
+    return f"_text_box_{st.session_state.get('_room_version', 0)}_{st.session_state.get('_text_box_n', 0)}"
+
+
 def _typed(box: str) -> None:
     """The box's text applied: the first TEXT_READ_MAX characters, and a notice when there were more
     (a paste of a page: the box has no max_chars, whose browser side drops such a paste whole and
@@ -306,6 +312,10 @@ def sidebar() -> Context:
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
         applied = st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
         _close_sidebar_on_phone(applied)
+        # what a teacher needs first stays on the first screen at 1280 x 800 (issue 50.7): the
+        # sentence, Apply, presentation mode and the classroom above the device's settings
+        st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
+        classroom.sidebar_panel()
         dev, note = devices.pick(st.session_state["device"])
         st.toggle(
             t("force_cpu"),
@@ -314,7 +324,6 @@ def sidebar() -> Context:
             on_change=lambda: st.session_state.update(device="cpu" if st.session_state["_force_cpu"] else "auto"),
         )
         st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {notice_text(note)}" if note else ""))
-        st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
 
     text = st.session_state[TEXT_KEY]
     state.set_url(

@@ -62,6 +62,24 @@ def _set_default(key: str, value) -> None:
         st.session_state[key] = value
 
 
+def _offer(key: str, value) -> None:
+    """session_state[key] = value where the teacher has not written that field themselves: it is
+    empty, or it still holds what the app last put there (issue 50.5: choosing a question type or a
+    model computes its defaults, and once cut a typed sentence to the words the search preferred;
+    a sentence, question or reveal the teacher typed, or a step loaded to edit, is theirs)."""
+    ss = st.session_state
+    offered = ss.setdefault("_ed_offered", {})
+    if not ss.get(key) or ss.get(key) == offered.get(key):
+        ss[key] = value
+        offered[key] = value
+
+
+def typed(key: str) -> bool:
+    """Whether the field holds the teacher's own text (not empty, not what the app put there)."""
+    ss = st.session_state
+    return bool(ss.get(key)) and ss.get(key) != ss.get("_ed_offered", {}).get(key)
+
+
 def _fit(key: str, options: list, default=None) -> None:
     """session_state[key] one of options (the default, else the first, when it is not)."""
     if st.session_state.get(key) not in options:
@@ -79,7 +97,8 @@ def init(ctx) -> None:
     """The editor's fields on their first run: the sidebar's model and sentence, the first query."""
     models = lesson_state.offered_models()  # not a real pretrained model the server does not offer
     _set_default("ed_model", ctx.model if ctx.model in models else models[0])
-    _set_default("ed_sentence", ctx.text)
+    if "ed_sentence" not in st.session_state:  # once: later runs keep what the defaults or the teacher wrote
+        _offer("ed_sentence", ctx.text)
     _set_default("ed_lesson_id", "my-lesson")
     _set_default("ed_title_en", "My lesson")
     _set_default("ed_title_zh", "我的课程")
@@ -100,10 +119,24 @@ def want_defaults() -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def computed_defaults(name: str, sentence: str, query: str, question: str, device: str):
+def computed_defaults(name: str, sentence: str, query: str, question: str, device: str, beginnings: bool = True):
     """(sentence, view, args) lessons.defaults computes for the query on the model (cached: the
-    search runs the query up to a few hundred times)."""
-    return lesson_defaults.default_step(query, cache.runner(name, device), sentence, question)
+    search runs the query up to a few hundred times); beginnings=False: on the sentence as written."""
+    return lesson_defaults.default_step(query, cache.runner(name, device), sentence, question, beginnings=beginnings)
+
+
+def suggestion() -> str | None:
+    """A beginning of the teacher's sentence on which the question type passes the margin rule,
+    where it does not on the sentence as typed (pages/editor.py offers it as a button)."""
+    return st.session_state.get("_ed_suggest")
+
+
+def take_suggestion() -> None:
+    """The suggested sentence into the form (a callback), and the defaults computed on it."""
+    text = st.session_state.pop("_ed_suggest", None)
+    if text:
+        st.session_state["ed_sentence"] = text
+        want_defaults()
 
 
 def apply_defaults(ctx) -> None:
@@ -114,16 +147,23 @@ def apply_defaults(ctx) -> None:
     if ss.get("ed_question") not in q.questions:
         ss["ed_question"] = q.questions[0]
     sentence = ss.get("ed_sentence") or ctx.text
+    own = typed("ed_sentence")  # the teacher's sentence is searched as written, never cut
+    ss.pop("_ed_suggest", None)
     for name in q.args:  # a sentence argument is never empty, even where the query does not apply
         if arg_widget(q.name, name) == "text":
             ss[f"ed_arg_{name}"] = lesson_defaults.swapped(sentence)[0]
     if runner_or_none(ss["ed_model"], ctx.device) is None or applies(cache.runner(ss["ed_model"], ctx.device), q.name):
         return
     try:
-        text, view, args = computed_defaults(ss["ed_model"], sentence, q.name, ss["ed_question"], ctx.device)
+        text, view, args = computed_defaults(ss["ed_model"], sentence, q.name, ss["ed_question"], ctx.device, not own)
+        if own:
+            # the search tries the whole sentence first: a beginning only where no view passes on it
+            shorter = computed_defaults(ss["ed_model"], sentence, q.name, ss["ed_question"], ctx.device, True)[0]
+            if shorter != sentence:
+                ss["_ed_suggest"] = shorter  # offered beside the form (suggestion()), not written over
     except Exception:  # a sentence the model refuses: the form says why when it builds the step
         return
-    ss["ed_sentence"] = text
+    _offer("ed_sentence", text)
     for part in ("kind", "head", "layer"):
         if part in view:
             ss[f"ed_{part}"] = view[part]
@@ -163,7 +203,7 @@ def default_texts() -> None:
     for part in ("ask", "reveal"):
         entry = TABLE.get(f"ed_default_{part}_{q}", {})
         for lg in LANGS:
-            st.session_state[f"ed_{part}_{lg}"] = entry.get(lg, "")
+            _offer(f"ed_{part}_{lg}", entry.get(lg, ""))
     want_defaults()  # and the view and arguments its query computes
 
 

@@ -5,6 +5,7 @@ the grammar to click."""
 
 from __future__ import annotations
 
+import unicodedata
 import zlib
 
 import streamlit as st
@@ -56,9 +57,33 @@ def output_markdown(tr, key: str, code: bool = False) -> str:
     note = off_language(tr)
     if note is None:  # key's own text puts a code span around it where code is True
         return t(key, text=out if code else md(out))
-    unknown = {str(w).lower() for w in note.params.get("unknown", ())}
-    read = " ".join(
-        f"~~{md(w)}~~" if w.strip(".,!?;:。，！？").lower() in unknown else md(w)
-        for w in str(note.params.get("text", "")).split()
+    return t(
+        f"off_language_{note.params.get('what', 'translation')}",
+        read=struck_out(note.params.get("text", "")),
+        text=text,
     )
-    return t(f"off_language_{note.params.get('what', 'translation')}", read=read, text=text)
+
+
+def struck_out(text: str) -> str:
+    """The sentence as Markdown with the words the model never saw struck out, wherever they are:
+    between spaces or inside a Chinese sentence, which has none (鲸 in 鲸鱼咬人; issue 50.6: only
+    space-separated words were ever struck out). A struck span that begins or ends in punctuation
+    next to a letter gets a thin space there, or Markdown would not read its ~~ as a strike."""
+    text = " ".join(str(text).split())
+    out, at = [], 0
+    for a, b in corpus.unknown_spans(text):
+        out.append(md(text[at:a]))
+        pad_a = "\u2009" if a > 0 and _punct(text[a]) and not _open(text[a - 1]) else ""
+        pad_b = "\u2009" if b < len(text) and _punct(text[b - 1]) and not _open(text[b]) else ""
+        out.append(f"{pad_a}~~{md(text[a:b])}~~{pad_b}")
+        at = b
+    out.append(md(text[at:]))
+    return "".join(out)
+
+
+def _punct(c: str) -> bool:
+    return unicodedata.category(c)[0] in "PS"  # CommonMark's punctuation: Unicode P and S
+
+
+def _open(c: str) -> bool:
+    return c.isspace() or _punct(c)

@@ -19,6 +19,18 @@ place. app.py calls apply() on every run; it patches once per process.
   downloads and tables). `load_git_info` ran git subprocesses on the server's event loop: 40 a
   second from one socket froze every session (another's rerun 0.33 -> 4.44 s); `set_run_on_save`,
   `debug_*` and the "install skills" operation are a developer's. Refused, logged once a session.
+- A rerun's whole client state, not only its widgets' values (bound_client_state): Streamlit keeps the
+  last one in the session (AppSession._client_state) and its cached-message hashes as a frozenset
+  (about 14 bytes of Python per byte sent), so 30 idle sockets that each sent one 950 kB rerun of
+  hashes took a server 379 -> 590 MB, of query string 379 -> 438 MB, of context url 379 -> 462 MB,
+  of 20,000 unknown widgets 379 -> 479 MB (the 1 MB server.maxWidgetStateSize is per message).
+- file_urls_request: Streamlit makes an upload url per file name on the event loop; one 1 MB
+  message of 300,000 one-letter names took 11 s and answered 50 MB. Only a session that drew the
+  lesson uploader may ask, for at most UPLOAD_FILES names, URL_REQUEST_RATE a second.
+- A client's message over INBOUND_MAX bytes closes its websocket before it is read (under
+  `python -m ui.serve`): Streamlit's server read up to server.maxMessageSize (50 MB) before its
+  own 1 MB check, and its receive loop keeps the last message's bytes and parse until the next
+  one, so 60 idle sockets that each sent 950 kB held 105 MB (379 -> 484 MB) however it was bounded.
 - Reruns: at most RERUN_RATE (10) a second per session after a burst of RERUN_BURST (30). A rerun message
   carries every widget's state, so the newest one waiting replaces the older and is handled when
   the session's rate allows: a flood costs the server RERUN_RATE runs a second and the visitor
@@ -32,6 +44,7 @@ module allowed past Streamlit's public API.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -64,6 +77,8 @@ ALLOWED_MESSAGES = frozenset(
     {"rerun_script", "app_heartbeat", "stop_script", "file_urls_request", "backend_operation_request"}
 )
 ALLOWED_OPERATIONS = frozenset({"deferred_file", "dataframe_chunk"})  # st.download_button, st.dataframe
+INBOUND_MAX = 128 * 1024  # bytes of one client message (the largest a page sends, a 2,000-character
+# Chinese sentence in the link, the box and the context's url with the widgets: about 45 kB)
 RERUN_RATE = 10.0  # reruns a second a session may ask for, sustained (a person clicks far fewer)
 RERUN_BURST = 30  # and at once, after a quiet while (a slider dragged, a test driving a page)
 
@@ -101,13 +116,15 @@ def gate(session, msg, handle) -> None:
     kind = msg.WhichOneof("type")
     if kind not in ALLOWED_MESSAGES:
         return _refused_once(session, str(kind))
+    if kind == "file_urls_request" and not _file_urls_allowed(session, msg.file_urls_request):
+        return _refused_once(session, "file_urls_request")
     if kind == "backend_operation_request":
         payload = msg.backend_operation_request.WhichOneof("payload")
         if payload not in ALLOWED_OPERATIONS:
             return _refused_once(session, f"backend operation {payload}")
     if kind != "rerun_script":
         return handle(msg)
-    bound_widget_states(msg.rerun_script.widget_states)
+    msg = bounded_rerun(msg)
     rate = session.__dict__.get("_attn_reruns")
     if rate is None:
         rate = session.__dict__["_attn_reruns"] = RerunGate()
@@ -128,8 +145,8 @@ def bound_widget_states(states) -> None:
     """Each widget's value as the server keeps it, bounded here: a text input's max_chars is the
     browser's alone, and Streamlit keeps up to server.maxWidgetStateSize (1 MB) a widget in the
     session (700 idle sockets with 950,000 characters in the room-code box: 417 -> 1,742 MB).
-    A text is cut (the page then says what it kept), a JSON value past the bound (a component's
-    report) becomes null, a list keeps its first WIDGET_LIST_MAX items of WIDGET_ITEM_MAX characters,
+    A text is cut (the page then says what it kept), a JSON value past the bound or not JSON (a
+    component's report) becomes null, a list keeps its first WIDGET_LIST_MAX items of WIDGET_ITEM_MAX characters,
     bytes are dropped."""
     for w in states.widgets:
         which = w.WhichOneof("value")
@@ -141,7 +158,7 @@ def bound_widget_states(states) -> None:
                     w.string_value = text[:WIDGET_TEXT_MAX]
                 else:
                     w.string_trigger_value.data = text[:WIDGET_TEXT_MAX]
-        elif which in ("json_value", "json_trigger_value") and len(getattr(w, which)) > WIDGET_TEXT_MAX:
+        elif which in ("json_value", "json_trigger_value") and not _strict_json(getattr(w, which)):
             setattr(w, which, "null")
         elif which == "chat_input_value" and len(w.chat_input_value.data) > WIDGET_TEXT_MAX:
             w.chat_input_value.data = w.chat_input_value.data[:WIDGET_TEXT_MAX]
@@ -155,6 +172,140 @@ def bound_widget_states(states) -> None:
                         data[i] = item[:WIDGET_ITEM_MAX]
         elif which in ("bytes_value", "arrow_value") and w.ByteSize() > 64 * WIDGET_TEXT_MAX:
             w.ClearField(which)  # no widget of this app sends either
+
+
+QUERY_MAX = 24_000  # characters of a link's query (a 2,000-character Chinese text percent-encoded: 18,000)
+NAME_MAX = 256  # characters of a page name, page hash, fragment id or widget id
+CONTEXT_MAX = 64  # characters of the browser's timezone, locale and colour scheme
+HASHES_MAX = 1_000  # cached-message hashes a rerun may name (the browser's cache holds a page's elements)
+WIDGETS_MAX = 1_000  # widget states one rerun carries (the editor draws 32 at its start, ids of at most 58 characters)
+CLIENT_STATE_MAX = 200_000  # bytes of a whole rerun's client state, once each part is bounded (700 idle tabs: 140 MB)
+
+
+def _cut_query(query: str) -> str:
+    if len(query) <= QUERY_MAX:
+        return query
+    cut = query[:QUERY_MAX]
+    return cut[: cut.rfind("&")] if "&" in cut else ""
+
+
+def bound_client_state(rs) -> None:
+    """Every part of a rerun message the session keeps, bounded: the widgets' values
+    (bound_widget_states), their ids and number, the query, page and fragment names, the browser's
+    context, the cached-message hashes (hex digests; dropping one only makes the server send that
+    element again), and the whole at CLIENT_STATE_MAX bytes (the last widgets dropped past it)."""
+    rs.query_string = _cut_query(rs.query_string)
+    for name in ("page_name", "page_script_hash", "fragment_id"):
+        if len(getattr(rs, name)) > NAME_MAX:
+            setattr(rs, name, "")
+    hashes = [h for h in rs.cached_message_hashes[:HASHES_MAX] if len(h) <= 64]
+    if len(hashes) != len(rs.cached_message_hashes):
+        del rs.cached_message_hashes[:]
+        rs.cached_message_hashes.extend(hashes)
+    if rs.HasField("context_info"):
+        ci = rs.context_info
+        for name in ("timezone", "locale", "color_scheme"):
+            if len(getattr(ci, name)) > CONTEXT_MAX:
+                setattr(ci, name, "")
+        if len(ci.url) > QUERY_MAX + 2 * NAME_MAX:
+            ci.url = ""
+    widgets = rs.widget_states.widgets
+    keep = [w for w in widgets[:WIDGETS_MAX] if len(w.id) <= NAME_MAX]
+    if len(keep) != len(widgets):
+        kept = [type(w)() for w in keep]
+        for new, old in zip(kept, keep):
+            new.CopyFrom(old)
+        del widgets[:]
+        widgets.extend(kept)
+    bound_widget_states(rs.widget_states)
+    total = rs.ByteSize() - rs.widget_states.ByteSize()
+    for i, w in enumerate(widgets):
+        total += w.ByteSize() + 8  # its tag and length
+        if total > CLIENT_STATE_MAX:
+            del widgets[i:]
+            break
+
+
+def bounded_rerun(msg):
+    """A new message holding the bounded client state: protobuf's C runtime keeps a message's
+    memory in one arena, freed only with the whole message, so a field cut in place still held the
+    950 kB it was parsed from for as long as the session kept the message (12 idle sessions: +80 MB
+    with the parts cut, +101 MB without)."""
+    if msg.ByteSize() <= CLIENT_STATE_MAX // 2:
+        bound_client_state(msg.rerun_script)  # only the widgets' values can be over: cut in place
+        return msg
+    bound_client_state(msg.rerun_script)
+    out = type(msg)()
+    out.CopyFrom(msg)
+    return out
+
+
+SHRINK_OVER = 16_000  # bytes of a client message past which it is parsed, bounded and re-serialized
+
+
+def shrink_inbound(data):
+    """A client message as Streamlit's websocket loop gets it: over SHRINK_OVER bytes, parsed here,
+    its client state bounded (bound_client_state), an upload-url request's names cut, unknown fields
+    dropped, and serialized again. The loop keeps the last message and its parse until the next
+    one, and a parse of many small strings is about 8 bytes of memory a byte sent (one 120 kB rerun
+    of 20,000 cached-message hashes: 1 MB per idle socket), so the gate's bound alone left it."""
+    if not isinstance(data, (bytes, bytearray)) or len(data) <= SHRINK_OVER:
+        return data
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
+    try:
+        msg.ParseFromString(data)
+    except Exception:  # noqa: BLE001  (not a BackMsg: Streamlit closes the socket for it)
+        return data
+    kind = msg.WhichOneof("type")
+    if kind == "rerun_script":
+        bound_client_state(msg.rerun_script)
+    elif kind == "file_urls_request":
+        del msg.file_urls_request.file_names[UPLOAD_FILES:]
+    msg.DiscardUnknownFields()
+    return msg.SerializeToString()
+
+
+URL_REQUEST_RATE = 1.0  # upload-url requests a second a session may make, after a burst of URL_REQUEST_BURST
+URL_REQUEST_BURST = 5
+
+
+def _file_urls_allowed(session, request) -> bool:
+    """An upload-url request from a session that drew the lesson uploader, within its rate; its
+    names cut to UPLOAD_FILES (the uploader takes one file)."""
+    with _LOCK:
+        drew = getattr(session, "id", None) in _UPLOADERS
+    if not drew:
+        return False
+    bucket = session.__dict__.get("_attn_url_requests")
+    now = time.monotonic()
+    tokens, at = bucket if bucket else (float(URL_REQUEST_BURST), now)
+    tokens = min(float(URL_REQUEST_BURST), tokens + (now - at) * URL_REQUEST_RATE)
+    if tokens < 1:
+        session.__dict__["_attn_url_requests"] = (tokens, now)
+        return False
+    session.__dict__["_attn_url_requests"] = (tokens - 1, now)
+    if len(request.file_names) > UPLOAD_FILES:
+        del request.file_names[UPLOAD_FILES:]
+    return True
+
+
+def _no_constant(name: str):
+    raise ValueError(name)
+
+
+def _strict_json(text: str) -> bool:
+    """Within WIDGET_TEXT_MAX and JSON as a browser's JSON.stringify writes it (no NaN, no
+    Infinity). Streamlit parses a component's value on every later run of the session, on any page:
+    one report that was not JSON put its JSONDecodeError box on every page until the tab closed."""
+    if len(text) > WIDGET_TEXT_MAX:
+        return False
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 TRIGGERS = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat_input_value")  # one-shot values
@@ -253,9 +404,11 @@ def close_routes() -> bool:
 
 
 def refuse_messages() -> None:
-    """clear_cache refused and every client message through gate(), for every session of this
+    """clear_cache refused, every client message through gate() and none over INBOUND_MAX, for every session of this
     process; once (ui.serve calls it before the server answers, app.py's apply() on its first run)."""
     if "clear_cache" not in _DONE:
+        internals.bound_inbound_frames(INBOUND_MAX)
+        internals.filter_inbound(shrink_inbound)
         refuse_clear_cache()
         internals.gate_backmsgs(gate)
         _DONE.add("clear_cache")

@@ -9,11 +9,12 @@ import streamlit as st
 
 from viz.alt import Sentence, alt_of
 
-from . import state
+from . import state, streamlit_internals
 from .i18n import t
 from .run import current
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
+NAV_SHOWN = 4  # pages the sidebar menu lists before "View more" (app.py; issue 50.7: the first screen)
 NOT_IN_COPIED_LINKS = ("present", "teach", "room")
 
 # Our own constant CSS (never user text): bigger type and charts for a projector, and the first
@@ -241,6 +242,20 @@ def wrapping_columns(spec, key: str, min_px: int = 400, where=None, **kwargs):
 def set_pages(pages) -> None:
     """app.py's st.Page list (translated titles), for the presentation-mode page switcher."""
     _RUN.pages = list(pages)
+
+
+def fit_page_path(paths, home: str) -> None:
+    """A page asked for by its plain name in another form opens that page (issue 50.7: /home said
+    "Page not found"; Streamlit serves its default page at / only, and matches a path exactly):
+    the home page's own name (``home``) or /index, any page's path in other letter case (/Lessons)
+    or with a trailing slash. paths: every page's URL path ("" the home page). Before st.navigation."""
+    asked = streamlit_internals.requested_page()
+    if not asked:
+        return
+    name = asked.strip("/").lower()
+    want = "" if name in (home.lower(), "index") else next((p for p in paths if p and p.lower() == name), None)
+    if want is not None and want != asked:
+        streamlit_internals.ask_for_page(want)
 
 
 def page_switcher() -> None:

@@ -119,6 +119,8 @@ def show_question(step, prefix: str = "les") -> None:
     from viz.lessons import sketch
 
     st.markdown("### " + lesson_md(step.ask, step.params))
+    for key, params in getattr(step, "notes", None) or ():  # what is asked instead of the file's
+        st.caption(text_md(t(key, **params_text(params, str))))
     if step.kind == "sketch":
         cols = st.columns(len(step.sketches))
         for i, (col, values) in enumerate(zip(cols, step.sketches)):

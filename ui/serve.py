@@ -51,6 +51,23 @@ def preload() -> None:
     print(f"ui.serve: preloaded torch, the app's libraries and {DEFAULT_MODEL} in {STATE['seconds']:.1f} s", flush=True)
 
 
+def publish_graphs() -> None:
+    """The in-browser model's graphs into static/models/ (ui/browser_model: exported into the cache
+    on the first start, copied after), in a thread beside the server: until a model's graph is
+    there its pages compute on the server."""
+    try:
+        from ui import browser_model
+
+        if browser_model.enabled():
+            start = time.perf_counter()
+            browser_model.publish()
+            print(
+                f"ui.serve: the in-browser model's graphs published in {time.perf_counter() - start:.1f} s", flush=True
+            )
+    except Exception as e:  # noqa: BLE001  (no onnx exporter here: the pages compute on the server)
+        _LOG.warning("the in-browser model's graphs were not published: %r", e)
+
+
 def main(argv: list[str] | None = None) -> int:
     """ATTN_PRELOAD=wait (the default): the preload runs before the server listens, so its health
     check answers once a visitor can get the whole page (a load balancer or compose sends no one
@@ -69,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         from ui import memory
 
         memory.freeze()  # what the preload loaded, out of every later collection's walk (no session yet)
+    if os.environ.get("ATTN_PUBLISH_GRAPHS", "1") != "0":
+        threading.Thread(target=publish_graphs, name="publish-graphs", daemon=True).start()
     from streamlit.web import cli
 
     args = list(sys.argv[1:] if argv is None else argv)

@@ -19,6 +19,10 @@ What it touches, each by name:
 - `Runtime.instance().uploaded_file_mgr`: its `add_file` replaced; its `file_storage` (session ->
   file id -> file, in insertion order) read, `remove_file` called;
 - `Runtime.instance().stats_mgr`: `registered_families` and `get_stats` answer nothing.
+- `streamlit.web.server.starlette.starlette_server._get_uvicorn_config_kwargs`: its `ws_max_size`
+  replaced (the largest message a client may send, refused from the frame's header);
+- `starlette.websockets.WebSocket.receive_bytes` (Streamlit's websocket loop reads every client
+  message with it), wrapped so that a large message reaches Streamlit bounded and re-serialized;
 - `streamlit.web.server.starlette.starlette_app.create_streamlit_routes`: the builder of the
   server's Starlette routes, wrapped so that one route of ours comes first (ui/cookies.py: the
   teacher's cookie set by the server, HttpOnly; Streamlit has no call that sets a cookie).
@@ -26,6 +30,9 @@ What it touches, each by name:
   reconnect: `Runtime.instance().media_file_mgr` (`clear_session_refs`, `remove_orphaned_files`),
   `AppSession._fragment_storage` and the widgets' `WidgetMetadata` in
   `session_state._new_widget_state`, read (ui/memory.py: what a closed tab keeps of its last run).
+- the run's `ScriptRunContext.pages_manager`: `intended_page_script_hash` and
+  `intended_page_name` read, `set_script_intent` called before st.navigation (ui/layout.py's
+  fit_page_path: /home, /Lessons or /lessons/ open their page instead of "Page not found").
 """
 
 from __future__ import annotations
@@ -45,6 +52,60 @@ def gate_backmsgs(gate: Callable[[object, object, Callable[[object], None]], Non
 
     handle_backmsg._attn_original = original
     AppSession.handle_backmsg = handle_backmsg
+
+
+def _pages_manager():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return getattr(get_script_run_ctx(suppress_warning=True), "pages_manager", None)
+
+
+def requested_page() -> str | None:
+    """The URL path this run's browser asked for by name (a typed or shared link), or None: no
+    run, or a page asked for by its hash (a click in the menu)."""
+    pm = _pages_manager()
+    if pm is None or pm.intended_page_script_hash:
+        return None
+    return pm.intended_page_name
+
+
+def ask_for_page(url_path: str) -> None:
+    """This run resolves the page at url_path instead ("" the default page); before st.navigation."""
+    pm = _pages_manager()
+    if pm is not None:
+        pm.set_script_intent("", url_path)
+
+
+def bound_inbound_frames(max_bytes: int) -> None:
+    """The websocket server (uvicorn, websockets' sans-I/O protocol) refuses a client message over
+    max_bytes from its frame header, before reading it (close 1009). Streamlit gives uvicorn
+    server.maxMessageSize (50 MB) for both directions and checks its own 1 MB inbound bound only
+    once the whole message is in memory. Call before Streamlit starts."""
+    from streamlit.web.server.starlette import starlette_server
+
+    build = getattr(starlette_server._get_uvicorn_config_kwargs, "_attn_original", None)
+    build = build or starlette_server._get_uvicorn_config_kwargs
+
+    def kwargs() -> dict:
+        return {**build(), "ws_max_size": max_bytes}
+
+    kwargs._attn_original = build
+    starlette_server._get_uvicorn_config_kwargs = kwargs
+
+
+def filter_inbound(fn: Callable[[bytes], bytes]) -> None:
+    """fn(data) -> the bytes Streamlit's websocket loop gets for each client message, instead of
+    data. That loop keeps a message's bytes and its parse until the client's next message, so what
+    an idle socket holds is what fn returned."""
+    from starlette.websockets import WebSocket
+
+    original = getattr(WebSocket.receive_bytes, "_attn_original", WebSocket.receive_bytes)
+
+    async def receive_bytes(self) -> bytes:
+        return fn(await original(self))
+
+    receive_bytes._attn_original = original
+    WebSocket.receive_bytes = receive_bytes
 
 
 def replace_clear_cache_handler(handler: Callable[[object], None]) -> None:

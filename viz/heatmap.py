@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
@@ -32,6 +33,20 @@ def tick_step(n: int, max_ticks: int = 80, pixels: float | None = None, font: in
 
 
 AXIS_X_PX = 560  # the width a heatmap gets in the page's narrower column (at 1280 px)
+
+
+def label_px(text: str, font: float) -> float:
+    """A label's width in px at font px, from above: a Chinese character (East Asian wide or
+    full-width) is one em, any other character 0.62 em (wider than the average Latin letter)."""
+    return sum(font if unicodedata.east_asian_width(c) in "WF" else 0.62 * font for c in str(text))
+
+
+def fits_upright(labels, pixels: float, n: int, step: int, font: float) -> bool:
+    """Whether every shown column label, written upright, fits the width its tick has (step
+    columns of pixels / n): such labels are never rotated (issue 50.6: 狗 / 咬 / 人 were turned
+    90 degrees by a rule on the number of columns)."""
+    room = pixels / max(n, 1) * step
+    return all(label_px(t, font) + 4 <= room for t in labels)
 
 
 def categories(tokens) -> list[str]:
@@ -88,6 +103,7 @@ def _axis(tokens, title: str, pixels: float, positions: str, max_ticks: int) -> 
     shown = cats if positions == "ticks" else [esc(t) for t in tokens]
     font = 12 if len(tokens) <= 40 else 11
     step = tick_step(len(tokens), max_ticks, pixels, font)
+    raw = [html.unescape(c) for c in cats] if positions == "ticks" else [str(t) for t in tokens]  # as shown
     return dict(
         common,
         type="category",
@@ -95,6 +111,7 @@ def _axis(tokens, title: str, pixels: float, positions: str, max_ticks: int) -> 
         tickvals=cats[::step],
         ticktext=shown[::step],
         tickfont=dict(size=font, color="#222222"),
+        upright=fits_upright(raw[::step], pixels, len(tokens), step, font),
     )
 
 
@@ -207,7 +224,10 @@ def heatmap(
     fig_height = height or int(np.clip(160 + 26 * max(n_rows, 1), 320, 900))
     xaxis = _axis(cols, labels["x"], AXIS_X_PX / len(panels), positions, max_ticks)
     yaxis = {**_axis(rows, labels["y"], fig_height - 120, positions, max_ticks), "autorange": "reversed"}
-    if tick_angle is None and cols is not None and n_cols > 12:
+    yaxis.pop("upright", None)
+    if xaxis.pop("upright", False):
+        tick_angle = 0  # labels that fit upright stay upright, whatever angle is asked for longer ones
+    elif tick_angle is None and cols is not None and n_cols > 12:
         tick_angle = -60
     if tick_angle is not None:
         xaxis["tickangle"] = tick_angle

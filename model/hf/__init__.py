@@ -9,8 +9,10 @@ so every page can show it. The adapter, one job a module:
 - sizes.py    the config summary, the family, and the size estimated before anything is allocated
 - loading.py  loading (safetensors only, no remote code) and the byte-bounded cache of served runners
 - runner.py   HFRunner, the Runner protocol over a transformers model
-- pretrained.py a real pretrained decoder a pip package ships as GGUF (SmolLM2-135M), converted once to
-              safetensors in a cache folder
+- pretrained.py the real pretrained decoders pip packages ship as GGUF (SmolLM2-135M, Gemma 3 270M),
+              converted once to safetensors in a cache folder
+- gguf_fast.py  reading a GGUF file's metadata in one pass, once per file, for that conversion
+- gguf_convert.py the conversion itself: tensor by tensor into model.safetensors
 
 docs/hf.md says how temperature, switched-off positions and heads reach each family.
 transformers is imported only when an hf: model is loaded; without it the app and CLI work and ask

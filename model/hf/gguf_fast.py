@@ -65,7 +65,9 @@ def _reader_class():
             nptype = self.gguf_scalar_to_np.get(itype)
             if nptype is None:  # arrays of arrays: gguf's own reading
                 return super()._get_field_parts(orig_offs, raw_type)
-            whole = self._get(offs, nptype, n)
+            # a plain ndarray (gguf's _get gives a memmap, whose every slice below would be a memmap:
+            # 15 s for Gemma's 2 x 262,144 scores and token types), the same bytes and dtype
+            whole = plain[offs : offs + n * np.dtype(nptype).itemsize].view(nptype)
             start = len(parts)
             parts.extend(whole[i : i + 1] for i in range(n))
             return (
@@ -90,8 +92,14 @@ def reader(path):
 def shared_reader():
     """While inside: gguf.GGUFReader(path) gives FastReader, one per file (transformers builds one
     for the tokenizer, one for the config and one for the weights of the same file), and
-    gguf.get_tensor_name_map gives one map per architecture and layer count."""
+    gguf.get_tensor_name_map gives one map per architecture and layer count, and transformers'
+    load_gguf_checkpoint(path, return_tensors=False) (its config, tokenizer and our conversion each
+    ask; every call parses each of Gemma's 786k array elements in Python) is read once per file,
+    each caller getting its own copy."""
+    import copy
+
     import gguf
+    from transformers import modeling_gguf_pytorch_utils as hf_gguf
 
     made: dict[str, object] = {}
     cls = _reader_class()
@@ -107,11 +115,25 @@ def shared_reader():
     # (397 times for SmolLM2: 11 s of its first conversion); the map only answers get_name(), so
     # one per (architecture, layers) gives the same names
     name_map = gguf.get_tensor_name_map
+    checkpoint = hf_gguf.load_gguf_checkpoint
+    parsed: dict[str, dict] = {}
+
+    def read_once(path, return_tensors=False, model_to_load=None, torch_dtype=None):
+        if return_tensors:
+            return checkpoint(path, return_tensors, model_to_load, torch_dtype)
+        key = str(Path(path).resolve())
+        if key not in parsed:
+            parsed[key] = checkpoint(path, False)
+        return copy.deepcopy(parsed[key])
+
     gguf.GGUFReader = one_per_file
     gguf.get_tensor_name_map = functools.lru_cache(maxsize=8)(name_map)
+    hf_gguf.load_gguf_checkpoint = read_once
     try:
         yield
     finally:
         gguf.GGUFReader = original
         gguf.get_tensor_name_map = name_map
+        hf_gguf.load_gguf_checkpoint = checkpoint
         made.clear()
+        parsed.clear()

@@ -32,8 +32,15 @@ from model.hf.policy import (
     served,
 )
 from model.hf.runner import HFRunner
-from model.hf.sizes import count_parameters, estimate_parameters, family_of, free_memory, max_parameters
-from model.hf.tokens import HFTokenizer
+from model.hf.sizes import (
+    count_parameters,
+    estimate_parameters,
+    family_of,
+    file_parameters,
+    free_memory,
+    max_parameters,
+)
+from model.hf.tokens import HFTokenizer, from_file
 
 
 def _offline() -> bool:
@@ -76,22 +83,29 @@ TOKENIZER_FILES = (
 )
 
 
-def load(spec: str, device: str | None = None, shown: str | None = None, max_params: int | None = None) -> "HFRunner":
+def load(
+    spec: str, device: str | None = None, shown: str | None = None, max_params: int | None = None, converted=False
+) -> "HFRunner":
     """Load hf:SPEC (SPEC a local folder or a hub id, or a name of allowed()) for the explorer;
     InputError with one clear line when it cannot be had (no transformers, no such folder or model,
     unreadable, no internet, needs remote code, no safetensors weights, no tokenizer, sizes out of
     range, more than max_params (default max_parameters()) or too large for this machine's memory).
     This is the owner's entry (Python, the CLI): the app uses load_served(). shown: the name the
-    runner and its messages carry instead of SPEC."""
+    runner and its messages carry instead of SPEC. converted: a folder model/hf/pretrained.py wrote
+    (its own tokenizer.json is the tokenizer, its one safetensors file holds every parameter once),
+    read the quick way: the tokenizer built from tokenizer.json in Rust (tokens.from_file) instead
+    of transformers parsing the file in Python and rebuilding it (Gemma's 33 MB: three quarters
+    of its cached start), the parameters counted from the file's header instead of a model built
+    on the meta device."""
     spec = check_name(spec[len(PREFIX) :] if is_hf(spec) else spec)
     name = shown or PREFIX + spec
     try:
-        return _load(spec, name, device, max_parameters() if max_params is None else max_params)
+        return _load(spec, name, device, max_parameters() if max_params is None else max_params, converted)
     except (OSError, RuntimeError) as e:  # a folder that cannot be read, ~nosuchuser, ...
         raise InputError("hf_unreadable", f"{name}: cannot be read ({_short(e)})") from None
 
 
-def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
+def _load(spec: str, name: str, device, max_params: int, converted: bool = False) -> "HFRunner":
     transformers = require_transformers()
     from transformers import AutoConfig, AutoTokenizer
 
@@ -168,7 +182,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
     if estimate > 2 * max_params:
         raise too_many(estimate)
     try:
-        n_params = count_parameters(auto_cls, cfg)
+        n_params = file_parameters(path / "model.safetensors") if converted else count_parameters(auto_cls, cfg)
     except Exception as e:
         raise InputError(
             "hf_cannot_build", f"{name}: transformers cannot build this architecture ({_short(e)})"
@@ -193,7 +207,7 @@ def _load(spec: str, name: str, device, max_params: int) -> "HFRunner":
             f"{name}: the folder has no tokenizer files (one of {', '.join(TOKENIZER_FILES[:4])}, ...)",
         )
     try:
-        tok = AutoTokenizer.from_pretrained(source, **common)
+        tok = from_file(path) if converted else AutoTokenizer.from_pretrained(source, **common)
     except Exception as e:
         raise failed(
             e, InputError("hf_no_tokenizer", f"{name}: the folder has no usable tokenizer ({_short(e)})")

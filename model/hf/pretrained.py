@@ -213,6 +213,9 @@ def folder(name: str) -> Path:
 
 
 STAMP = "converted-from.json"
+# how the folder is written: 2 = model/hf/gguf_convert.py (the embedding under its own name; 1 stored
+# it as lm_head.weight, which made every load fill the embedding with random numbers before tying)
+FORMAT = 2
 
 
 def _stamp(name: str) -> dict:
@@ -227,6 +230,7 @@ def _stamp(name: str) -> dict:
             return None
 
     return {
+        "format": FORMAT,
         "gguf": MODELS[name].gguf,
         "bytes": sum(p.stat().st_size for p in paths) if paths else None,
         "package": version(MODELS[name].distribution),
@@ -270,12 +274,9 @@ def _file_lock(path: Path):
 
 
 def convert(name: str, into: Path) -> None:
-    """Dequantize the GGUF once and write it as a model folder: config.json (without the GGUF
-    quantization entry, so the folder loads as plain float32 weights), model.safetensors (tied
-    weights stored once) and the tokenizer's files."""
-    from safetensors.torch import save_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
+    """Dequantize the GGUF once and write it as a model folder (model/hf/gguf_convert.py: tensor
+    by tensor into model.safetensors, the embedding under its own name so that a load ties the
+    output layer to it; config.json without the GGUF quantization entry; the tokenizer's files)."""
     if gguf_path(name) is None:
         raise InputError("hf_packaged_missing", f"{name} needs its packages: {INSTALL}", name=name)
     missing = [p for p in CONVERT_NEEDS if importlib.util.find_spec(p) is None]
@@ -283,24 +284,14 @@ def convert(name: str, into: Path) -> None:
         raise InputError(
             "hf_packaged_missing", f"{name}: reading its GGUF file needs {', '.join(missing)}: {INSTALL}", name=name
         )
-    from model.hf import gguf_fast
+    from model.hf import gguf_convert, gguf_fast
 
     with tempfile.TemporaryDirectory(prefix=f".{name}-gguf-", dir=into.parent) as whole:
         src = assembled(name, Path(whole))  # checked before transformers reads a byte of it
         # the file's metadata read once, in one pass (gguf_fast: the 21 s of SmolLM2's first start
         # that gguf.GGUFReader spent, three times over), the same fields and so the same weights
         with gguf_fast.shared_reader():
-            tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
-            module = AutoModelForCausalLM.from_pretrained(
-                str(src.parent), gguf_file=src.name, attn_implementation="eager"
-            )
-    into.mkdir(parents=True, exist_ok=True)
-    cfg = module.config.to_dict()
-    cfg.pop("quantization_config", None)  # the GGUF entry: save_pretrained refuses a "quantized" model
-    cfg["architectures"] = [type(module).__name__]
-    (into / "config.json").write_text(json.dumps(cfg, indent=1), encoding="utf-8")
-    save_model(module, str(into / "model.safetensors"))
-    tok.save_pretrained(str(into))
+            gguf_convert.convert(src, into)
 
 
 def converted(name: str) -> tuple[Path, bool]:
@@ -386,7 +377,7 @@ def load(name: str, device: str | None = None):
         path, did_convert = converted(name)
         t1 = time.perf_counter()
         try:
-            runner = loading.load(str(path), device=device, shown=name)
+            runner = loading.load(str(path), device=device, shown=name, converted=True)
         except Exception:
             # a converted folder that does not load (a truncated model.safetensors beside an intact
             # stamp): its stamp goes, so the next start() converts again instead of failing again

@@ -203,3 +203,23 @@ def count_parameters(auto_cls, cfg) -> int:
     with torch.device("meta"):
         m = auto_cls.from_config(cfg)
     return sum(p.numel() for p in m.parameters())
+
+
+def file_parameters(path) -> int:
+    """Values in a safetensors file, read from its header alone (nothing loaded): a model's
+    parameter count where the file holds each parameter once (tied weights once) and nothing else,
+    as the folders model/hf/pretrained.py converts do."""
+    import json
+    import struct
+
+    with open(path, "rb") as fh:
+        (n,) = struct.unpack("<Q", fh.read(8))
+        header = json.loads(fh.read(n))
+    total = 0
+    for key, entry in header.items():
+        if key != "__metadata__":
+            count = 1
+            for d in entry["shape"]:
+                count *= int(d)
+            total += count
+    return total

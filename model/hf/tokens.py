@@ -180,3 +180,36 @@ class HFTokenizer:
 
     def __repr__(self):
         return f"HFTokenizer({type(self.tok).__name__}, vocab_size={self.vocab_size})"
+
+
+# what a converted folder's tokenizer_config.json says that the tokenizer itself does not hold
+_CONFIG_KEYS = (
+    "bos_token",
+    "eos_token",
+    "unk_token",
+    "pad_token",
+    "mask_token",
+    "sep_token",
+    "cls_token",
+    "model_max_length",
+    "add_bos_token",
+    "add_eos_token",
+)
+
+
+def from_file(folder):
+    """transformers' tokenizer of a folder whose tokenizer.json is the whole tokenizer (the real
+    models' converted folders, model/hf/pretrained.py), built from that file by the tokenizers
+    library alone. AutoTokenizer parses the file in Python twice more and a model's own class may
+    rebuild it from its vocabulary and merges (GemmaTokenizer: 262,144 tokens and 514,906 merges);
+    the tokens, ids and special tokens are the same (tests/test_pretrained_fast.py compares them on
+    every real model)."""
+    import json
+    from pathlib import Path
+
+    from transformers import TokenizersBackend
+
+    folder = Path(folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    kwargs = {k: config[k] for k in _CONFIG_KEYS if k in config}
+    return TokenizersBackend(tokenizer_file=str(folder / "tokenizer.json"), name_or_path=str(folder), **kwargs)

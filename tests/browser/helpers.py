@@ -32,6 +32,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     relaid,
     screenshot,
     settle,
+    show_every_page,
     sidebar_text,
     submit_text,
     tile_xy,

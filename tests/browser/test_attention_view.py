@@ -19,8 +19,9 @@ import pytest
 
 import model
 from ui.context import DEFAULT_TEXT
+from ui.i18n import text_in
 
-from .helpers import MODELS, goto, settle
+from .helpers import MODELS, goto, settle, show_every_page
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
 VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.ready"
@@ -127,7 +128,10 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     shown_row = [float(c) for c in cells if c[:1].isdigit()]
     np.testing.assert_allclose(shown_row, want[want > 0][: len(shown_row)], atol=6e-5)
     # let go: one report (debounced) reaches the server and the link holds the view
-    page.wait_for_function("() => location.search.includes('ltemp=')", timeout=20_000)
+    # (the drag's own report may reach the link first: wait for the head's, the last move's)
+    page.wait_for_function(
+        "() => location.search.includes('ltemp=') && location.search.includes('head=mean')", timeout=20_000
+    )
     link = parse_qs(urlparse(page.url).query)
     assert link["head"] == ["mean"] and link["q"] == ["2"]
     assert abs(float(link["ltemp"][0]) - v["temp"]) < 1e-3
@@ -215,6 +219,9 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
     # (after its first layer) and cross-attention, whose inputs the encoder's layer n changes
     exact = name != "translator" or kind == "encoder" or (kind == "decoder" and layer == 0)
     assert ("exactly what the model computes" in note(page)) == exact, note(page)
+    # the note names the one attention the browser's T acts on (issue 46: the translator's layer n
+    # holds three, and "layer n only" did not say which)
+    assert text_in("en", f"av_attention_{kind}") in note(page), note(page)
     page.mouse.up()
     page.wait_for_function("() => location.search.includes('temp=')", timeout=20_000)
     settle(page)
@@ -362,6 +369,7 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
     student.wait_for_function(TEMP_VIEW, timeout=30_000)  # the teacher's page
     for key, path in (("temp_view", "temperature"), ("cmp_view", "compare")):
         if path == "compare":
+            show_every_page(teacher)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
             teacher.locator("[data-testid='stSidebarNav'] a[href*='compare']").click()
             teacher.wait_for_function(
                 f"() => window.__attentionViews && window.__attentionViews.{key} && window.__attentionViews.{key}.ready",

@@ -13,7 +13,18 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from .helpers import SCREENSHOTS, SIDEBAR, AppServer, app_env, click_and_settle, exceptions, goto, settle, submit_text
+from .helpers import (
+    SCREENSHOTS,
+    SIDEBAR,
+    AppServer,
+    app_env,
+    click_and_settle,
+    exceptions,
+    goto,
+    settle,
+    show_every_page,
+    submit_text,
+)
 
 FOLLOW_S = 3.0  # a student sees each change within 2 s on a quiet machine; 3 s leaves room for a loaded CI run (measured 0.56-2.43 s with the suite on 2 workers)
 
@@ -135,6 +146,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
 
     # the attention page: a layer change reruns only its fragment (ui.context.partial), which
     # publishes the teacher's view itself; the students' layer follows
+    show_every_page(teacher)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
     teacher.locator("[data-testid='stSidebarNav'] a[href*='attention']").click()
     teacher.wait_for_function("() => location.pathname.endsWith('/attention')")
     settle(teacher)
@@ -151,6 +163,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
         s.wait_for_function("() => window.__attentionViews.att_view.state.layer === 0", timeout=15_000)
 
     # the teacher opens the lessons page: the students land on it
+    show_every_page(teacher)
     teacher.locator("[data-testid='stSidebarNav'] a[href*='lessons']").click()
     teacher.wait_for_function("() => location.pathname.endsWith('/lessons')")
     settle(teacher)

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BLUES, DIVERGING, MASKED } from "../../ui/attention_view/shared.js";
-import { LUT, RGBA, RGBA_MASKED, blueIndex, cellWords, colorOf, divColorOf, divIndex } from "../../ui/attention_view/colors.js";
+import { LUT, RGBA, RGBA_DIV, RGBA_MASKED, blueIndex, cellWords, colorOf, divColorOf, divIndex, divScale } from "../../ui/attention_view/colors.js";
 import { headCsv, headJson } from "../../ui/attention_view/export.js";
 
 const rgb = (h) => `rgb(${[1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)).join(",")})`;
@@ -36,4 +36,15 @@ test("CSV and JSON of a head: every cell, masked ones empty / null", () => {
   const j = JSON.parse(headJson(d, { kind: "decoder", layer: 1, head: 2, temperature: 0.5 }));
   assert.deepEqual(j.weights, [[1, null], [0.25, 0.75]]);
   assert.equal(j.temperature, 0.5);
+});
+
+test("a difference's scale is its largest |B - A| not masked, rounded up to 0.01 (issue 50.8)", () => {
+  const w = Float32Array.from([0.03, -0.104, 0.5, 0.0]), none = () => false;
+  assert.equal(divScale(w, 2, 2, none), 0.5);
+  assert.equal(divScale(w, 2, 2, (r, j) => r === 1 && j === 0), 0.11, "the masked 0.5 does not count; 0.104 rounds up");
+  assert.equal(divScale(new Float32Array(4), 2, 2, none), 0.01, "all equal: a scale that still draws");
+  // scaled by it, the largest difference takes the scale's end colour (on -1..+1 it was near white)
+  const s = divScale(w, 2, 2, (r, j) => r === 1 && j === 0);
+  assert.equal(cellWords(w.map((x) => x / s), 2, 2, none, true)[1], RGBA_DIV[divIndex(-0.104 / 0.11)]);
+  assert.ok(divIndex(-0.104 / 0.11) < 10 && divIndex(-0.104) > 100);
 });

@@ -2,7 +2,7 @@
 // (hit.js): every cell, panel cell, tile and row found again from its own centre.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MIN_TEXT, PAGE_ROWS, fontPx, heatmapLayout, labelStep, linesLayout, modelLayout, panelsLayout, valueFont } from "../../ui/attention_view/layout.js";
+import { MIN_TEXT, PAGE_ROWS, fontPx, heatmapLayout, keyLabels, labelStep, linesLayout, modelLayout, panelsLayout, valueFont } from "../../ui/attention_view/layout.js";
 import { cellAt, tileCentre } from "../../ui/attention_view/hit.js";
 
 test("the heatmap fits the width and the window's height", () => {
@@ -77,4 +77,18 @@ test("hit-testing: each panel's cells, each model tile, each head-view row", () 
   const l = linesLayout({ width: 600, Q: 6, K: 6, font: 14 });
   for (let r = 0; r < 6; r++) assert.equal(cellAt(l, l.xl - 10, 5 + (r + 0.5) * l.rh, { Q: 6 }).r, r);
   assert.equal(cellAt(l, l.xr, 5 + 0.5 * l.rh, { Q: 6 }), null, "the keys' side picks no row");
+});
+
+test("key labels stay upright where they fit their cell, else turn (issue 50.6)", () => {
+  // 狗 / 咬 / 人 at 14 px: one em wide, in 3 columns of a 600 px heatmap
+  const g = heatmapLayout({ width: 600, Q: 3, K: 3, labelW: 14, keyW: 14, font: 14, viewH: 800, present: false });
+  assert.ok(g.upright, "three Chinese characters fit upright");
+  assert.equal(g.y0, 14 + 4 + 14 + 6, "upright labels take one line of text above the cells");
+  const long = heatmapLayout({ width: 600, Q: 3, K: 30, labelW: 14, keyW: 60, font: 14, viewH: 800, present: false });
+  assert.ok(!long.upright && long.y0 === 60 + 10 + 14 + 6, "a label wider than its cell turns");
+  assert.deepEqual(keyLabels(20, 24, 14), { upright: true, h: 18 });
+  assert.equal(keyLabels(21, 24, 14).upright, false, "4 px to spare or it turns");
+  const sizes = [{ labelW: 14, keyW: 14, Q: 3, K: 3 }, { labelW: 14, keyW: 80, Q: 3, K: 12 }];
+  const p = panelsLayout({ width: 1000, sizes, font: 14, viewH: 800, present: false });
+  assert.deepEqual(p.panels.map((o) => o.upright), [true, false]);
 });

@@ -21,9 +21,11 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from model import intervention
+from model.attention import ABLATIONS
 from viz.attention_view import layers_to_send, pack
 
-from .. import state
+from .. import browser_model, state
 from .. import view as views
 from ..i18n import t
 from ..safe import echo, md
@@ -59,6 +61,7 @@ STRINGS = {
     "keys_help": "av_keys_help",
     "keys_help_rows": "av_keys_help_rows",
     "layer_loading": "av_layer_loading",
+    "diff_scale": "av_diff_scale",
     "alt": "av_alt",
     "model_alt": "av_model_alt",
     "caption": "av_caption",
@@ -74,6 +77,29 @@ STRINGS = {
     "export_svg": "av_export_svg",
     "export_csv": "av_export_csv",
     "export_json": "av_export_json",
+    # the in-browser model (live.js): its knobs, which side computed the chart, why not the browser
+    "live_all": "av_live_all",
+    "live_note_layer": "av_live_note_layer",
+    "live_note_all": "av_live_note_all",
+    "live_off": "av_live_off",
+    "live_on": "av_live_on",
+    "live_off_list": "av_live_off_list",
+    "live_off_head": "av_live_off_head",
+    "live_clear": "av_live_clear",
+    "live_nopos": "av_live_nopos",
+    "live_how": "iv_how",
+    "how_zero": "iv_how_zero",
+    "how_mean": "iv_how_mean",
+    "how_uniform": "iv_how_uniform",
+    "src_browser": "av_src_browser",
+    "src_server": "av_src_server",
+    "src_loading": "av_src_loading",
+    "cannot": "av_cannot",
+    "cannot_no-webassembly": "av_cannot_no_webassembly",
+    "cannot_no-simd": "av_cannot_no_simd",
+    "cannot_memory": "av_cannot_memory",
+    "cannot_error": "av_cannot_error",
+    "live_output": "av_live_output",
 }
 TABS = ("head", "model", "lines")  # view.js TABS, in its order (tests/test_attention_view_js.py)
 
@@ -105,7 +131,31 @@ def fit_view(view, shape) -> dict:
         "head": "mean" if head == "mean" else min(max(head, 0), n_heads - 1),
         "q": min(max(_reported(view, "q", views.whole, 0), 0), q - 1),
         "temp": _reported(view, "temp", views.TEMPERATURE, 1.0),
+        # the in-browser model's knobs (live.js): every layer's T, heads off, how, positions off
+        "ttemp": _reported(view, "ttemp", views.TEMPERATURE, 1.0),
+        "off": _off(view.get("off"), n_layers, n_heads),
+        "how": view.get("how") if view.get("how") in ABLATIONS else "zero",
+        "nopos": view.get("nopos") is True,
+        # a sentence typed into the sidebar's box and run in the browser, reported when the box was
+        # left (None: the page's own); cut as the box cuts it
+        "text": view["text"][: state.TEXT_READ_MAX] if isinstance(view.get("text"), str) else None,
     }
+
+
+def _off(raw, n_layers: int, n_heads: int) -> list[str]:
+    """The reported heads off ("kind:layer:head", 1-based), each parsed as the link parses it and
+    kept only where this model has it (a browser's report: anything may be in it)."""
+    if not isinstance(raw, list) or len(raw) > MAX_OFF:
+        return []
+    out = []
+    for name in raw:
+        try:
+            kind, layer, head = intervention.parse_head(str(name)[:REPORT_MAX])
+        except ValueError:
+            continue
+        if layer < n_layers and head < n_heads and intervention.head_name(kind, layer, head) not in out:
+            out.append(intervention.head_name(kind, layer, head))
+    return out
 
 
 def bind_view(**keys: str | tuple[str, ...]):
@@ -119,13 +169,27 @@ def bind_view(**keys: str | tuple[str, ...]):
 
     def on_view(view: dict) -> None:
         for field, to in keys.items():
+            if view[field] is None:  # not reported (a typed sentence only when there is one)
+                continue
             for key in (to,) if isinstance(to, str) else to:
                 st.session_state[key] = view[field]
 
     return on_view
 
 
-VIEW_FIELDS = ("tab", "layer", "head", "q", "temp")  # what fit_view returns, and view.js reports
+VIEW_FIELDS = (
+    "tab",
+    "layer",
+    "head",
+    "q",
+    "temp",
+    "ttemp",
+    "off",
+    "how",
+    "nopos",
+    "text",
+)  # what fit_view returns, and view.js reports
+MAX_OFF = 512  # heads a report may switch off (3 kinds x 2 layers x 4 heads here; a larger model's few)
 
 
 REPORT_MAX = 32  # characters of one reported field worth reading (a number, "mean")
@@ -152,12 +216,19 @@ def same_view(a: dict | None, b: dict | None) -> bool:
     """Whether two views show the same (a is often the browser's raw report: anything may be in it)."""
     if not isinstance(a, dict) or not isinstance(b, dict):
         return False
-    keys = ("tab", "layer", "head", "q")
+    keys = ("tab", "layer", "head", "q", "how")
     try:
-        close = abs(float(a.get("temp", 1)) - float(b.get("temp", 1))) < 5e-4  # False for NaN
+        # False for NaN; the knobs a view without them has are their defaults
+        close = all(abs(float(a.get(k, 1)) - float(b.get(k, 1))) < 5e-4 for k in ("temp", "ttemp"))
     except (TypeError, ValueError, OverflowError):
         return False
-    return close and all(a.get(k) == b.get(k) for k in keys)
+    # a raw report's off may be anything: compared as it came, never converted
+    same_knobs = (a.get("off") or []) == (b.get("off") or []) and (a.get("nopos") is True) == (b.get("nopos") is True)
+    return (
+        close
+        and same_knobs
+        and all(a.get(k, "zero" if k == "how" else None) == b.get(k, "zero" if k == "how" else None) for k in keys)
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -173,6 +244,29 @@ def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer:
         digest.update(b"|" + (b"" if part is None else np.ascontiguousarray(part).tobytes()))
     meta = {**json.loads(meta_json), "weights_id": digest.hexdigest()[:16]}
     return pack(weights, mask, meta, layer, sources=[dict(s) for s in sources])
+
+
+def live_model(name: str, kind: str, box: str | None, text: str, knobs: bool = True) -> dict | None:
+    """What the attention view needs to run NAME in the browser (ui/browser_model), or None where it
+    cannot be handed to the browser (a Hugging Face model, a snapshot, no graph published yet, the
+    in-browser model turned off): then the chart is the server's and says so. box: the sidebar's
+    sentence box's widget key (the view listens to it); knobs: the view offers every layer's T,
+    heads off and positions off."""
+    if not browser_model.available(name):
+        return None
+    from model.runner import MAX_CHARS
+    from model.tokenizer import BOS, EOS, TO_EN, TO_ZH
+
+    return {
+        "base": browser_model.BASE,
+        "model": name,
+        "kind": kind,
+        "box": box,
+        "text": text,
+        "knobs": bool(knobs),
+        "max_chars": MAX_CHARS,
+        "special": {"bos": BOS, "eos": EOS, "to_en": TO_EN, "to_zh": TO_ZH},
+    }
 
 
 def reported(key: str) -> dict | None:
@@ -205,6 +299,7 @@ def attention_view(
     mean: bool = True,
     first_layer: int = 0,
     head_as: int | str | None = None,
+    live: dict | None = None,
 ):
     """Mount the view for one kind's (layers, heads, queries, keys) weights. view: the page's
     {tab, layer, head, q, temp}; on_view(view): called (as a widget callback, before the rerun)
@@ -226,7 +321,12 @@ def attention_view(
 
     A slice of the model is numbered as the model numbers it: first_layer, the model's layer (from
     0) that weights[0] is (home sends only its last layer); head_as, the head a reader is told
-    (from 1, or "mean") where weights hold one head already chosen (a lesson's reveal)."""
+    (from 1, or "mean") where weights hold one head already chosen (a lesson's reveal).
+
+    live: live_model(...)'s answer, or None: the browser runs the model itself (live.js) for the
+    sidebar's sentence as it is typed and the view's knobs (ttemp, off, how, nopos in view), which
+    the page has applied to these weights too (the server stays what a link, a room and the
+    fallback show)."""
     shape = weights.shape
     server_view = fit_view(view, shape)
     labels_id = hashlib.sha1(
@@ -248,6 +348,9 @@ def attention_view(
     meta = {
         "key": key,
         "kind": kind,
+        # which attention of the layer a browser-side T acts on: the translator's "layer n" holds three
+        # (encoder self, decoder self, cross), and the notes name the one shown (issue 46)
+        "attention": t(f"av_attention_{kind}") if kind in ("encoder", "decoder", "cross") else "",
         "trace": labels_id,
         "q_tokens": list(q_tokens),
         "k_tokens": list(k_tokens),
@@ -261,9 +364,13 @@ def attention_view(
         "first_layer": int(first_layer),
         "head_as": head_as,
         "view": shown,
+        # the knobs these weights were computed with (the view above may be the one last imposed)
+        "served": {k: server_view[k] for k in ("ttemp", "off", "how", "nopos")},
     }
     if panels:
         meta["panels"] = panels
+    if live:
+        meta["live"] = live
     data = payload(
         np.ascontiguousarray(weights, dtype=np.float32),
         None if mask is None else np.asarray(mask, bool),

@@ -51,6 +51,15 @@ export function colorOf(v) {
 }
 export function divColorOf(x) { const i = divIndex(x) * 3; return `rgb(${DIV_LUT[i]},${DIV_LUT[i + 1]},${DIV_LUT[i + 2]})`; }
 
+// the diverging scale of a difference panel: its largest |B - A| over the cells not masked, rounded
+// up to 0.01 (the number the chart states), so the largest difference takes the scale's end colour
+// (issue 50.8: on a fixed -1..+1 a largest difference of +0.11 was nearly white)
+export function divScale(w, Q, K, masked) {
+  let m = 0;
+  for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) if (!masked(r, j)) m = Math.max(m, Math.abs(w[r * K + j]));
+  return Math.max(0.01, Math.ceil(m * 100 - 1e-9) / 100);
+}
+
 // one panel's (Q, K) cells as RGBA words into px (a new array if none): masked grey, else Blues
 // (or diverging)
 export function cellWords(w, Q, K, masked, diverging, px = new Uint32Array(Q * K)) {

@@ -1,6 +1,6 @@
 // The downloads as text: CSV, JSON and SVG of the shown head, or of every panel as shown. Pure
 // (strings in, a string out); the view saves them as files.
-import { colorOf, divColorOf } from "./colors.js";
+import { colorOf, divColorOf, divScale } from "./colors.js";
 import { fmtT } from "./numbers.js";
 
 export function fileName(kind, layer, head, T, ext) { return `attention_${kind}_L${layer}_H${head}_T${fmtT(T)}.${ext}`; }
@@ -32,12 +32,13 @@ function svgOf(list, top) {
   const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`];
   let x0 = 0;
   list.forEach(([p, d], i) => {
-    if (p) parts.push(`<text x="${x0}" y="16" font-weight="bold">${esc(p.title)}</text>`);
+    const s = d.diverging ? divScale(d.w, d.Q, d.K, d.masked) : 1; // as drawn on the canvas (paint.js)
+    if (p) parts.push(`<text x="${x0}" y="16" font-weight="bold">${esc(p.title)}${d.diverging ? ` (±${s.toFixed(2)})` : ""}</text>`);
     for (let r = 0; r < d.Q; r++) {
       parts.push(`<text x="${x0 + lw - 6}" y="${top + r * cell + 16}" text-anchor="end">${esc(d.labels[r])}</text>`);
       for (let j = 0; j < d.K; j++) {
         const m = d.masked(r, j), x = d.w[r * d.K + j];
-        const fillc = m ? MASKED_FILL : d.diverging ? divColorOf(x) : colorOf(x);
+        const fillc = m ? MASKED_FILL : d.diverging ? divColorOf(x / s) : colorOf(x);
         parts.push(`<rect x="${x0 + lw + j * cell}" y="${top + r * cell}" width="${cell}" height="${cell}" fill="${fillc}"><title>${m ? "masked" : x}</title></rect>`);
       }
     }

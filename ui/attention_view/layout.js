@@ -11,17 +11,26 @@ export function fontPx(width, present) { return present ? 18 : width < 480 ? 12 
 // every n-th label, so labels of font px never overlap cells px high
 export function labelStep(px, font) { return Math.max(1, Math.ceil((font + 3) / Math.max(px, 0.01))); }
 
+// the key labels' height above the cells: one line where the widest fits its cell upright (狗 / 咬 /
+// 人, or any short label; issue 50.6), else the widest turned 90 degrees (at most 140 px); the
+// painter turns only the labels that do not fit their cell (paint.js, paintKeys)
+export function keyLabels(keyW, cell, font) {
+  const upright = keyW + 4 <= cell;
+  return { upright, h: upright ? font + 4 : Math.min(keyW + 10, 140) };
+}
+
 // the heatmap: labelW / keyW the widest row / key label; viewH the window's height. On a projector
 // the cells end on the first screen under the page's title, its step controls and the step's
 // heading (the steps page's softmax at 1280 x 800: 0.72 of the height put its last row below the
 // fold). Returns the geometry hit-testing reads: {kind, x0, y0, cw, ch}, and the canvas height.
 export function heatmapLayout({ width, Q, K, labelW, keyW, font, viewH, present }) {
   const lw = Math.min(labelW + 10, width * 0.38);
-  const top = Math.min(keyW + 10, 140) + font + 6;
   const cell = Math.max(0.5, Math.min(64, (width - lw - 4) / K));
+  const keys = keyLabels(keyW, cell, font);
+  const top = keys.h + font + 6;
   const maxH = Math.max(240, Math.min(viewH * (present ? 0.55 : 0.72), 900));
   const ch = Math.max(0.5, Math.min(cell, (maxH - top) / Q));
-  return { kind: "heat", x0: lw, y0: top, cw: cell, ch, height: Math.ceil(top + ch * Q + 4) };
+  return { kind: "heat", x0: lw, y0: top, cw: cell, ch, upright: keys.upright, height: Math.ceil(top + ch * Q + 4) };
 }
 
 // the size values are written in, in cells cw x ch (0 where they would be unreadable)
@@ -40,10 +49,10 @@ export function panelsLayout({ width, sizes, font, viewH, present }) {
   const pw = side ? (width - gap * (n - 1)) / n : width;
   const lays = sizes.map((d) => {
     if (!d) return null;
-    const lw = Math.min(d.labelW + 10, pw * 0.38);
-    return { lw, kw: d.keyW, cell: Math.max(0.5, Math.min(64, (pw - lw - 4) / d.K)) };
+    const lw = Math.min(d.labelW + 10, pw * 0.38), cell = Math.max(0.5, Math.min(64, (pw - lw - 4) / d.K));
+    return { lw, cell, keys: keyLabels(d.keyW, cell, font) };
   });
-  const tops = lays.map((l) => (l ? title + Math.min(l.kw + 10, 140) + 6 : title));
+  const tops = lays.map((l) => (l ? title + l.keys.h + 6 : title));
   const maxH = Math.max(200, Math.min(viewH * (present ? 0.45 : side ? 0.6 : 0.5), 700));
   const panels = [];
   let y = 0, height = 0;
@@ -52,7 +61,7 @@ export function panelsLayout({ width, sizes, font, viewH, present }) {
     const ch = l ? Math.max(0.5, Math.min(l.cell, (maxH - top) / d.Q)) : 0;
     const h = Math.ceil(top + (l ? ch * d.Q : 20) + 4);
     const x = side ? i * (pw + gap) : 0, py = side ? 0 : y;
-    panels.push(l ? { i, x, y: py, top, lw: l.lw, x0: x + l.lw, y0: py + top, cw: l.cell, ch, Q: d.Q, K: d.K } : { i, x, y: py, top });
+    panels.push(l ? { i, x, y: py, top, lw: l.lw, x0: x + l.lw, y0: py + top, cw: l.cell, ch, Q: d.Q, K: d.K, upright: l.keys.upright } : { i, x, y: py, top });
     y += h + 12;
     height = side ? Math.max(height, h) : y;
   }

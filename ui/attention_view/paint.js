@@ -3,7 +3,7 @@
 // from layout.js, and leaves that geometry in v.geo for hit-testing. The numbers come from v
 // (v.headAt, v.panelData); nothing here computes a weight.
 import { HIGHLIGHT, MASKED, MASKED_HATCH } from "./shared.js";
-import { LUT, cellWords } from "./colors.js";
+import { LUT, cellWords, divScale } from "./colors.js";
 import { fill, fmtT, signed } from "./numbers.js";
 import { heatmapLayout, labelStep, linesLayout, modelLayout, panelsLayout, valueFont } from "./layout.js";
 
@@ -19,7 +19,8 @@ export function paintCells(v, d, g) {
   const ctx = v.ctx, { Q, K, w } = d;
   // the cells as one Q x K image, scaled without smoothing: 262,144 cells in one drawImage
   const { img, data } = v.offscreen(K, Q);
-  cellWords(w, Q, K, d.masked, d.diverging, new Uint32Array(data.data.buffer));
+  const s = d.diverging ? d.scale || 1 : 1; // a difference's colours span -scale..+scale
+  cellWords(s === 1 ? w : w.map((x) => x / s), Q, K, d.masked, d.diverging, new Uint32Array(data.data.buffer));
   img.getContext("2d").putImageData(data, 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(img, g.x0, g.y0, g.cw * K, g.ch * Q);
@@ -38,10 +39,25 @@ export function paintCells(v, d, g) {
   for (let r = 0; r < Q; r++) for (let j = 0; j < K; j++) {
     if (d.masked(r, j)) continue;
     const x = w[r * K + j];
-    ctx.fillStyle = (d.diverging ? Math.abs(x) > 0.6 : x > 0.5) ? "#fff" : "#000";
+    ctx.fillStyle = (d.diverging ? Math.abs(x / s) > 0.6 : x > 0.5) ? "#fff" : "#000";
     ctx.fillText(d.diverging ? signed(x, 2) : x.toFixed(2), g.x0 + (j + 0.5) * g.cw, g.y0 + (r + 0.5) * g.ch);
   }
   return vf;
+}
+
+// the key labels above cells g: each one upright and centred where it fits its cell (狗 / 咬 / 人;
+// issue 50.6), else turned 90 degrees and clipped to px; every n-th while turned ones would overlap
+function paintKeys(ctx, v, keys, g, px) {
+  const ks = g.upright ? 1 : labelStep(g.cw, v.fontPx);
+  ctx.save();
+  for (let j = 0; j < keys.length; j += ks) {
+    const up = ctx.measureText(keys[j]).width + 4 <= g.cw;
+    ctx.save(); ctx.translate(g.x0 + (j + 0.5) * g.cw, g.y0 - (up ? 3 : 6));
+    ctx.textAlign = up ? "center" : "left"; ctx.textBaseline = up ? "bottom" : "middle";
+    if (!up) ctx.rotate(-Math.PI / 2);
+    ctx.fillText(up ? keys[j] : v.clip(keys[j], px), 0, 0); ctx.restore();
+  }
+  ctx.restore();
 }
 
 // the heatmap of the selected head at T: cells, values where they fit, labels, the selected row
@@ -59,13 +75,7 @@ export function paintHeatmap(v, width) {
   ctx.fillStyle = "#000"; v.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
   const rs = labelStep(ch, f);
   for (let r = 0; r < Q; r += rs) ctx.fillText(v.clip(labels[r], lw - 8), lw - 6, top + (r + 0.5) * ch);
-  const ks = labelStep(cell, f);
-  ctx.save(); ctx.textAlign = "left";
-  for (let j = 0; j < K; j += ks) {
-    ctx.save(); ctx.translate(lw + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 2);
-    ctx.fillText(v.clip(v.h.k_tokens[j], top - f - 12), 0, 0); ctx.restore();
-  }
-  ctx.restore();
+  paintKeys(ctx, v, v.h.k_tokens, g, top - f - 12);
   ctx.textAlign = "left"; ctx.textBaseline = "top"; v.font(f);
   ctx.fillText(`${s.axis_y} ↓   ${s.axis_x} →`, 0, 2);
   ctx.strokeStyle = HIGHLIGHT; ctx.lineWidth = 3;
@@ -85,8 +95,11 @@ export function paintPanels(v, width) {
   let minVals = Infinity;
   lay.panels.forEach((o, i) => {
     const p = v.panels[i], d = data[i];
+    if (d && d.diverging) d.scale = divScale(d.w, d.Q, d.K, d.masked);
+    const scale = d && d.diverging ? ` · ${fill(v.s.diff_scale, { m: d.scale.toFixed(2) })}` : "";
     ctx.fillStyle = "#000"; v.font(f, true); ctx.textAlign = "left"; ctx.textBaseline = "top";
-    ctx.fillText(v.clip(fill(p.title, { t: fmtT(v.view.temp) }), lay.pw), o.x, o.y + 2);
+    const room = lay.pw - (scale ? ctx.measureText(scale).width : 0); // the scale is never cut
+    ctx.fillText(v.clip(fill(p.title, { t: fmtT(v.view.temp) }), room) + scale, o.x, o.y + 2);
     if (!d) { v.font(f); ctx.fillText(v.s.layer_loading, o.x, o.y + lay.title + 4); return; }
     const g = { x0: o.x0, y0: o.y0, cw: o.cw, ch: o.ch, Q: d.Q, K: d.K, i };
     v.geo.list.push(g);
@@ -94,12 +107,7 @@ export function paintPanels(v, width) {
     ctx.fillStyle = "#000"; v.font(f); ctx.textBaseline = "middle"; ctx.textAlign = "right";
     const rs = labelStep(o.ch, f);
     for (let r = 0; r < d.Q; r += rs) ctx.fillText(v.clip(d.labels[r], o.lw - 8), g.x0 - 6, g.y0 + (r + 0.5) * o.ch);
-    const ks = labelStep(o.cw, f);
-    ctx.textAlign = "left";
-    for (let j = 0; j < d.K; j += ks) {
-      ctx.save(); ctx.translate(g.x0 + (j + 0.5) * o.cw, g.y0 - 6); ctx.rotate(-Math.PI / 2);
-      ctx.fillText(v.clip(d.keys[j], o.top - lay.title - 12), 0, 0); ctx.restore();
-    }
+    paintKeys(ctx, v, d.keys, { ...g, upright: o.upright }, o.top - lay.title - 12);
     if (v.q < d.Q) {
       ctx.strokeStyle = d.diverging ? "#000" : HIGHLIGHT; ctx.lineWidth = 3;
       ctx.strokeRect(g.x0 - 1.5, g.y0 + v.q * o.ch - 1.5, o.cw * d.K + 3, o.ch + 3);
@@ -110,7 +118,7 @@ export function paintPanels(v, width) {
 }
 
 // every layer x head as a thumbnail; the shown layer at T from its float32 weights, the others
-// from the pooled uint8 thumbnails; paged by PAGE_ROWS layers so 30 x 9 heads stay usable
+// from the pooled uint8 thumbnails (a sentence the browser ran: every layer from its weights); paged by PAGE_ROWS layers so 30 x 9 heads stay usable
 export function paintModel(v, width) {
   const ctx = v.ctx, f = v.fontPx, s = v.s, H = v.H, L = v.L;
   v.font(f);
@@ -125,7 +133,7 @@ export function paintModel(v, width) {
   ctx.imageSmoothingEnabled = false;
   for (let la = first; la < last; la++) {
     for (let h = 0; h < H; h++) {
-      const cells = la === v.view.layer && v.view.temp !== 1 && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
+      const cells = ((v.live && v.live.on) || (la === v.view.layer && v.view.temp !== 1)) && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
       for (let i = 0; i < tq * tk; i++) {
         const p = i * 4, c = cells[i];
         if (c === 255) { img.data[p] = MASKED[0]; img.data[p + 1] = MASKED[1]; img.data[p + 2] = MASKED[2]; }

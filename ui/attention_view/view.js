@@ -16,6 +16,7 @@ import { pageRows } from "./layout.js";
 import { cellAt, tileCentre } from "./hit.js";
 import { fileName, headCsv, headJson, headSvg, panelsCsv, panelsJson, panelsSvg } from "./export.js";
 import { paintHeatmap, paintLines, paintModel, paintPanels } from "./paint.js";
+import { liveKnobs, liveRun, loadLive } from "./live.js";
 
 const VIEWS = new WeakMap();
 // the reader's last view per component key and trace: a rerun that rebuilds the page around the
@@ -27,6 +28,7 @@ const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of a
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64;
+const THUMB = 48; // viz/attention_view.THUMB: the model view's thumbnails of a sentence the browser ran
 
 // The tabs, in order: a new view is one entry here (its id, as the link and the server's view
 // carry it, ui/attention_view/__init__.py TABS; its label, a key of the header's strings; its
@@ -48,6 +50,8 @@ class View {
     this.page = 0;
     this.hover = null;
     this.q = 0;
+    this.live = null; // the in-browser model (live.js): {spec, lm, reason, ms, output, on}
+    this.liveMs = []; // performance.now() around each of its answers: the forward and the redraw
     this.build();
     // redraw when the width changes (a phone turned, the sidebar closed), not when our own height does
     this.width = 0;
@@ -60,6 +64,8 @@ class View {
 
   $(sel) { return this.el.querySelector(sel); }
 
+  // under the chart: which side computed it and the in-browser model's knobs (a projector's first
+  // screen ends with the chart: tests/browser/test_projector.py)
   build() {
     this.el.innerHTML = `
       <div class="av-bar">
@@ -84,6 +90,15 @@ class View {
           <p class="av-table-note" hidden></p><div class="av-table-wrap"><table class="av-table"><thead><tr><th scope="col" class="av-c-pos"></th><th scope="col" class="av-c-tok"></th><th scope="col" class="av-c-w"></th></tr></thead><tbody></tbody></table></div>
         </div>
       </div>
+      <p class="av-live-output" hidden></p>
+      <p class="av-source" role="status"></p>
+      <div class="av-live" hidden>
+        <label class="av-check"><input type="checkbox" class="av-all"> <span class="av-all-label"></span></label>
+        <label class="av-check"><input type="checkbox" class="av-nopos"> <span class="av-nopos-label"></span></label>
+        <button type="button" class="av-off"></button>
+        <label class="av-field"><span class="av-how-label"></span><select class="av-how"></select></label>
+        <span class="av-off-list"></span><button type="button" class="av-off-clear"></button>
+      </div>
       <div class="av-export"></div>`;
     this.canvas = this.$(".av-canvas");
     this.ctx = this.canvas.getContext("2d");
@@ -100,6 +115,139 @@ class View {
     this.canvas.addEventListener("pointerleave", () => { if (this.hover && !this.hover.tap) { this.hover = null; this.showTip(); } });
     this.canvas.addEventListener("pointerup", (e) => this.onPointer(e, true));
     this.canvas.addEventListener("keydown", (e) => this.onKey(e));
+    // the knobs the in-browser model answers: each change runs it at the next frame, reported on release
+    const knob = (patch) => { this.setView(patch); this.liveAgain(); this.schedule(); };
+    this.$(".av-all").addEventListener("change", (e) => knob({ all: e.target.checked }));
+    this.$(".av-nopos").addEventListener("change", (e) => knob({ nopos: e.target.checked }));
+    this.$(".av-how").addEventListener("change", (e) => knob({ how: e.target.value }));
+    this.$(".av-off").addEventListener("click", () => {
+      const name = this.headName(), off = this.view.off || [];
+      if (name) knob({ off: off.includes(name) ? off.filter((x) => x !== name) : [...off, name] });
+    });
+    this.$(".av-off-clear").addEventListener("click", () => knob({ off: [] }));
+  }
+
+  // -- the in-browser model (live.js) -----------------------------------------------------------
+
+  // "kind:layer:head" (1-based) of the shown head, or null for the heads' mean
+  headName() {
+    const v = this.view;
+    return v.head === "mean" ? null : `${this.h.kind}:${this.layerNo(v)}:${v.head + 1}`;
+  }
+
+  // the header's live spec: load the model (once per page), listen to the sidebar's sentence box
+  startLive(spec) {
+    const same = this.live && this.live.spec.model === spec.model && this.live.spec.base === spec.base;
+    this.live = same ? { ...this.live, spec } : { spec, lm: null, reason: null, ms: null, output: null, on: false };
+    this.listenBox(spec.box);
+    if (same && this.live.lm) { this.liveAgain(); return; }
+    const live = this.live;
+    loadLive(spec.base, spec.model).then((lm) => {
+      if (this.live !== live && (!this.live || this.live.spec.model !== spec.model)) return;
+      this.live.lm = lm.reason ? null : lm;
+      this.live.reason = lm.reason;
+      if (lm.error) console.warn("in-browser model:", lm.error);
+      if (this.live.lm) this.liveAgain(); else this.drawSource();
+    });
+  }
+
+  // the sidebar's sentence box (its widget key's container, st-key-KEY): every keystroke runs the
+  // model at the next frame; Streamlit itself sends the sentence when the box loses focus. One
+  // listener on the document (React may replace the box's element on any rerun)
+  listenBox(key) {
+    this.boxKey = key;
+    if (!this.onBox) {
+      const inBox = (e) => this.boxKey && e.target.closest && e.target.closest(`.st-key-${CSS.escape(this.boxKey)}`);
+      this.onBox = (e) => { if (inBox(e)) this.liveAgain(); };
+      // the box left with a sentence the server has not run: applied now, as Ctrl+Enter applies it
+      // (Streamlit's box sends only on Ctrl+Enter or Apply), so the link, the room and the
+      // server's figures follow
+      this.onBoxLeft = (e) => {
+        if (inBox(e) && this.typed() != null) e.target.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
+      };
+      document.addEventListener("input", this.onBox, true);
+      document.addEventListener("focusout", this.onBoxLeft, true);
+    }
+  }
+
+  get box() {
+    return this.boxKey ? document.querySelector(`.st-key-${CSS.escape(this.boxKey)} textarea`) : null;
+  }
+
+  // the box's sentence where the browser ran one the server has not (else null)
+  typed() {
+    const box = this.live && this.live.lm && this.live.on ? this.box : null;
+    return box && box.value !== this.live.spec.text ? box.value : null;
+  }
+
+  boxText() {
+    const box = this.box;
+    return box ? box.value : this.live.spec.text;
+  }
+
+  // one run at the next animation frame, however many keystrokes or moves came before it
+  liveAgain() {
+    if (!this.live || !this.live.lm || this.liveFrame) return;
+    this.liveFrame = requestAnimationFrame(() => { this.liveFrame = 0; this.runLive(); });
+  }
+
+  async runLive() {
+    const live = this.live;
+    if (!live || !live.lm) return;
+    if (this.liveBusy) { this.liveQueued = true; return; }
+    this.liveBusy = true;
+    const t0 = performance.now();
+    let answered = false;
+    try {
+      const v = this.view, spec = live.spec;
+      const used = { temp: v.temp, all: !!v.all, layer: v.layer };
+      const r = await liveRun(live.lm, {
+        text: this.boxText(), kind: spec.kind, first: this.h.first_layer || 0, maxChars: spec.max_chars, ids: spec.special,
+        knobs: liveKnobs({ ...used, layer: (this.h.first_layer || 0) + v.layer, off: v.off, how: v.how, pos: !v.nopos }),
+      });
+      if (r && this.live === live) { this.liveUsed = used; this.applyLive(r); answered = true; }
+    } catch (e) {
+      console.warn("in-browser model:", e);
+    } finally {
+      this.liveBusy = false;
+    }
+    if (answered) {
+      live.ms = performance.now() - t0;
+      this.liveMs.push(live.ms);
+      if (this.liveMs.length > 500) this.liveMs.shift();
+      this.drawSource();
+    }
+    if (this.liveQueued) { this.liveQueued = false; this.runLive(); }
+  }
+
+  // the browser's run replaces the weights shown (every layer, at the knobs already: T = 1 on top)
+  applyLive(r) {
+    this.h = { ...this.h, q_tokens: r.q_tokens, k_tokens: r.k_tokens, q_labels: r.q_labels, q_written: r.q_written, thumb: [Math.min(r.Q, THUMB), Math.min(r.K, THUMB)] };
+    const shapeChanged = r.Q !== this.Q || r.K !== this.K;
+    this.Q = r.Q; this.K = r.K;
+    this.w = r.w; this.mask = r.mask; this.logs = {};
+    this.srcs[0] = { w: this.w, mask: this.mask, Q: r.Q, K: r.K, q_labels: r.q_labels, k_tokens: r.k_tokens, logs: this.logs };
+    this.cache = null; this.pcache.clear();
+    this.q = Math.max(0, Math.min(r.Q - 1, this.q));
+    this.live.on = true;
+    this.live.output = r.output;
+    this.live.text = r.text;
+    if (shapeChanged) this.fillRows();
+    this.draw();
+  }
+
+  // which side computed the chart, in the reader's language; why not the browser, where it cannot
+  drawSource() {
+    const el = this.$(".av-source"), s = this.s, live = this.live;
+    if (!live) { el.textContent = ""; el.hidden = true; return; }
+    el.hidden = false;
+    if (live.on && live.lm) el.textContent = fill(s.src_browser, { ms: live.ms == null ? "–" : live.ms.toFixed(1) });
+    else if (live.reason) el.textContent = `${s.src_server} ${fill(s.cannot, { reason: s[`cannot_${live.reason}`] || live.reason })}`;
+    else el.textContent = s.src_loading;
+    el.dataset.source = live.on && live.lm ? "browser" : "server";
+    const out = this.$(".av-live-output");
+    out.hidden = !(live.on && live.output != null && live.text !== live.spec.text);
+    if (!out.hidden) out.textContent = fill(s.live_output, { text: live.output });
   }
 
   load(bytes, setStateValue) {
@@ -136,6 +284,7 @@ class View {
     const v = header.view, imposed = JSON.stringify(v);
     this.memKey = `${header.key}|${header.trace}`;
     const mem = MEMORY.get(this.memKey);
+    this.imposedNow = false;
     if (sameTrace && imposed === this.imposed && this.view) {
       // keep the reader's view
     } else if (mem && mem.imposed === imposed) {
@@ -143,7 +292,8 @@ class View {
       this.q = Math.max(0, Math.min(Q - 1, mem.q));
       this.reported = mem.reported;
     } else {
-      this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1 };
+      this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1, off: v.off || [], how: v.how || "zero", nopos: !!v.nopos };
+      this.imposedNow = true;
       this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
       this.reported = JSON.stringify(this.viewOut());
     }
@@ -151,8 +301,14 @@ class View {
     if (!this.w[this.view.layer]) this.view.layer = v.layer; // only the sent layer travelled
     if (!sameTrace) this.page = Math.floor(this.view.layer / this.pageRows());
     this.el.classList.toggle("av-present", !!header.present);
+    for (const k of ["ttemp", "off", "how", "nopos"]) if (!(k in this.view)) this.view[k] = v[k];
+    // a view from the server with T in every layer (a link's ?temp=): the slider is that T, in every layer
+    if (header.live && header.live.knobs && (this.view.all === undefined || this.imposedNow)) this.view.all = (v.ttemp || 1) !== 1;
+    if (header.live && this.view.all && (v.ttemp || 1) !== 1 && this.imposedNow) this.view.temp = v.ttemp;
+    if (this.live) { this.live.on = false; } // the server's weights, until the browser answers again
     this.fillControls();
     this.draw();
+    if (header.live) this.startLive(header.live); else { this.live = null; this.drawSource(); }
   }
 
   fillControls() {
@@ -208,6 +364,22 @@ class View {
       b.addEventListener("click", () => this.exportAs(id));
       ex.appendChild(b);
     }
+    // the in-browser model's knobs: where the page offers them (not the compact view, not panels)
+    const knobs = !!(h.live && h.live.knobs) && !h.compact && !this.panels;
+    this.$(".av-live").hidden = !knobs;
+    this.$(".av-all-label").textContent = s.live_all;
+    this.$(".av-nopos-label").textContent = s.live_nopos;
+    this.$(".av-how-label").textContent = s.live_how;
+    this.$(".av-off-clear").textContent = s.live_clear;
+    const how = this.$(".av-how");
+    how.innerHTML = "";
+    for (const id of ["zero", "mean", "uniform"]) how.add(new Option(s[`how_${id}`], id));
+    this.fillRows();
+  }
+
+  // the table's rows, one per key up to TABLE_ROWS (again when the browser's run has another length)
+  fillRows() {
+    const s = this.s;
     this.tbody = this.$(".av-table tbody");
     this.tbody.innerHTML = "";
     this.rows = [];
@@ -226,11 +398,21 @@ class View {
 
   viewOut() {
     const v = this.view;
-    return { tab: v.tab, layer: v.layer, head: v.head, q: this.q, temp: roundT(v.temp) };
+    // the in-browser model's knobs: T in every layer travels as ttemp (the page re-runs the model
+    // with it), T in the shown layer as temp; heads off, how, positions off as the page's link has them
+    const all = !!v.all && !!this.live;
+    return {
+      tab: v.tab, layer: v.layer, head: v.head, q: this.q,
+      temp: all ? 1 : roundT(v.temp), ttemp: all ? roundT(v.temp) : this.live ? 1 : v.ttemp ?? 1,
+      off: v.off || [], how: v.how || "zero", nopos: !!v.nopos,
+      ...(this.typed() != null ? { text: this.typed() } : {}),
+    };
   }
 
   setView(patch) {
     Object.assign(this.view, patch);
+    // the browser's run holds T in the layer it was run for: another layer, or another T, runs again
+    if (this.live && this.live.lm && ("temp" in patch || ("layer" in patch && !this.view.all && this.view.temp !== 1))) this.liveAgain();
     if ("layer" in patch) this.page = Math.floor(this.view.layer / this.pageRows());
     this.draw();
   }
@@ -261,9 +443,23 @@ class View {
   // row, which equals softmax(s / T) for w = softmax(s) (the row's normaliser cancels). Cells w = 0
   // (masked) stay 0.
   headAt(la, h) {
-    const T = this.view.temp;
+    const T = this.effT(la);
     if (!this.cache || this.cache.la !== la || this.cache.T !== T) this.cache = { la, T, heads: {} };
     return (this.cache.heads[h] ??= this.headOf(0, la, h, T, true));
+  }
+
+  // the T to apply to the weights held for layer la: the view's T over the T they were computed
+  // at. The browser's run holds its knobs' T (every layer, or the layer it ran for), the server's
+  // run every layer's T (ttemp); until the next run answers, softmax(log w / T) of that layer
+  // alone stands in (exact for the shown layer when the layers before it are unchanged), then 1
+  effT(la) {
+    const v = this.view;
+    if (this.live && this.live.on) {
+      const k = this.liveUsed, at = k.all ? k.temp : la === k.layer ? k.temp : 1;
+      return (v.all || la === v.layer ? v.temp : 1) / at;
+    }
+    if (this.live && v.all) return v.temp / ((this.h.served || {}).ttemp || 1);
+    return v.temp;
   }
 
   // what the chart shows now: the selected head's (Q, K) at T as a list; with panels, panel i's
@@ -320,7 +516,7 @@ class View {
   // the note under the slider: which of the two the chart shows (the browser's exact
   // softmax(log w / T) of this layer alone, or the server's run with T where the page applies it)
   panelNote() {
-    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v) };
+    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention };
     for (const p of this.panels) {
       if (p.diff || p.temp !== "view" || !p.notes) continue;
       const n = p.notes;
@@ -352,9 +548,23 @@ class View {
     this.$(".av-temp").value = String(sliderFromT(v.temp));
     this.$(".av-temp").setAttribute("aria-valuetext", fmtT(v.temp));
     this.$(".av-temp-value").textContent = fmtT(v.temp);
+    const live = this.live && this.live.on;
     this.$(".av-temp-note").textContent = this.panels
       ? this.panelNote()
-      : fill(v.temp === 1 ? s.temp_note_one : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v) });
+      : fill(v.temp === 1 ? s.temp_note_one : live ? (v.all ? s.live_note_all : s.live_note_layer) : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention });
+    if (!this.$(".av-live").hidden) {
+      this.$(".av-all").checked = !!v.all;
+      this.$(".av-nopos").checked = !!v.nopos;
+      this.$(".av-how").value = v.how || "zero";
+      const name = this.headName(), off = v.off || [];
+      const b = this.$(".av-off");
+      b.disabled = !name;
+      b.textContent = name && off.includes(name) ? s.live_on : s.live_off;
+      b.setAttribute("aria-pressed", String(!!name && off.includes(name)));
+      const heads = off.map((n) => { const [, la, hh] = n.split(":"); return fill(s.live_off_head, { layer: la, head: hh }); });
+      this.$(".av-off-list").textContent = off.length ? fill(s.live_off_list, { heads: heads.join(", ") }) : "";
+      this.$(".av-off-clear").hidden = !off.length;
+    }
     // the chart's width, measured when the view's width changes (reading it here would force a
     // layout of the page on every move)
     if (!this.chartWidth) this.chartWidth = this.$(".av-chart").clientWidth;
@@ -450,7 +660,8 @@ class View {
     for (let i = 0; i < this.rows.length; i++) {
       const j = keys ? keys[i] : i;
       const [tr, pos, tok, bar, num] = this.rows[i];
-      if (pos.textContent !== String(j)) { pos.textContent = String(j); tok.textContent = this.h.k_tokens[j]; }
+      if (pos.textContent !== String(j)) pos.textContent = String(j);
+      if (tok.textContent !== this.h.k_tokens[j]) tok.textContent = this.h.k_tokens[j]; // the browser's run: another sentence
       if (this.masked(r, j)) { num.textContent = s.masked_short; bar.style.transform = "scaleX(0)"; tr.classList.add("av-masked"); continue; }
       tr.classList.remove("av-masked");
       const x = w[r * K + j];
@@ -466,7 +677,8 @@ class View {
     for (let i = 0; i < this.rows.length; i++) {
       const [tr, pos, tok, , , cells] = this.rows[i];
       const j = i;
-      if (pos.textContent !== String(j)) { pos.textContent = String(j); tok.textContent = this.h.k_tokens[j]; }
+      if (pos.textContent !== String(j)) pos.textContent = String(j);
+      if (tok.textContent !== this.h.k_tokens[j]) tok.textContent = this.h.k_tokens[j]; // the browser's run: another sentence
       tr.classList.toggle("av-masked", !!first && first.masked(r, j));
       data.forEach((d, pi) => {
         let text = "";
@@ -596,11 +808,33 @@ class View {
       // turn the model view's page to layer la; the page position of tile (la, h)
       tile: (la, h) => { v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({ block: "center" }); return v.tileCenter(la, h); },
       clearCache: () => { v.cache = null; v.pcache.clear(); }, // the bench: time a cold recompute
+      // the in-browser model (live.js): which side computed the chart, why not the browser, each
+      // answer's ms (its forward and redraw), and a move to time (bench/moves.py, the tests):
+      // move({text, temp, all, layer, head, off, how, nopos}) sets the box's text and the knobs as
+      // the reader would, runs the model once and resolves to that answer's ms (null: no model here)
+      get source() { return v.live && v.live.on && v.live.lm ? "browser" : "server"; },
+      get liveReason() { return v.live ? v.live.reason : "off"; },
+      get liveReady() { return !!(v.live && v.live.lm); },
+      get liveFrames() { return v.liveMs.slice(); },
+      get liveOutput() { return v.live && v.live.on ? v.live.output : null; }, // the translator's greedy output
+      move: async (patch) => {
+        if (!v.live || !v.live.lm) return null;
+        const { text, ...view } = patch;
+        const box = v.box;
+        if (text !== undefined && box) box.value = text;
+        else if (text !== undefined) v.live.spec = { ...v.live.spec, text };
+        Object.assign(v.view, view);
+        const before = v.liveMs.length;
+        await v.runLive();
+        return v.liveMs.length > before ? v.liveMs[v.liveMs.length - 1] : null;
+      },
     };
   }
 
   destroy() {
     clearTimeout(this.timer);
+    if (this.onBox) document.removeEventListener("input", this.onBox, true);
+    if (this.onBoxLeft) document.removeEventListener("focusout", this.onBoxLeft, true);
     this.resize.disconnect();
   }
 }

@@ -1,0 +1,108 @@
+"""How the suite is split into its loops and phases (tests/conftest.py, scripts/test; CONTRIBUTING.md,
+"Tests"): the lists of files name files that exist, the server phase hands its longest files out
+first, the `model` loop holds the model's fast tests alone, a real model's lesson is left to the
+full run, and every test process runs torch on one thread."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import conftest
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+
+
+@pytest.mark.parametrize(
+    "names, folder",
+    [
+        (conftest.LONG_SERVER_FILES, "browser"),
+        (conftest.MODEL_FILES, "."),
+        (conftest.SLOW_FILES, "."),
+        (conftest.TIMED_FILES, "browser"),
+    ],
+)
+def test_every_file_a_list_names_exists(names, folder):
+    assert names
+    missing = [n for n in names if not (TESTS / folder / n).exists()]
+    assert not missing, f"named in tests/conftest.py but not in tests/{folder}: {missing}"
+
+
+def test_the_server_phase_keeps_the_collections_order():
+    """xdist's own order for --dist loadfile (most tests first) would undo LONG_SERVER_FILES."""
+    script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    phase = next(line for line in script.splitlines() if '-m "serial and not timed"' in line)
+    assert "--dist loadfile" in phase and "--no-loadscope-reorder" in phase, phase
+
+
+class _Item:
+    def __init__(self, path: Path):
+        self.fspath = path
+
+
+def test_the_model_tests_come_first_then_the_longest_server_files():
+    paths = [
+        TESTS / "browser" / "test_cost.py",
+        TESTS / "browser" / conftest.LONG_SERVER_FILES[1],
+        TESTS / "test_viz.py",
+        TESTS / "browser" / conftest.LONG_SERVER_FILES[0],
+        TESTS / conftest.MODEL_FILES[0],
+        TESTS / "browser" / "test_intervene.py",  # a browser file named as a model file is not one
+    ]
+    ordered = sorted((_Item(p) for p in paths), key=conftest.run_order)
+    assert [i.fspath for i in ordered] == [paths[4], paths[3], paths[1], paths[0], paths[2], paths[5]]
+
+
+@pytest.mark.slow  # a pytest collection in a subprocess
+def test_the_model_loop_holds_the_models_fast_tests_alone():
+    """`-m model` on a model file, a slow-marked model test, a real model's file and a browser file
+    of a model file's name: only the fast model tests are selected."""
+    files = [
+        "tests/test_attention.py",
+        "tests/test_row_labels.py",
+        "tests/test_smollm.py",
+        "tests/browser/test_intervene.py",
+    ]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-o",
+            "addopts=",
+            "-p",
+            "no:xdist",
+            "--collect-only",
+            "-q",
+            "-m",
+            "model",
+            *files,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    assert any(i.startswith("tests/test_attention.py::") for i in ids), done.stdout[-2000:]
+    assert any(i.startswith("tests/test_row_labels.py::") for i in ids), ids
+    assert not [i for i in ids if "test_smollm" in i or "browser" in i or "test_cli_json" in i], ids
+
+
+def test_a_real_models_lesson_is_left_to_the_full_run():
+    from lessons import files
+
+    params = conftest.each_lesson(files.BUILTIN_DIR / f"{n}.toml" for n in files.BUILTIN)
+    slow = {p.id for p in params if any(m.name == "slow" for m in p.marks)}
+    assert {"real", "real_zh"} <= slow and "attention" not in slow and len(params) > len(slow)
+
+
+def test_torch_runs_on_one_thread_in_the_tests():
+    import torch
+
+    assert os.environ["OMP_NUM_THREADS"] == "1" and torch.get_num_threads() == 1
