@@ -33,6 +33,15 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin explorer
 COPY --chown=explorer:explorer . .
 USER explorer
 
+# The in-browser model (ui/browser_model), served by the app from static/: onnxruntime-web's files
+# come in the build context's static/ort/ (scripts/build-image runs ui/browser_model/install.sh first:
+# this image has no npm), checked against their pinned hashes here; our models' ONNX graphs are exported
+# in the image, from its own torch and weights, into the explorer's cache and copied with the
+# tokenizer into static/models/ (a start finds them current: nothing exported while a class waits)
+RUN cd static/ort && sha256sum --quiet --strict -c ../../ui/browser_model/runtime.sha256 \
+    && mkdir -p ../browser_model && cp ../../ui/browser_model/*.js ../browser_model/
+RUN python -m model export-onnx shipped --publish static/models --jobs 2 >/dev/null
+
 EXPOSE 8501
 # python:3.11-slim has no curl; Python's urllib asks Streamlit's own health endpoint
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,16 +29,13 @@ STATIC = ROOT / "static"
 
 def publish(names=("gpt", "translator")) -> None:
     """The runtime and our modules (ui/browser_model/install.sh), the tokenizer and NAMES' graphs
-    (exported now unless static/models/ holds current ones) under static/: made, gitignored."""
+    (exported now unless static/models/ holds current ones: scripts/test and scripts/app export
+    every one there, `python -m model export-onnx all --out static/models`) under static/: made,
+    gitignored."""
     from model import onnx_export
-    from model.tokenizer import DEFAULT_PATH
 
     subprocess.run([str(ROOT / "ui" / "browser_model" / "install.sh")], check=True, timeout=600)
-    models = STATIC / "models"
-    models.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(DEFAULT_PATH, models / "tokenizer.model")
-    for name in names:
-        onnx_export.cached(name, models)
+    onnx_export.publish(STATIC / "models", list(names))
 
 
 TIME_JS = """async ({base, n, runs}) => {

@@ -28,6 +28,10 @@ Old path: from the select box option's or the pill's click to the rerun finished
 drawn (bench.interactions.timed, from Python: a server round trip a move); the old attention
 page had no temperature slider.
 
+The model's moves (bench/model_moves.py, issue 48) in the same run unless --no-model: "type a
+character", "every-layer temperature", "head off" and "positions off" on the trained GPT in the
+browser (onnxruntime-web, normal and 4x CPU-throttled), on the server and in BertViz.
+
     .venv/bin/python -m bench.moves --page temperature [--sizes 16,128]
 
 The temperature page (T = 1 beside T) on the real app and the trained GPT, a prompt of n tokens
@@ -63,7 +67,6 @@ from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
 # the last Plotly temperature page (its whole tree is run)
 OLD_TEMPERATURE_COMMIT = "9f4263b787564c06214af14dc3280f88091a0e13"
-GPT_WORDS = "The cat sat on the mat . The dog saw the man in the garden . A bird sang on the old tree".split()
 VIEWPORT = {"width": 1280, "height": 800}
 
 
@@ -302,21 +305,6 @@ def old_path(page, url, n, moves, log) -> list[dict]:
     return rows
 
 
-def gpt_prompt(n: int) -> str:
-    """A text the GPT reads as n tokens with its <s> (the corpus's words, repeated)."""
-    from model import load
-
-    ids = load("gpt").prompt_ids
-    words: list[str] = []
-    while True:
-        words.append(GPT_WORDS[len(words) % len(GPT_WORDS)])
-        got = len(ids(" ".join(words))[1])
-        if got >= n:
-            if got > n:
-                words.pop()
-            return " ".join(words)
-
-
 def temperature_page(sizes=(16, 128), moves=20, old_moves=20, log=print) -> list[dict]:
     """The temperature page's T move, new (in the browser) and old (a rerun), in one run."""
     with tempfile.TemporaryDirectory(prefix="old-temperature-") as tmp:  # the old tree, removed after
@@ -331,7 +319,7 @@ def temperature_runs(old_tree: Path, sizes, moves, old_moves, log) -> list[dict]
 
     from model import load
 
-    texts = {n: gpt_prompt(n) for n in sizes}
+    texts = {n: synthetic.gpt_prompt(n) for n in sizes}
     for n, text in texts.items():
         assert len(load("gpt").prompt_ids(text)[1]) == n, (n, text)
     rows = []
@@ -431,7 +419,21 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run(sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, paths=("new", "old")) -> list[dict]:
+def run(
+    sizes=(16, 128, 512), moves=20, old_moves=20, bertviz=True, log=print, paths=("new", "old"), model=True
+) -> list[dict]:
+    """The view's moves (new and old paths, BertViz's head view) and, with model, the model's own
+    moves (bench.model_moves: type a character, every-layer temperature, head off, positions off,
+    in the browser normal and 4x throttled, on the server and in BertViz), in one run."""
+    rows = view_moves(sizes, moves, old_moves, bertviz, log, paths)
+    if model:
+        from bench import model_moves
+
+        rows += model_moves.run(sizes, moves, bertviz, bertviz_moves=min(moves, 5), log=log)
+    return rows
+
+
+def view_moves(sizes, moves, old_moves, bertviz, log, paths) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
     from bench import bertviz_bench
@@ -553,6 +555,7 @@ def main(argv=None):
     ap.add_argument("--page", default="attention", choices=("attention", "temperature"))
     ap.add_argument("--no-bertviz", action="store_true", help="leave BertViz's head view out")
     ap.add_argument("--only-bertviz", action="store_true", help="BertViz's head view alone (a trial)")
+    ap.add_argument("--no-model", action="store_true", help="leave the model's moves (bench.model_moves) out")
     ap.add_argument("--json", default=None, help="also write the rows to this file")
     a = ap.parse_args(argv)
     if a.page == "temperature":
@@ -569,11 +572,23 @@ def main(argv=None):
             )
         return
     sizes = tuple(int(x) for x in (a.sizes or "16,128,512").split(","))
-    rows = run(sizes, a.moves, a.old_moves, bertviz=not a.no_bertviz, paths=() if a.only_bertviz else ("new", "old"))
+    rows = run(
+        sizes,
+        a.moves,
+        a.old_moves,
+        bertviz=not a.no_bertviz,
+        paths=() if a.only_bertviz else ("new", "old"),
+        model=not (a.only_bertviz or a.no_model),
+    )
     print(f"\nMedians of {a.moves} moves (the old page: {a.old_moves} after a warm-up). {LEGEND}\n")
     print(moves_table(rows))
     print()
     print(details_table(rows))
+    from bench import model_moves
+
+    if any(r["move"] in model_moves.MOVES for r in rows):
+        print(f"\nThe model's moves (bench.model_moves), medians of {a.moves}:\n")
+        print(model_moves.table([r for r in rows if r["move"] in model_moves.MOVES]))
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,moves,capture,
-#   interactions,first,cpu,memory,load,replicas]; the last table lists every target of issue 15 (and
+#   interactions,first,cpu,memory,load,replicas,class]; the last table lists every target of issue 15 (and
 #   issue 35's moves) with met / not met. `.venv/bin/python -m bench.moves` alone finds BertViz in
 #   bench/.venv too, once this script has made it.
-# Makes bench/.venv (BertViz 1.4.1 without its CUDA-pulling dependencies; everything else, torch
+# Makes bench/.venv (BertViz 1.4.1 and IPython, pinned in bench/requirements-bertviz.txt, without
+# BertViz's CUDA-pulling dependencies; everything else, torch
 # included, comes from the app's .venv through a .pth file) and bench/node_modules (the d3,
 # jQuery and require.js that BertViz's HTML loads from a CDN), then runs `python -m bench`.
 # Never part of the tests. Writes bench/results.md.
@@ -15,8 +16,7 @@ if [ ! -x bench/.venv/bin/python ]; then
   site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   bsite=$(bench/.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   echo "$site" > "$bsite/main_venv.pth"
-  bench/.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps bertviz==1.4.1
-  bench/.venv/bin/python -m pip install -q --disable-pip-version-check ipython
+  bench/.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r bench/requirements-bertviz.txt
 fi
 [ -f bench/node_modules/d3/dist/d3.min.js ] || (cd bench && npm install --no-audit --no-fund --silent)
 command -v chromium >/dev/null || { echo "bench needs Debian's chromium: apt-get install -y chromium" >&2; exit 1; }

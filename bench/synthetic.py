@@ -84,3 +84,22 @@ def trace(text: str, layers: int = LAYERS, heads: int = HEADS) -> Trace:
         key_words=list(range(n)),
     )
     return Trace("synthetic", " ".join(tokens), "", {"encoder": att})
+
+
+# the trained GPT's corpus words (bench/moves.py's temperature page, bench/model_moves.py)
+GPT_WORDS = "The cat sat on the mat . The dog saw the man in the garden . A bird sang on the old tree".split()
+
+
+def gpt_prompt(n: int) -> str:
+    """A text the GPT reads as n tokens with its <s> (the corpus's words, repeated)."""
+    from model import load
+
+    ids = load("gpt").prompt_ids
+    words: list[str] = []
+    while True:
+        words.append(GPT_WORDS[len(words) % len(GPT_WORDS)])
+        got = len(ids(" ".join(words))[1])
+        if got >= n:
+            if got > n:
+                words.pop()
+            return " ".join(words)

@@ -246,11 +246,14 @@ def cmd_evaluate(a):
 
 
 def cmd_export_onnx(a):
-    from model import onnx_export
+    from model import onnx_export, registry
 
-    names = onnx_export.every_name() if a.name == "all" else [a.name]
-    for name in names:
-        path = onnx_export.cached(name, a.out, force=a.force)
+    names = {"all": onnx_export.every_name, "shipped": lambda: list(registry.NAMES)}.get(a.name, lambda: [a.name])()
+    if a.publish:  # the folder a browser loads (static/models/): graphs through the cache, and the tokenizer
+        paths = onnx_export.publish(a.publish, names, jobs=a.jobs, force=a.force)
+    else:
+        paths = onnx_export.cached_all(names, a.out, jobs=a.jobs, force=a.force)
+    for name, path in zip(names, paths):
         meta = onnx_export.read_meta(path)
         print(f"{name}: {path} ({meta['bytes'] / 1e6:.1f} MB, sha256 {meta['sha256'][:16]}...)")
 
@@ -341,9 +344,19 @@ def parser():
     e.add_argument("--json", action="store_true")
     e.set_defaults(fn=cmd_evaluate)
     x = sub.add_parser("export-onnx", help="a model as an ONNX graph for the browser (knobs as inputs)")
-    x.add_argument("name", help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, NAME@STEP (a snapshot) or all")
+    x.add_argument(
+        "name",
+        help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, NAME@STEP (a snapshot), shipped (the five) or all "
+        "(and every snapshot)",
+    )
     x.add_argument("--out", help="the folder (default: $ATTN_CACHE_DIR/onnx, else ~/.cache/attention-explorer/onnx)")
+    x.add_argument(
+        "--publish",
+        metavar="DIR",
+        help="export into the cache, then copy the graphs and the tokenizer into DIR (the app serves static/models)",
+    )
     x.add_argument("--force", action="store_true", help="export again even if the folder holds a current one")
+    x.add_argument("--jobs", type=_between(1, 16), default=1, help="exports at once, each in a process of its own")
     x.set_defaults(fn=cmd_export_onnx)
     return p
 

@@ -284,20 +284,102 @@ def read_meta(path: Path) -> dict:
 
 def cached(name: str, directory: Path | str | None = None, force: bool = False) -> Path:
     """NAME's graph in directory (default cache_dir()), exported now unless the folder holds one of
-    this FORMAT made from the same weights' file (its name, size and time)."""
+    this FORMAT made from the same weights' file (its name, size and time) by the same model code
+    (code_stamp: a graph made before model/'s code changed is made again)."""
     from model import registry
 
-    runner = registry.load(name, device="cpu")
+    runner = registry.load(name, device="cpu")  # an unknown name or snapshot fails here, nothing written
     path = Path(directory or cache_dir()) / file_name(name)
-    stamp = _stamp(name)
-    if not force and path.exists() and path.with_suffix(".json").exists():
-        meta = read_meta(path)
-        if meta.get("format") == FORMAT and meta.get("weights") == stamp and meta.get("bytes") == path.stat().st_size:
-            return path
+    stamp, code = _stamp(name), code_stamp()
+    if not force and current(path, stamp, code):
+        return path
     meta = export(runner, path)
-    meta["weights"] = stamp
+    meta["weights"], meta["code"] = stamp, code
     path.with_suffix(".json").write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def current(path: Path, stamp: list, code: str) -> bool:
+    """Whether path holds a graph of this FORMAT from these weights' files and this model code."""
+    if not (path.exists() and path.with_suffix(".json").exists()):
+        return False
+    try:
+        meta = read_meta(path)
+    except (OSError, ValueError):
+        return False
+    return (
+        meta.get("format") == FORMAT
+        and meta.get("weights") == stamp
+        and meta.get("code") == code
+        and meta.get("bytes") == path.stat().st_size
+    )
+
+
+def code_stamp() -> str:
+    """sha256 of the model package's own modules (model/*.py, this file included): what a graph
+    is traced from besides the weights."""
+    h = hashlib.sha256()
+    for p in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _cached_one(name: str, directory: str | None, force: bool) -> str:
+    torch.set_num_threads(1)  # one export a process: `jobs` processes share the cores
+    return str(cached(name, directory, force))
+
+
+def cached_all(names: list[str], directory: Path | str | None = None, jobs: int = 1, force: bool = False) -> list[Path]:
+    """cached() for each of NAMES (every name checked first, so an unknown one writes nothing), the
+    ones not current exported in `jobs` processes at once (about 17 s of CPU a graph)."""
+    from model import registry
+
+    for n in names:
+        registry.load(n, device="cpu")
+    folder = Path(directory or cache_dir())
+    code = code_stamp()
+    todo = [n for n in names if force or not current(folder / file_name(n), _stamp(n), code)]
+    if jobs > 1 and len(todo) > 1:
+        import concurrent.futures
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch state inherited
+        with concurrent.futures.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=ctx) as pool:
+            list(pool.map(_cached_one, todo, [str(folder)] * len(todo), [force] * len(todo)))
+    else:
+        for n in todo:
+            cached(n, folder, force)
+    return [folder / file_name(n) for n in names]
+
+
+def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1, force: bool = False) -> list[Path]:
+    """The folder a browser loads (the app serves static/models/): NAMES' graphs (default: the
+    shipped models, registry.NAMES) made current in the cache first (cached_all: exported once, as
+    SmolLM2's conversion is), copied where the folder's differ, and our SentencePiece model
+    (tokenizer.model, read by ui/browser_model/tokenizer.js). Returns the folder's graphs."""
+    import shutil
+
+    from model import registry
+    from model.tokenizer import DEFAULT_PATH
+
+    names = list(registry.NAMES) if names is None else list(names)
+    graphs = cached_all(names, None, jobs, force)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for graph in graphs:
+        dest = directory / graph.name
+        meta, dest_meta = graph.with_suffix(".json"), dest.with_suffix(".json")
+        if not (dest.exists() and dest_meta.exists() and dest_meta.read_bytes() == meta.read_bytes()):
+            tmp = dest.with_suffix(".onnx.tmp")
+            shutil.copyfile(graph, tmp)
+            os.replace(tmp, dest)
+            shutil.copyfile(meta, dest_meta)  # last: a graph is whole once its JSON says so
+        out.append(dest)
+    tok = directory / "tokenizer.model"
+    if not tok.exists() or tok.read_bytes() != DEFAULT_PATH.read_bytes():
+        shutil.copyfile(DEFAULT_PATH, tok)
+    return out
 
 
 def _stamp(name: str) -> list:

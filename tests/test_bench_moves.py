@@ -69,3 +69,33 @@ def test_bertviz_hovers_the_rows_our_arrow_keys_reach():
         reached.append(q)
     assert [moves.zigzag_row(k) for k in range(40)] == reached
     assert min(reached) == 1 and max(reached) == 11  # inside the smallest trace's 16 rows
+
+
+def test_the_model_moves_read_n_tokens_and_ask_the_server_something_new_each_move():
+    """bench/model_moves.py: the sentence is n tokens with <s> (not a longer text the model would
+    cut), typing grows it one character a move up to the whole of it, and each of the server's
+    moves asks for a link it has not run (another sentence, T or head), so the model runs each time."""
+    from urllib.parse import parse_qs
+
+    from bench import model_moves
+    from model import load
+
+    runner = load(model_moves.MODEL)
+    L, H = runner.config.num_layers, runner.config.num_heads
+    for n in (16, 128):
+        t = model_moves.texts(n, 20)
+        assert len(runner.tokenizer.encode(t["text"])) + 1 == n
+        typed = t["typed"]
+        assert typed[-1] == t["text"] and all(
+            len(b) == len(a) + 1 and b.startswith(a) for a, b in zip(typed, typed[1:])
+        )
+        for move in model_moves.MOVES:
+            links = [model_moves.server_query(move, k, n, t, L, H) for k in range(20)]
+            assert len({p for p, _ in links}) == 1, move  # one page a move
+            assert all(parse_qs(q)["model"] == [model_moves.MODEL] for _, q in links)
+            if move == "positions off":
+                assert all(parse_qs(q)["cmp"] == ["positions"] for _, q in links)
+            assert len(set(links)) == 20, move  # 20 moves, 20 links the server has not run
+    assert len({model_moves.head_of(k, L, H) for k in range(L * H)}) == L * H  # every head in turn
+    offs = [tuple(sorted(model_moves.heads_of(k, L, H))) for k in range(L * H * 4)]
+    assert len(set(offs)) == len(offs) and all(len(set(o)) == len(o) for o in offs)  # no repeat, no head twice

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from bench import moves, views
+from bench import class_cpu, model_moves, moves, views
 
 # each starts its own app server(s) on bench/views_app.py and its own Chromium: about 20 s apiece
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -30,7 +30,7 @@ def _alone(fn, **kwargs):
         return pool.submit(fn, **kwargs).result()
 
 
-def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
+def test_moves_runs_the_real_page_and_the_model_at_16_tokens_on_every_path():
     rows = _alone(moves.run, sizes=(16,), moves=2, old_moves=1, bertviz=False, log=lambda *_: None)
     new = [r for r in rows if r["path"].startswith("attention view")]
     # every move on both of the view's tabs was timed (16 tokens: every layer travels, none a note)
@@ -46,6 +46,19 @@ def test_moves_runs_the_real_page_at_16_tokens_new_and_old_paths():
     old = [r for r in rows if r["path"] == "old Plotly page (server)"]
     assert {r["move"] for r in old} == {"head", "row", "layer"}
     assert all(finite_ms(r["median_ms"]) and r["moves"] == 1 for r in old), old
+    # the model's moves (bench.model_moves) in the same run: each in the browser, throttled, on the server
+    model = {(r["path"], r["move"]): r for r in rows if r["move"] in model_moves.MOVES}
+    measured = ("in the browser", "in the browser, CPU 4x slower", "server")
+    assert {k for k in model if k[0] in measured} == {(p, m) for p in measured for m in model_moves.MOVES}
+    for (path, _), r in model.items():
+        if path in measured:
+            assert r["tokens"] == 16 and r["moves"] == 2 and finite_ms(r["median_ms"]), r
+            assert r["median_ms"] <= r["max_ms"], r
+    assert all("note" in model[("BertViz", m)] for m in model_moves.MOVES)  # bertviz=False: said, not timed
+    for path in ("attention page, in the browser", "attention page, CPU 4x slower"):  # timed, or why not
+        for m in model_moves.MOVES:
+            r = model[(path, m)]
+            assert r.get("note") or (r["moves"] == 2 and finite_ms(r["median_ms"])), r
 
 
 def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
@@ -54,3 +67,29 @@ def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
     for r in rows:
         assert r["tokens"] == 16
         assert 0 < r["drawn_s"] < 60 and r["mb"] > 0, r
+
+
+def test_class_cpu_runs_both_paths_at_its_smallest():
+    """bench/class_cpu.py: two students, a sentence a second each, both paths on one server. The
+    browser path replays what the real page sent on release (recorded from Chromium): one rerun
+    message each, carrying the attention view's reported view, on the sentence the page opened."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    r = _alone(class_cpu.measure, students=2, interval=1.0, seconds=2.0, releases=2, log=lambda *_: None)
+    assert len(r["release_bytes"]) == 2 and all(b > 0 for b in r["release_bytes"])
+    for path in ("server", "browser"):
+        row = r[path]
+        assert row["errors"] == 0, row["error_examples"]
+        assert row["sentences"] >= 2 * 2, row  # each student sent at least its first two
+        assert 0 < row["cpu_s"] < 60 and 0 < row["cpu_per_sentence_s"] < 10, row
+        assert finite_ms(row["p50_s"] * 1000) and row["p95_s"] >= row["p50_s"], row
+    assert r["ratio"] == r["browser"]["cpu_per_sentence_s"] / r["server"]["cpu_per_sentence_s"]
+    idle = r["idle"]  # the same students connected, nothing sent: the baseline beside the ratio
+    assert idle["sentences"] == 0 and idle["errors"] == 0 and idle["cpu_s"] >= 0 and idle["wall_s"] >= 2.0
+    assert "| idle | 0 |" in class_cpu.table(r)
+    # what was replayed: the component's report, not a new link
+    m = BackMsg()
+    m.ParseFromString(r["recorded"][0][-1])
+    ids = [w.id for w in m.rerun_script.widget_states.widgets]
+    assert any(i.endswith("-att_view") for i in ids), ids
+    assert "text=The+cat+sat" in m.rerun_script.query_string

@@ -1,0 +1,363 @@
+"""A class on the server's CPU: N students, each typing a sentence every `interval` seconds, on the
+real app (app.py, the attention page by default), two paths in one run on one server:
+
+  server path   each sentence is a page run on the server (a rerun whose link carries the new
+                sentence, as bench/load.py's students send it): the model runs, the page is laid
+                out and its charts' bytes go back.
+  browser path  the sentence is computed in the student's browser (ui/browser_model); the server
+                receives only the released view, once per sentence: the very message the real page
+                sends when the reader lets go, recorded first from Chromium (record_releases) and
+                replayed by every student, cycling through `releases` distinct ones.
+
+    .venv/bin/python -m bench.class_cpu [--students 60] [--interval 10] [--seconds 60] [--page attention]
+
+The server's CPU is read with psutil on the server process (user + system, its children
+included) across each phase; the figures are CPU seconds per sentence, the share of one core the
+class keeps busy, and browser / server (issue 48's target: at most 1/10). Both phases run on the
+same server, one after the other, with the same students, sentences' timing and idle websockets,
+so the machine's load treats them alike as far as one run can; the load average is printed with
+each phase (the machine is shared). A third phase, idle, keeps the same students connected with the
+page open and sends nothing for as long: what the open websockets cost, shown beside the ratio. A student's first page run (opening the link) is a warm-up
+in both paths and not counted.
+
+What the browser path sends: RELEASES names the moves whose release this bench can record from
+the page's component (window.__attentionViews). Until the pages type in the browser, "view" (the
+view's temperature dragged and let go: the component reports its {tab, layer, head, q, temp} once,
+debounced) is what the component sends on release; the server re-runs the page on the cached trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.load import pct, sentences, shows_exception  # noqa: E402
+from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
+
+OPEN_TEXT = "The cat sat on the mat because it was tired"
+
+# JS that readies one release (argument k: its number, so each differs from the one before) on the
+# page's attention view and lets go; the component then reports once (REPORT_MS later).
+RELEASES = {
+    # the sentence typed into the sidebar's box with the page's in-browser model answering each
+    # keystroke, then the box left: what the page sends then (the browser branch's pages: the
+    # sentence applied, so the link, the room and the server's figures follow)
+    "type": """(k) => {
+  const v = window.__attentionViews.att_view;
+  const box = document.querySelector('[class*="st-key-_text_box"] textarea');  // the sidebar's sentence box
+  if (!box || !v.liveReady) throw new Error('the page has no in-browser sentence box (typing is a server run)');
+  const text = 'The cat sat on the mat because it was tired ' + ['and slept', 'and ate', 'today', 'again', 'at noon', 'all day'][k % 6] + ' ' + k;
+  box.focus();
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+  box.blur();
+  return text;
+}""",
+    "view": """(k) => {
+  const v = window.__attentionViews.att_view;
+  const s = v.element.querySelector('.av-temp');
+  s.value = String(Math.round(+s.max * (0.55 + 0.4 * ((k * 7) % 10) / 10)));
+  s.dispatchEvent(new Event('input', {bubbles: true}));
+  s.dispatchEvent(new Event('change', {bubbles: true}));
+  return +s.value;
+}""",
+}
+
+
+def _rerun(text: str, page: str, model: str) -> bytes:
+    """A rerun whose link carries the sentence and the model (as bench/load.py's students send it)."""
+    from urllib.parse import urlencode
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    m = BackMsg()
+    m.rerun_script.query_string = urlencode({"model": model, "text": text})
+    m.rerun_script.page_name = page
+    return m.SerializeToString()
+
+
+def load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def cpu_seconds(proc) -> float:
+    """User + system CPU seconds of a psutil.Process and its children (finished ones included)."""
+    t = proc.cpu_times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def released_views(frames: list[bytes]) -> list[bytes]:
+    """The rerun messages among frames a page sent (Streamlit's BackMsg rerun_script)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    out = []
+    for data in frames:
+        if not isinstance(data, (bytes, bytearray)):
+            continue
+        m = BackMsg()
+        try:
+            m.ParseFromString(bytes(data))
+        except Exception:  # not a BackMsg
+            continue
+        if m.WhichOneof("type") == "rerun_script":
+            out.append(bytes(data))
+    return out
+
+
+def record_releases(url: str, page_name: str, n: int, move: str = "view", timeout: float = 120) -> list[list[bytes]]:
+    """n distinct released views, as the real page sends them from Chromium: the page opened at
+    OPEN_TEXT (the GPT, whose graph the browser runs), then the move made and let go n times; each
+    release's rerun messages, byte for byte."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.views import Runs
+    from drive.browser import goto, launch, settle
+
+    sent: list[bytes] = []
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.set_default_timeout(timeout * 1000)
+            page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(p)))
+            runs = Runs(page)
+            goto(page, f"{url}/{page_name}?model=gpt&text={quote(OPEN_TEXT)}", timeout=timeout)
+            page.wait_for_function(
+                "() => window.__attentionViews && window.__attentionViews.att_view"
+                " && window.__attentionViews.att_view.frames.length > 0",
+                timeout=timeout * 1000,
+            )
+            settle(page, timeout)
+            if move == "type":  # the page's own model loaded, its box listened to (or the release says why not)
+                try:
+                    page.wait_for_function(
+                        "() => window.__attentionViews.att_view.liveReady",
+                        timeout=60_000,
+                    )
+                except Exception:  # noqa: BLE001
+                    pass
+            out = []
+            for k in range(n):
+                before, done = len(sent), runs.finished
+                page.evaluate(RELEASES[move], k)
+                runs.wait(page, done, timeout)  # the report's rerun finished
+                settle(page, timeout)
+                got = released_views(sent[before:])
+                if not got:
+                    raise RuntimeError(f"release {k} sent no rerun message")
+                out.append(got)  # every rerun message this release sent, in order
+            return out
+        finally:
+            browser.close()
+
+
+async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
+    """Send one message; (seconds to the run finished, the first exception drawn or None)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    t0 = time.perf_counter()
+    await ws.send(data)
+    problem = None
+    while True:
+        msg = ForwardMsg()
+        msg.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
+        if shows_exception(msg) and problem is None:
+            e = msg.delta.new_element.exception
+            problem = f"{e.type}: {e.message}"[:300]
+        if msg.WhichOneof("type") == "script_finished":
+            done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+            if msg.script_finished not in done and problem is None:
+                problem = f"run finished with {msg.script_finished}"
+            return time.perf_counter() - t0, problem
+
+
+async def _class(
+    url: str, page_name: str, students: int, seconds: float, interval: float, path: str, releases, proc, timeout
+):
+    """Every student opens the page (a warm-up run, not counted), then every `interval` seconds (a
+    random phase each) sends its next sentence: a rerun with it (server path) or the next released
+    view (browser path). CPU is read from the moment every student has opened the page."""
+    import websockets
+
+    uri = url.replace("http://", "ws://") + "/_stcore/stream"
+    times: list[float] = []
+    errors: list[str] = []
+    opened = asyncio.Event()
+    n_open = [0]
+    window: dict = {}
+
+    async def student(i: int, ws):
+        rng = random.Random(7000 + i)
+        texts = sentences(500 + i)
+        _, problem = await _one_run(ws, _rerun(OPEN_TEXT, page_name, "gpt"), timeout * 3)
+        if problem:
+            errors.append(f"student {i}, opening the page: {problem}")
+        n_open[0] += 1
+        if n_open[0] == students:
+            window["cpu0"], window["t0"] = cpu_seconds(proc), time.perf_counter()
+            window["stop"] = time.monotonic() + seconds
+            opened.set()
+        await opened.wait()
+        await asyncio.sleep(rng.uniform(0, interval))
+        k = i  # each student starts at another recorded release
+        if path == "idle":  # connected, the page open, nothing sent: what the open websockets cost
+            await asyncio.sleep(max(0.0, window["stop"] - time.monotonic()))
+        while path != "idle" and time.monotonic() < window["stop"]:
+            t_next = time.monotonic() + interval
+            sent = [_rerun(next(texts), page_name, "gpt")] if path == "server" else releases[k % len(releases)]
+            k += 1
+            try:
+                total = 0.0
+                for data in sent:
+                    s, problem = await _one_run(ws, data, timeout)
+                    total += s
+                    if problem:
+                        errors.append(f"student {i}: {problem}")
+                times.append(total)
+            except TimeoutError:
+                errors.append(f"student {i}: no answer within {timeout} s")
+            await asyncio.sleep(max(0.0, t_next - time.monotonic()))
+
+    async def connected(i: int):
+        async with websockets.connect(
+            uri, subprotocols=["streamlit"], origin=url, max_size=None, open_timeout=timeout
+        ) as ws:
+            await student(i, ws)
+
+    await asyncio.gather(*(connected(i) for i in range(students)))
+    wall = time.perf_counter() - window["t0"]
+    return times, errors, cpu_seconds(proc) - window["cpu0"], wall
+
+
+def measure(
+    students: int = 60,
+    interval: float = 10.0,
+    seconds: float = 60.0,
+    page: str = "attention",
+    releases: int = 6,
+    move: str = "view",
+    timeout: float = 120,
+    log=print,
+) -> dict:
+    """Both paths on one server; the figures of each and the browser / server ratio."""
+    import psutil
+
+    env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
+    server = AppServer(env=env, log=SCREENSHOTS / "bench-class-cpu.log").start()
+    rows = {}
+    try:
+        proc = psutil.Process(server.proc.pid)
+        log(f"  recording {releases} released views ({move}) from Chromium on /{page} ... load {load()}")
+        recorded = record_releases(server.url, page, releases, move, timeout)
+        sizes = [len(m) for r in recorded for m in r]
+        log(f"  recorded {len(recorded)} releases, {len(sizes)} messages of {min(sizes)}-{max(sizes)} bytes")
+        for path in ("server", "browser", "idle"):
+            l0 = load()
+            times, errors, cpu, wall = asyncio.run(
+                _class(server.url, page, students, seconds, interval, path, recorded, proc, timeout)
+            )
+            rows[path] = {
+                "path": path,
+                "sentences": len(times),
+                "cpu_s": cpu,
+                "wall_s": wall,
+                "cpu_per_sentence_s": cpu / len(times) if times else None,
+                "cores": cpu / wall,
+                "p50_s": statistics.median(times) if times else None,
+                "p95_s": pct(times, 95) if times else None,
+                "errors": len(errors),
+                "error_examples": errors[:3],
+                "load_before": l0,
+                "load_after": load(),
+            }
+            r = rows[path]
+            log(
+                f"  {path} path: {r['sentences']} sentences in {wall:.0f} s, server CPU {cpu:.2f} s "
+                f"({r['cpu_per_sentence_s'] or 0:.4f} s a sentence, {r['cores']:.3f} of a core), p50 "
+                f"{r['p50_s'] or 0:.3f} s, p95 {r['p95_s'] or 0:.3f} s, {r['errors']} errors {errors[:2]}; "
+                f"load {l0} -> {r['load_after']}"
+            )
+    finally:
+        server.stop()
+    s, b, idle = rows["server"], rows["browser"], rows["idle"]
+    ratio = above_idle = None
+    if s["cpu_per_sentence_s"] and b["cpu_per_sentence_s"] is not None:
+        ratio = b["cpu_per_sentence_s"] / s["cpu_per_sentence_s"]
+        # the same students' open websockets alone, for as long, taken off both
+        spare = [(r["cpu_s"] - idle["cores"] * r["wall_s"]) / r["sentences"] for r in (s, b)]
+        above_idle = spare[1] / spare[0] if spare[0] > 0 else None
+    return {
+        "students": students,
+        "interval_s": interval,
+        "seconds": seconds,
+        "page": page,
+        "move": move,
+        "release_bytes": [sum(len(m) for m in r) for r in recorded],
+        "recorded": recorded,
+        "server": s,
+        "browser": b,
+        "idle": idle,
+        "ratio": ratio,
+        "ratio_above_idle": above_idle,
+    }
+
+
+TARGET = 0.1  # issue 48: the browser path costs the server at most 1/10 of the server path
+
+
+def table(result: dict) -> str:
+    out = [
+        "| path | sentences | server CPU | CPU a sentence | share of a core | p50 | p95 | errors | load before → after |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key in ("server", "browser", "idle"):
+        r = result[key]
+
+        def ms(x, digits=0):
+            return "–" if x is None else f"{x * 1000:.{digits}f} ms"
+
+        out.append(
+            f"| {key} | {r['sentences']} | {r['cpu_s']:.2f} s | {ms(r['cpu_per_sentence_s'], 1)} | "
+            f"{r['cores']:.3f} | {ms(r['p50_s'])} | {ms(r['p95_s'])} | "
+            f"{r['errors']} | {r['load_before']} → {r['load_after']} |"
+        )
+    ratio, above = result["ratio"], result.get("ratio_above_idle")
+    out.append("")
+    out.append(
+        f"browser / server CPU a sentence: {'–' if ratio is None else f'{ratio:.3f}'} "
+        f"(target ≤ {TARGET:g}: {'met' if ratio is not None and ratio <= TARGET else 'not met'}); "
+        f"with the idle websockets' CPU taken off both: {'–' if above is None else f'{above:.3f}'}"
+    )
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.class_cpu", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--students", type=int, default=60)
+    ap.add_argument("--interval", type=float, default=10.0, help="seconds between a student's sentences")
+    ap.add_argument("--seconds", type=float, default=60.0, help="each path's run")
+    ap.add_argument("--page", default="attention")
+    ap.add_argument("--releases", type=int, default=6, help="distinct released views recorded")
+    ap.add_argument("--move", default="view", choices=sorted(RELEASES))
+    a = ap.parse_args(argv)
+    print(f"load average at start {load()}", flush=True)
+    result = measure(a.students, a.interval, a.seconds, a.page, a.releases, a.move)
+    print()
+    print(table(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
