@@ -25,7 +25,7 @@ from model import intervention
 from model.attention import ABLATIONS
 from viz.attention_view import layers_to_send, pack
 
-from .. import browser_model, state
+from .. import browser_model, state, static_url
 from .. import view as views
 from ..i18n import t
 from ..safe import echo, md
@@ -258,7 +258,7 @@ def live_model(name: str, kind: str, box: str | None, text: str, knobs: bool = T
     from model.tokenizer import BOS, EOS, TO_EN, TO_ZH
 
     return {
-        "base": browser_model.BASE,
+        "base": static_url.static_base(),
         "model": name,
         "kind": kind,
         "box": box,

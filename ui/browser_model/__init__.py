@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
 MODELS = STATIC / "models"
-BASE = "/app/static"  # where Streamlit serves static/
 ENV = "ATTN_BROWSER_MODEL"
 # what a page loads besides a model's graph: the runtime, our modules, the tokenizer
 NEEDED = ("ort/ort.wasm.min.mjs", "browser_model/model.js", "models/tokenizer.model")
@@ -38,36 +36,11 @@ def shipped() -> tuple[str, ...]:
 
 def publish(names=None, static: Path = STATIC) -> list[Path]:
     """NAMES' graphs (default: every shipped model) and the tokenizer in static/models/, each
-    exported into the cache first unless the cache holds a current one; returns the graphs' paths."""
+    exported into the cache first unless the cache holds a current one; returns the graphs' paths.
+    One publisher: model/onnx_export.publish, which scripts/test, scripts/app and the image run."""
     from model import onnx_export
-    from model.tokenizer import DEFAULT_PATH
 
-    models = Path(static) / "models"
-    models.mkdir(parents=True, exist_ok=True)
-    if (
-        not (models / "tokenizer.model").exists()
-        or (models / "tokenizer.model").read_bytes() != Path(DEFAULT_PATH).read_bytes()
-    ):
-        shutil.copyfile(DEFAULT_PATH, models / "tokenizer.model")
-    out = []
-    for name in names or shipped():
-        graph = onnx_export.cached(name)
-        dest = models / graph.name
-        meta = graph.with_suffix(".json")
-        if not _same(meta, dest.with_suffix(".json")):
-            tmp = dest.with_suffix(".onnx.tmp")
-            shutil.copyfile(graph, tmp)
-            os.replace(tmp, dest)
-            shutil.copyfile(meta, dest.with_suffix(".json"))  # last: available() reads it
-        out.append(dest)
-    return out
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.read_bytes() == b.read_bytes()
-    except OSError:
-        return False
+    return onnx_export.publish(Path(static) / "models", list(names or shipped()))
 
 
 def enabled() -> bool:
