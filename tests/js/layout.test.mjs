@@ -2,7 +2,7 @@
 // (hit.js): every cell, panel cell, tile and row found again from its own centre.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MIN_TEXT, PAGE_ROWS, fontPx, heatmapLayout, keyLabels, labelStep, linesLayout, modelLayout, panelsLayout, valueFont } from "../../ui/attention_view/layout.js";
+import { MIN_TEXT, PAGE_ROWS, PRESENT_TEXT, cellMax, fontPx, heatmapLayout, keyLabels, labelStep, linesLayout, modelLayout, panelsLayout, valueFont } from "../../ui/attention_view/layout.js";
 import { cellAt, tileCentre } from "../../ui/attention_view/hit.js";
 
 test("the heatmap fits the width and the window's height", () => {
@@ -15,6 +15,21 @@ test("the heatmap fits the width and the window's height", () => {
     assert.equal(g.height, Math.ceil(g.y0 + g.ch * Q + 4));
   }
   assert.equal(heatmapLayout({ width: 600, Q: 3, K: 3, labelW: 1000, keyW: 10, font: 14, viewH: 800 }).x0, 600 * 0.38, "long labels are cut at 38 %");
+});
+
+test("a projector's heatmap uses its width: six tokens on a 1920 x 1080 projector", () => {
+  // the reader-facing figure of issue 50 item 9: 64 px cells drew them 424 px wide (22 %)
+  const width = 1856, viewH = 1080, font = fontPx(width, true); // 1920 less the page's padding
+  const g = heatmapLayout({ width, Q: 6, K: 6, labelW: 40, keyW: 30, font, viewH, present: true });
+  assert.ok(g.x0 + g.cw * 6 >= 0.5 * width, `the cells span ${g.x0 + g.cw * 6} px of ${width}`);
+  assert.ok(g.y0 + g.ch * 6 <= viewH * 0.55 + 1e-9, "and still end within the projector's first-screen share");
+  assert.ok(valueFont(font, g.cw, g.ch, false, true) >= PRESENT_TEXT, "the values are written at a projector's size");
+  const p = panelsLayout({ width, sizes: [0, 1, 2].map(() => ({ labelW: 40, keyW: 30, Q: 6, K: 6 })), font, viewH, present: true });
+  assert.ok(p.panels.every((q) => q.cw > 64), "compare's panels too");
+  // a screen a reader leans into keeps its 64 px cells (square, as the tutorials draw them)
+  const n = heatmapLayout({ width, Q: 6, K: 6, labelW: 40, keyW: 30, font: fontPx(width, false), viewH, present: false });
+  assert.equal(n.cw, cellMax(false));
+  assert.equal(n.ch, n.cw);
 });
 
 test("values are written only where readable; labels thin out so they never overlap", () => {

@@ -4,6 +4,10 @@ export const PAGE_ROWS = 6; // layers per page of the model view (a 30-layer mod
 export const PANEL_MIN = 240; // px: narrower panels go one under the other (A, B, B - A fit beside the sidebar at 1280)
 export const MIN_TEXT = 11; // px: nothing smaller is ever drawn (a phone at 390 px)
 export const PRESENT_TEXT = 16; // px: the least a projector shows
+// the widest a cell gets: 64 px on a screen a reader leans into; on a projector the room reads it
+// from metres away and the window is wide (a 1920 projector showed six tokens 424 px wide, 22 %),
+// so a cell may take up to 160 px of width while its height stays within the first screen's share
+export function cellMax(present) { return present ? 160 : 64; }
 
 // the font of the chart's labels: 18 px on a projector, 12 on a phone, else 14
 export function fontPx(width, present) { return present ? 18 : width < 480 ? 12 : 14; }
@@ -25,7 +29,7 @@ export function keyLabels(keyW, cell, font) {
 // fold). Returns the geometry hit-testing reads: {kind, x0, y0, cw, ch}, and the canvas height.
 export function heatmapLayout({ width, Q, K, labelW, keyW, font, viewH, present }) {
   const lw = Math.min(labelW + 10, width * 0.38);
-  const cell = Math.max(0.5, Math.min(64, (width - lw - 4) / K));
+  const cell = Math.max(0.5, Math.min(cellMax(present), (width - lw - 4) / K));
   const keys = keyLabels(keyW, cell, font);
   const top = keys.h + font + 6;
   const maxH = Math.max(240, Math.min(viewH * (present ? 0.55 : 0.72), 900));
@@ -49,7 +53,7 @@ export function panelsLayout({ width, sizes, font, viewH, present }) {
   const pw = side ? (width - gap * (n - 1)) / n : width;
   const lays = sizes.map((d) => {
     if (!d) return null;
-    const lw = Math.min(d.labelW + 10, pw * 0.38), cell = Math.max(0.5, Math.min(64, (pw - lw - 4) / d.K));
+    const lw = Math.min(d.labelW + 10, pw * 0.38), cell = Math.max(0.5, Math.min(cellMax(present), (pw - lw - 4) / d.K));
     return { lw, cell, keys: keyLabels(d.keyW, cell, font) };
   });
   const tops = lays.map((l) => (l ? title + l.keys.h + 6 : title));
