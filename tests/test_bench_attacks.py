@@ -5,6 +5,7 @@ except what no size may show: an error box, a student's error, a teacher at anot
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 
 import pytest
@@ -18,7 +19,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.serial]
 def test_every_attack_runs_beside_the_class_and_reports_its_figures():
     names = [n for n in attacks.ATTACKS if n != "smollm"]  # SmolLM2's phase loads the real model
     assert len(names) >= 10, names
-    rows = attacks.run(seconds=4, only=set(names), scale=0.02, log=lambda *_: None)
+    # in a thread of its own: a browser test before it in the same worker (phase 2 shares workers
+    # with them) leaves an event loop running on the main thread, where asyncio.run refuses to start
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        rows = pool.submit(attacks.run, seconds=4, only=set(names), scale=0.02, log=lambda *_: None).result()
     assert [r["phase"].split(":")[0] for r in rows] == ["quiet", *names]
     for r in rows:
         assert r["sentences"] >= 1 and math.isfinite(r["p95"]) and 0 < r["p95"] < 60, r

@@ -115,16 +115,24 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     assert len(ms) >= 20
     print(f"{name} {kind}: {len(ms)} redraws, median {statistics.median(ms):.2f} ms, max {max(ms):.2f} ms")
     assert statistics.median(ms) < 100  # a loose bound on this shared machine; bench/ has the figures
-    # the browser's numbers at T are softmax(s / T) of that layer and head, to float32 precision
+    # the browser's numbers at T: where the page runs the whole model in the browser (live.js), the
+    # model's trace with T in this layer (every attention of it, as the server's re-run: for the
+    # translator the encoder's layer too, which the decoder reads); else softmax(s / T) of that
+    # layer alone (the layers before it unchanged). Both to float32 precision.
+    if page.evaluate("() => window.__attentionViews.att_view.source") == "browser":
+        tr = model.load(name).trace(DEFAULT_TEXT, temperature=v["temp"], temperature_layer=layer)
+        at_t, tol = tr.attention[kind].weights[layer].astype(float), 1e-5
+    else:
+        at_t, tol = softmax(s[layer], v["temp"]), 1e-6
     shown = np.array(page.evaluate("() => window.__attentionViews.att_view.shown()")).reshape(s.shape[2:])
-    np.testing.assert_allclose(shown, softmax(s[layer, v["head"]], v["temp"]), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(shown, at_t[v["head"]], atol=tol, rtol=0)
     # and the mean of the heads at T is the mean of each head's softmax(s / T)
     page.locator(".av-head").select_option("mean")
     mean = np.array(page.evaluate("() => window.__attentionViews.att_view.shown()")).reshape(s.shape[2:])
-    np.testing.assert_allclose(mean, softmax(s[layer], v["temp"]).mean(axis=0), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(mean, at_t.mean(axis=0), atol=tol, rtol=0)
     # the table beside the chart is the selected row, as the reader reads it (4 decimals)
     cells = page.locator(".av-table tbody tr .av-num").all_inner_texts()
-    want = softmax(s[layer], v["temp"]).mean(axis=0)[2]
+    want = at_t.mean(axis=0)[2]
     shown_row = [float(c) for c in cells if c[:1].isdigit()]
     np.testing.assert_allclose(shown_row, want[want > 0][: len(shown_row)], atol=6e-5)
     # let go: one report (debounced) reaches the server and the link holds the view
