@@ -22,6 +22,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lessons import checks
 from lessons.files import BUILTIN, builtin
@@ -78,8 +79,21 @@ def download(page, key: str, summary: str) -> str:
 
 
 def choose_lesson(page, title: str) -> None:
-    main(page).locator("[data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name=title).click()
+    """The teacher picks a lesson in the projector's lesson menu (a select box). The teacher's page
+    reruns as the class's answers arrive, which may close an open menu before its option is
+    clicked: open it again, up to three times."""
+    menu = main(page).locator("[data-testid='stSelectbox']").first
+    for attempt in range(3):
+        menu.click()
+        option = page.get_by_role("option", name=title)
+        try:
+            option.click(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            settle(page)
     settle(page)
 
 
