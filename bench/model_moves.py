@@ -61,6 +61,13 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def result(path: str, move: str, n: int, ms: list[float], rate: int | None = None) -> dict:
+    """One row of the results: a path's median and slowest move at n tokens, with the load."""
+    row = {"path": path, "move": move, "tokens": n, "median_ms": statistics.median(ms), "max_ms": max(ms)}
+    row.update({"moves": len(ms), "load": load()})
+    return row if rate is None else {**row, "rate": rate}
+
+
 def texts(n: int, moves: int) -> dict:
     """What each move reads at n tokens: the sentence (the corpus's words, n tokens with <s>) and,
     for typing, the sentence as it grows by one character a move up to the whole of it."""
@@ -148,16 +155,7 @@ def browser_path(page, base: str, n: int, moves: int, rates=RATES, log=print) ->
                 if got["dims"][0] != L or got["dims"][3] > n:
                     raise RuntimeError(f"the browser's forward gave attention of shape {got['dims']}")
                 ms = got["ms"]
-                row = {
-                    "path": COLUMNS[0] if rate == 1 else f"in the browser, CPU {rate}x slower",
-                    "rate": rate,
-                    "move": move,
-                    "tokens": n,
-                    "median_ms": statistics.median(ms),
-                    "max_ms": max(ms),
-                    "moves": len(ms),
-                    "load": load(),
-                }
+                row = result(COLUMNS[0] if rate == 1 else f"in the browser, CPU {rate}x slower", move, n, ms, rate)
                 log(
                     f"  browser x{rate} {move} n={n}: median {row['median_ms']:.1f} ms, max {row['max_ms']:.1f} ms "
                     f"over {len(ms)}; load {row['load']}"
@@ -228,16 +226,7 @@ def page_path(page, url: str, n: int, moves: int, rates=RATES, timeout: float = 
                     f"async (p) => await ({PAGE_VIEW}).move(p)",
                     {"off": [], "nopos": False, "all": True, "temp": 1, "text": t["text"]},
                 )
-                row = {
-                    "path": name,
-                    "rate": rate,
-                    "move": move,
-                    "tokens": n,
-                    "median_ms": statistics.median(ms),
-                    "max_ms": max(ms),
-                    "moves": len(ms),
-                    "load": load(),
-                }
+                row = result(name, move, n, ms, rate)
                 log(
                     f"  page x{rate} {move} n={n}: median {row['median_ms']:.1f} ms, max {row['max_ms']:.1f} ms; load {row['load']}"
                 )
@@ -300,15 +289,7 @@ def server_path(url: str, n: int, moves: int, timeout: float = 120, log=print) -
     for move, (ms, problems) in got.items():
         if problems:
             raise RuntimeError(f"server {move} n={n}: {problems[:2]}")
-        row = {
-            "path": "server",
-            "move": move,
-            "tokens": n,
-            "median_ms": statistics.median(ms),
-            "max_ms": max(ms),
-            "moves": len(ms),
-            "load": load(),
-        }
+        row = result("server", move, n, ms)
         log(f"  server {move} n={n}: median {row['median_ms']:.0f} ms, max {row['max_ms']:.0f} ms; load {row['load']}")
         rows.append(row)
     return rows
@@ -355,15 +336,7 @@ def bertviz_path(browser, pages, n: int, moves: int, timeout: float = 120, log=p
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
             total.append((py_s + time.perf_counter() - t1) * 1000)
             ctx.close()
-        row = {
-            "path": "BertViz",
-            "move": move,
-            "tokens": n,
-            "median_ms": statistics.median(total),
-            "max_ms": max(total),
-            "moves": len(total),
-            "load": load(),
-        }
+        row = result("BertViz", move, n, total)
         log(f"  bertviz {move} n={n}: median {row['median_ms']:.0f} ms over {len(total)}; load {row['load']}")
         rows.append(row)
     return rows
