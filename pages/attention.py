@@ -154,7 +154,7 @@ def toggle_words() -> None:
     groups, q = st.session_state.get("_att_groups"), st.session_state.get("att_q")
     if not groups or q is None:
         return
-    if st.session_state["att_words"]:  # tokens -> words
+    if st.session_state.get("att_words"):  # tokens -> words
         st.session_state["att_q"] = groups[min(q, len(groups) - 1)]
     elif q in groups:  # words -> the word's first token
         st.session_state["att_q"] = groups.index(q)

@@ -109,7 +109,9 @@ def toggle_play(steps: list[int]) -> None:
 
 def picked_while_playing(key: str) -> None:
     """The reader moved the slider during Play: that step, and Play stops."""
-    st.session_state["tl_step"] = st.session_state[key]
+    if key not in st.session_state:  # cleared by a room's follow before this callback ran
+        return
+    st.session_state["tl_step"] = st.session_state.get(key)
     st.session_state["_tl_playing"] = st.session_state["_tl_played"] = False
 
 

@@ -127,7 +127,7 @@ def _parse_model(raw: str) -> str:
 
 def _model_picked() -> None:
     """Choosing "Hugging Face…" starts from the operator's first model (a packaged one works offline)."""
-    if st.session_state["model"] == hf_models.PREFIX:
+    if st.session_state.get("model") == hf_models.PREFIX:
         first = (hf_models.suggestions() or [""])[0]
         st.session_state["model"] = hf_models.PREFIX + first if first else hf_models.PREFIX
 
@@ -321,7 +321,7 @@ def sidebar() -> Context:
             t("force_cpu"),
             value=st.session_state["device"] == "cpu",
             key="_force_cpu",
-            on_change=lambda: st.session_state.update(device="cpu" if st.session_state["_force_cpu"] else "auto"),
+            on_change=lambda: st.session_state.update(device="cpu" if st.session_state.get("_force_cpu") else "auto"),
         )
         st.caption(t("device_in_use", device=dev.type.upper()) + (f" · {notice_text(note)}" if note else ""))
 

@@ -36,6 +36,8 @@ from .test_teacher_reveal import _personal
 pytestmark = pytest.mark.slow
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 LOG_BAD = re.compile(r"Traceback|Exception|Error:|\bERROR\b")
+ASKED = "[data-testid='stButtonGroup'], [data-testid='stSlider']"  # a step's question, answerable
+LOADING_MS = 300_000
 
 
 def main(page):
@@ -54,6 +56,9 @@ def follow(student, lesson: str, step: int) -> None:
         arg=[lesson, str(step)],
         timeout=30_000,
     )
+    # a real pretrained model's lesson shows a loading notice, then builds its steps, before the
+    # question appears (its first use in this server: a minute or more on a busy machine)
+    main(student).locator(ASKED).first.wait_for(timeout=LOADING_MS)
     settle(student)
 
 
@@ -138,7 +143,7 @@ def _walk(server, new_page) -> None:
                     key = (tag["objective"], tag["phase"])
                     per[key] = per.get(key, 0) + got
             reveal = main(teacher).get_by_role("button", name=text_in("en", "lesson_reveal"))
-            reveal.click()
+            reveal.click(timeout=LOADING_MS)
             settle(teacher)
             shown = main(teacher).inner_text()
             assert not [p for p in personal if p in shown], (lesson, i, "the projector shows a personal result")
