@@ -78,9 +78,16 @@ def download(page, key: str, summary: str) -> str:
     button = page.locator(f".st-key-{key} button")
     if not button.is_visible():
         main(page).locator("summary").filter(has_text=summary).first.click()
-    with page.expect_download() as dl:
-        button.click()
-    return open(dl.value.path(), encoding="utf-8-sig").read()
+    for attempt in range(3):  # the results refresh every 3 s: a click as they redraw may be lost
+        try:
+            with page.expect_download(timeout=60_000) as dl:
+                button.click()
+            return open(dl.value.path(), encoding="utf-8-sig").read()
+        except PlaywrightTimeout:
+            if attempt == 2:
+                page.screenshot(path=str(SCREENSHOTS / f"room-walk-no-{key}.png"))
+                raise
+    raise AssertionError("unreachable")
 
 
 def choose_lesson(page, title: str) -> None:
