@@ -201,5 +201,7 @@ def test_claims_run_at_load_on_minilm_through_the_runner_protocol():
 def test_lesson_marks_follow_each_step_query():
     for f, key, _, step in every_entry():
         if step is not None:
-            m = MARKED[f][key]  # its query, and the phrases it defines or guards (tests/test_lesson_says.py)
-            assert m["query"] == step["query"] and set(m) <= {"query", "says", "defines"}, key
+            # its query, and the phrases it defines, guards, fills or (a question) asks: tests/test_lesson_says.py
+            m = MARKED[f][key]
+            assert m["query"] == step["query"] and set(m) <= {"query", "says", "defines", "fills", "asks"}, key
+            assert "asks" not in m or key.endswith(".ask"), key
