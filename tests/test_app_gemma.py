@@ -172,3 +172,35 @@ def test_chinese_on_the_attention_page_gets_no_mostly_english_notice(offered):
     at = apptest.open_page("pages/attention.py", GEMMA, text="猫坐在垫子上。它很开心。")
     assert "trained mostly on English" not in shown(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
+
+
+def test_the_chinese_lesson_on_it_every_step_asked_and_revealed_in_both_languages(offered):
+    """Lesson 6, "真实模型读中文", on Gemma as the lessons page shows it, in English and in Chinese: every
+    step is asked (none dropped by the margin rule), its question and, answered right from a link, its
+    reveal are the file's texts filled with the numbers the step computes on the model, graded right.
+    (Each step's guarded phrases are run on it in tests/test_lesson_says.py, its answers recomputed
+    and its margins checked in tests/test_lessons.py.)"""
+    import html
+
+    from lessons import build as B
+    from lessons import files
+    from lessons.answers import encode_answers
+    from lessons.steps import passes
+    from ui.lesson_view import params_text
+
+    lesson = files.builtin("real_zh")
+    built = [B.build_step(s, lambda name: offered, lesson.step_id(i)) for i, s in enumerate(lesson.steps)]
+    assert len(built) == 3 and all(passes(s) for s in built), [(s.rule, s.margin) for s in built]
+    answers = encode_answers({i: s.answer for i, s in enumerate(built)}, len(built))
+    for lang in ("en", "zh"):
+        for i, step in enumerate(built):
+            at = apptest.open_page(
+                "pages/lessons.py", GEMMA, 300, lang=lang, lesson="real_zh", step=i + 1, answers=answers
+            )
+            text = html.unescape(shown(at).replace("\\", ""))  # as typed: the page escapes Markdown and <bos>
+            params = params_text(step.params, str)
+            for texts in (step.ask, step.reveal_text):
+                want = texts[lang].format_map(params).replace("**", "")
+                assert want in text.replace("**", ""), (lang, i + 1, want, text[:3000])
+            assert [s.value for s in at.success], (lang, i + 1)  # graded right
+            assert not at.exception and not at.error, (lang, i + 1, [e.value for e in at.error])
