@@ -514,3 +514,18 @@ def neighbours(s: Said):
     a = s.spec.get("args", {})
     p, near = int(a.get("p", 3)), int(a.get("near", 4))
     return abs(p - near) == 1, {"p": p, "near": near}
+
+
+# the Chinese tutorial's example (section 1.3): "when the model processes “cat” in “The cat sat on the
+# mat”, the weights might be": an illustration, not a model's
+TUTORIAL_ROW = ("cat", {"The": 0.12, "cat": 0.35, "sat": 0.18, "on": 0.08, "the": 0.15, "mat": 0.12})
+
+
+@check
+def tutorials_number(s: Said):
+    """ "The tutorial's table gives “{word}” a weight of {than} on itself": the tutorial's row is the
+    step's word's and gives the step's key (the word itself) `than`."""
+    a = s.spec.get("args", {})
+    word, key, than = str(a.get("word")), str(a.get("key")), float(a.get("than", -1))
+    row, table = TUTORIAL_ROW
+    return word == row and key == word and table.get(key) == than, {"word": word, "key": key, "than": than}

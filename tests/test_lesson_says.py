@@ -335,6 +335,13 @@ def test_head_sharper_than_mean_fails_where_every_head_is_the_same():
     assert holds("head_sharper_than_mean", said(differ, p)) and not holds("head_sharper_than_mean", said(same, p))
 
 
+def test_tutorials_number_fails_on_another_word_or_number():
+    r = Fake(att(TOKS, causal_rows(7, lambda r: r)))
+    assert holds("tutorials_number", said(r, {}, {"args": {"word": "cat", "key": "cat", "than": 0.35}}))
+    assert not holds("tutorials_number", said(r, {}, {"args": {"word": "cat", "key": "cat", "than": 0.5}}))
+    assert not holds("tutorials_number", said(r, {}, {"args": {"word": "sat", "key": "sat", "than": 0.18}}))
+
+
 def test_numbers_the_step_gives():
     r = Fake(att(TOKS, causal_rows(7, lambda r: r)))
     assert not holds("not_the_tutorials_number", said(r, {"weight": "0.35", "than": 0.35}))
@@ -605,4 +612,5 @@ BROKEN = {
     "own_weights_per_head": test_make_up_checks_fail_on_shared_heads_or_other_positions,
     "sinusoidal_positions": test_make_up_checks_fail_on_shared_heads_or_other_positions,
     "neighbours": test_make_up_checks_fail_on_shared_heads_or_other_positions,
+    "tutorials_number": test_tutorials_number_fails_on_another_word_or_number,
 }
