@@ -164,6 +164,7 @@ ELSEWHERE = {
     "tests/test_lessons_page.py": "every step that names its page links there: the copy's test_lessons and the browser walk",
     "tests/test_models_not_offered.py": "lessons on a model a server does not offer: the real ones",
     "tests/test_lesson_truth.py": "named steps of the built-in lessons and the models' records",
+    "tests/test_app_gemma.py": "lesson 6 (real_zh) on Gemma as the page shows it: that lesson alone",
 }
 
 
