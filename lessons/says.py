@@ -12,7 +12,8 @@ marks (ui/marks/lesson_ID.toml) with a check here:
 `says`: phrases (en and zh, each found in its text) each guarded by a named check, computed from the
 model on the step's sentence; `defines`: phrases about the method, true of any model (an English
 phrase; what a softmax does). tests/test_lesson_says.py fails on a reveal whose words are neither
-filled, nor defined, nor guarded (a short list of connecting words aside: FILLER), runs every check
+filled, nor defined, nor guarded (a short list of connecting words aside: FILLER), the same for
+its questions (ask: QUESTION's words and `asks`, the question its query answers, aside), runs every check
 on every built-in step that names it, and breaks each check on a model or step where its phrase is
 false. A check is check(ctx) -> (holds, numbers); ctx is a Said: the step built, its file's step and
 a loader of the models by name.
@@ -39,6 +40,13 @@ FILLER = frozenset(
 )
 # words that say how many or how much: a reveal using one outside a guarded or defined phrase fails
 TRIGGERS = ("none", "only", "more than", "mostly", "no", "every", "all", "always", "never", "each", "less than")
+# words a question may use to ask without saying anything of the model ("Which word does ... read
+# most?"): an ask's sentence is accounted for by these, FILLER, its {numbers} and its mark's phrases
+QUESTION = frozenset("which what how many much does do did will would can could is are whether when".split())
+# words that make a clause say something inside a question ("Can X read Y, which comes after it?",
+# "since ...", "the head that ..."): an `asks` phrase (the question its query answers) holds none of
+# them but its first word; such a clause is a phrase of its own, guarded by a check (says)
+ASSERTING = frozenset("which that since because so as whose who while where".split())
 
 
 @dataclass
@@ -344,3 +352,180 @@ def english_model_cuts_characters(s: Said):
     pieces = {c: len(tok.encode(c)) for c in chars}
     cut = sum(n > 1 for n in pieces.values())
     return bool(chars) and cut > len(chars) / 2, {"pieces": pieces, "cut": cut, "characters": len(chars)}
+
+
+# -- what a question states on its way (its ask text: issue 46's "a question that asserts") ---------------
+def _plain(tok) -> str:
+    return str(tok).strip("▁Ġ ").lower()
+
+
+@check
+def model_is(s: Said):
+    """The ask names the step's model (`model`: "The translator reads", "GPT has read", "SmolLM2-135M
+    ... reads"): the step runs on that model."""
+    return s.spec["model"] == s.args["model"], {"model": s.spec["model"]}
+
+
+@check
+def view_is(s: Said):
+    """The ask names the view ("the encoder's last layer", "encoder layer 1, mean of heads"): each of
+    the mark's `kind`, `layer` ("last" or a number, 1-based) and `head` ("mean" or a number) is what
+    the step's query read."""
+    p, a = s.step.params, s.args
+    found = {"kind": p.get("kind") or s.ctx.kind, "layer": p.get("layer"), "head": p.get("head")}
+    ok = True
+    if "kind" in a:
+        ok &= found["kind"] == a["kind"]
+    if "layer" in a:
+        want = s.att().num_layers if a["layer"] == "last" else int(a["layer"])
+        ok &= str(found["layer"]) == str(want)
+    if "head" in a:
+        ok &= str(found["head"]) == ("—" if a["head"] == "mean" else str(a["head"]))
+    return bool(ok), found
+
+
+@check
+def model_shape(s: Said):
+    """ "30 layers × 9 heads", "its 4 heads": the model has the mark's `layers` and `heads` (either may
+    be left out), read from its attention."""
+    att = s.att()
+    ok = all(int(s.args[k]) == n for k, n in (("layers", att.num_layers), ("heads", att.num_heads)) if k in s.args)
+    return ok, {"layers": att.num_layers, "heads": att.num_heads}
+
+
+@check
+def row_sees(s: Said):
+    """ "“{word}” can see six tokens": the row of the step's word may read `n` keys (its mask)."""
+    att = s.att()
+    n = len(visible(att, s.row(att)))
+    return n == int(s.args["n"]), {"visible": n}
+
+
+@check
+def than_is_uniform(s: Said):
+    """ "uniform attention would give each 1/6 ≈ {than}": the step's `than` is 1 / the keys the row may
+    read, to two decimals."""
+    att = s.att()
+    n = len(visible(att, s.row(att)))
+    than = float(s.spec["args"]["than"])
+    return round(1 / n, 2) == round(than, 2), {"uniform": 1 / n, "than": than}
+
+
+@check
+def is_first(s: Said):
+    """The token the step's `param` names (default "key") is the first token the model reads."""
+    att = s.att()
+    name = s.step.params[s.args.get("param", "key")]
+    return s.key(att, s.args.get("param", "key")) == 0, {"token": name}
+
+
+@check
+def first_is_start(s: Said):
+    """ "its start token": the first token is the model's start token, no character of the text."""
+    att = s.att()
+    first = str(att.key_tokens[0])
+    return first.startswith("<") and first.endswith(">") and first not in s.step.params["text"], {"first": first}
+
+
+@check
+def comes_after(s: Said):
+    """ "“{later}”, which comes after it": the key the mark's `param` (default "later") names comes after
+    the row of the step's word."""
+    att = s.att()
+    row = s.row(att)
+    key = s.key(att, s.args.get("param", "later"))
+    return key > row, {"row": row, "key": key}
+
+
+@check
+def repeated_at_end(s: Said):
+    """ "“{word}” comes a second time at the end": the word's row is the sentence's last token and the
+    word came exactly once before it."""
+    att = s.att()
+    names = [_plain(x) for x in row_names(att, s.ctx.kind)]
+    row = s.row(att)
+    earlier = [i for i in range(row) if names[i] == names[row]]
+    return row == len(names) - 1 and len(earlier) == 1, {"row": row, "last": len(names) - 1, "earlier": earlier}
+
+
+@check
+def characters(s: Said):
+    """ "(12 characters)": the sentence has `n` characters, spaces aside."""
+    n = len(re.sub(r"\s", "", s.step.params["text"]))
+    return n == int(s.args["n"]), {"characters": n}
+
+
+@check
+def same_characters_reordered(s: Said):
+    """ "the same three characters in another order": the step's sentence is the mark's `other`
+    reordered (the same characters, another order) and has `n` characters."""
+    a, b = s.step.params["text"], s.args["other"]
+    return sorted(a) == sorted(b) and a != b and len(a) == int(s.args["n"]), {"text": a, "other": b}
+
+
+@check
+def keys_in_language(s: Said):
+    """ "which English word", "which Chinese token": every key the row may read but the model's own
+    tokens (<s>, <2zh> ...) is in the mark's `lang`: Latin letters for en, Chinese characters for zh."""
+    att = s.att()
+    keys = [str(att.key_tokens[j]) for j in visible(att, s.row(att))]
+    words = [k for k in keys if k not in SPECIAL and not (k.startswith("<") and k.endswith(">"))]
+
+    def zh(k):
+        return any("\u4e00" <= c <= "\u9fff" for c in k)
+
+    def en(k):
+        return bool(re.search(r"[A-Za-z]", k)) and not zh(k)
+
+    test = zh if s.args["lang"] == "zh" else en
+    other = [k for k in words if not test(k) and re.search(r"\w", k)]
+    return bool(words) and not other, {"keys": words, "not": other}
+
+
+@check
+def own_weights_per_head(s: Said):
+    """ "each with its own query, key and value weights": the model's heads do not share key/value
+    heads (no grouped-query attention: as many key/value heads as query heads)."""
+    cfg = s.runner.config
+    heads = int(cfg.num_heads)
+    kv = int(getattr(cfg, "num_kv_heads", 0) or heads)
+    return kv == heads, {"heads": heads, "kv_heads": kv}
+
+
+@check
+def sinusoidal_positions(s: Said):
+    """ "Sinusoidal positional encoding (d_model = {d_model})": the step's model adds sinusoidal
+    positions."""
+    pos = getattr(s.runner.config, "positional", "")
+    return pos == "sinusoidal", {"positional": pos}
+
+
+@check
+def ours(s: Said):
+    """ "In our model": the step's model is one this project trained (model.registry.trained_here)."""
+    from model.registry import trained_here
+
+    return trained_here(s.spec["model"]), {"model": s.spec["model"]}
+
+
+@check
+def neighbours(s: Said):
+    """ "PE(3)·PE(4) (neighbours)": the step's `near` position is next to `p`."""
+    a = s.spec.get("args", {})
+    p, near = int(a.get("p", 3)), int(a.get("near", 4))
+    return abs(p - near) == 1, {"p": p, "near": near}
+
+
+# the Chinese tutorial's example (section 1.3): "when the model processes “cat” in “The cat sat on the
+# mat”, the weights might be": an illustration, not a model's
+TUTORIAL_ROW = ("cat", {"The": 0.12, "cat": 0.35, "sat": 0.18, "on": 0.08, "the": 0.15, "mat": 0.12})
+
+
+@check
+def tutorials_number(s: Said):
+    """ "The tutorial's table gives “{word}” a weight of {than} on itself": the tutorial's row is the
+    step's word's and gives the step's key (the word itself) `than`."""
+    a = s.spec.get("args", {})
+    word, key, than = str(a.get("word")), str(a.get("key")), float(a.get("than", -1))
+    row, table = TUTORIAL_ROW
+    return word == row and key == word and table.get(key) == than, {"word": word, "key": key, "than": than}

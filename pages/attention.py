@@ -203,8 +203,23 @@ def measured_on_it(ctx: Context) -> None:
                         uniform=f"{uniform:.2f}",
                     )
                 )
-            elif key in ("previous", "induction"):
+            elif key == "previous":
                 st.markdown(t(f"att_real_{key}_{c.holds}", heads=heads, best=f"{n['max']:.2f}", min=n["min"]))
+            elif key == "induction":  # the first token and the row itself left aside (issue 49)
+                la, h = n["best"]
+                st.markdown(
+                    t(
+                        f"att_real_induction_{c.holds}",
+                        heads=heads,
+                        min=n["min"],
+                        best=f"{n['best_share']:.2f}",
+                        best_head=t("att_real_head", layer=la + 1, head=h + 1),
+                        top=n["best_top"],
+                        sink=f"{n['best_sink']:.2f}",
+                    )
+                )
+            elif key == "reach":
+                st.markdown(reach_text(c))
             elif key == "pronoun_it" and n.get("found"):
                 best = np.unravel_index(int(np.argmax(n["noun"])), n["noun"].shape)
                 st.markdown(
@@ -218,6 +233,23 @@ def measured_on_it(ctx: Context) -> None:
                         min=n["min"],  # the sentence where no head links them (Gemma) names the bar
                     )
                 )
+
+
+def reach_text(c) -> str:
+    """How far back the layers read (analysis.claims.reach), by layer type: the page's sentence on it."""
+    n = c.numbers
+    fields = dict(
+        n_en=n["tokens"][0], n_zh=n["tokens"][-1], glob=f"{n['global']:.1f}" if n["global"] is not None else "—"
+    )
+    if not n["n_local"]:
+        return t("att_real_reach_global", **fields)
+    return t(
+        f"att_real_reach_{c.holds}",
+        n_local=n["n_local"],
+        n_global=n["n_global"],
+        local=f"{n['local']:.1f}",
+        **fields,
+    )
 
 
 @partial

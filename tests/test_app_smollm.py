@@ -78,8 +78,18 @@ def test_the_attention_page_says_what_was_measured_on_it(offered):
     assert f"in {len(found['sink'].heads)} of its 270 heads" in text
     la, h = found["pronoun_it"].heads[0][1:]
     assert f"layer {la + 1} head {h + 1} give “animal”" in text
-    ind = found["induction"].numbers["max"]
-    assert f"the best: {ind:.2f}" in text.replace("\\", "")
+    ind = found["induction"].numbers
+    la, h = ind["best"]
+    assert f"The best, layer {la + 1} head {h + 1}: {ind['best_share']:.2f} of it" in text.replace("\\", ""), text
+    assert ind["best_share"] >= 0.8 and ind["best_sink"] >= 0.4  # the sink takes much of that head's rows
+    # every layer global: how far back a token reads, the first token aside, recomputed row by row
+    from tests.test_app_gemma import reach_oracle
+
+    reach = claims.check("reach", offered)
+    want = reach_oracle(offered, claims.REACH_TEXTS)
+    np.testing.assert_allclose(reach.numbers["layer"], want, atol=1e-6)
+    assert not reach.holds and reach.numbers["local"] is None
+    assert f"every layer is global (no sliding window); on average a token reads {want.mean():.1f} tokens back" in text
 
 
 def test_the_positional_page_shows_its_rope_switched_off(offered):

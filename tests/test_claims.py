@@ -151,6 +151,7 @@ def test_every_check_runs_on_every_shipped_model_and_serialises(runners, name):
     m = runners(name)
     out = claims.run_all(m, skip=("sink_heldout",))  # held-out: its own test
     decoder = {"pronoun_en", "pronoun_zh", "local_window", "learned_tail", "previous", "induction", "pronoun_it"}
+    decoder |= {"reach"}
     want = {"sink"} | ({"align", "order_matters"} if name == "translator" else decoder)
     assert set(out) == want
     for c in out.values():

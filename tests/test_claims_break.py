@@ -125,6 +125,82 @@ def test_induction_fails_on_a_duplicate_token_head_and_holds_on_the_token_after(
     assert claims.check("induction", Decoder(after_earlier), period=PERIOD).holds
 
 
+def sink_then(target_weight: float, sink: float):
+    """An induction probe's second copy giving the first token `sink`, the token after the earlier
+    occurrence `target_weight` and the rest spread evenly over the other keys but the row itself."""
+
+    def rule(n, tokens):
+        w = rows_on(n, lambda r: r)
+        for r in range(1 + PERIOD, n):
+            others = [j for j in range(1, r) if j != r - PERIOD + 1]
+            w[:, :, r] = 0.0
+            w[:, :, r, 0] = sink
+            w[:, :, r, r - PERIOD + 1] = target_weight
+            w[:, :, r, others] = (1.0 - sink - target_weight) / len(others)
+        return w
+
+    return rule
+
+
+def test_induction_leaves_the_sink_aside():
+    """Issue 49: a head that gives the sink 0.8 and the token after the earlier occurrence 0.15 of its
+    rows (0.75 of the rest) is an induction head (the raw weight, 0.15, said no); one that gives that
+    token 0.35 and spreads 0.65 over the other keys (a tenth of what they get) is not (the raw weight
+    said yes). The numbers: against a loop over the rows."""
+    sinky = claims.check("induction", Decoder(sink_then(0.15, 0.8)), period=PERIOD)
+    assert sinky.holds and abs(sinky.numbers["best_share"] - 0.75) < 1e-9 and sinky.numbers["best_top"] == PERIOD
+    assert abs(sinky.numbers["best_sink"] - 0.8) < 1e-9 and sinky.numbers["max"] < 0.3
+    spread = claims.check("induction", Decoder(sink_then(0.35, 0.0)), period=PERIOD)
+    assert not spread.holds and spread.numbers["max"] >= 0.3
+    all_sink = claims.check("induction", Decoder(sink_then(0.0, 1.0)), period=PERIOD)
+    assert not all_sink.holds
+    w = sink_then(0.2, 0.5)(1 + 2 * PERIOD, None)
+    got = claims.induction_shares(w, PERIOD, 1)
+    rows = range(1 + PERIOD, 1 + 2 * PERIOD)
+    want = np.mean([w[0, 0, r, r - PERIOD + 1] / (1 - w[0, 0, r, 0] - w[0, 0, r, r]) for r in rows])
+    assert abs(got["share"][0, 0] - want) < 1e-12 and abs(want - 0.4) < 1e-12
+
+
+class Layered(Decoder):
+    """A decoder with a config: layer types (Gemma's layer_types) or our GPT's window."""
+
+    def __init__(self, rule, types=(), window=0, max_len=256):
+        super().__init__(rule)
+        n = len(types) or L
+        self.config = SimpleNamespace(
+            num_layers=n, layer_types=tuple(types), sliding_window=window, window=window, max_seq_len=max_len
+        )
+
+
+def by_layer(near_layers):
+    """Layers in near_layers read the token before (1 back); the others spread evenly (far)."""
+
+    def rule(n, tokens):
+        w = uniform(n)
+        for la in near_layers:
+            w[la] = rows_on(n, lambda r: r - 1)[0]
+        return w
+
+    return rule
+
+
+def test_reach_fails_where_local_layers_read_as_far_or_there_are_none():
+    near_local = claims.check("reach", Layered(by_layer([0]), ("local", "global"), 512))
+    assert near_local.holds and near_local.numbers["local"] == 1.0 and near_local.numbers["global"] > 1.0
+    assert not near_local.numbers["window_cuts"]  # 256 tokens here, under the 512 window
+    far_local = claims.check("reach", Layered(by_layer([1]), ("local", "global"), 512))
+    assert not far_local.holds  # the local layer reads further than the global one
+    every_global = claims.check("reach", Layered(by_layer([0]), ("global", "global")))
+    assert not every_global.holds and every_global.numbers["local"] is None
+    ours = claims.check("reach", Layered(by_layer([0, 1]), (), window=4, max_len=128))  # gpt-local's make-up
+    assert ours.numbers["types"] == ("local", "local") and ours.numbers["window_cuts"] and not ours.holds
+    # the distance: a row's weight-averaged distance back, the first token aside, against a loop
+    w = uniform(6)
+    d = claims.reach_distances(w)
+    want = np.mean([np.mean([r - j for j in range(1, r + 1)]) for r in range(1, 6)])  # row 0 reads only the first
+    assert abs(d[0, 0] - want) < 1e-12
+
+
 def test_pronoun_it_fails_when_it_reads_the_other_noun_and_holds_on_animal():
     assert not claims.check("pronoun_it", Decoder(it_on("street"))).holds
     assert not claims.check("pronoun_it", Decoder(it_on("the"))).holds
@@ -273,6 +349,7 @@ BROKEN = {
     "pronoun_zh": test_pronoun_fails_when_the_pronoun_reads_only_the_first_token,
     "previous": test_previous_fails_on_heads_that_read_themselves_and_holds_on_the_token_before,
     "induction": test_induction_fails_on_a_duplicate_token_head_and_holds_on_the_token_after,
+    "reach": test_reach_fails_where_local_layers_read_as_far_or_there_are_none,
     "pronoun_it": test_pronoun_it_fails_when_it_reads_the_other_noun_and_holds_on_animal,
     "local_window": test_local_window_fails_for_any_other_window,
     "learned_tail": test_learned_tail_holds_on_the_trained_gpt_and_fails_on_each_broken_premise,

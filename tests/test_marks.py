@@ -201,5 +201,27 @@ def test_claims_run_at_load_on_minilm_through_the_runner_protocol():
 def test_lesson_marks_follow_each_step_query():
     for f, key, _, step in every_entry():
         if step is not None:
-            m = MARKED[f][key]  # its query, and the phrases it defines or guards (tests/test_lesson_says.py)
-            assert m["query"] == step["query"] and set(m) <= {"query", "says", "defines"}, key
+            # its query, and the phrases it defines, guards, fills or (a question) asks: tests/test_lesson_says.py
+            m = MARKED[f][key]
+            assert m["query"] == step["query"] and set(m) <= {"query", "says", "defines", "fills", "asks"}, key
+            assert "asks" not in m or key.endswith(".ask"), key
+
+
+def test_sentences_every_model_gets_hold_of_a_real_one_too():
+    """The audit of issue 46/49 (docs/architecture.md, "The strings audited"): sentences marked
+    definitional, shown whatever the model, said what holds only of this project's models. The model
+    menu's help called every model one this project trained (SmolLM2 and Gemma are offered in it); the
+    step page put "the lines of this project's model code" beside every number (a Hugging Face
+    decoder's step shows none); home's table note gave each head "its own weights" (Gemma's 4 query
+    heads share one key/value head); the attention page's list of what a real model measured called
+    it "what it does that the project's models do not" (the translator has sink heads, lesson 1)."""
+    assert "did not train" in texts("model_help")["en"] and "并非本项目训练" in texts("model_help")["zh"]
+    steps = texts("steps_intro")
+    assert "on this project's own models" in steps["en"] and "在本项目自己的模型上" in steps["zh"]
+    note = texts("home_table_note")
+    assert "own query weights" in note["en"] and "自己的查询权重" in note["zh"]
+    measured = texts("att_real_measured")
+    assert "do not" not in measured["en"] and "做不到" not in measured["zh"]
+    for key in ("model_help", "steps_intro", "home_table_note"):
+        area = next(f for f, m in MARKED.items() if key in m)
+        assert MARKED[area][key] == "definitional", key

@@ -107,11 +107,11 @@ glossary_word = "definitional"
 """
 LESSON_MARKS = """
 "title" = "definitional"
-"glossary.1.ask" = { query = "top_key" }
+"glossary.1.ask" = { query = "top_key", says = [{ check = "model_is", en = "In GPT layer", zh = "在 GPT 第", args = { model = "gpt" } }], asks = ["which word does “{word}” read most?"] }
 "glossary.1.reveal" = { query = "top_key" }
-"glossary.2.ask" = { query = "token_count" }
+"glossary.2.ask" = { query = "token_count", asks = ["How many tokens does the model read?"] }
 "glossary.2.reveal" = { query = "token_count" }
-"glossary.3.ask" = { query = "token_count" }
+"glossary.3.ask" = { query = "token_count", asks = ["How many tokens does the model read?"] }
 "glossary.3.reveal" = { query = "token_count" }
 """
 # The suite's own checks that read every page of app.py or every built-in lesson, run in the copy:
@@ -131,7 +131,7 @@ IN_COPY = {
     "tests/test_hostile_cost.py": "glossary",  # no step priced under the forwards its build runs
     "tests/test_defaults.py": "test_no_built_in_step_asks_a_question_the_model_is_sure_of",
     "tests/test_zh_terms.py": "",  # one Chinese term per concept in every string and lesson text
-    "tests/test_lesson_says.py": "glossary",  # a reveal's fixed phrases filled, defined or guarded
+    "tests/test_lesson_says.py": "glossary",  # a reveal's and a question's fixed phrases filled, defined or guarded
 }
 # the case ids that must be among the copy's passed tests: a check that found no new page or lesson
 # to run on fails here instead of passing on the old ones
@@ -146,6 +146,8 @@ NEW_CASES = (
     "tests/test_lesson_budget.py::test_the_built_in_lessons_and_the_examples_are_well_inside_the_bound[glossary]",
     "tests/test_hostile_cost.py::test_no_built_in_step_is_priced_under_the_forwards_its_build_runs[glossary.1:top_key]",
     "tests/test_lesson_says.py::test_every_reveal_is_filled_defined_or_guarded[glossary]",
+    "tests/test_lesson_says.py::test_every_question_is_filled_defined_guarded_or_asked[glossary]",
+    "tests/test_lesson_says.py::test_every_guarded_phrase_holds_on_its_step[glossary.1.ask:model_is]",
 )
 # the other files that read every page or lesson: where a new page's or lesson's check runs
 ELSEWHERE = {
@@ -162,6 +164,7 @@ ELSEWHERE = {
     "tests/test_lessons_page.py": "every step that names its page links there: the copy's test_lessons and the browser walk",
     "tests/test_models_not_offered.py": "lessons on a model a server does not offer: the real ones",
     "tests/test_lesson_truth.py": "named steps of the built-in lessons and the models' records",
+    "tests/test_app_gemma.py": "lesson 6 (real_zh) on Gemma as the page shows it: that lesson alone",
 }
 
 

@@ -190,7 +190,8 @@ def pretrained_ready(name: str, device: str = "auto"):
 def measured_claims(name: str, device: str = "auto") -> dict:
     """{check: Claim} of analysis/claims.py's checks that apply, measured once per process on a
     real pretrained model (in its loading thread: the sink, a previous-token head, an induction
-    head, "it" -> "animal"), so what a page says about it is computed on it."""
+    head with the first token aside, "it" -> "animal", how far back its layers read), so what a page
+    says about it is computed on it."""
     return claims_of(runner(name, device))
 
 

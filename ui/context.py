@@ -209,6 +209,9 @@ def shape_text(c) -> str:
                 window=getattr(c, "sliding_window", 0),
             )
         )
+        if 0 < int(getattr(c, "max_seq_len", 0) or 0) <= int(getattr(c, "sliding_window", 0) or 0):
+            # no text here reaches past the window: every layer sees all of it (Gemma: 256 against 512)
+            parts.append(t("real_shape_window_uncut", max_len=c.max_seq_len))
     return " ".join(parts)
 
 
