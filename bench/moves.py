@@ -61,19 +61,13 @@ sys.path.insert(0, str(ROOT))
 from bench import synthetic  # noqa: E402
 from bench.interactions import choose, open_list, timed  # noqa: E402
 from bench.views import VIEW_DRAWN, Runs  # noqa: E402
-from drive.browser import goto, launch, settle  # noqa: E402
+from drive.browser import Sent, goto, launch, settle  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
 # the last Plotly temperature page (its whole tree is run)
 OLD_TEMPERATURE_COMMIT = "9f4263b787564c06214af14dc3280f88091a0e13"
 VIEWPORT = {"width": 1280, "height": 800}
-
-
-class Sent:
-    def __init__(self, page):
-        self.frames = 0
-        page.on("websocket", lambda ws: ws.on("framesent", lambda _: setattr(self, "frames", self.frames + 1)))
 
 
 def move_js(prep: str, act: str, check: str) -> str:

@@ -100,6 +100,7 @@ STRINGS = {
     "cannot_memory": "av_cannot_memory",
     "cannot_error": "av_cannot_error",
     "live_output": "av_live_output",
+    "live_output_t": "av_live_output_t",
 }
 TABS = ("head", "model", "lines")  # view.js TABS, in its order (tests/test_attention_view_js.py)
 
