@@ -203,7 +203,7 @@ class View {
       const args = { text: this.boxText(), kind: spec.kind, first: this.h.first_layer || 0, maxChars: spec.max_chars, ids: spec.special };
       if (this.panels) {
         const runs = await this.livePanels(live, args);
-        if (runs && this.live === live) { this.liveUsed = { temp: 1, all: true, layer: v.layer }; this.applyLive(runs.base, runs.hot); answered = true; }
+        if (runs && this.live === live) { this.liveUsed = { temp: 1, all: true, layer: v.layer }; this.applyLive(runs.base, runs.hot, runs.more); answered = true; }
       } else {
         const used = { temp: v.temp, all: !!v.all, layer: v.layer };
         const r = await liveRun(live.lm, {
@@ -225,22 +225,36 @@ class View {
     if (this.liveQueued) { this.liveQueued = false; this.runLive(); }
   }
 
-  // the panels' runs (the temperature page: T = 1 beside T): the model at T = 1 for the box's
-  // sentence (kept while the sentence is the same), and the model again with the slider's T where
-  // the page's scope puts it (every layer, or one layer: the panel's scope), both here
+  // the panels' runs, each a source the page declared (spec.runs: {src, model, text, temp, nopos};
+  // model null: the page's, text null: the box's sentence, temp: T in every layer), the first
+  // source 0 (the temperature page: the model at T = 1; compare: A, then B), each kept while its
+  // sentence and settings are the same; and, where a panel shows the slider's T with a scope (the
+  // temperature page), the model again with that T where the scope puts it (every layer, or one)
   async livePanels(live, args) {
-    const v = this.view, scope = this.liveScope(), key = `${live.spec.model}|${live.spec.kind}|${args.text}`;
-    if (!this.liveBase || this.liveBase.key !== key) {
-      const r = await liveRun(live.lm, { ...args, knobs: liveKnobs({ temp: 1 }) });
-      this.liveBase = r ? { key, r } : null;
+    const v = this.view, scope = this.liveScope(), spec = live.spec, out = [];
+    this.liveRuns = this.liveRuns || new Map();
+    if (this.liveRuns.size > 16) this.liveRuns.clear();
+    for (const run of spec.runs || [{ src: 0 }]) {
+      const name = run.model || spec.model, text = run.text == null ? args.text : run.text;
+      const key = JSON.stringify([spec.base, name, spec.kind, text, run.temp || 1, !!run.nopos]);
+      let r = this.liveRuns.get(key);
+      if (r === undefined) {
+        const lm = name === spec.model ? live.lm : await loadLive(spec.base, name);
+        if (!lm || lm.reason) return null; // B's model cannot run here: the chart stays the server's
+        r = await liveRun(lm, { ...args, text, knobs: liveKnobs({ temp: run.temp || 1, all: true, pos: !run.nopos }) });
+        this.liveRuns.set(key, r);
+      }
+      if (!r) return null; // a sentence with nothing to read
+      out.push([run.src, r]);
     }
-    if (!this.liveBase) return null;
+    const base = out.find(([si]) => si === 0);
+    if (!base) return null;
     let hot = null;
     if (scope != null && v.temp !== 1) {
       const T = v.temp, r = await liveRun(live.lm, { ...args, knobs: liveKnobs({ temp: T, all: scope === "all", layer: scope === "all" ? 0 : scope }) });
       hot = r ? { T, scope, r } : null;
     }
-    return { base: this.liveBase.r, hot };
+    return { base: base[1], hot, more: out.filter(([si]) => si !== 0) };
   }
 
   // where the panels' page applies T ("all", or the model's layer from 0), or null: no panel at the slider's T
@@ -251,7 +265,7 @@ class View {
 
   // the browser's run replaces the weights shown (every layer, at the knobs already: T = 1 on top);
   // hot: the panels' run at T, a source of its own (this.liveIdx) beside the server's
-  applyLive(r, hot = null) {
+  applyLive(r, hot = null, more = []) {
     this.h = { ...this.h, q_tokens: r.q_tokens, k_tokens: r.k_tokens, q_labels: r.q_labels, q_written: r.q_written, thumb: [Math.min(r.Q, THUMB), Math.min(r.K, THUMB)] };
     const shapeChanged = r.Q !== this.Q || r.K !== this.K;
     this.Q = r.Q; this.K = r.K;
@@ -260,6 +274,7 @@ class View {
     this.cache = null; this.pcache.clear();
     this.q = Math.max(0, Math.min(r.Q - 1, this.q));
     if (this.panels) {
+      for (const [si, x] of more) this.srcs[si] = { w: x.w, mask: x.mask, Q: x.Q, K: x.K, q_labels: x.q_labels, k_tokens: x.k_tokens, logs: {} };
       const x = hot && hot.r;
       if (x) this.srcs[this.liveIdx] = { w: x.w, mask: x.mask, Q: x.Q, K: x.K, q_labels: x.q_labels, k_tokens: x.k_tokens, logs: {} };
       this.liveHot = x ? { T: hot.T, scope: hot.scope, output: x.output } : null;
