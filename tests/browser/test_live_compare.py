@@ -38,14 +38,17 @@ def panels(page, i: int, n_layers: int, n_heads: int, shape) -> np.ndarray:
 
 
 def comparisons(name: str) -> list[tuple[str, str, dict, dict]]:
-    """(link, label, A's trace settings, B's): each comparison the browser answers on NAME."""
+    """(link, label, A's trace settings, B's): the comparisons the browser answers on NAME, every
+    one on the GPT and the translator; on the other GPTs (the same graph but for their positions)
+    positions off, where they differ (the suite's time: each comparison is a page run)."""
     others = [n for n in model.NAMES if n != name and read_config(n)[0].arch == read_config(name)[0].arch]
-    return [
+    every = [
+        ("cmp=positions", "positions", {}, {"use_position": False}),
         (f"cmp=sentences&text2={quote(TEXT_B)}", "sentences", {}, {"text": TEXT_B}),
         ("cmp=temperatures&ta=0.5&tb=3", "temperatures", {"temperature": 0.5}, {"temperature": 3.0}),
-        ("cmp=positions", "positions", {}, {"use_position": False}),
         *[(f"cmp=models&model2={other}", "models", {}, {"model": other}) for other in others[:1]],
     ]
+    return every if name in ("gpt", "translator") else every[:1]
 
 
 def trace(name: str, text: str, settings: dict):
