@@ -61,19 +61,13 @@ sys.path.insert(0, str(ROOT))
 from bench import synthetic  # noqa: E402
 from bench.interactions import choose, open_list, timed  # noqa: E402
 from bench.views import VIEW_DRAWN, Runs  # noqa: E402
-from drive.browser import goto, launch, settle  # noqa: E402
+from drive.browser import Sent, goto, launch, settle  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
 # the last Plotly temperature page (its whole tree is run)
 OLD_TEMPERATURE_COMMIT = "9f4263b787564c06214af14dc3280f88091a0e13"
 VIEWPORT = {"width": 1280, "height": 800}
-
-
-class Sent:
-    def __init__(self, page):
-        self.frames = 0
-        page.on("websocket", lambda ws: ws.on("framesent", lambda _: setattr(self, "frames", self.frames + 1)))
 
 
 def move_js(prep: str, act: str, check: str) -> str:
@@ -354,6 +348,7 @@ def new_temperature(page, url, n, moves, log) -> list[dict]:
     page.wait_for_function("() => window.__attentionViews && window.__attentionViews.temp_view", timeout=120_000)
     view = "window.__attentionViews.temp_view"
     drawn = page.evaluate(f"() => {view}.frames.length")
+    answered = page.evaluate(f"() => {view}.liveFrames.length")  # the model's runs in the browser (our models)
     before = sent.frames
     page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
     box = page.locator(".av-temp").bounding_box()
@@ -366,14 +361,22 @@ def new_temperature(page, url, n, moves, log) -> list[dict]:
     during = sent.frames - before
     ms = page.evaluate(f"() => {view}.frames.slice({drawn})")
     t0 = time.perf_counter()
-    page.mouse.up()  # T in every layer: the server re-runs the model, the view draws its weights
-    page.wait_for_function(f"() => {view}.panelFromServer(1)", polling="raf", timeout=120_000)
+    # T in every layer: the model re-run in the browser (already during the drag, where the browser
+    # runs our model) or on the server after the release; the view then draws that run
+    page.mouse.up()
+    page.wait_for_function(f"() => {view}.panelSource(1) !== 'view'", polling="raf", timeout=120_000)
     release = time.perf_counter() - t0
+    by = page.evaluate(f"() => {view}.panelSource(1)")
+    runs = page.evaluate(f"() => {view}.liveFrames.slice({answered})")
     settle(page, 300)
     page.screenshot(path=str(SCREENSHOTS / f"bench-moves-temperature-new-{n}.png"))
+    model_ms = (
+        f"; the model's runs in the browser: median {statistics.median(runs):.1f} ms of {len(runs)}" if runs else ""
+    )
     log(
         f"  new temperature page n={n}: median {statistics.median(ms):.2f} ms, max {max(ms):.2f} ms over "
-        f"{len(ms)} redraws; ws frames sent during {during}; release to every layer drawn {release * 1000:.0f} ms"
+        f"{len(ms)} redraws; ws frames sent during {during}; release to every layer drawn ({by}) "
+        f"{release * 1000:.0f} ms{model_ms}"
     )
     return [
         {
@@ -386,6 +389,9 @@ def new_temperature(page, url, n, moves, log) -> list[dict]:
             "ws_sent_during": during,
             "ws_sent_after": sent.frames - before - during,
             "release_ms": release * 1000,
+            "every_layer_by": by,  # "browser" or "server"
+            "model_runs": len(runs),
+            "model_run_median_ms": statistics.median(runs) if runs else None,
         }
     ]
 

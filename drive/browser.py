@@ -211,6 +211,18 @@ def wait_for_run_start(page, timeout: float = 10, since: int | None = None) -> b
         return False
 
 
+class Sent:
+    """Websocket frames the page sent (Streamlit's BackMsgs: a rerun, a widget's value): a move
+    that stays in the browser sends none."""
+
+    def __init__(self, page):
+        self.frames = 0
+        page.on("websocket", lambda ws: ws.on("framesent", lambda _: self._one()))
+
+    def _one(self) -> None:
+        self.frames += 1
+
+
 def goto(page, url: str, timeout: float = 120) -> None:
     page.goto(url, timeout=timeout * 1000, wait_until="domcontentloaded")
     page.wait_for_selector(APP, timeout=timeout * 1000)

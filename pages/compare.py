@@ -20,8 +20,8 @@ from model.registry import read_config
 from pages.compare_parts.choices import TEMPS, one_of_temps, opening_pair, pair_text, second_sentence, untrained_of
 from ui import intervene as ui_iv
 from ui import page, rows, state, view
-from ui.attention_view import attention_view, bind_view
-from ui.context import model_label
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import model_label, text_box_key
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart, present_figure
 from ui.messages import notice_text
@@ -95,7 +95,8 @@ def render(ctx: Context, view: dict) -> None:
     # both runs as the view shows them: the shown layer at its T
     wa_t, wb_t = at_t(wa_all, layer, T), at_t(wb_all, layer, T)
 
-    _section_view(ctx, att_a, att_b, kind, layer, head, T, browser_t, labels, n_layers, n_heads, wa_all.shape[-2])
+    live = _live(ctx, what, a, b, kind, runner)
+    _section_view(ctx, att_a, att_b, kind, layer, head, T, browser_t, labels, n_layers, n_heads, wa_all.shape[-2], live)
     _section_all_heads(wa_t, wb_t, mask, layer, head)
     _section_exports(args_a, args_b, what, labels, att_a, wa_t, wb_t, mask, layer, head)
 
@@ -241,6 +242,26 @@ def _aligned(att_a, att_b, n_layers: int, n_heads: int) -> tuple[np.ndarray, np.
     return wa_all, wb_all, mask
 
 
+def _live(ctx: Context, what: str, a: dict, b: dict, kind: str, runner) -> dict | None:
+    """A and B run in the reader's browser (ui/attention_view/live.js): A on the sidebar's sentence
+    as it is typed, B on sentence B or on that sentence with B's one difference (the other model,
+    its temperature in every layer, positions off); None where the browser cannot be handed both
+    (a Hugging Face model; the untrained start, a snapshot whose translator reads A's output)."""
+    if what == "trained":
+        return None
+    runs = [
+        {
+            "src": i,
+            "model": run["name"],
+            "text": run["text"] if what == "sentences" and i == 1 else None,
+            "temp": run["temperature"],
+            "nopos": not run["use_position"],
+        }
+        for i, run in enumerate((a, b))
+    ]
+    return live_model(ctx.model, kind, text_box_key(), ctx.text, knobs=False, runs=runs)
+
+
 def at_t(w_all: np.ndarray, layer: int, T: float) -> np.ndarray:
     """(layers, heads, Q, K) with the shown layer at the view's T, as the browser shows it:
     softmax(log w / T), exact for T in that layer alone; the other layers as the runs computed them."""
@@ -257,7 +278,19 @@ def pick(w: np.ndarray, layer: int, head) -> np.ndarray:
 
 
 def _section_view(
-    ctx: Context, att_a, att_b, kind: str, layer: int, head, T: float, browser_t: bool, labels, n_layers, n_heads, q_n
+    ctx: Context,
+    att_a,
+    att_b,
+    kind: str,
+    layer: int,
+    head,
+    T: float,
+    browser_t: bool,
+    labels,
+    n_layers,
+    n_heads,
+    q_n,
+    live: dict | None = None,
 ) -> None:
     """A, B and B - A in one attention view, drawn in the browser (its layer, head, row and T come
     back through take_view)."""
@@ -293,6 +326,7 @@ def _section_view(
                 {"title": labels[1], "short": "B", "src": 1, "temp": "view"},
                 {"title": t("cmp_difference", b=labels[1], a=labels[0]), "short": "B − A", "diff": [1, 0]},
             ],
+            live=live,
         )
     st.caption(t("cmp_scale_help"))
 

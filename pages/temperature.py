@@ -18,8 +18,8 @@ from analysis import experiments as ex
 from analysis.measured import TEMPERATURE_EXACT_MATCH
 from model.errors import InputError
 from ui import cache, page, state, view
-from ui.attention_view import attention_view, bind_view
-from ui.context import partial
+from ui.attention_view import attention_view, bind_view, live_model
+from ui.context import partial, text_box_key
 from ui.i18n import t
 from ui.layout import copy_link, main_area, page_header, plotly_chart
 from ui.rows import row_labels
@@ -171,9 +171,19 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
         if t_layer is None
         else t("temp_note_pending_layer" + suffix).replace("{scope}", str(t_layer + 1))
     )
+    # the model re-run at T in the reader's browser (our own models: ui/attention_view/live.js), as
+    # the sentence is typed and the slider moves; the server's run follows on release
+    live = live_model(ctx.model, kind, text_box_key(), ctx.text, knobs=False)
+    in_browser = (
+        t("temp_note_live_all")
+        if t_layer is None
+        else t("temp_note_live_layer" + suffix).replace("{scope}", str(t_layer + 1))
+    )
     at_t = {"title": t("temp_at_t"), "short": t("temp_at_t"), "src": 0, "temp": "view", "scope": scope}
     at_t["exact"] = exact_layers(runner, kind, t_layer)
     at_t["notes"] = {"one": t("temp_note_one"), "browser": t("temp_note_browser"), "server": where, "pending": pending}
+    if live:
+        at_t["notes"].update(live=in_browser, live_pending=t("temp_note_live_pending"))
     sources = ()
     if hot is not base:
         at_t.update(hot=1, hot_t=T)
@@ -204,6 +214,7 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
                 at_t,
             ],
             mean=False,
+            live=live,
         )
     # the notes under the two heatmaps, not between the title and them: with a room open at
     # 1280 x 800 the view's bottom edge then stays on the projector's first screen (issue 37)

@@ -449,6 +449,8 @@ SLOW_FILES = (
 LONG_SERVER_FILES = (
     "test_room_walk.py",  # a class's hour: every lesson, teacher, laptop and phone (415 s at load 12-15)
     "test_live_model.py",  # the in-browser model, five models x knobs (~2 min at load 10-20)
+    "test_live_temperature.py",  # the temperature page in the browser, five models (~150 s at load 16)
+    "test_live_compare.py",  # compare in the browser, five models (~90 s at load 16)
     "test_security.py",  # ~170 s
     "test_screens.py",  # ~145 s
     "test_projector.py",  # ~135 s

@@ -55,6 +55,16 @@ def browser():
     pw.stop()
 
 
+@pytest.fixture(scope="module")
+def published():
+    """Every shipped model's graph and the tokenizer in static/models/ (ui.browser_model.publish:
+    exported into the cache on the first run, about 10-40 s a model; later runs copy nothing), so
+    the pages hand our models to the browser (ui/attention_view/live.js)."""
+    from ui import browser_model
+
+    browser_model.publish()
+
+
 class Recorder:
     """What a page did that it must not: open a dialog (alert/confirm/prompt), throw in JS."""
 

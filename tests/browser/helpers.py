@@ -16,6 +16,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     SIDEBAR,
     TILE_XY,
     VIEWPORT,
+    Sent,
     app_state,
     arm,
     chart_summaries,
@@ -41,6 +42,63 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     wait_for_run_start,
 )
 from drive.server import MODELS, ROOT, SCREENSHOTS, AppServer, app_env, free_port, has_trained_weights  # noqa: F401
+
+
+# -- the in-browser model (ui/attention_view/live.js): what its pages' tests read of a view --------
+def view_js(key: str) -> str:
+    """The view KEY's test API (ui/attention_view/view.js api()) as a JavaScript expression."""
+    return f"window.__attentionViews && window.__attentionViews.{key}"
+
+
+def live_ready(key: str) -> str:
+    """A function for wait_for_function: view KEY is loaded and its chart is the browser's run."""
+    v = view_js(key)
+    return f"() => {v} && {v}.ready && {v}.source === 'browser'"
+
+
+def view_api(page, key: str, expr: str):
+    """expr evaluated with v = view KEY's test API."""
+    return page.evaluate(f"() => {{ const v = {view_js(key)}; return {expr}; }}")
+
+
+def view_move(page, key: str, **patch) -> float | None:
+    """A move through view KEY's test API (as the reader's controls make it): the answer's ms."""
+    return page.evaluate(f"async (p) => await {view_js(key)}.move(p)", patch)
+
+
+def sentence_box(page):
+    """The sidebar's sentence box."""
+    return page.locator("[data-testid='stSidebar'] textarea").first
+
+
+def type_in_box(page, key: str, typed: str, until: str | None = None, delay: int = 30) -> int:
+    """Type at the end of the sidebar's sentence box and wait until view KEY's in-browser model
+    answered for the new sentence (until: a JavaScript condition on v, the view's test API; by
+    default its keys hold the last word typed); returns the websocket frames the page sent
+    meanwhile (none: the box sends on Apply or when it is left)."""
+    sent = Sent(page)
+    sentence_box(page).click()
+    page.keyboard.press("End")
+    answers = len(view_api(page, key, "v.liveFrames"))
+    page.keyboard.type(typed, delay=delay)
+    until = until or f"v.labels.k.join('').includes({typed.split()[-1]!r})"
+    page.wait_for_function(
+        f"() => {{ const v = {view_js(key)}; return v.liveFrames.length > {answers} && ({until}); }}"
+    )
+    page.wait_for_timeout(300)
+    return sent.frames
+
+
+def drag_temperature(page, to: float) -> None:
+    """Press the attention view's temperature slider's thumb (at T = 1, its middle), move it in 20
+    steps to fraction `to` of the track, and hold it there (page.mouse.up() lets go)."""
+    page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
+    box = page.locator(".av-temp").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] / 2, y)
+    page.mouse.down()
+    for i in range(1, 21):
+        page.mouse.move(box["x"] + box["width"] * (0.5 + (to - 0.5) * i / 20), y)
 
 
 def served(log_name: str, env: dict | None = None):

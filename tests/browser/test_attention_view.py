@@ -21,7 +21,7 @@ import model
 from ui.context import DEFAULT_TEXT
 from ui.i18n import text_in
 
-from .helpers import MODELS, goto, settle, show_every_page
+from .helpers import MODELS, Sent, drag_temperature, goto, settle, show_every_page
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
 VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.ready"
@@ -50,17 +50,6 @@ def softmax(s: np.ndarray, t: float) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-class Sent:
-    """Websocket frames the page sent (Streamlit's BackMsgs: a rerun, a widget's value)."""
-
-    def __init__(self, page):
-        self.frames = 0
-        page.on("websocket", lambda ws: ws.on("framesent", self._sent))
-
-    def _sent(self, payload):
-        self.frames += 1
-
-
 def view(page, key: str = "att_view") -> dict:
     return page.evaluate(f"() => {{ const v = window.__attentionViews.{key}; return v.state }}")
 
@@ -77,18 +66,6 @@ def panel(page, key: str, i: int, shape) -> np.ndarray:
 def note(page) -> str:
     """The note under the slider (which of the two the chart shows), in the view's shadow root."""
     return page.locator(".av-temp-note").inner_text()
-
-
-def drag_temperature(page, to: float) -> None:
-    """Press the slider's thumb (at T = 1, its middle), move it in 20 steps to fraction `to` of
-    the track, and let go."""
-    page.locator(".av-temp").scroll_into_view_if_needed()  # a mouse drag needs the thumb on screen
-    box = page.locator(".av-temp").bounding_box()
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + box["width"] / 2, y)
-    page.mouse.down()
-    for i in range(1, 21):
-        page.mouse.move(box["x"] + box["width"] * (0.5 + (to - 0.5) * i / 20), y)
 
 
 @pytest.mark.timed  # its frames' median: alone on the cores (./scripts/test's last phase)
@@ -204,17 +181,36 @@ TEMP_VIEW = (
 )
 
 
+NO_WASM = "delete window.WebAssembly;"  # a browser that cannot run our model (ui/browser_model/model.js canRun)
+
+
+def server_says_so(page) -> None:
+    """The view's source line: computed on the server, and why not in this browser (where the page
+    hands the model to the browser at all: its graphs published, as scripts/test does)."""
+    key = "window.__attentionViews.temp_view"
+    if page.evaluate(f"() => {key}.liveReason") == "off":  # no graph published: no in-browser path here
+        return
+    page.wait_for_function(f"() => {key}.liveReason === 'no-webassembly'", timeout=30_000)
+    source = page.locator(".av-source")
+    assert source.get_attribute("data-source") == "server"
+    assert text_in("en", "av_src_server") in source.inner_text() and "WebAssembly" in source.inner_text()
+
+
 @pytest.mark.parametrize("name,kind", KINDS)
 def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_page, name, kind):
     """T applied in the layer shown (?tlayer = that layer): the right-hand heatmap is computed in
     the browser during the drag with no message sent, equals softmax(s / T) of the model's own
-    scores, and after the release still equals the model re-run with T in that layer alone."""
+    scores, and after the release still equals the model re-run with T in that layer alone.
+    A browser that cannot run the model (no WebAssembly: the server computes every run, saying
+    so); where it can, tests/browser/test_live_temperature.py."""
     page = new_page()
+    page.add_init_script(NO_WASM)
     sent = Sent(page)
     s = scores(name, kind)
     layer = s.shape[0] - 1
     goto(page, f"{app_server.url}/temperature?model={name}&kind={kind}&tlayer={layer + 1}&head=2&q=1")
     page.wait_for_function(TEMP_VIEW, timeout=30_000)
+    server_says_so(page)
     before = sent.frames
     drag_temperature(page, 0.8)  # T about 6
     assert sent.frames == before, "a message went to the server during the drag"
@@ -257,10 +253,13 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
 def test_temperature_page_every_layer_is_the_model_re_run_on_release(app_server, new_page):
     """?tlayer=all (the default): while dragging, the browser shows T in the shown layer alone and
     says that T in every layer comes on release; after it, the view draws the server's run with T
-    in every layer (not the browser's) and says so."""
+    in every layer (not the browser's) and says so. A browser that cannot run the model (no
+    WebAssembly); where it can, tests/browser/test_live_temperature.py."""
     page = new_page()
+    page.add_init_script(NO_WASM)
     goto(page, f"{app_server.url}/temperature?model=gpt&head=1&q=2")
     page.wait_for_function(TEMP_VIEW, timeout=30_000)
+    server_says_so(page)
     s = scores("gpt", "decoder")
     layer = s.shape[0] - 1
     drag_temperature(page, 0.2)  # T about 0.17: sharper

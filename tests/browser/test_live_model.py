@@ -17,41 +17,25 @@ import numpy as np
 import pytest
 
 import model
-from ui import browser_model
 
-from .helpers import MODELS, goto
+from .helpers import MODELS, Sent, goto, live_ready, sentence_box, view_api, view_js, view_move
 
 pytestmark = pytest.mark.slow
 TOL = 1e-5
 KINDS = {"translator": ("encoder", "decoder", "cross")}
-VIEW = "window.__attentionViews && window.__attentionViews.att_view"
-LIVE = f"() => {VIEW} && {VIEW}.ready && {VIEW}.source === 'browser'"
+KEY = "att_view"
+VIEW = view_js(KEY)
+LIVE = live_ready(KEY)
 TYPED = " and the dog sat"
 
 
-@pytest.fixture(scope="module")
-def published():
-    browser_model.publish()
-
-
-class Sent:
-    """Websocket frames the page sent (Streamlit's BackMsgs: a rerun, a widget's value)."""
-
-    def __init__(self, page):
-        self.frames = 0
-        page.on("websocket", lambda ws: ws.on("framesent", lambda _: self._one()))
-
-    def _one(self):
-        self.frames += 1
-
-
 def api(page, expr: str):
-    return page.evaluate(f"() => {{ const v = {VIEW}; return {expr}; }}")
+    return view_api(page, KEY, expr)
 
 
 def move(page, **patch) -> float:
     """A move through the view's test API (as the reader's controls make it): the answer's ms."""
-    return page.evaluate(f"async (p) => await {VIEW}.move(p)", patch)
+    return view_move(page, KEY, **patch)
 
 
 def browser_weights(page, n_layers: int, n_heads: int) -> np.ndarray:
@@ -62,10 +46,6 @@ def browser_weights(page, n_layers: int, n_heads: int) -> np.ndarray:
         f"Array.from({{length: {n_layers}}}, (_, la) => Array.from({{length: {n_heads}}}, (_, h) => v.weightsAt(0, la, h, 1))).flat(2)",
     )
     return np.array(flat, dtype=float).reshape(n_layers, n_heads, shape["Q"], shape["K"])
-
-
-def box(page):
-    return page.locator("[data-testid='stSidebar'] textarea").first
 
 
 KNOBS = [
@@ -104,7 +84,7 @@ def test_typing_and_every_knob_in_the_browser_equal_pytorch(app_server, new_page
     page.wait_for_function(LIVE, timeout=60_000)
     assert page.locator(".av-source").get_attribute("data-source") == "browser"
     # typing: each keystroke runs the model here; nothing goes to the server until the box is left
-    box(page).click()
+    sentence_box(page).click()
     page.keyboard.press("End")
     before, answers = sent.frames, len(api(page, "v.liveFrames"))
     page.keyboard.type(TYPED, delay=30)
@@ -137,7 +117,7 @@ def test_leaving_the_box_writes_the_sentence_back_and_the_server_agrees(app_serv
     page = new_page()
     goto(page, f"{app_server.url}/attention?model=gpt")
     page.wait_for_function(LIVE, timeout=60_000)
-    box(page).click()
+    sentence_box(page).click()
     page.keyboard.press("End")
     page.keyboard.type(" and the dog sat", delay=20)
     page.wait_for_function(f"() => {VIEW}.labels.k.includes('dog')")

@@ -100,6 +100,7 @@ STRINGS = {
     "cannot_memory": "av_cannot_memory",
     "cannot_error": "av_cannot_error",
     "live_output": "av_live_output",
+    "live_output_t": "av_live_output_t",
 }
 TABS = ("head", "model", "lines")  # view.js TABS, in its order (tests/test_attention_view_js.py)
 
@@ -246,13 +247,21 @@ def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer:
     return pack(weights, mask, meta, layer, sources=[dict(s) for s in sources])
 
 
-def live_model(name: str, kind: str, box: str | None, text: str, knobs: bool = True) -> dict | None:
+def live_model(
+    name: str, kind: str, box: str | None, text: str, knobs: bool = True, runs: list[dict] | None = None
+) -> dict | None:
     """What the attention view needs to run NAME in the browser (ui/browser_model), or None where it
     cannot be handed to the browser (a Hugging Face model, a snapshot, no graph published yet, the
     in-browser model turned off): then the chart is the server's and says so. box: the sidebar's
     sentence box's widget key (the view listens to it); knobs: the view offers every layer's T,
-    heads off and positions off."""
-    if not browser_model.available(name):
+    heads off and positions off.
+
+    runs (a row of panels): the runs the browser makes for the view's sources, each {"src": i,
+    "model": a name (None: NAME), "text": a sentence (None: the box's), "temp": T in every layer,
+    "nopos": positions off}, source 0 first (compare's A and B); None where any of their models
+    cannot be handed to the browser. Without runs, source 0 is NAME on the box's sentence."""
+    runs = [{"src": 0}] if runs is None else [dict(r) for r in runs]
+    if not all(browser_model.available(r.get("model") or name) for r in [{"model": name}, *runs]):
         return None
     from model.runner import MAX_CHARS
     from model.tokenizer import BOS, EOS, TO_EN, TO_ZH
@@ -266,6 +275,16 @@ def live_model(name: str, kind: str, box: str | None, text: str, knobs: bool = T
         "knobs": bool(knobs),
         "max_chars": MAX_CHARS,
         "special": {"bos": BOS, "eos": EOS, "to_en": TO_EN, "to_zh": TO_ZH},
+        "runs": [
+            {
+                "src": int(r["src"]),
+                "model": r.get("model") or name,
+                "text": r.get("text"),
+                "temp": float(r.get("temp", 1.0)),
+                "nopos": bool(r.get("nopos", False)),
+            }
+            for r in runs
+        ],
     }
 
 

@@ -51,7 +51,7 @@ function svgOf(list, top) {
 export function headSvg(d) { return svgOf([[null, d]], 120); }
 
 // data: [[panel {title, short, diff}, d], ...] with d as above plus diverging and server
-const scope = (d) => (d.server ? "the model re-run on the server" : "this layer only");
+const scope = (d) => (d.server ? "the model re-run on the server" : d.browser ? "the model re-run in the browser" : "this layer only");
 export function panelsCsv(data) {
   const lines = ["panel,query_position,query,key_position,key,value,masked,temperature_scope"];
   for (const [p, d] of data) for (let r = 0; r < d.Q; r++) for (let j = 0; j < d.K; j++) {

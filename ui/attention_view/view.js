@@ -200,12 +200,17 @@ class View {
     let answered = false;
     try {
       const v = this.view, spec = live.spec;
-      const used = { temp: v.temp, all: !!v.all, layer: v.layer };
-      const r = await liveRun(live.lm, {
-        text: this.boxText(), kind: spec.kind, first: this.h.first_layer || 0, maxChars: spec.max_chars, ids: spec.special,
-        knobs: liveKnobs({ ...used, layer: (this.h.first_layer || 0) + v.layer, off: v.off, how: v.how, pos: !v.nopos }),
-      });
-      if (r && this.live === live) { this.liveUsed = used; this.applyLive(r); answered = true; }
+      const args = { text: this.boxText(), kind: spec.kind, first: this.h.first_layer || 0, maxChars: spec.max_chars, ids: spec.special };
+      if (this.panels) {
+        const runs = await this.livePanels(live, args);
+        if (runs && this.live === live) { this.liveUsed = { temp: 1, all: true, layer: v.layer }; this.applyLive(runs.base, runs.hot, runs.more); answered = true; }
+      } else {
+        const used = { temp: v.temp, all: !!v.all, layer: v.layer };
+        const r = await liveRun(live.lm, {
+          ...args, knobs: liveKnobs({ ...used, layer: (this.h.first_layer || 0) + v.layer, off: v.off, how: v.how, pos: !v.nopos }),
+        });
+        if (r && this.live === live) { this.liveUsed = used; this.applyLive(r); answered = true; }
+      }
     } catch (e) {
       console.warn("in-browser model:", e);
     } finally {
@@ -220,8 +225,47 @@ class View {
     if (this.liveQueued) { this.liveQueued = false; this.runLive(); }
   }
 
-  // the browser's run replaces the weights shown (every layer, at the knobs already: T = 1 on top)
-  applyLive(r) {
+  // the panels' runs, each a source the page declared (spec.runs: {src, model, text, temp, nopos};
+  // model null: the page's, text null: the box's sentence, temp: T in every layer), the first
+  // source 0 (the temperature page: the model at T = 1; compare: A, then B), each kept while its
+  // sentence and settings are the same; and, where a panel shows the slider's T with a scope (the
+  // temperature page), the model again with that T where the scope puts it (every layer, or one)
+  async livePanels(live, args) {
+    const v = this.view, scope = this.liveScope(), spec = live.spec, out = [];
+    this.liveRuns = this.liveRuns || new Map();
+    if (this.liveRuns.size > 16) this.liveRuns.clear();
+    for (const run of spec.runs || [{ src: 0 }]) {
+      const name = run.model || spec.model, text = run.text == null ? args.text : run.text;
+      const key = JSON.stringify([spec.base, name, spec.kind, text, run.temp || 1, !!run.nopos]);
+      let r = this.liveRuns.get(key);
+      if (r === undefined) {
+        const lm = name === spec.model ? live.lm : await loadLive(spec.base, name);
+        if (!lm || lm.reason) return null; // B's model cannot run here: the chart stays the server's
+        r = await liveRun(lm, { ...args, text, knobs: liveKnobs({ temp: run.temp || 1, all: true, pos: !run.nopos }) });
+        this.liveRuns.set(key, r);
+      }
+      if (!r) return null; // a sentence with nothing to read
+      out.push([run.src, r]);
+    }
+    const base = out.find(([si]) => si === 0);
+    if (!base) return null;
+    let hot = null;
+    if (scope != null && v.temp !== 1) {
+      const T = v.temp, r = await liveRun(live.lm, { ...args, knobs: liveKnobs({ temp: T, all: scope === "all", layer: scope === "all" ? 0 : scope }) });
+      hot = r ? { T, scope, r } : null;
+    }
+    return { base: base[1], hot, more: out.filter(([si]) => si !== 0) };
+  }
+
+  // where the panels' page applies T ("all", or the model's layer from 0), or null: no panel at the slider's T
+  liveScope() {
+    const p = (this.panels || []).find((x) => x.temp === "view" && x.scope != null);
+    return p ? p.scope : null;
+  }
+
+  // the browser's run replaces the weights shown (every layer, at the knobs already: T = 1 on top);
+  // hot: the panels' run at T, a source of its own (this.liveIdx) beside the server's
+  applyLive(r, hot = null, more = []) {
     this.h = { ...this.h, q_tokens: r.q_tokens, k_tokens: r.k_tokens, q_labels: r.q_labels, q_written: r.q_written, thumb: [Math.min(r.Q, THUMB), Math.min(r.K, THUMB)] };
     const shapeChanged = r.Q !== this.Q || r.K !== this.K;
     this.Q = r.Q; this.K = r.K;
@@ -229,6 +273,12 @@ class View {
     this.srcs[0] = { w: this.w, mask: this.mask, Q: r.Q, K: r.K, q_labels: r.q_labels, k_tokens: r.k_tokens, logs: this.logs };
     this.cache = null; this.pcache.clear();
     this.q = Math.max(0, Math.min(r.Q - 1, this.q));
+    if (this.panels) {
+      for (const [si, x] of more) this.srcs[si] = { w: x.w, mask: x.mask, Q: x.Q, K: x.K, q_labels: x.q_labels, k_tokens: x.k_tokens, logs: {} };
+      const x = hot && hot.r;
+      if (x) this.srcs[this.liveIdx] = { w: x.w, mask: x.mask, Q: x.Q, K: x.K, q_labels: x.q_labels, k_tokens: x.k_tokens, logs: {} };
+      this.liveHot = x ? { T: hot.T, scope: hot.scope, output: x.output } : null;
+    }
     this.live.on = true;
     this.live.output = r.output;
     this.live.text = r.text;
@@ -245,9 +295,13 @@ class View {
     else if (live.reason) el.textContent = `${s.src_server} ${fill(s.cannot, { reason: s[`cannot_${live.reason}`] || live.reason })}`;
     else el.textContent = s.src_loading;
     el.dataset.source = live.on && live.lm ? "browser" : "server";
-    const out = this.$(".av-live-output");
-    out.hidden = !(live.on && live.output != null && live.text !== live.spec.text);
-    if (!out.hidden) out.textContent = fill(s.live_output, { text: live.output });
+    const out = this.$(".av-live-output"), lines = [];
+    if (live.on && live.output != null && live.text !== live.spec.text) lines.push(fill(s.live_output, { text: live.output }));
+    // the panels' run at T: the translator's greedy output at that T (the model re-run here)
+    const hot = live.on && this.panels ? this.liveHot : null;
+    if (hot && hot.output != null && s.live_output_t) lines.push(fill(s.live_output_t, { t: fmtT(hot.T), text: hot.output }));
+    out.hidden = !lines.length;
+    out.textContent = lines.join(" · ");
   }
 
   load(bytes, setStateValue) {
@@ -276,6 +330,8 @@ class View {
       this.srcs.push({ w, mask: m ? new Uint8Array(m) : null, Q: src.shape[2], K: src.shape[3], q_labels: src.q_labels, k_tokens: src.k_tokens, logs: {} });
     });
     this.panels = header.panels || null;
+    this.liveIdx = this.srcs.length; // the browser's run at the slider's T (panels), a source after the server's
+    this.liveHot = null;
     this.pcache = new Map();
     const s = header.strings;
     this.s = s;
@@ -412,7 +468,7 @@ class View {
   setView(patch) {
     Object.assign(this.view, patch);
     // the browser's run holds T in the layer it was run for: another layer, or another T, runs again
-    if (this.live && this.live.lm && ("temp" in patch || ("layer" in patch && !this.view.all && this.view.temp !== 1))) this.liveAgain();
+    if (this.live && this.live.lm && ("temp" in patch || ("layer" in patch && !this.panels && !this.view.all && this.view.temp !== 1))) this.liveAgain();
     if ("layer" in patch) this.page = Math.floor(this.view.layer / this.pageRows());
     this.draw();
   }
@@ -472,7 +528,7 @@ class View {
 
   // head h of layer la of source si at temperature T (numbers.headAtT), cached
   headOf(si, la, h, T, fresh = false) {
-    if (si === 0 && T === this.view.temp && !fresh) return this.headAt(la, h);
+    if (si === 0 && T === this.view.temp && !fresh && !this.panels) return this.headAt(la, h);
     const src = this.srcs[si];
     if (!src || !src.w[la]) return null;
     const id = `${si}|${la}|${h}|${T}`, hit = this.pcache.get(id);
@@ -496,21 +552,44 @@ class View {
     return Math.abs(v.temp - p.hot_t) < 5e-4;
   }
 
-  // what panel i draws: {w (Q x K), Q, K, labels, keys, mask(r, j) -> masked, diverging, server}
-  panelData(i) {
+  // the source that holds the model run at the slider's T for panel p, or null (the panel then
+  // shows softmax(log w / T) of the weights at T = 1, the shown layer alone): where the browser
+  // runs the model, its own run at this T (the server's is of the sentence the server last ran,
+  // which the box may have left); else the server's re-run at this T
+  runAt(p) {
+    if (this.live && this.live.on) {
+      const hot = this.liveHot, v = this.view;
+      const same = hot && p.temp === "view" && p.scope != null && String(hot.scope) === String(p.scope);
+      return same && Math.abs(v.temp - hot.T) < 5e-4 && this.srcs[this.liveIdx] ? this.liveIdx : null;
+    }
+    return this.fromServer(p) ? p.hot : null;
+  }
+
+  // which side computed what panel i draws: "browser" (the model run here at T), "server" (the
+  // server's re-run at T), "view" (softmax(log w / T) of the weights held, or T fixed by the page)
+  panelSource(i) {
+    const p = this.panels[i];
+    if (p.diff) return null;
+    const at = this.runAt(p);
+    return at == null ? "view" : at === this.liveIdx ? "browser" : "server";
+  }
+
+  // what panel i draws for layer la, head h (the view's by default): {w (Q x K), Q, K, labels,
+  // keys, mask(r, j) -> masked, diverging, server}
+  panelData(i, la = this.view.layer, h = this.view.head) {
     const p = this.panels[i], v = this.view;
     if (p.diff) {
-      const b = this.panelData(p.diff[0]), a = this.panelData(p.diff[1]);
+      const b = this.panelData(p.diff[0], la, h), a = this.panelData(p.diff[1], la, h);
       if (!a || !b) return null;
       const { w, Q, K } = difference(b, a);
       return { w, Q, K, labels: a.labels.slice(0, Q), keys: a.keys.slice(0, K), masked: (r, j) => a.masked(r, j) || b.masked(r, j), diverging: true, server: a.server || b.server };
     }
-    const server = this.fromServer(p);
-    const si = server ? p.hot : p.src, src = this.srcs[si];
-    const w = this.headOf(si, v.layer, v.head, server ? 1 : p.temp === "view" ? v.temp : p.temp);
+    const at = this.runAt(p), server = at != null && at !== this.liveIdx;
+    const si = at != null ? at : p.src, src = this.srcs[si];
+    const w = this.headOf(si, la, h, at != null ? 1 : p.temp === "view" ? v.temp : p.temp);
     if (!w) return null;
     const K = src.K, mask = src.mask;
-    return { w, Q: src.Q, K, labels: src.q_labels, keys: src.k_tokens, masked: (r, j) => !!mask && !mask[r * K + j], diverging: false, server };
+    return { w, Q: src.Q, K, labels: src.q_labels, keys: src.k_tokens, masked: (r, j) => !!mask && !mask[r * K + j], diverging: false, server, browser: at != null && at === this.liveIdx };
   }
 
   // the note under the slider: which of the two the chart shows (the browser's exact
@@ -521,10 +600,12 @@ class View {
       if (p.diff || p.temp !== "view" || !p.notes) continue;
       const n = p.notes;
       if (v.temp === 1) return fill(n.one, vals);
-      if (this.fromServer(p)) return fill(n.server, vals);
+      const at = this.runAt(p);
+      if (at != null) return fill(at === this.liveIdx && n.live ? n.live : n.server, vals);
       // exact: the layers where T in this attention alone is what the page's scope applies
       if (p.scope == null || (p.exact || []).includes(v.layer)) return fill(n.browser, vals);
-      return fill(n.pending, vals);
+      // the model's run at this T is on its way: from this browser (the next frame), or the server's on release
+      return fill(this.live && this.live.lm && n.live_pending ? n.live_pending : n.pending, vals);
     }
     return "";
   }
@@ -803,7 +884,10 @@ class View {
       get geo() { return v.geo ? { kind: v.geo.kind, panels: v.geo.list ? v.geo.list.length : 0 } : null; },
       shown: (i) => v.shown(i), // the shown (Q x K) weights as a flat list; panel i's with panels
       weightsAt: (si, la, h, T) => { const w = v.headOf(si, la, h, T); return w ? Array.from(w) : null; },
-      panelFromServer: (i) => !!v.panels && v.panels[i].hot_t !== undefined && v.fromServer(v.panels[i]),
+      panelFromServer: (i) => !!v.panels && v.panelSource(i) === "server",
+      // panels: which side computed panel i as drawn ("browser", "server", "view"); its (Q x K) for any layer and head
+      panelSource: (i) => (v.panels ? v.panelSource(i) : null),
+      panelAt: (i, la, h) => { const d = v.panels ? v.panelData(i, la, h) : null; return d ? Array.from(d.w) : null; },
       masked: (r, j) => !!v.masked(r, j),
       // turn the model view's page to layer la; the page position of tile (la, h)
       tile: (la, h) => { v.page = Math.floor(la / v.pageRows()); v.draw(); v.canvas.scrollIntoView({ block: "center" }); return v.tileCenter(la, h); },
