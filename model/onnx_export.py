@@ -284,7 +284,7 @@ def read_meta(path: Path) -> dict:
 
 def cached(name: str, directory: Path | str | None = None, force: bool = False) -> Path:
     """NAME's graph in directory (default cache_dir()), exported now unless the folder holds one of
-    this FORMAT made from the same weights' file (its name, size and time) by the same model code
+    this FORMAT made from the same weights' files (their names and contents) by the same model code
     (code_stamp: a graph made before model/'s code changed is made again)."""
     from model import registry
 
@@ -383,14 +383,18 @@ def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1
 
 
 def _stamp(name: str) -> list:
-    """The files NAME's weights come from: the model's weights, and a snapshot's own file."""
+    """The files NAME's graph is made from, each by its name and content (sha256): the model's
+    weights and its config, and a snapshot's own file. Not by their time: every clone of the
+    repository checks the files out at its own time, and the cache is shared by them all (one
+    clone's export made every other's stale, so each clone exported the five graphs again, 165 s
+    at load 9, 2026-12-04)."""
     from model import registry, snapshots
 
     base, step = registry.split_snapshot(name)
-    files = [registry.paths(base)[0]]
+    files = list(registry.paths(base))
     if step is not None:
         files.append(snapshots.index_path(base, registry.weights_dir()))
-    return [[p.name, p.stat().st_size, int(p.stat().st_mtime)] for p in files if p.exists()]
+    return [[p.name, hashlib.sha256(p.read_bytes()).hexdigest()] for p in files if p.exists()]
 
 
 def every_name() -> list[str]:
