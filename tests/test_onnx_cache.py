@@ -67,3 +67,29 @@ def test_a_snapshots_graph_follows_its_index(clone, tmp_path):
 def test_a_graph_of_other_model_code_is_made_again(clone, tmp_path):
     path = fake_graph(tmp_path, "gpt", onnx_export._stamp("gpt"))
     assert not onnx_export.current(path, onnx_export._stamp("gpt"), "another model code")
+
+
+def test_two_clones_model_code_keep_their_graphs_side_by_side(tmp_path, monkeypatch):
+    """A branch that changed model/ and main share the machine's cache: each export step finds its
+    own graphs current (one folder per model code), and a folder no clone used for KEEP_DAYS goes."""
+    monkeypatch.setenv("ATTN_CACHE_DIR", str(tmp_path / "cache"))
+    made = []
+
+    def fake_export(runner, path):
+        made.append(runner.name)
+        path.write_bytes(b"graph")
+        return {"format": onnx_export.FORMAT, "model": runner.name, "bytes": 5, "sha256": "0" * 64}
+
+    monkeypatch.setattr(onnx_export, "export", fake_export)
+    stale = tmp_path / "cache" / "onnx" / "0123456789ab"
+    stale.mkdir(parents=True)
+    old = stale.stat().st_mtime - (onnx_export.KEEP_DAYS + 1) * 86400
+    os.utime(stale, (old, old))
+    for code, exported in (("a", ["gpt"]), ("b", ["gpt"]), ("a", []), ("b", [])):
+        monkeypatch.setattr(onnx_export, "code_stamp", lambda code=code: code * 64)
+        made.clear()
+        (path,) = onnx_export.cached_all(["gpt"])
+        assert made == exported, code
+        assert path.parent.name == code * 12 and path.exists()
+    assert not stale.exists()
+    assert sorted(p.name for p in (tmp_path / "cache" / "onnx").iterdir()) == ["a" * 12, "b" * 12]
