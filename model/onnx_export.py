@@ -294,9 +294,12 @@ def _remove_unused(keep: Path) -> None:
     import shutil
     import time
 
-    for other in keep.parent.iterdir():
-        if other != keep and other.is_dir() and time.time() - other.stat().st_mtime > KEEP_DAYS * 86400:
-            shutil.rmtree(other, ignore_errors=True)
+    for other in keep.parent.iterdir():  # another code's folder, or a graph of the layout before folders
+        if other != keep and time.time() - other.stat().st_mtime > KEEP_DAYS * 86400:
+            if other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                other.unlink(missing_ok=True)
 
 
 def file_name(name: str) -> str:

@@ -83,13 +83,16 @@ def test_two_clones_model_code_keep_their_graphs_side_by_side(tmp_path, monkeypa
     monkeypatch.setattr(onnx_export, "export", fake_export)
     stale = tmp_path / "cache" / "onnx" / "0123456789ab"
     stale.mkdir(parents=True)
+    flat = stale.parent / "gpt.onnx"  # a graph of the layout before the folders
+    flat.write_bytes(b"graph")
     old = stale.stat().st_mtime - (onnx_export.KEEP_DAYS + 1) * 86400
-    os.utime(stale, (old, old))
+    for p in (stale, flat):
+        os.utime(p, (old, old))
     for code, exported in (("a", ["gpt"]), ("b", ["gpt"]), ("a", []), ("b", [])):
         monkeypatch.setattr(onnx_export, "code_stamp", lambda code=code: code * 64)
         made.clear()
         (path,) = onnx_export.cached_all(["gpt"])
         assert made == exported, code
         assert path.parent.name == code * 12 and path.exists()
-    assert not stale.exists()
+    assert not stale.exists() and not flat.exists()
     assert sorted(p.name for p in (tmp_path / "cache" / "onnx").iterdir()) == ["a" * 12, "b" * 12]
