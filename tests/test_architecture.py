@@ -9,6 +9,7 @@
   Runner protocol (run(fn), read_cached, decode_then_read, start_token); a documented adapter
   (ADAPTERS: ui/streamlit_internals.py) is the one place a library's private names may be used;
 - no project module (bench/ included) imports tests/: they share drive/.
+- an entry point (`__main__.py`) does its work under its main guard: importing it runs nothing.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 (exported into the cache first where it holds none current); scripts/test runs it.
 
 The work is under the main guard: a test that imports every module of ui/ (tests/test_views.py)
-imported this one and so exported all five graphs (165 s at load 9 in the fast loop, 2026-12-04)."""
+imported this one and so exported all five graphs (that test took 205 s of the fast loop at load 9,
+2026-12-04)."""
 
 from ui.browser_model import ROOT, publish
 
