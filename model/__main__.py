@@ -349,7 +349,10 @@ def parser():
         help="translator, gpt, gpt-rope, gpt-alibi, gpt-local, NAME@STEP (a snapshot), shipped (the five) or all "
         "(and every snapshot)",
     )
-    x.add_argument("--out", help="the folder (default: $ATTN_CACHE_DIR/onnx, else ~/.cache/attention-explorer/onnx)")
+    x.add_argument(
+        "--out",
+        help="the folder (default: $ATTN_CACHE_DIR/onnx/CODE, else ~/.cache/attention-explorer/onnx/CODE: CODE names the model code the graphs are made by)",
+    )
     x.add_argument(
         "--publish",
         metavar="DIR",

@@ -1,7 +1,7 @@
 """Our models as ONNX graphs, for a browser to run (onnxruntime-web): exported from the same
 PyTorch modules the app runs, never written by hand.
 
-    python -m model export-onnx gpt            # -> <cache>/onnx/gpt.onnx (+ gpt.json, what it holds)
+    python -m model export-onnx gpt            # -> <cache>/onnx/<code>/gpt.onnx (+ gpt.json, what it holds)
     python -m model export-onnx all            # every shipped model and every training snapshot
 
 The knobs a page turns are the graph's inputs, so one graph answers every setting:
@@ -274,6 +274,34 @@ def cache_dir() -> Path:
     return base() / "onnx"
 
 
+def code_folder(code: str | None = None) -> Path:
+    """The default folder of graphs made by this model code: cache_dir()/<its code_stamp's first 12
+    hex digits>. The cache is shared by every clone on the machine; a clone whose model/ differs (a
+    branch in progress) keeps its graphs beside the others' instead of making them stale (each
+    clone's export step made every other clone's five graphs again). Folders of other code not
+    used for KEEP_DAYS are removed when a new one is made."""
+    folder = cache_dir() / (code or code_stamp())[:12]
+    if not folder.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        _remove_unused(folder)
+    return folder
+
+
+KEEP_DAYS = 7
+
+
+def _remove_unused(keep: Path) -> None:
+    import shutil
+    import time
+
+    for other in keep.parent.iterdir():  # another code's folder, or a graph of the layout before folders
+        if other != keep and time.time() - other.stat().st_mtime > KEEP_DAYS * 86400:
+            if other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                other.unlink(missing_ok=True)
+
+
 def file_name(name: str) -> str:
     return name.replace("@", "-at-") + ".onnx"
 
@@ -283,14 +311,14 @@ def read_meta(path: Path) -> dict:
 
 
 def cached(name: str, directory: Path | str | None = None, force: bool = False) -> Path:
-    """NAME's graph in directory (default cache_dir()), exported now unless the folder holds one of
-    this FORMAT made from the same weights' file (its name, size and time) by the same model code
+    """NAME's graph in directory (default code_folder()), exported now unless the folder holds one of
+    this FORMAT made from the same weights' files (their names and contents) by the same model code
     (code_stamp: a graph made before model/'s code changed is made again)."""
     from model import registry
 
     runner = registry.load(name, device="cpu")  # an unknown name or snapshot fails here, nothing written
-    path = Path(directory or cache_dir()) / file_name(name)
     stamp, code = _stamp(name), code_stamp()
+    path = Path(directory or code_folder(code)) / file_name(name)
     if not force and current(path, stamp, code):
         return path
     meta = export(runner, path)
@@ -336,8 +364,10 @@ def cached_all(names: list[str], directory: Path | str | None = None, jobs: int 
 
     for n in names:
         registry.load(n, device="cpu")
-    folder = Path(directory or cache_dir())
     code = code_stamp()
+    folder = Path(directory or code_folder(code))
+    if directory is None:
+        os.utime(folder)  # used now: kept by _remove_unused
     todo = [n for n in names if force or not current(folder / file_name(n), _stamp(n), code)]
     if jobs > 1 and len(todo) > 1:
         import concurrent.futures
@@ -383,14 +413,18 @@ def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1
 
 
 def _stamp(name: str) -> list:
-    """The files NAME's weights come from: the model's weights, and a snapshot's own file."""
+    """The files NAME's graph is made from, each by its name and content (sha256): the model's
+    weights and its config, and a snapshot's own file. Not by their time: every clone of the
+    repository checks the files out at its own time, and the cache is shared by them all (one
+    clone's export made every other's stale, so each clone exported the five graphs again, 165 s
+    at load 9, 2026-12-04)."""
     from model import registry, snapshots
 
     base, step = registry.split_snapshot(name)
-    files = [registry.paths(base)[0]]
+    files = list(registry.paths(base))
     if step is not None:
         files.append(snapshots.index_path(base, registry.weights_dir()))
-    return [[p.name, p.stat().st_size, int(p.stat().st_mtime)] for p in files if p.exists()]
+    return [[p.name, hashlib.sha256(p.read_bytes()).hexdigest()] for p in files if p.exists()]
 
 
 def every_name() -> list[str]:

@@ -488,6 +488,9 @@ MODEL_FILES = (
 )
 
 
+REAL_MODEL_FIXTURES = ("smollm", "gemma")  # the fixtures below: a test that uses one is slow
+
+
 def run_order(item) -> tuple[int, int]:
     """The model's tests first, then the long server files, longest first; the rest as collected."""
     path = Path(str(item.fspath))
@@ -508,7 +511,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         # the tiny Hugging Face models (`tiny`): transformers imported, tokenizers trained and four
         # models saved, in each worker that runs one (25-50 s of a worker's setup at load 12-20)
-        if "tiny" in getattr(item, "fixturenames", ()):
+        # a real pretrained model (`smollm`, `gemma`): loaded once in each worker that runs one (the
+        # fast loop's tests/test_home_real.py spent 17 s of its setup on SmolLM2 at load 9, 2026-12-04)
+        if {"tiny", *REAL_MODEL_FIXTURES} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
         if path.name in MODEL_FILES and path.parent.name == "tests" and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.model)  # the model's fast tests: `-m model`

@@ -9,11 +9,13 @@
   Runner protocol (run(fn), read_cached, decode_then_read, start_token); a documented adapter
   (ADAPTERS: ui/streamlit_internals.py) is the one place a library's private names may be used;
 - no project module (bench/ included) imports tests/: they share drive/.
+- an entry point (`__main__.py`) does its work under its main guard: importing it runs nothing.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -50,9 +52,16 @@ def project_files() -> dict[str, Path]:
     return files
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """path's syntax tree, parsed once per test process (the checks below each walk every module:
+    parsing the project once per test made this file 10 s of CPU, 2026-12-04). Read, never changed."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     """The project modules `name` imports, anywhere in the file (TYPE_CHECKING blocks aside)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     skip = set()
     for node in ast.walk(tree):
@@ -80,6 +89,12 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
 
 
 def graph() -> dict[str, set[str]]:
+    """{module: the project modules it imports}, a copy of the one built per test process."""
+    return {n: set(deps) for n, deps in _graph().items()}
+
+
+@functools.cache
+def _graph() -> dict[str, set[str]]:
     files = project_files()
     known = set(files)
     g = {n: imports_of(n, p, known) for n, p in files.items()}
@@ -139,11 +154,50 @@ def test_no_project_module_imports_the_tests():
     tests keep for themselves can change without breaking a benchmark."""
     found = []
     for name, path in project_files().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             mods += [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
             found += [f"{name} imports {m}" for m in mods if m == "tests" or m.startswith("tests.")]
     assert found == []
+
+
+def runs_on_import(tree: ast.Module) -> list[int]:
+    """Lines of a module's top-level statements that do work when it is imported: a call, a loop, a
+    with or try block; not a docstring, imports, definitions, assignments, `sys.path` set-up or the
+    main guard."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"':
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):  # a constant, a path: defined, not run
+            continue
+        if isinstance(node, ast.Expr) and (
+            isinstance(node.value, ast.Constant)
+            or ast.unparse(node.value.func if isinstance(node.value, ast.Call) else node.value).startswith("sys.path.")
+        ):
+            continue
+        found.append(node.lineno)
+    return found
+
+
+def test_an_entry_point_runs_only_under_its_main_guard():
+    """`python -m X` runs X/__main__.py; importing it must run nothing. tests/test_views.py imports
+    every module of ui/ (a page's Field may live anywhere) and so ran ui/browser_model/__main__.py,
+    which exported every shipped model's graph into the cache whenever another clone had made it
+    stale: 205 s of the fast loop at load 9 (2026-12-04)."""
+    mains = {name: path for name, path in project_files().items() if name.endswith("__main__")}
+    assert {"model.__main__", "ui.browser_model.__main__", "bench.__main__"} <= set(mains), sorted(mains)
+    assert {name: lines for name, path in mains.items() if (lines := runs_on_import(parsed(path)))} == {}
+
+
+def test_the_entry_point_scan_sees_work_at_import():
+    assert runs_on_import(ast.parse("from x import publish\nfor p in publish():\n    print(p)\n")) == [2]
+    assert runs_on_import(ast.parse("main()\n")) == [1]
+    assert runs_on_import(ast.parse("with open('x') as f:\n    f.read()\n")) == [1]
+    quiet = '"""doc"""\nimport sys\nsys.path.insert(0, "x")\nA = 1\ndef main(): pass\nif __name__ == "__main__":\n    main()\n'
+    assert runs_on_import(ast.parse(quiet)) == []
 
 
 def test_the_cycle_finder_finds_a_circle():
@@ -240,7 +294,7 @@ def test_streamlit_internals_are_allowed_only_in_their_documented_adapter(tmp_pa
     adapter = files["ui.streamlit_internals"]
     assert private_uses("ui.streamlit_internals", adapter, files, adapters=set())  # it does use them
     for name in ADAPTERS:
-        doc = ast.get_docstring(ast.parse(files[name].read_text(encoding="utf-8"))) or ""
+        doc = ast.get_docstring(parsed(files[name])) or ""
         assert "Why it exists" in doc and "test_architecture" in doc, name
 
 
@@ -335,7 +389,7 @@ def test_one_softmax_at_a_temperature_per_language():
         f"{path.relative_to(ROOT)}:{n}"
         for name, path in files.items()
         if name not in SOFTMAX_HOME
-        for n in softmax_at_t_calls(ast.parse(path.read_text(encoding="utf-8")))
+        for n in softmax_at_t_calls(parsed(path))
     ]
     assert second == [], "a second softmax at a temperature: call model.attention.softmax_at"
     homes = [
@@ -355,7 +409,7 @@ def test_pages_compute_no_numbers():
     found = [
         f"{path.relative_to(ROOT)}:{n}: {what}"
         for path in sorted((ROOT / "pages").rglob("*.py"))
-        for n, what in numeric_calls(ast.parse(path.read_text(encoding="utf-8")))
+        for n, what in numeric_calls(parsed(path))
     ]
     assert found == [], "pages/ lays out; compute in analysis/ or viz/"
 

@@ -86,6 +86,7 @@ def test_an_untouched_slider_is_not_an_answer(right_first):
     assert "given=2" in at.markdown[-1].value
 
 
+@pytest.mark.slow  # the editor page run again for every question type: 14-24 s a case at load 9-15 (2026-12-04)
 @pytest.mark.parametrize(("name", "lang"), [("gpt", "en"), ("translator", "zh")])
 def test_choosing_the_question_type_keeps_what_the_teacher_typed(name, lang):
     """Issue 50.5: every question type in turn, after the teacher typed a sentence and a question of

@@ -44,7 +44,7 @@ def exported():
     exported unless a current one is there)."""
     from model.__main__ import main
 
-    out = onnx_export.cache_dir()
+    out = onnx_export.code_folder()
     sessions = {}
 
     def get(name):

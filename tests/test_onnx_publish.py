@@ -44,7 +44,8 @@ def test_publish_exports_each_graph_once_into_the_cache_and_copies_it_with_the_t
     paths = onnx_export.publish(served, names)
     assert sorted(exports) == sorted(names)
     assert [p.name for p in paths] == ["gpt.onnx", "translator.onnx", "gpt-at-10.onnx"]
-    cache = tmp_path / "cache" / "onnx"
+    cache = onnx_export.code_folder()
+    assert cache.parent == tmp_path / "cache" / "onnx"
     for p in paths:
         assert p.read_bytes() == (cache / p.name).read_bytes()
         assert p.with_suffix(".json").read_bytes() == (cache / p.name).with_suffix(".json").read_bytes()
@@ -61,7 +62,7 @@ def test_publish_exports_each_graph_once_into_the_cache_and_copies_it_with_the_t
 def test_a_graph_from_other_model_code_or_weights_or_format_is_made_again(exports, tmp_path, monkeypatch):
     served = tmp_path / "served"
     onnx_export.publish(served, ["gpt"])
-    path = tmp_path / "cache" / "onnx" / "gpt.onnx"
+    path = onnx_export.code_folder() / "gpt.onnx"
     stamp, code = onnx_export._stamp("gpt"), onnx_export.code_stamp()
     assert onnx_export.current(path, stamp, code)
     assert not onnx_export.current(path, stamp, "0" * 64)  # model/'s code changed since
@@ -77,7 +78,9 @@ def test_a_graph_from_other_model_code_or_weights_or_format_is_made_again(export
     exports.clear()
     onnx_export.publish(served, ["gpt"])
     assert exports == ["gpt"]
-    assert (served / "gpt.onnx").read_bytes() == path.read_bytes() == b"graph of gpt 1"
+    # into the new code's own folder: the old code's graph stays for the clones that still run it
+    assert (served / "gpt.onnx").read_bytes() == (onnx_export.code_folder() / "gpt.onnx").read_bytes()
+    assert onnx_export.code_folder().name == "1" * 12 and path.exists()
 
 
 def test_the_code_stamp_reads_every_module_of_the_model_package():

@@ -106,3 +106,26 @@ def test_torch_runs_on_one_thread_in_the_tests():
     import torch
 
     assert os.environ["OMP_NUM_THREADS"] == "1" and torch.get_num_threads() == 1
+
+
+class _Collected:
+    """A collected test as conftest.pytest_collection_modifyitems sees it: a file, fixtures, marks."""
+
+    def __init__(self, path: Path, fixturenames=()):
+        self.fspath, self.fixturenames, self.marks = path, list(fixturenames), []
+
+    def add_marker(self, mark):
+        self.marks.append(mark.name)
+
+    def get_closest_marker(self, name):
+        return name if name in self.marks else None
+
+
+@pytest.mark.parametrize("fixture", ["smollm", "gemma", "tiny"])
+def test_a_test_on_a_real_or_built_model_is_left_to_the_full_run(fixture):
+    """A test that loads SmolLM2 or Gemma (or builds the tiny Hugging Face models) through its
+    fixture, in any file, is slow, so the fast loop does not load them (tests/test_home_real.py
+    spent 17 s of its setup on SmolLM2 at load 9); its neighbours in the file stay."""
+    items = [_Collected(TESTS / "test_home_real.py", [fixture, "monkeypatch"]), _Collected(TESTS / "test_viz.py")]
+    conftest.pytest_collection_modifyitems(None, items)
+    assert "slow" in items[0].marks and "slow" not in items[1].marks

@@ -29,7 +29,7 @@ from lessons.files import BUILTIN, builtin
 from ui.i18n import text_in
 from ui.lessons import offered
 
-from .helpers import SCREENSHOTS, AppServer, app_env, axe_violations, exceptions, goto, settle
+from .helpers import SCREENSHOTS, axe_violations, exceptions, goto, settle
 from .screens import open_room_and_present, serious
 from .test_teacher_reveal import _personal
 
@@ -109,13 +109,17 @@ def choose_lesson(page, title: str) -> None:
     settle(page)
 
 
-def test_a_class_walks_every_lesson_with_the_teacher(new_page):
-    server = AppServer(env=app_env(), log=SCREENSHOTS / "room-walk.log").start()
-    try:
-        _walk(server, new_page)
-    finally:
-        server.stop()
-    log = server.log_path.read_text(errors="replace")
+def test_a_class_walks_every_lesson_with_the_teacher(app_server, new_page):
+    """On the session's server (a server of its own cost a start and a cold first run of each
+    model), its log read from the walk's start: what the walk made it write, Python's stderr being
+    line-buffered."""
+    with open(app_server.log_path, "rb") as f:
+        start = f.seek(0, 2)
+    _walk(app_server, new_page)
+    with open(app_server.log_path, "rb") as f:
+        f.seek(start)
+        log = f.read().decode(errors="replace")
+    assert app_server.proc.poll() is None, "the server stopped during the walk:\n" + log[-2000:]
     bad = [line for line in log.splitlines() if LOG_BAD.search(line)]
     assert not bad, "the server's log of the walk:\n" + "\n".join(bad[:20])
 
