@@ -133,7 +133,7 @@ def render(ctx: Context, view: dict) -> None:
     _text_so_far(tok, gen, labels, prompt_len, n_max, finished)
     read = gen.ids
     if n_steps:
-        read = _step(ctx, tok, gen, labels, prompt_len, stemp)
+        read = _step(ctx, gen_ctx, tok, gen, labels, prompt_len, stemp)
         st.page_link(
             "pages/attention.py",
             label=t("gen_open_attention"),
@@ -196,7 +196,7 @@ def _text_so_far(tok, gen, labels: list[str], prompt_len: int, n_max: int, finis
         st.caption(status)
 
 
-def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: float) -> list[int]:
+def _step(ctx: Context, gen_ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: float) -> list[int]:
     """One step (the reader picks which): its distribution and what the newest token attended to.
     Returns what the model had read before drawing it."""
     n_steps = len(gen.steps)
@@ -213,21 +213,30 @@ def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: flo
         st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
         left, right = st.columns([1, 1], gap="large")
         with left:
-            _bars(ctx, tok, step, stemp)
+            _bars(ctx, gen_ctx, step, stemp, read, labels[len(read)])
         with right:
             _newest_attention(tok, step, labels, read)
     return read
 
 
-def _bars(ctx: Context, tok, step, stemp: float) -> None:
-    """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange."""
+@st.cache_data(show_spinner=False, max_entries=64)
+def candidate_labels(name: str, device: str, read: tuple, idx: tuple) -> list[str]:
+    """The bars' labels: each candidate read after the text so far (a byte piece shows its character)."""
+    return cache.runner(name, device).next_labels(list(read), list(idx))
+
+
+def _bars(ctx: Context, gen_ctx: Context, step, stemp: float, read: list[int], drawn: str) -> None:
+    """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange (labelled
+    as the text it went on to write labels it)."""
     st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
     before = before_cuts(step.raw_probs, stemp)
     idx = top_indices(before, N_BARS, step.token_id)
     shown = np.where(step.kept[idx], step.probs[idx], before[idx])
     chosen = int(np.flatnonzero(idx == step.token_id)[0])
+    names = candidate_labels(gen_ctx.model, gen_ctx.device, tuple(read), tuple(int(i) for i in idx))
+    names[chosen] = drawn
     fig = next_token_bars(
-        tok.labels(idx.tolist()),
+        names,
         shown,
         cut=~step.kept[idx],
         chosen=chosen,
@@ -254,7 +263,7 @@ def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
         + t(
             "gen_attention_title_written",
             token=md(labels[len(read) - 1]),
-            written=md(tok.labels([step.token_id])[0]),
+            written=md(labels[len(read)]),
         )
         + "**"
     )
