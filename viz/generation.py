@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.bar_values import value_style
 from viz.colors import COLORSCALE, HIGHLIGHT, MASKED
 from viz.heatmap import esc
 
@@ -61,7 +62,7 @@ def next_token_bars(
                 line=dict(color=["#000000" if i == chosen else "rgba(0,0,0,0)" for i in range(n)], width=2),
             ),
             text=[f"{p:.2f}" if p >= 0.005 else "" for p in probs],
-            textposition="outside",
+            **value_style(),
             hovertemplate="%{customdata[0]}: %{y:.4f} (%{customdata[1]})<extra></extra>",
         )
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.bar_values import value_style
 from viz.colors import COLORSCALE, HIGHLIGHT
 from viz.heatmap import esc
 
@@ -37,9 +38,7 @@ def bars(
             y=v,
             marker_color=colors,
             text=[format(x, value_format) for x in v],
-            textposition="outside",
-            cliponaxis=False,
-            textfont=dict(size=font_size, color="#111"),
+            **value_style(font_size),
             hovertemplate="%{x}: %{y:.4f}<extra></extra>",
         )
     )
