@@ -31,3 +31,15 @@ def test_every_bar_value_is_never_shrunk_and_readable():
             big = enlarge(type(fig)(fig)).data[0]
             assert big.textfont.size >= PRESENT_VALUE_FONT and big.constraintext == "none", name
     assert seen == 3
+
+
+def test_many_bars_write_their_values_upright_with_room_above():
+    """15 bars (the generation page's) leave a value less room than it takes level: upright,
+    and the y range holds them above the tallest bar; 8 bars stay level."""
+    from viz.bar_values import FLAT_MAX, HEADROOM_UPRIGHT
+
+    probs = np.linspace(0.5, 0.01, 15)
+    fig = next_token_bars([f"t{i}" for i in range(15)], probs)
+    assert fig.data[0].textangle == -90 and fig.layout.yaxis.range[1] >= HEADROOM_UPRIGHT * 0.5
+    few = next_token_bars([f"t{i}" for i in range(FLAT_MAX)], probs[:FLAT_MAX])
+    assert few.data[0].textangle == 0
