@@ -15,6 +15,7 @@ import streamlit as st
 from analysis.experiments import before_cuts
 from model.errors import InputError
 from model.tokenizer import EOS
+from model.written import open_bytes
 from pages.generation_parts import kv_cache
 from ui import cache, page, slots, state, view
 from ui.i18n import t
@@ -209,13 +210,19 @@ def _step(ctx: Context, gen_ctx: Context, tok, gen, labels: list[str], prompt_le
     step = gen.steps[i - 1]
     read = gen.ids[: prompt_len + i - 1]  # what the model read before drawing step i
     context = tok.decode(read) or "<s>"
+    # the drawn token as the text labels it where the text finishes its character (the next draws
+    # did); a text that ends inside it: with the model's own next pieces, as the bars beside it
+    after = gen.ids[len(read) : len(read) + 4]
+    drawn = step.token
+    if all(open_bytes(tok, read + after[:k]) for k in range(1, len(after) + 1)):
+        drawn = candidate_labels(gen_ctx.model, gen_ctx.device, tuple(read), (step.token_id,))[0]
     with main_area():  # presentation mode: under the title, before the prompt and the knobs
-        st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
+        st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(drawn)))
         left, right = st.columns([1, 1], gap="large")
         with left:
-            _bars(ctx, gen_ctx, step, stemp, read, labels[len(read)])
+            _bars(ctx, gen_ctx, step, stemp, read, drawn)
         with right:
-            _newest_attention(tok, step, labels, read)
+            _newest_attention(step, labels, read, drawn)
     return read
 
 
@@ -255,7 +262,7 @@ def _bars(ctx: Context, gen_ctx: Context, step, stemp: float, read: list[int], d
     st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id])))
 
 
-def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
+def _newest_attention(step, labels: list[str], read: list[int], drawn: str) -> None:
     """What the newest token attended to, in every layer and head (a row per layer and head)."""
     # this row is the step that wrote the drawn token: say both, as every attention page does
     st.markdown(
@@ -263,7 +270,7 @@ def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
         + t(
             "gen_attention_title_written",
             token=md(labels[len(read) - 1]),
-            written=md(labels[len(read)]),
+            written=md(drawn),
         )
         + "**"
     )
