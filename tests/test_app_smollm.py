@@ -144,3 +144,20 @@ def test_the_lessons_page_opens_lesson_4_on_it(offered_smollm):
     text = shown(at).replace("\\", "")  # markdown's escapes
     assert not at.warning, [w.value for w in at.warning]
     assert "SmolLM2-135M, a real pretrained model (30 layers × 9 heads)" in text, text[:1500]
+
+
+def test_generation_names_every_drawn_byte_piece_by_its_character(offered_smollm):
+    """issue 50 item 10 on the generation page: after 小猫坐在 the steps draw pieces of
+    characters; the step's title, its bars and the attention's title name characters ("座 1/2"),
+    never bytes ("\\xE7"), also where the text so far ends inside a character (the bar and the
+    title then say the model's own next pieces, as the other bars)."""
+    at = apptest.open_page("pages/generation.py", SMOLLM, 180, text="小猫坐在", done=4)
+    assert not at.exception
+    gen = offered_smollm.generate("小猫坐在", max_new_tokens=4)
+    tok = offered_smollm.tokenizer
+    assert any(tok.piece_bytes(s.token_id) and "\\x" in tok.labels([s.token_id])[0] for s in gen.steps), (
+        "no step drew a byte piece alone: the case is not reached"
+    )
+    titles = [h.value for h in at.subheader] + [m.value for m in at.markdown if "**" in m.value]
+    ticks = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]["ticktext"]
+    assert not [x for x in titles + ticks if "\\x" in x or "\\\\x" in x], (titles, ticks)
