@@ -2,7 +2,8 @@
 character shows that character, on the sentence's axes and for what a row writes or a top-k list
 offers, on the real models' tokenizers (SmolLM2's byte-level BPE, Gemma's byte fallback) and ours.
 The oracle for which character a token belongs to is the tokenizers library's own offsets into
-the text; the tokenizers load from the converted folders (no model weights are read)."""
+the text; the tokenizers load from the converted folders (no model weights are read; slow-marked
+as a fresh machine converts them first). Our own tokenizer's tests are fast."""
 
 from __future__ import annotations
 
@@ -26,7 +27,12 @@ def shown(ch: str) -> str:
     return "\u25cc" + ch if cat[0] == "M" else ch
 
 
-@pytest.fixture(scope="module", params=[SMOLLM, GEMMA])
+# the real tokenizers come from the converted folders, which a fresh machine makes first (40-100 s
+# for SmolLM2, minutes for Gemma: model/hf/pretrained.py): slow, as every test that may convert
+REAL = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", params=[pytest.param(SMOLLM, marks=REAL), pytest.param(GEMMA, marks=REAL)])
 def tok(request):
     why = packaged_missing(request.param)
     if why:
@@ -124,6 +130,7 @@ def test_a_row_that_opens_another_character_is_completed_by_the_model(tok):
     assert "\\x" in written_labels(tok, ids, [cat[0]])[0]
 
 
+@REAL
 def test_a_top_k_list_is_not_read_as_a_sentence():
     """Candidates after one text are alternatives: a continuation piece finishes the text's open
     character (oracle: Python's UTF-8 decoding), and never joins another candidate."""
