@@ -152,6 +152,13 @@ def gpt_next_token_logits(runner, text: str, **settings) -> np.ndarray:
     return logits.numpy()
 
 
+def gpt_next_labels(runner, text: str, candidates) -> list[str]:
+    """Labels of candidate tokens after <s> + text, each read where it would stand (a byte piece
+    shows its character: model/written.py)."""
+    _, ids, _ = runner.prompt_ids(text)
+    return runner.next_labels(ids, [int(c) for c in candidates])
+
+
 def induction_probe(runner, period: int = 10, seed: int = 0) -> tuple[np.ndarray, int]:
     """The decoder attention (layers, heads, n, n) of the model reading its start token(s), then
     r r for ``period`` fixed random ordinary tokens r; and the number of start tokens (the offset

@@ -973,7 +973,7 @@ def next_token(ctx):
     (listed alphabetically, so the answer's place tells nothing)."""
     probs = next_probs(ctx.runner, ctx.sentence, ctx.settings())
     top5 = [int(i) for i in np.argsort(-probs)[:5]]
-    labels = ctx.runner.tokenizer.labels(top5)
+    labels = experiments.gpt_next_labels(ctx.runner, ctx.sentence, top5)  # each read after the sentence
     order = sorted(range(5), key=lambda i: labels[i])
     return dict(
         options=[labels[i] for i in order],
@@ -1009,9 +1009,9 @@ def sample_differs(ctx):
     about once in 2,100 draws), and every "no" is now only "not one draw in ten"."""
     probs = next_probs(ctx.runner, ctx.sentence, ctx.settings())
     top = int(probs.argmax())
-    label = ctx.runner.tokenizer.labels([top])[0]
     rest = 1 - float(probs[top])
     top5 = [int(i) for i in np.argsort(-probs)[:5]]
+    label = experiments.gpt_next_labels(ctx.runner, ctx.sentence, top5)[0]  # top5[0] is top
     return _yesno(
         rest >= MARGINS["prob"],
         params={
@@ -1026,7 +1026,7 @@ def sample_differs(ctx):
         },
         reveal=[
             Bars(
-                ctx.runner.tokenizer.labels(top5),
+                experiments.gpt_next_labels(ctx.runner, ctx.sentence, top5),
                 probs[top5],
                 "lesson_title_next",
                 {"prompt": ctx.sentence},
@@ -1103,7 +1103,7 @@ def switch_off_changes(ctx):
         base = next_probs(r, ctx.sentence, ctx.settings(heads_off=[]))
         off = next_probs(r, ctx.sentence, ctx.settings())
         b, o = int(base.argmax()), int(off.argmax())
-        before, after = r.tokenizer.labels([b])[0], r.tokenizer.labels([o])[0]
+        before, after = experiments.gpt_next_labels(r, ctx.sentence, [b, o])
         changed = b != o
         lo = np.log(np.clip(off, 1e-30, None))
         margin = float(lo[o] - lo[b]) if changed else float(lo[b] - np.sort(lo)[-2])

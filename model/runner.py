@@ -10,6 +10,7 @@ numpy on the CPU.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from model.errors import InputError, Notice
 from model.gpt import KVCache, Sampling, sampling_distribution
 from model.tokenizer import BOS, EOS, PAD, TO_EN, TO_ZH, Tokenizer
 from model.trace import KINDS, Attention, Trace
+from model.written import follow_ids, next_labels, written_labels
 
 MAX_CHARS = 2000  # longer text is cut before tokenizing: no sentence a class types is longer
 
@@ -134,7 +136,10 @@ def sample_steps(
         ids, unread = ids + [nxt], [nxt]
         if eos is not None and nxt == eos:
             break
-    return ids, steps
+    # each drawn token labelled where the text put it: a byte piece shows the character the
+    # draws that followed made of it (model/written.py), as the text's own labels do
+    labels = runner.tokenizer.labels(ids)[len(ids) - len(steps) :]
+    return ids, [dataclasses.replace(step, token=label) for step, label in zip(steps, labels)]
 
 
 @runtime_checkable
@@ -206,6 +211,10 @@ class Runner(Protocol):
     def trace_ids(self, ids: list[int], **settings) -> Trace: ...
 
     def next_token_logits(self, ids: list[int], **settings) -> tuple[torch.Tensor, np.ndarray]: ...
+
+    def next_labels(self, ids: list[int], candidates: list[int], **settings) -> list[str]:
+        """Labels of candidate next tokens after ids (a top-k list), each read where it would
+        stand: a byte piece shows its character (model/written.py)."""
 
     def new_cache(self, keep=None) -> Any:
         """An empty KV cache (our GPTs: model/gpt.py's KVCache) for read_cached."""
@@ -357,8 +366,10 @@ class ModelRunner(TracesText):
             with torch.no_grad():
                 return fn(self._cpu_copy, torch.device("cpu"))
 
-    def _attention(self, weights, query_ids, key_ids, mask, written_ids=None) -> Attention:
-        """written_ids: the token each query row writes (decoder and cross-attention), see written()."""
+    def _attention(self, weights, query_ids, key_ids, mask, written_ids=None, extend=None) -> Attention:
+        """written_ids: the token each query row writes (decoder and cross-attention), see written();
+        labelled after the row's text (model/written.py: a byte piece shows its character, with
+        extend(prefixes) -> the next id after each where the text does not say it)."""
         tok = self.tokenizer
         return Attention(
             query_tokens=tok.labels(query_ids),
@@ -369,8 +380,22 @@ class ModelRunner(TracesText):
             key_words=tok.word_ids(key_ids),
             query_word_labels=tok.word_labels(query_ids),
             key_word_labels=tok.word_labels(key_ids),
-            query_written=None if written_ids is None else [tok.labels([i])[0] for i in written_ids],
+            query_written=None if written_ids is None else written_labels(tok, query_ids, written_ids, extend),
         )
+
+    def next_labels(self, ids, candidates, **settings) -> list[str]:
+        """Labels of candidate next tokens after ids (a top-k list): a byte piece shows the character
+        it belongs to; a GPT's opening piece, with its own next pieces (model/written.py)."""
+        extend = self._extend(settings_from(**settings)) if self.kind == "gpt" else None
+        follow = follow_ids(self.tokenizer, ids, candidates, extend) if extend else None
+        return next_labels(self.tokenizer, ids, candidates, follow)
+
+    def _extend(self, s: AttentionSettings):
+        """extend(prefixes) for model/written.py: the most likely next id after each prefix."""
+        return lambda prefixes: [
+            int(self.run(lambda m, dev, p=p: m(self._tensor(p, dev), s, last_only=True), [])[0][0, -1].argmax())
+            for p in prefixes
+        ]
 
     @staticmethod
     def written(logits) -> list[int]:
@@ -540,7 +565,7 @@ class GPTRunner(SamplesText, ModelRunner):
         text, ids, notices = self.prompt_ids(text)
         logits, w = self.run(lambda m, dev: m(self._tensor(ids, dev), s, record), notices)
         causal = sliding_window_mask(len(ids), self.config.window)[0, 0]  # window 0: causal
-        attention = {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))}
+        attention = {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits), self._extend(s))}
         return text, "", attention, notices
 
     def trace_ids(self, ids: list[int], **settings) -> Trace:
@@ -553,7 +578,7 @@ class GPTRunner(SamplesText, ModelRunner):
             self.name,
             self.tokenizer.decode(ids),
             "",
-            {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits))},
+            {"decoder": self._attention(w["decoder"], ids, ids, causal, self.written(logits), self._extend(s))},
             list(self.notices),
         )
 

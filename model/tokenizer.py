@@ -52,11 +52,12 @@ _DELIM = "\ue000"  # training-only: pieces never cross it (private use, not in c
 
 
 def _visible(ch: str) -> str:
-    """A character as a label: itself if it can be seen, else its code point."""
+    """A character as a label: itself if it can be seen, else its code point; a combining mark
+    (an accent written over the character before it) on a dotted circle, as Unicode shows it."""
     cat = unicodedata.category(ch)
     if cat[0] in "CZ" and ch != " ":
         return f"U+{ord(ch):04X}"
-    return ch
+    return f"\u25cc{ch}" if cat[0] == "M" else ch
 
 
 def _word_label(w: str) -> str:
@@ -147,6 +148,11 @@ class Tokenizer:
         """A piece of text: not one of the specials (ids 0-5), not a byte piece ("<0xF0>")."""
         i = int(i)
         return len(SPECIALS) <= i < len(self._pieces) and self._byte[i] is None
+
+    def piece_bytes(self, i: int) -> bytes | None:
+        """The byte a byte piece ("<0xF0>") stands for, else None (model/written.py)."""
+        b = self._byte[int(i)] if 0 <= int(i) < len(self._byte) else None
+        return None if b is None else bytes([b])
 
     # ---------------------------------------------------------------- readable labels
     def _surfaces(self, ids) -> list[tuple[str, str, bool]]:

@@ -15,6 +15,7 @@ import streamlit as st
 from analysis.experiments import before_cuts
 from model.errors import InputError
 from model.tokenizer import EOS
+from model.written import open_bytes
 from pages.generation_parts import kv_cache
 from ui import cache, page, slots, state, view
 from ui.i18n import t
@@ -133,7 +134,7 @@ def render(ctx: Context, view: dict) -> None:
     _text_so_far(tok, gen, labels, prompt_len, n_max, finished)
     read = gen.ids
     if n_steps:
-        read = _step(ctx, tok, gen, labels, prompt_len, stemp)
+        read = _step(ctx, gen_ctx, tok, gen, labels, prompt_len, stemp)
         st.page_link(
             "pages/attention.py",
             label=t("gen_open_attention"),
@@ -196,7 +197,7 @@ def _text_so_far(tok, gen, labels: list[str], prompt_len: int, n_max: int, finis
         st.caption(status)
 
 
-def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: float) -> list[int]:
+def _step(ctx: Context, gen_ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: float) -> list[int]:
     """One step (the reader picks which): its distribution and what the newest token attended to.
     Returns what the model had read before drawing it."""
     n_steps = len(gen.steps)
@@ -209,25 +210,40 @@ def _step(ctx: Context, tok, gen, labels: list[str], prompt_len: int, stemp: flo
     step = gen.steps[i - 1]
     read = gen.ids[: prompt_len + i - 1]  # what the model read before drawing step i
     context = tok.decode(read) or "<s>"
+    # the drawn token as the text labels it where the text finishes its character (the next draws
+    # did); a text that ends inside it: with the model's own next pieces, as the bars beside it
+    after = gen.ids[len(read) : len(read) + 4]
+    drawn = step.token
+    if all(open_bytes(tok, read + after[:k]) for k in range(1, len(after) + 1)):
+        drawn = candidate_labels(gen_ctx.model, gen_ctx.device, tuple(read), (step.token_id,))[0]
     with main_area():  # presentation mode: under the title, before the prompt and the knobs
-        st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(step.token)))
+        st.subheader(t("gen_step_title", i=i, context=md(short(context, 60)), token=md(drawn)))
         left, right = st.columns([1, 1], gap="large")
         with left:
-            _bars(ctx, tok, step, stemp)
+            _bars(ctx, gen_ctx, step, stemp, read, drawn)
         with right:
-            _newest_attention(tok, step, labels, read)
+            _newest_attention(step, labels, read, drawn)
     return read
 
 
-def _bars(ctx: Context, tok, step, stemp: float) -> None:
-    """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange."""
+@st.cache_data(show_spinner=False, max_entries=64)
+def candidate_labels(name: str, device: str, read: tuple, idx: tuple) -> list[str]:
+    """The bars' labels: each candidate read after the text so far (a byte piece shows its character)."""
+    return cache.runner(name, device).next_labels(list(read), list(idx))
+
+
+def _bars(ctx: Context, gen_ctx: Context, step, stemp: float, read: list[int], drawn: str) -> None:
+    """The next-token distribution's top tokens: cut-off ones grey, the drawn one orange (labelled
+    as the text it went on to write labels it)."""
     st.markdown("**" + t("gen_bars_title", n=N_BARS) + "**")
     before = before_cuts(step.raw_probs, stemp)
     idx = top_indices(before, N_BARS, step.token_id)
     shown = np.where(step.kept[idx], step.probs[idx], before[idx])
     chosen = int(np.flatnonzero(idx == step.token_id)[0])
+    names = candidate_labels(gen_ctx.model, gen_ctx.device, tuple(read), tuple(int(i) for i in idx))
+    names[chosen] = drawn
     fig = next_token_bars(
-        tok.labels(idx.tolist()),
+        names,
         shown,
         cut=~step.kept[idx],
         chosen=chosen,
@@ -246,7 +262,7 @@ def _bars(ctx: Context, tok, step, stemp: float) -> None:
     st.caption(t("gen_bars_caption") + " " + t("gen_kept", n=int(step.kept.sum()), p=float(step.probs[step.token_id])))
 
 
-def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
+def _newest_attention(step, labels: list[str], read: list[int], drawn: str) -> None:
     """What the newest token attended to, in every layer and head (a row per layer and head)."""
     # this row is the step that wrote the drawn token: say both, as every attention page does
     st.markdown(
@@ -254,7 +270,7 @@ def _newest_attention(tok, step, labels: list[str], read: list[int]) -> None:
         + t(
             "gen_attention_title_written",
             token=md(labels[len(read) - 1]),
-            written=md(tok.labels([step.token_id])[0]),
+            written=md(drawn),
         )
         + "**"
     )

@@ -355,13 +355,15 @@ def _outputs(ctx: Context, runner, base, tr, out0, out1, touched: bool, step: in
             t("iv_step"), list(range(len(steps))), format_func=lambda i: steps[i], key="iv_step", help=t("iv_step_help")
         )
         p0, p1 = out0["probs"][step], out1["probs"][step]
+        read = out0["ids"][: step + 1]  # the decoder's tokens before the step's
     else:
         for key, out in (("iv_untouched_continuation", out0), ("iv_touched_continuation", out1)):
             st.markdown(
                 t(key, text=md(ctx.text), more=md(out["continuation"]) if out["continuation"] else t("iv_ends"))
             )
         p0, p1 = out0["probs"][0], out1["probs"][0]
-    labels, a, b = ui_iv.top_tokens(runner, p0, p1)
+        read = runner.prompt_ids(ctx.text)[1]
+    labels, a, b = ui_iv.top_tokens(runner, p0, p1, read)
     bars = compare_bars(
         labels,
         a,

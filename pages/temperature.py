@@ -87,6 +87,12 @@ def scores(name: str, device: str, text: str, kind: str, layer: int, head: int):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def next_labels(name: str, device: str, text: str, candidates: tuple) -> list[str]:
+    """The bars' labels: each candidate read after the text (a byte piece shows its character)."""
+    return ex.gpt_next_labels(cache.runner(name, device), text, candidates)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def gpt_logits(name: str, device: str, text: str, temperature: float = 1.0, temperature_layer=None):
     return ex.gpt_next_token_logits(
         cache.runner(name, device), text, temperature=temperature, temperature_layer=temperature_layer
@@ -320,7 +326,7 @@ def output_section(ctx: Context, runner, translator: bool, base, hot, T: float, 
         pT = ex.softmax_at(gpt_logits(ctx.model, ctx.device, base.input_text, T, t_layer), 1.0) if T != 1.0 else p1
         idx = top_indices(p1 + pT, N_BARS)
         fig = compare_bars(
-            runner.tokenizer.labels(idx.tolist()),
+            next_labels(ctx.model, ctx.device, base.input_text, tuple(idx.tolist())),
             p1[idx],
             pT[idx],
             labels={
@@ -353,7 +359,7 @@ def sampling_section(ctx: Context, runner, translator: bool, base) -> tuple:
         idx = top_indices(before, N_BARS)
         shown = np.where(kept[idx], final[idx], before[idx])
         fig = next_token_bars(
-            gpt.tokenizer.labels(idx.tolist()),
+            next_labels(gpt_ctx.model, gpt_ctx.device, base.input_text, tuple(idx.tolist())),
             shown,
             cut=~kept[idx],
             labels={

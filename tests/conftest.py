@@ -592,6 +592,26 @@ def gemma():
     return model.load(GEMMA, device="cpu")
 
 
+def _offer(monkeypatch) -> None:
+    """The operator offers the packaged real models (ATTN_HF=local), offline."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ATTN_HF", "local")
+
+
+@pytest.fixture
+def offered_smollm(smollm, monkeypatch):
+    """SmolLM2 loaded and offered in the sidebar (the app's pages find it loaded)."""
+    _offer(monkeypatch)
+    return smollm
+
+
+@pytest.fixture
+def offered_gemma(gemma, monkeypatch):
+    """Gemma 3 270M loaded and offered in the sidebar."""
+    _offer(monkeypatch)
+    return gemma
+
+
 @pytest.fixture(scope="module")
 def runners():
     """name -> the shipped model's runner on the CPU, loaded on first use (a test module that needs

@@ -1,4 +1,4 @@
-"""Gemma 3 270M on the app's pages (AppTest), as tests/test_app_smollm.py runs SmolLM2: offered in
+"""Gemma 3 270M on the app's pages (AppTest), as tests/test_app_smollm.py runs SmolLM2: offered_gemma in
 the sidebar beside SmolLM2 when the operator offers the packaged models, its claims measured on it
 (the checks the app runs when it loads it), and the explorer over every decoder page in both
 languages. Slow: Gemma's 18 layers x 4 heads with a 262k-token vocabulary (the gemma fixture
@@ -20,14 +20,7 @@ LABEL = (
 )
 
 
-@pytest.fixture
-def offered(gemma, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("ATTN_HF", "local")
-    return gemma
-
-
-def test_offered_in_the_sidebar_and_off_when_the_operator_turns_them_off(offered, monkeypatch):
+def test_offered_in_the_sidebar_and_off_when_the_operator_turns_them_off(offered_gemma, monkeypatch):
     at = apptest.open_page("pages/attention.py", "gpt")
     assert LABEL in at.selectbox(key="model").options
     monkeypatch.setenv("ATTN_HF", "0")
@@ -35,7 +28,7 @@ def test_offered_in_the_sidebar_and_off_when_the_operator_turns_them_off(offered
     assert at.session_state["model"] == "translator" and LABEL not in at.selectbox(key="model").options
 
 
-def test_its_claims_at_load_are_measured_on_it(offered):
+def test_its_claims_at_load_are_measured_on_it(offered_gemma):
     """What the app runs when it loads it (analysis.claims.at_load), each against its own oracle
     recomputed here from the model's traces in numpy: a sink (first-token share at least twice the
     uniform one), a previous-token head and an induction head; "it" -> "animal", an English check,
@@ -43,12 +36,12 @@ def test_its_claims_at_load_are_measured_on_it(offered):
     from analysis import claims
     from analysis.experiments import induction_probe
 
-    found = claims.at_load(offered)
+    found = claims.at_load(offered_gemma)
     assert {"sink", "previous", "induction", "pronoun_it"} <= set(found)
     assert found["sink"].holds and found["previous"].holds and found["induction"].holds
     assert not found["pronoun_it"].holds
     # previous-token: the mean weight on the key just before, recomputed
-    w = offered.trace("The cat sat on the mat and the dog sat on the rug").attention["decoder"].weights
+    w = offered_gemma.trace("The cat sat on the mat and the dog sat on the rug").attention["decoder"].weights
     prev = np.array(
         [[np.mean([w[la, h, i, i - 1] for i in range(1, w.shape[-1])]) for h in range(4)] for la in range(18)]
     )
@@ -56,7 +49,7 @@ def test_its_claims_at_load_are_measured_on_it(offered):
     assert set(found["previous"].heads) == want and want
     # induction: on the probe's second copy, the weight on the token after the earlier occurrence, and
     # its share of what the keys but the first token and the row itself get (the verdict, issue 49)
-    probe, offset = induction_probe(offered, 10)
+    probe, offset = induction_probe(offered_gemma, 10)
     rows = range(offset + 10, offset + 20)
     ind = np.array([[np.mean([probe[la, h, i, i - 9] for i in rows]) for h in range(4)] for la in range(18)])
     assert np.allclose(ind, found["induction"].numbers["induction"], atol=1e-6)
@@ -99,18 +92,18 @@ def reach_oracle(runner, texts) -> np.ndarray:
     return np.mean(per_text, axis=0).mean(-1)
 
 
-def test_its_layers_reach_at_load_local_nearer_than_global(offered):
+def test_its_layers_reach_at_load_local_nearer_than_global(offered_gemma):
     """analysis.claims.reach on Gemma, as the app measures it at load, against a row-by-row loop: its 15
     sliding-window layers read nearer than its 3 global ones (the first token aside), and the
     attention page says so with those numbers, in both languages."""
     from analysis import claims
 
-    assert "reach" in claims.run_all(offered, skip=tuple(set(claims.CHECKS) - {"reach"}))  # at_load runs it
-    found = claims.check("reach", offered)
-    want = reach_oracle(offered, claims.REACH_TEXTS)
+    assert "reach" in claims.run_all(offered_gemma, skip=tuple(set(claims.CHECKS) - {"reach"}))  # at_load runs it
+    found = claims.check("reach", offered_gemma)
+    want = reach_oracle(offered_gemma, claims.REACH_TEXTS)
     np.testing.assert_allclose(found.numbers["layer"], want, atol=1e-6)
-    local = [i for i, x in enumerate(offered.config.layer_types) if x == "local"]
-    glob = [i for i, x in enumerate(offered.config.layer_types) if x == "global"]
+    local = [i for i, x in enumerate(offered_gemma.config.layer_types) if x == "local"]
+    glob = [i for i, x in enumerate(offered_gemma.config.layer_types) if x == "global"]
     assert [i + 1 for i in glob] == [6, 12, 18] and len(local) == 15
     assert found.holds and want[local].mean() < want[glob].mean()
     assert abs(found.numbers["local"] - want[local].mean()) < 1e-6 and not found.numbers["window_cuts"]
@@ -123,7 +116,7 @@ def test_its_layers_reach_at_load_local_nearer_than_global(offered):
         assert said in text and f"{want[glob].mean():.1f}" in text, text[:2000]
 
 
-def test_the_window_is_the_models_own_past_512_tokens(offered):
+def test_the_window_is_the_models_own_past_512_tokens(offered_gemma):
     """The sidebar's "the other 15 see only the last 512 tokens" on the model itself: transformers'
     eager attention (the model's own output, no runner in between) over 530 tokens gives, in the 15
     sliding-window layers, exactly 0 to every key 512 or more back, and in the 3 global layers more
@@ -132,16 +125,16 @@ def test_the_window_is_the_models_own_past_512_tokens(offered):
     of CPU, the only way to see the window act."""
     import torch
 
-    window = offered.config.sliding_window
-    assert window == 512 and offered.config.max_seq_len <= window
-    start = offered.prompt_ids("")[1]  # the runner cuts a text at 256 tokens: the ids are built here
-    sentence = offered.prompt_ids("The cat sat on the mat and the dog sat on the rug. ")[1][len(start) :]
+    window = offered_gemma.config.sliding_window
+    assert window == 512 and offered_gemma.config.max_seq_len <= window
+    start = offered_gemma.prompt_ids("")[1]  # the runner cuts a text at 256 tokens: the ids are built here
+    sentence = offered_gemma.prompt_ids("The cat sat on the mat and the dog sat on the rug. ")[1][len(start) :]
     ids = (start + sentence * (window // len(sentence) + 2))[: window + 18]
     assert len(ids) == window + 18
     with torch.no_grad():
-        out = offered.hf_model(input_ids=torch.tensor([ids]), output_attentions=True)
+        out = offered_gemma.hf_model(input_ids=torch.tensor([ids]), output_attentions=True)
     rows = range(window, len(ids))
-    for la, kind in enumerate(offered.config.layer_types):
+    for la, kind in enumerate(offered_gemma.config.layer_types):
         w = out.attentions[la][0].float().numpy()
         beyond = max(float(w[:, i, : i - window + 1].sum(-1).max()) for i in rows)
         assert (beyond == 0.0) if kind == "local" else (beyond > 1e-3), (la + 1, kind, beyond)
@@ -150,7 +143,7 @@ def test_the_window_is_the_models_own_past_512_tokens(offered):
     assert "at most 256 tokens" in said and "every layer sees the whole text" in said, said
 
 
-def test_the_sidebar_names_its_grouped_query_and_sliding_window_layers(offered):
+def test_the_sidebar_names_its_grouped_query_and_sliding_window_layers(offered_gemma):
     at = apptest.open_page("pages/attention.py", GEMMA)
     said = " ".join(str(c.value) for c in at.sidebar.caption)
     assert "18 layers × 4 query heads" in said, said
@@ -158,7 +151,7 @@ def test_the_sidebar_names_its_grouped_query_and_sliding_window_layers(offered):
 
 
 @pytest.mark.parametrize("page", DECODER_PAGES)
-def test_the_explorer_runs_every_decoder_page_on_it(offered, page):
+def test_the_explorer_runs_every_decoder_page_on_it(offered_gemma, page):
     """Each decoder page's default view in both languages on Gemma, nothing on it an error."""
     from tests import explore
 
@@ -168,13 +161,13 @@ def test_the_explorer_runs_every_decoder_page_on_it(offered, page):
     assert not found, "\n".join(str(f) for f in found[:10])
 
 
-def test_chinese_on_the_attention_page_gets_no_mostly_english_notice(offered):
+def test_chinese_on_the_attention_page_gets_no_mostly_english_notice(offered_gemma):
     at = apptest.open_page("pages/attention.py", GEMMA, text="猫坐在垫子上。它很开心。")
     assert "trained mostly on English" not in shown(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
-def test_the_chinese_lesson_on_it_every_step_asked_and_revealed_in_both_languages(offered):
+def test_the_chinese_lesson_on_it_every_step_asked_and_revealed_in_both_languages(offered_gemma):
     """Lesson 6, "真实模型读中文", on Gemma as the lessons page shows it, in English and in Chinese: every
     step is asked (none dropped by the margin rule), its question and, answered right from a link, its
     reveal are the file's texts filled with the numbers the step computes on the model, graded right.
@@ -189,7 +182,7 @@ def test_the_chinese_lesson_on_it_every_step_asked_and_revealed_in_both_language
     from ui.lesson_view import params_text
 
     lesson = files.builtin("real_zh")
-    built = [B.build_step(s, lambda name: offered, lesson.step_id(i)) for i, s in enumerate(lesson.steps)]
+    built = [B.build_step(s, lambda name: offered_gemma, lesson.step_id(i)) for i, s in enumerate(lesson.steps)]
     assert len(built) == 3 and all(passes(s) for s in built), [(s.rule, s.margin) for s in built]
     answers = encode_answers({i: s.answer for i, s in enumerate(built)}, len(built))
     for lang in ("en", "zh"):

@@ -15,13 +15,6 @@ from ui.i18n import TABLE, text_in
 TEXT = "The cat sat on the mat because it was tired"
 
 
-@pytest.fixture
-def offered(smollm, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("ATTN_HF", "local")
-    return smollm
-
-
 def test_which_models_this_project_trained():
     assert all(registry.trained_here(n) for n in registry.PRESETS)
     assert registry.trained_here("gpt@486")
@@ -29,13 +22,13 @@ def test_which_models_this_project_trained():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_home_on_a_real_model_names_its_sink_and_not_our_training(offered, lang):
+def test_home_on_a_real_model_names_its_sink_and_not_our_training(offered_smollm, lang):
     at = apptest.open_page("pages/home.py", SMOLLM, text=TEXT, lang=lang)
     apptest.ok(at)
     shown = " ".join(m.value for m in at.markdown)
     assert TABLE["home_intro"][lang][-30:] not in shown  # "... trained by this project"
     assert TABLE["home_intro_hf"][lang][-30:] in shown
-    att = offered.trace(TEXT).attention["decoder"]
+    att = offered_smollm.trace(TEXT).attention["decoder"]
     w = np.asarray(att.weights, np.float64)  # (L, H, Q, K), causal: row r sees r + 1 keys
     rows = np.arange(1, w.shape[2])  # the rows that see more than the first key
     share = w[:, :, rows, 0].mean(-1)

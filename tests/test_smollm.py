@@ -144,3 +144,71 @@ def test_it_has_an_attention_sink(smollm):
     share = float(np.nanmean(c.numbers["share"]))
     uniform = float(np.nanmean(c.numbers["uniform"]))
     assert share > 0.6 and uniform == pytest.approx(np.mean([1 / n for n in range(2, 7)]))
+
+
+def greedy_character(hf_model, tokenizer, prefix, written) -> str:
+    """Oracle for a written byte piece: transformers' plain forward, one prefix at a time and no
+    cache, writing greedily until the bytes the text left open, the written piece and what the
+    model writes next decode as UTF-8; that text without its spaces ("" if it never decodes)."""
+    done = b"".join(tokenizer.piece_bytes(i) or b"" for i in prefix)
+    cut = next(k for k in range(4) if _decodes(done[: len(done) - k]))
+    first = (tokenizer.piece_bytes(written[0]) or b" ")[0]
+    cut = cut if 0x80 <= first < 0xC0 else 0  # a new character's first byte leaves the open one
+    seq = list(written)
+    for _ in range(4):
+        raw = done[len(done) - cut :] + b"".join(tokenizer.piece_bytes(i) or b"" for i in seq)
+        if _decodes(raw):
+            return raw.decode("utf-8").strip()
+        with torch.no_grad():
+            seq.append(int(hf_model(input_ids=torch.tensor([prefix + seq])).logits[0, -1].argmax()))
+    return ""
+
+
+def _decodes(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _shown(text: str) -> str:
+    import unicodedata
+
+    lead = "\u25cc" if unicodedata.category(text[0])[0] == "M" else ""
+    return lead + "".join(f"U+{ord(c):04X}" if unicodedata.category(c)[0] in "CZ" else c for c in text)
+
+
+@pytest.mark.parametrize("text", ["小猫坐在垫子上", "狗咬人", "I ❤️ 😀 emoji", "x\u0301 café", "a\u200bb"])
+def test_written_byte_pieces_show_their_character(smollm, text):
+    """issue 50: a row that writes a byte piece ("\\xE5 \\xB0", "\\x87") shows the character it
+    belongs to, the model's own next pieces finishing it where the text does not (checked against
+    plain greedy forwards, no cache), with the 1/n mark of the sentence's own pieces."""
+    att = smollm.trace(text).attention["decoder"]
+    _, ids, _ = smollm.ids(text)
+    tok = smollm.tokenizer
+    logits = smollm.hf_model(input_ids=torch.tensor([ids])).logits[0]
+    written = logits.argmax(-1).tolist()
+    pieces = 0
+    for i, w in enumerate(written):
+        label = att.query_written[i]
+        assert "\\x" not in label, (i, label)
+        raw = tok.piece_bytes(w)
+        if raw is None:
+            continue
+        try:
+            raw.decode("utf-8")
+            continue
+        except UnicodeDecodeError:
+            pieces += 1
+        ch = greedy_character(smollm.hf_model, tok, ids[: i + 1], [w])
+        assert ch and label.rsplit(" ", 1) == [_shown(ch), label.rsplit(" ", 1)[1]] and "/" in label, (i, label, ch)
+    assert pieces or text.isascii(), "no byte piece written: the text tests nothing"
+
+
+def test_generated_byte_pieces_show_their_character(smollm):
+    """generate()'s steps: each drawn byte piece labelled as the text it went on to write."""
+    gen = smollm.generate("小猫", max_new_tokens=8, seed=1)
+    labels = smollm.tokenizer.labels(gen.ids)[len(gen.ids) - len(gen.steps) :]
+    assert [s.token for s in gen.steps] == labels
+    assert not any("\\x" in s.token for s in gen.steps[:-3]), [s.token for s in gen.steps]

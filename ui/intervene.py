@@ -134,12 +134,13 @@ def outputs(run: Run, target: tuple | None = None) -> dict:
     return {"probs": first[None].astype(np.float32), "ids": list(ids), "continuation": written}
 
 
-def top_tokens(runner, a, b, k: int = 8) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The k most likely tokens of a, then those of b's top 3 not among them: (labels, a, b)."""
+def top_tokens(runner, a, b, context, k: int = 8) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The k most likely tokens of a, then those of b's top 3 not among them: (labels, a, b); each
+    labelled as the token after ``context`` (the ids read before it: a byte piece shows its character)."""
     from viz.generation import top_indices
 
     idx = top_indices(a, k, *np.argsort(-np.asarray(b))[:3].tolist())
-    return runner.tokenizer.labels(idx.tolist()), np.asarray(a)[idx], np.asarray(b)[idx]
+    return runner.next_labels(list(context), idx.tolist()), np.asarray(a)[idx], np.asarray(b)[idx]
 
 
 def image_config(image_format: str, filename: str) -> dict:

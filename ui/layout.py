@@ -8,6 +8,7 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from viz.alt import Sentence, alt_of
+from viz.bar_values import keep_values_large
 
 from . import state, streamlit_internals
 from .i18n import t
@@ -361,7 +362,7 @@ def enlarge(fig, k: float = PRESENT_SCALE, minimum: int = PRESENT_MIN_FONT):
         if hasattr(trace, "colorbar"):
             trace.colorbar.tickfont.size = size(trace.colorbar.tickfont.size)
             trace.colorbar.title.font.size = size(trace.colorbar.title.font.size)
-    return fig
+    return keep_values_large(fig)
 
 
 def view_url() -> str:

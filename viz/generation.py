@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.bar_values import HEADROOM_UPRIGHT, upright, value_style
 from viz.colors import COLORSCALE, HIGHLIGHT, MASKED
 from viz.heatmap import esc
 
@@ -61,7 +62,7 @@ def next_token_bars(
                 line=dict(color=["#000000" if i == chosen else "rgba(0,0,0,0)" for i in range(n)], width=2),
             ),
             text=[f"{p:.2f}" if p >= 0.005 else "" for p in probs],
-            textposition="outside",
+            **value_style(n_bars=n),
             hovertemplate="%{customdata[0]}: %{y:.4f} (%{customdata[1]})<extra></extra>",
         )
     )
@@ -74,7 +75,10 @@ def next_token_bars(
             title=esc(labels["token"]),
             tickangle=-45 if n > 10 else 0,
         ),
-        yaxis=dict(title=esc(labels["probability"]), range=[0, max(top, 1e-9) * 1.18]),
+        yaxis=dict(
+            title=esc(labels["probability"]),
+            range=[0, max(top, 1e-9) * (HEADROOM_UPRIGHT if upright(n) else 1.18)],
+        ),
         height=height,
         margin=dict(l=10, r=10, t=20, b=10),
         bargap=0.2,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.bar_values import HEADROOM_UPRIGHT, upright, value_style
 from viz.colors import COLORSCALE, HIGHLIGHT
 from viz.heatmap import esc
 
@@ -37,9 +38,7 @@ def bars(
             y=v,
             marker_color=colors,
             text=[format(x, value_format) for x in v],
-            textposition="outside",
-            cliponaxis=False,
-            textfont=dict(size=font_size, color="#111"),
+            **value_style(font_size, len(v)),
             hovertemplate="%{x}: %{y:.4f}<extra></extra>",
         )
     )
@@ -55,7 +54,7 @@ def bars(
         tickmode="array", tickvals=cats, ticktext=[esc(t) for t in labels], tickfont=dict(size=font_size, color="#111")
     )
     lo = min(0.0, float(v.min()) * 1.15) if len(v) else 0.0
-    hi = max(float(v.max()) * 1.15, 1e-9) if len(v) else 1.0
+    hi = max(float(v.max()) * (HEADROOM_UPRIGHT if upright(len(v)) else 1.15), 1e-9) if len(v) else 1.0
     if counts:
         lo, hi = 0.0, max(float(v.max()) * 1.15, 1.0) if len(v) else 1.0
         fig.update_yaxes(tickformat="d", tick0=0, dtick=max(1, int(np.ceil(hi / 5))))

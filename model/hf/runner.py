@@ -16,6 +16,7 @@ from model.hf.sizes import HFConfig, first_of, layer_types_of, positional_of
 from model.hf.tokens import HFTokenizer
 from model.runner import SamplesText, TracesText, clean_text
 from model.trace import KINDS, Attention, Trace
+from model.written import follow_ids, next_labels, open_bytes, written_labels
 
 
 # -- the runner --------------------------------------------------------------------------------------
@@ -196,11 +197,60 @@ class HFRunner(TracesText, SamplesText):
             return "", self._start_ids(), []
         return self.ids(text, room)
 
-    @staticmethod
-    def _written(out, tok) -> list[str] | None:
-        """The token each decoder row writes (its most likely next token), None without an LM head."""
+    def _written(self, out, ids, s: AttentionSettings | None) -> list[str] | None:
+        """The token each decoder row writes (its most likely next token), None without an LM head;
+        labelled after the row's text: a byte piece shows the character it belongs to, the model's
+        own next pieces where the text does not go on as it wrote (model/written.py). s None: a
+        translator's rows (its greedy output is the text: the next rows say the rest)."""
         logits = getattr(out, "logits", None)
-        return None if logits is None else [tok.labels([i])[0] for i in logits[0].argmax(-1).tolist()]
+        if logits is None:
+            return None
+        kv = getattr(out, "past_key_values", None)
+        extend = None if s is None or kv is None else (lambda p: self._greedy_next(p, s, ids, kv))
+        return written_labels(self.tokenizer, ids, logits[0].argmax(-1).tolist(), extend)
+
+    def _greedy_next(self, prefixes, s: AttentionSettings, ids, kv, chunk: int = 16) -> list[int]:
+        """The most likely next id after each prefix, under the trace's settings. A prefix is
+        some of the traced ``ids`` (whose keys and values the trace's cache ``kv`` holds) and a few
+        tokens of its own: only those run, all prefixes in one forward over copies of the cache,
+        each masked to its own part of it (a forward costs about the same for 1 token as for 50:
+        the weights are read once)."""
+        from transformers import DynamicCache
+
+        out = []
+        for at in range(0, len(prefixes), chunk):
+            part = prefixes[at : at + chunk]
+            held = []
+            for p in part:
+                n = 0
+                while n < min(len(p) - 1, len(ids)) and p[n] == ids[n]:
+                    n += 1
+                held.append(n)
+            own = [list(p[n:]) for p, n in zip(part, held)]
+            width, T, B = max(map(len, own)), kv.get_seq_length(), len(part)
+            batch = self._tensor([]).new_tensor([o + [o[-1]] * (width - len(o)) for o in own])
+            positions = torch.tensor([[n + j for j in range(width)] for n in held], device=self.device)
+            allowed = torch.zeros(B, 1, width, T + width, dtype=torch.bool, device=self.device)
+            for b, n in enumerate(held):
+                allowed[b, 0, :, :n] = True
+                allowed[b, 0, :, T:] = torch.tril(torch.ones(width, width, dtype=torch.bool))
+            cache, dtype = DynamicCache(config=self.hf_model.config), kv.layers[0].keys.dtype
+            for layer, kept in enumerate(kv.layers):
+                cache.update(kept.keys.expand(B, -1, -1, -1), kept.values.expand(B, -1, -1, -1), layer)
+            with self._call(s, []):
+                logits = self.hf_model(
+                    input_ids=batch,
+                    past_key_values=cache,
+                    position_ids=positions,
+                    # a 4-D mask goes to the attention as it is: added to the scores
+                    attention_mask=torch.zeros(allowed.shape, dtype=dtype, device=self.device).masked_fill(
+                        ~allowed, torch.finfo(dtype).min
+                    ),
+                    use_cache=True,
+                ).logits
+            last = torch.tensor([len(o) - 1 for o in own], device=self.device)
+            out += logits[torch.arange(B, device=self.device), last].argmax(-1).tolist()
+        return out
 
     def _attention(self, layers, q_ids, k_ids, mask=None, q_words=None, k_words=None, written=None) -> Attention:
         n = self.config.num_layers
@@ -258,14 +308,15 @@ class HFRunner(TracesText, SamplesText):
             )
         with self._call(s, notices):
             out = self.hf_model(
-                input_ids=self._tensor(ids), attention_mask=torch.ones_like(self._tensor(ids)), output_attentions=True
+                input_ids=self._tensor(ids),
+                attention_mask=torch.ones_like(self._tensor(ids)),
+                output_attentions=True,
+                use_cache=self.kind == "gpt",  # its keys and values label the rows' written pieces
             )
         if self.kind == "gpt":
             causal = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
             attention = {
-                "decoder": self._attention(
-                    out.attentions, ids, ids, causal, words, words, self._written(out, self.tokenizer)
-                )
+                "decoder": self._attention(out.attentions, ids, ids, causal, words, words, self._written(out, ids, s))
             }
         else:
             attention = {"encoder": self._attention(out.attentions, ids, ids, None, words, words)}
@@ -281,11 +332,11 @@ class HFRunner(TracesText, SamplesText):
         ids = [int(i) for i in ids][: self.config.max_seq_len]
         notices: list[str] = []
         with self._call(s, notices):
-            out = self.hf_model(input_ids=self._tensor(ids), output_attentions=True)
+            out = self.hf_model(input_ids=self._tensor(ids), output_attentions=True, use_cache=self.kind == "gpt")
         kind = "decoder" if self.kind == "gpt" else "encoder"
         mask = np.tril(np.ones((len(ids), len(ids)), dtype=bool)) if self.kind == "gpt" else None
         att = self._attention(
-            out.attentions, ids, ids, mask, written=self._written(out, self.tokenizer) if self.kind == "gpt" else None
+            out.attentions, ids, ids, mask, written=self._written(out, ids, s) if self.kind == "gpt" else None
         )
         return Trace(self.name, self.tokenizer.decode(ids), "", {kind: att}, self.notices + notices)
 
@@ -366,6 +417,19 @@ class HFRunner(TracesText, SamplesText):
             logits = torch.zeros(1, len(ids), self.tokenizer.vocab_size)
         return logits[0, at, : self.tokenizer.vocab_size].float().cpu(), attn.float().cpu().numpy()
 
+    def next_labels(self, ids, candidates, **settings) -> list[str]:
+        """Labels of candidate next tokens after ids (a top-k list): a piece of a character shows
+        that character, one that opens it with the model's own next pieces (model/written.py)."""
+        s = settings_from(**settings)
+        ids, tok = [int(i) for i in ids], self.tokenizer
+        if self.kind != "gpt" or not ids or not any(open_bytes(tok, [*ids[-3:], int(c)]) for c in candidates):
+            return next_labels(tok, ids, candidates)
+        with self._call(s, []):
+            kv = self.hf_model(input_ids=self._tensor(ids), use_cache=True).past_key_values
+        return next_labels(
+            tok, ids, candidates, follow_ids(tok, ids, candidates, lambda p: self._greedy_next(p, s, ids, kv))
+        )
+
     def _start_ids(self) -> list[int]:
         tok = self.tokenizer.tok
         cfg = self.hf_model.config
@@ -445,11 +509,9 @@ class HFRunner(TracesText, SamplesText):
         causal = np.tril(np.ones((len(tgt), len(tgt)), dtype=bool))
         attention = {
             "encoder": self._attention(out.encoder_attentions, src, src, None, words, words),
-            "decoder": self._attention(
-                out.decoder_attentions, tgt, tgt, causal, written=self._written(out, self.tokenizer)
-            ),
+            "decoder": self._attention(out.decoder_attentions, tgt, tgt, causal, written=self._written(out, tgt, None)),
             "cross": self._attention(
-                out.cross_attentions, tgt, src, None, None, words, written=self._written(out, self.tokenizer)
+                out.cross_attentions, tgt, src, None, None, words, written=self._written(out, tgt, None)
             ),
         }
         self._record(record, attention, s)

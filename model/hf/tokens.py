@@ -3,6 +3,7 @@ pieces turned back into text), word ids and word labels."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 
@@ -21,14 +22,18 @@ def _bytes_to_unicode() -> dict[int, str]:
 
 
 _UNBYTE = {c: b for b, c in _bytes_to_unicode().items()}
+_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # a byte-fallback piece (SentencePiece, Gemma)
 
 
 def _visible(text: str) -> str:
     """A label: the text without its leading space; a space as ␣, a newline as ↵, other
-    invisible characters as their code point."""
+    invisible characters as their code point, a leading combining mark on ◌."""
     t = text.strip()
     if t:
-        return "".join(c if unicodedata.category(c)[0] not in "CZ" or c == " " else f"U+{ord(c):04X}" for c in t)
+        # a label that starts with a combining mark (an accent over the character before it) puts
+        # it on a dotted circle, as Unicode shows it: alone it would sit on the label's neighbour
+        lead = "\u25cc" if unicodedata.category(t[0])[0] == "M" else ""
+        return lead + "".join(c if unicodedata.category(c)[0] not in "CZ" or c == " " else f"U+{ord(c):04X}" for c in t)
     if "\n" in text:
         return "↵"
     return "␣" if text else "∅"
@@ -57,6 +62,8 @@ class HFTokenizer:
             or type(tok).__name__.startswith(("Bert", "DistilBert", "Electra"))
         )
         self.byte_level = backend is not None and "ByteLevel" in repr(backend.decoder)
+        self.byte_fallback = backend is not None and "ByteFallback" in repr(backend.decoder)
+        self._bytes: dict[int, bytes | None] = {}
 
     def is_ordinary(self, i: int) -> bool:
         """Not a special token ([UNK] counts as ordinary: it stands for a word of the text)."""
@@ -74,6 +81,22 @@ class HFTokenizer:
     def pieces(self, ids) -> list[str]:
         return list(self.tok.convert_ids_to_tokens([int(i) for i in ids]))
 
+    def _piece_bytes(self, p: str | None) -> bytes | None:
+        if not p:
+            return None
+        if self.byte_level and all(c in _UNBYTE for c in p):
+            return bytes(_UNBYTE[c] for c in p)
+        m = _FALLBACK.fullmatch(p) if self.byte_fallback else None
+        return bytes([int(m.group(1), 16)]) if m else None
+
+    def piece_bytes(self, i: int) -> bytes | None:
+        """The bytes a token stands for when it is a byte piece (byte-level BPE: every ordinary
+        token; byte fallback: "<0xE5>"), else None (a special token, a SentencePiece word)."""
+        i = int(i)
+        if i not in self._bytes:
+            self._bytes[i] = None if i in self.special_ids else self._piece_bytes(self.pieces([i])[0])
+        return self._bytes[i]
+
     # per token: (label, text it stands for, starts a word)
     def _surfaces(self, ids) -> list[tuple[str, str, bool]]:
         ids = [int(i) for i in ids]
@@ -87,8 +110,8 @@ class HFTokenizer:
                 out.append((p, "", True))
                 k += 1
                 continue
-            if self.byte_level and all(c in _UNBYTE for c in p):
-                raw = bytes(_UNBYTE[c] for c in p)
+            raw = self._piece_bytes(p)
+            if raw is not None:
                 try:
                     text = raw.decode("utf-8")
                     out.append((_visible(text), text, text[:1].isspace() or after_special))
@@ -101,10 +124,10 @@ class HFTokenizer:
                 j = k + 1
                 text = None
                 while j < len(ids) and len(group) < 4 and ids[j] not in self.special_ids:
-                    q = pieces[j] or ""
-                    if not all(c in _UNBYTE for c in q):
+                    more = self._piece_bytes(pieces[j])
+                    if more is None:
                         break
-                    buf += bytes(_UNBYTE[c] for c in q)
+                    buf += more
                     group.append(j)
                     j += 1
                     try:

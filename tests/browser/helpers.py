@@ -138,3 +138,39 @@ def axe_violations(page) -> list[dict]:
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
     return page.evaluate(_AXE_RUN)
+
+
+# every canvas fillText with whether the transform in force turns the text (its matrix's b is not 0):
+# what the in-browser attention views draw (open_view(watch=True); drawn_text)
+WATCH_TEXT = """(() => {
+  if (window.__drawnText) return;
+  window.__drawnText = [];
+  const fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+    const m = this.getTransform();
+    window.__drawnText.push({ text: String(text), turned: Math.abs(m.b) > 1e-6 });
+    return fill.call(this, text, ...rest);
+  };
+})();"""
+
+
+def open_view(new_page, url: str, view: str | None = None, watch: bool = False, width: int = 1280, height: int = 800):
+    """A page at url in a new tab (1280 x 800 unless told), settled; with watch, every canvas text it draws is
+    recorded (drawn_text); with view, after that in-browser attention view (window.__attentionViews[view])
+    says it is ready."""
+    page = new_page(viewport={"width": width, "height": height})
+    if watch:
+        page.add_init_script(WATCH_TEXT)
+    goto(page, url)
+    if view:
+        page.wait_for_function(
+            f"() => window.__attentionViews && window.__attentionViews.{view} && window.__attentionViews.{view}.ready",
+            timeout=60_000,
+        )
+        settle(page)
+    return page
+
+
+def drawn_text(page) -> list[dict]:
+    """What the watched page drew on its canvases so far: [{text, turned}]."""
+    return page.evaluate("() => window.__drawnText")

@@ -15,33 +15,18 @@ import pytest
 
 from data import corpus
 
-from .helpers import exceptions, goto, settle
-
-# every fillText with whether the transform in force turns the text (its matrix's b is not 0)
-WATCH_TEXT = """(() => {
-  if (window.__drawnText) return;
-  window.__drawnText = [];
-  const fill = CanvasRenderingContext2D.prototype.fillText;
-  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-    const m = this.getTransform();
-    window.__drawnText.push({ text: String(text), turned: Math.abs(m.b) > 1e-6 });
-    return fill.call(this, text, ...rest);
-  };
-})();"""
-READY = "() => window.__attentionViews && window.__attentionViews.home_view && window.__attentionViews.home_view.ready"
+from .helpers import drawn_text, exceptions, open_view
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_chinese_key_labels_are_upright(app_server, new_page, lang):
-    page = new_page(viewport={"width": 1280, "height": 800})
-    page.add_init_script(WATCH_TEXT)
-    goto(page, f"{app_server.url}/?model=translator&lang={lang}&text={quote('狗咬人')}")
-    page.wait_for_function(READY, timeout=60_000)
-    settle(page)
+    page = open_view(
+        new_page, f"{app_server.url}/?model=translator&lang={lang}&text={quote('狗咬人')}", "home_view", True
+    )
     keys = page.evaluate("() => window.__attentionViews.home_view.labels.k")
     chinese = [k for k in keys if any("\u4e00" <= c <= "\u9fff" for c in k)]
     assert len(chinese) >= 3, keys  # 狗, 咬, 人: nothing to check without them
-    drawn = page.evaluate("() => window.__drawnText")
+    drawn = drawn_text(page)
     for k in chinese:
         seen = [d["turned"] for d in drawn if d["text"] == k]
         assert seen, (k, "never drawn", [d["text"] for d in drawn][:60])
@@ -54,8 +39,7 @@ def test_unknown_chinese_words_are_struck_out(app_server, new_page, lang):
     text = "鲸鱼咬人"
     unknown = corpus.unknown_words(text)
     assert unknown, "every word of the sentence is known now: pick one the corpus lacks"
-    page = new_page(viewport={"width": 1280, "height": 800})
-    goto(page, f"{app_server.url}/?model=translator&lang={lang}&text={quote(text)}")
+    page = open_view(new_page, f"{app_server.url}/?model=translator&lang={lang}&text={quote(text)}")
     struck = page.locator("[data-testid='stMain'] del").all_inner_texts()
     assert struck == unknown, (struck, unknown)
     assert "~~" not in page.locator("[data-testid='stMain']").inner_text()

@@ -171,7 +171,8 @@ function strip(text) {
 }
 const INVISIBLE = /^[\p{C}\p{Z}]$/u; // unicodedata.category(ch)[0] in "CZ"
 const hex4 = (ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
-const visible = (ch) => (INVISIBLE.test(ch) && ch !== " " ? hex4(ch) : ch);
+const MARK = /^\p{M}$/u; // unicodedata.category(ch)[0] == "M": a combining mark, shown on a dotted circle
+const visible = (ch) => (INVISIBLE.test(ch) && ch !== " " ? hex4(ch) : MARK.test(ch) ? "\u25cc" + ch : ch);
 const hex2 = (b) => "\\x" + b.toString(16).toUpperCase().padStart(2, "0");
 function wordLabel(w) {
   const t = strip(w);
