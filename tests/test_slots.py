@@ -96,3 +96,51 @@ def test_heavy_outside_a_run_slot_only_uses_the_lane():
     with heavy(run, lane):
         assert not run.held() and lane.held()
     assert not lane.held()
+
+
+def test_a_run_asked_to_rerun_while_it_waits_leaves_the_queue_without_taking_a_slot(monkeypatch):
+    """Issue 45, item 3: a run whose session sent a newer rerun while it waited for a slot used to
+    take the slot when its turn came and compute a page nobody would see (a flood of reruns queued
+    one stale run after another). Now it leaves the queue and ends as at its next Streamlit call."""
+    from ui import slots as module
+
+    asked = threading.Event()
+
+    class Left(Exception):
+        pass
+
+    def leave():
+        raise Left
+
+    monkeypatch.setattr(module, "_run_interrupted", asked.is_set)
+    monkeypatch.setattr(module, "_leave_run", leave)
+    slots = FairSlots(1)
+    slots.acquire("student")  # the only slot is busy
+    out = []
+
+    def run():
+        try:
+            with slots:  # a page run: interruptible
+                out.append("took the slot")
+        except Left:
+            out.append("left")
+
+    waiter = threading.Thread(target=run)
+    waiter.start()
+    wait_until(lambda: slots.waiting() == 1)
+    asked.set()
+    slots.wake()
+    waiter.join(2)
+    assert out == ["left"] and slots.waiting() == 0
+    slots.release()
+    with slots.hold("student"):  # the slot it never took is free for the next run
+        pass
+
+
+def test_a_slot_asked_for_outside_a_page_run_is_not_interrupted(monkeypatch):
+    from ui import slots as module
+
+    monkeypatch.setattr(module, "_run_interrupted", lambda: True)
+    slots = FairSlots(1)
+    with slots.hold("heavy work re-taking its run slot"):  # not interruptible: never leaves half-held
+        assert slots.held()

@@ -22,6 +22,19 @@ import threading
 import time
 
 HALF_LIFE = 30.0  # seconds: how long a session's use of the slots counts against it
+LOOK_AGAIN = 0.25  # seconds a waiting thread sleeps before it looks at the order (and its run) again
+
+
+def _run_interrupted() -> bool:
+    from . import streamlit_internals
+
+    return streamlit_internals.run_interrupted()
+
+
+def _leave_run() -> None:
+    from . import streamlit_internals
+
+    streamlit_internals.leave_interrupted_run()
 
 
 def session_id() -> str:
@@ -69,20 +82,40 @@ class FairSlots:
         """The session this thread's innermost hold is for ("" when it holds none)."""
         return self._local.start[-1][0] if self.held() else ""
 
-    def acquire(self, session: str | None = None) -> str:
+    def acquire(self, session: str | None = None, interruptible: bool = False) -> str:
+        """Wait for a slot; interruptible: a script run that its session asked to stop or rerun
+        meanwhile (a newer rerun, ui/hardening.py's gate) leaves the queue and ends as at its next
+        Streamlit call, instead of taking a slot to compute a page nobody will see."""
         session = session_id() if session is None else session
-        with self._cond:
-            ticket = next(self._tickets)
-            self._waiting.append((session, ticket))
-            while not (self._free > 0 and self._next() == ticket):
-                self._cond.wait(timeout=1.0)  # a decaying use can change the order: look again now and then
-            self._waiting.remove((session, ticket))
-            self._free -= 1
-            self._cond.notify_all()  # a second free slot: the next in line may go too
+        while True:
+            with self._cond:
+                ticket = next(self._tickets)
+                self._waiting.append((session, ticket))
+                left = False
+                while True:
+                    if interruptible and _run_interrupted():
+                        left = True
+                        break
+                    if self._free > 0 and self._next() == ticket:
+                        break
+                    self._cond.wait(timeout=LOOK_AGAIN)  # a decaying use can change the order
+                self._waiting.remove((session, ticket))
+                if not left:
+                    self._free -= 1
+                self._cond.notify_all()  # a second free slot, or one fewer waiting: the next may go
+            if not left:
+                break
+            _leave_run()  # raises Streamlit's own StopException or RerunException
+            interruptible = False  # nothing to leave for after all (a fragment's rerun queued): wait
         self._local.depth = getattr(self._local, "depth", 0) + 1
         self._local.start = getattr(self._local, "start", [])
         self._local.start.append((session, self.clock()))
         return session
+
+    def wake(self) -> None:
+        """Every waiting thread looks again now (a run was asked to stop: it may leave the queue)."""
+        with self._cond:
+            self._cond.notify_all()
 
     def release(self) -> None:
         session, start = self._local.start.pop()
@@ -96,15 +129,15 @@ class FairSlots:
             self._cond.notify_all()
 
     @contextlib.contextmanager
-    def hold(self, session: str | None = None):
-        self.acquire(session)
+    def hold(self, session: str | None = None, interruptible: bool = False):
+        self.acquire(session, interruptible)
         try:
             yield
         finally:
             self.release()
 
-    def __enter__(self):
-        self.acquire()
+    def __enter__(self):  # a page run (app.py, a fragment's rerun): it leaves the queue when stopped
+        self.acquire(interruptible=True)
         return self
 
     def __exit__(self, *exc):
@@ -187,7 +220,7 @@ def heavy(run_slots: FairSlots | None = None, heavy_slots: FairSlots | None = No
     if held:
         run_slots.release()
     try:
-        with heavy_slots.hold(session):
+        with heavy_slots.hold(session, interruptible=True):
             cpu = time.thread_time()  # torch runs on this thread (one intra-op thread, ui/cache.py)
             try:
                 yield
