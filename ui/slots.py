@@ -51,6 +51,7 @@ def session_id() -> str:
 
 VISITORS_KEPT = 10_000  # sessions whose visitor keys are remembered (the oldest forgotten)
 _VISITORS: dict[str, tuple[str, str]] = {}
+_VISITORS_LOCK = threading.Lock()
 
 
 def visitor_keys(session: str) -> tuple[str, str]:
@@ -77,9 +78,10 @@ def visitor_keys(session: str) -> tuple[str, str]:
             browser = "b:" + kept
     except Exception:  # noqa: BLE001  (no browser's context: a bare script run, a test)
         pass
-    if len(_VISITORS) >= VISITORS_KEPT:
-        _VISITORS.pop(next(iter(_VISITORS)))
-    _VISITORS[session] = (address, browser)
+    with _VISITORS_LOCK:  # page runs of many sessions at once: one pops the oldest at a time
+        if len(_VISITORS) >= VISITORS_KEPT:
+            _VISITORS.pop(next(iter(_VISITORS)), None)
+        _VISITORS[session] = (address, browser)
     return address, browser
 
 
