@@ -11,6 +11,8 @@ The attacks (ATTACKS, by name):
   git        load_git_info 40 times a second on one websocket (item 2);
   rerun      4 websockets x 50 reruns a second of the attention page, a new sentence each (item 3);
   report     the same flood carrying forged attention-view reports (item 3);
+  stop       4 websockets x 50 (rerun, stop_script) pairs a second (red team 2: each stop ended the
+             run, and the rerun after it started a new thread);
   generate   16 websockets looping 100-token generations, a new seed each (item 4);
   rooms      one address behind the proxy (X-Forwarded-For from loopback) opening rooms in a loop;
              then a teacher at another address must still open one (item 5);
@@ -226,8 +228,9 @@ def _forged_report(k: int) -> str:
     return '{"layer": %s, "head": %s, "q": %s, "temp": %s}' % (bad, bad, bad, bad)
 
 
-async def _flood(server, stop_at, stats, i, forged: bool):
-    """Item 3: 50 reruns a second on one socket; forged: each carrying a forged view report."""
+async def _flood(server, stop_at, stats, i, forged: bool, stop: bool = False):
+    """Item 3: 50 reruns a second on one socket; forged: each carrying a forged view report; stop:
+    each followed by a stop_script (a stopped run refuses the next rerun: a new thread each)."""
     import websockets
 
     ws = await _connect(server)
@@ -249,6 +252,10 @@ async def _flood(server, stop_at, stats, i, forged: bool):
             text = quote(f"The dog saw the cat {i} {k}")
             try:
                 await ws.send(_rerun(f"text={text}", "attention", widgets).SerializeToString())
+                if stop:
+                    m = BackMsg()
+                    m.stop_script = True
+                    await ws.send(m.SerializeToString())
             except websockets.ConnectionClosed:
                 stats["closed"] = stats.get("closed", 0) + 1
                 ws = await _connect(server)
@@ -467,6 +474,11 @@ ATTACKS = {
     "git": ("load_git_info 40 a second", 1, _git_attacker),
     "rerun": ("4 sockets x 50 reruns a second", 4, lambda s, t, st, i: _flood(s, t, st, i, False)),
     "report": ("4 sockets x 50 forged view reports a second", 4, lambda s, t, st, i: _flood(s, t, st, i, True)),
+    "stop": (
+        "4 sockets x 50 (rerun, stop) pairs a second",
+        4,
+        lambda s, t, st, i: _flood(s, t, st, i, False, stop=True),
+    ),
     "generate": ("16 sockets looping 100-token generations", 16, _generate_attacker),
     "rooms": ("one address behind the proxy opening rooms", 1, _rooms_attacker),
     "folder": (
