@@ -107,8 +107,8 @@ async def _run(ws, msg: BackMsg, timeout: float = 60) -> list[ForwardMsg]:
             m = ForwardMsg()
             m.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
             out.append(m)
-            if m.WhichOneof("type") == "script_finished":
-                return out
+            if m.WhichOneof("type") == "script_finished" and m.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return out  # not a run that ended early for a rerun (runner.fastReruns off): the one asked for
     except (websockets.ConnectionClosed, TimeoutError):
         return out
 
