@@ -2,9 +2,10 @@
 
 A plain semaphore hands a freed slot to whichever thread wakes first, so a visitor whose tabs
 loop uncached importance grids could keep both run slots and the class waited behind them
-(issue 26: p95 2.80 s). Here a freed slot goes to the waiting session that used the fewest
-slot-seconds lately (its use decays with a half-life of HALF_LIFE s), ties to the one that asked
-first; and heavy computations (importance grids, timeline builds, the cost page's live sections)
+(issue 26: p95 2.80 s). Here a freed slot goes to the waiting run whose visitor used the fewest
+slot-seconds lately (its use decays with a half-life of HALF_LIFE s): by its address first, then
+its browser, ties to the one that asked first (visitor_keys: 300 new sessions of one visitor are
+one visitor, issue 45); a run asked to rerun or stop while it waits leaves the queue; and heavy computations (importance grids, timeline builds, the cost page's live sections)
 run in a lane of their own, HEAVY_SLOTS wide, which a page run enters after handing its run slot
 back, so however many tabs a visitor opens, the class's page runs never wait behind more than
 one slot's worth of someone else's heavy work. Each session's CPU seconds in the heavy lane are
