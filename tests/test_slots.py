@@ -178,3 +178,25 @@ def test_many_new_sessions_of_one_address_share_its_use_and_the_class_goes_first
     # the two addresses take turns: every student runs among the first six, not after the 49
     assert sorted(order[:6]) == ["crowd1", "crowd2", "crowd3", "student0", "student1", "student2"], order[:8]
     assert slots.usage("a:203.0.113.66") > 10 and slots.usage("a:198.51.100.10") < 1
+
+
+def test_a_pages_part_runs_in_a_run_slot_also_when_it_reruns_alone():
+    """A fragment's own rerun (a head clicked, a slider moved) runs the part without app.py, whose
+    run slot it then did not hold: a flood of such reruns computed outside the fair slots."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ui import context, slots
+
+        def part():
+            st.session_state.setdefault("held", []).append(slots.RUN_SLOTS.held())
+            st.button("again", key="again")
+
+        context.partial(part)()
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    at.button(key="again").click().run()
+    assert not at.exception
+    assert at.session_state["held"] == [True, True]
