@@ -113,7 +113,7 @@ async def _recv_until_done(ws, timeout: float) -> float:
         data = await asyncio.wait_for(ws.recv(), timeout)
         msg = ForwardMsg()
         msg.ParseFromString(data)
-        if msg.WhichOneof("type") == "script_finished":
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             return time.perf_counter() - t0
 
 
@@ -361,7 +361,10 @@ async def _loaded(server, query: str, page: str, seconds: float = 300) -> None:
                 seen += data if LOADING in data else b""
                 msg = ForwardMsg()
                 msg.ParseFromString(data)
-                if msg.WhichOneof("type") == "script_finished":
+                if (
+                    msg.WhichOneof("type") == "script_finished"
+                    and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+                ):
                     break
         if not seen:
             return

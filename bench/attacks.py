@@ -11,6 +11,8 @@ The attacks (ATTACKS, by name):
   git        load_git_info 40 times a second on one websocket (item 2);
   rerun      4 websockets x 50 reruns a second of the attention page, a new sentence each (item 3);
   report     the same flood carrying forged attention-view reports (item 3);
+  stop       4 websockets x 50 (rerun, stop_script) pairs a second (red team 2: each stop ended the
+             run, and the rerun after it started a new thread);
   generate   16 websockets looping 100-token generations, a new seed each (item 4);
   rooms      one address behind the proxy (X-Forwarded-For from loopback) opening rooms in a loop;
              then a teacher at another address must still open one (item 5);
@@ -21,6 +23,8 @@ The attacks (ATTACKS, by name):
   idle       700 sockets each sending 950,000 characters in the room-code box, then idle (item 9);
   hashes     the held-out variant: 300 idle sockets, each one 120 kB rerun of 20,000
              cached-message hashes (Streamlit kept them as a frozenset);
+  crowd      300 new sessions at once from one address, each opening the home page with its own
+             sentence (red team 2: fair per address, not per session);
   cost       two tabs building the cost-estimate lesson (15 translation steps of 12 `also`
              sentences, shared through a room), refused by its price (item 10);
   smollm     SmolLM2-135M: 10 attention tabs of 2,000 characters each (item 9), on a second server
@@ -51,6 +55,16 @@ from drive.server import SCREENSHOTS, AppServer, has_trained_weights
 SMOLLM = "smollm2-135m"
 
 
+SCHOOL = "198.51.100.10"  # the class's one address (a school's NAT), through the proxy
+ATTACKER = {"X-Forwarded-For": "203.0.113.66"}  # every attacker's socket: the visitor's own address
+
+
+def _student_headers(i: int) -> dict:
+    """Student i as its browser connects after its first visit: the school's address (forwarded by
+    the trusted proxy, here loopback) and its browser id cookie (ui/client_address.BROWSER_COOKIE)."""
+    return {"X-Forwarded-For": SCHOOL, "Cookie": f"attn_browser={i + 1:016x}"}
+
+
 def _uri(server) -> str:
     return server.url.replace("http://", "ws://") + "/_stcore/stream"
 
@@ -63,7 +77,7 @@ async def _connect(server, headers=None):
         subprotocols=["streamlit"],
         origin=server.url,
         max_size=None,
-        additional_headers=headers,
+        additional_headers=headers or ATTACKER,
         open_timeout=60,
     )
 
@@ -93,8 +107,8 @@ async def _run(ws, msg: BackMsg, timeout: float = 60) -> list[ForwardMsg]:
             m = ForwardMsg()
             m.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
             out.append(m)
-            if m.WhichOneof("type") == "script_finished":
-                return out
+            if m.WhichOneof("type") == "script_finished" and m.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return out  # not a run that ended early for a rerun (runner.fastReruns off): the one asked for
     except (websockets.ConnectionClosed, TimeoutError):
         return out
 
@@ -214,8 +228,9 @@ def _forged_report(k: int) -> str:
     return '{"layer": %s, "head": %s, "q": %s, "temp": %s}' % (bad, bad, bad, bad)
 
 
-async def _flood(server, stop_at, stats, i, forged: bool):
-    """Item 3: 50 reruns a second on one socket; forged: each carrying a forged view report."""
+async def _flood(server, stop_at, stats, i, forged: bool, stop: bool = False):
+    """Item 3: 50 reruns a second on one socket; forged: each carrying a forged view report; stop:
+    each followed by a stop_script (a stopped run refuses the next rerun: a new thread each)."""
     import websockets
 
     ws = await _connect(server)
@@ -237,6 +252,10 @@ async def _flood(server, stop_at, stats, i, forged: bool):
             text = quote(f"The dog saw the cat {i} {k}")
             try:
                 await ws.send(_rerun(f"text={text}", "attention", widgets).SerializeToString())
+                if stop:
+                    m = BackMsg()
+                    m.stop_script = True
+                    await ws.send(m.SerializeToString())
             except websockets.ConnectionClosed:
                 stats["closed"] = stats.get("closed", 0) + 1
                 ws = await _connect(server)
@@ -399,6 +418,30 @@ async def _idle_attacker(server, stop_at, stats, i, sockets: int, message):
             await ws.close()
 
 
+async def _crowd_attacker(server, stop_at, stats, i, sockets: int):
+    """Item 2 of the red team's list: many new sessions at once from one address, each opening the
+    home page with its own sentence (as 300 tabs would), then idle until the phase ends."""
+    import websockets
+
+    socks = []
+
+    async def one(k):
+        try:
+            ws = await _connect(server)
+            socks.append(ws)
+            await ws.send(_rerun(f"text={quote(f'The crowd {i} {k} came in')}").SerializeToString())
+            stats["loops"] += 1
+        except (websockets.ConnectionClosed, OSError):
+            stats["loops"] += 1
+
+    try:
+        await asyncio.gather(*(one(k) for k in range(sockets)))
+        await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+    finally:
+        for ws in socks:
+            await ws.close()
+
+
 def _box_message(k: int) -> bytes:
     return _rerun(widgets=[("_room_typed", "string_value", "码" * 316_000)]).SerializeToString()
 
@@ -431,6 +474,11 @@ ATTACKS = {
     "git": ("load_git_info 40 a second", 1, _git_attacker),
     "rerun": ("4 sockets x 50 reruns a second", 4, lambda s, t, st, i: _flood(s, t, st, i, False)),
     "report": ("4 sockets x 50 forged view reports a second", 4, lambda s, t, st, i: _flood(s, t, st, i, True)),
+    "stop": (
+        "4 sockets x 50 (rerun, stop) pairs a second",
+        4,
+        lambda s, t, st, i: _flood(s, t, st, i, False, stop=True),
+    ),
     "generate": ("16 sockets looping 100-token generations", 16, _generate_attacker),
     "rooms": ("one address behind the proxy opening rooms", 1, _rooms_attacker),
     "folder": (
@@ -449,6 +497,11 @@ ATTACKS = {
         300,
         lambda s, t, st, i: _idle_attacker(s, t, st, i, 1, _hashes_message),
     ),
+    "crowd": (
+        "300 new sessions at once from one address, each opening the home page",
+        1,
+        lambda s, t, st, i: _crowd_attacker(s, t, st, i, max(1, round(300 * st.get("scale", 1.0)))),
+    ),
     "cost": (
         "2 tabs building the cost-estimate lesson (15 steps x 12 also)",
         2,
@@ -460,14 +513,14 @@ ATTACKS = {
 
 async def _phase(server, seconds: float, name: str | None, scale: float):
     stop_at = time.monotonic() + seconds
-    stats = {"loops": 0, "errors": 0}
+    stats = {"loops": 0, "errors": 0, "scale": scale}
     tasks = []
     if name:
         _, n, attack = ATTACKS[name]
         n = max(1, round(n * scale))
         tasks = [asyncio.create_task(attack(server, stop_at, stats, i)) for i in range(n)]
     # the class sends its sentences; RSS is sampled once a second for the whole phase
-    times, errors, rss = await _class(server, 6, seconds, "", (2.0, 2.0), 60)
+    times, errors, rss = await _class(server, 6, seconds, "", (2.0, 2.0), 60, _student_headers)
     done = await asyncio.gather(*tasks, return_exceptions=True)
     failed = [repr(x) for x in done if isinstance(x, BaseException)]
     return times, errors, rss, stats, failed

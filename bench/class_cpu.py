@@ -174,7 +174,7 @@ async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
         if shows_exception(msg) and problem is None:
             e = msg.delta.new_element.exception
             problem = f"{e.type}: {e.message}"[:300]
-        if msg.WhichOneof("type") == "script_finished":
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
             if msg.script_finished not in done and problem is None:
                 problem = f"run finished with {msg.script_finished}"

@@ -64,7 +64,7 @@ async def _ask(ws, text: str, page: str, timeout: float = 120) -> tuple[float, b
         kind = msg.WhichOneof("type")
         if shows_exception(msg):
             ok = False
-        if kind == "script_finished":
+        if kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             return time.perf_counter() - t0, ok and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
 
 

@@ -136,7 +136,7 @@ def following() -> bool:
     return bool(code() and not is_teacher() and st.session_state.get("_room_follow", True))
 
 
-BROWSER_COOKIE = "attn_browser"  # a random id this browser keeps: one vote per browser and step
+BROWSER_COOKIE = client_address.BROWSER_COOKIE  # a random id this browser keeps: one vote per browser and step
 BROWSER_COOKIE_AGE = 180 * 24 * 3600
 
 

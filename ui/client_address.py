@@ -1,4 +1,5 @@
-"""Which visitor a request came from, for the room-open rate limit (ui/rooms.py OPENS["address"]).
+"""Which visitor a request came from, for the room-open rate limit (ui/rooms.py OPENS["address"])
+and the run slots' shares (ui/slots.py: per address, then per browser).
 
 The websocket's peer is the visitor only when nothing stands between them. Behind the shipped
 nginx (deploy/nginx.conf) the peer is the proxy, and every visitor would share its one bucket: 20
@@ -25,6 +26,7 @@ import socket
 from collections.abc import Mapping
 
 ENV = "ATTN_TRUSTED_PROXIES"
+BROWSER_COOKIE = "attn_browser"  # a random id a browser keeps (ui/classroom.py writes it): its tabs as one
 DEFAULT = "127.0.0.0/8,::1"
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -6,6 +6,7 @@ same settings, so no page re-declares them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
@@ -357,8 +358,11 @@ def partial(fn):
     @st.fragment
     @functools.wraps(fn)
     def part(*args, **kwargs):
+        # a partial rerun runs in a run slot as a full run does (app.py); inside a full run it holds one
+        hold = contextlib.nullcontext() if slots.RUN_SLOTS.held() else slots.RUN_SLOTS
         try:
-            fn(*args, **kwargs)
+            with hold:
+                fn(*args, **kwargs)
         except slots.OverBudget as e:  # a real model's trace in a partial rerun: app.py's notice, not an error box
             st.warning(t("heavy_over_budget", seconds=round(e.retry_after)), icon="⏳")
             return

@@ -34,7 +34,13 @@ place. app.py calls apply() on every run; it patches once per process.
 - Reruns: at most RERUN_RATE (10) a second per session after a burst of RERUN_BURST (30). A rerun message
   carries every widget's state, so the newest one waiting replaces the older and is handled when
   the session's rate allows: a flood costs the server RERUN_RATE runs a second and the visitor
-  loses no input (4 sockets x 50 reruns a second had served the class 0-1 sentence in 30 s).
+  loses no input (4 sockets x 50 reruns a second had served the class 0-1 sentence in 30 s). One
+  script thread per session: a rerun while the session's run goes is handed to that run
+  (.streamlit/config.toml runner.fastReruns = false: it restarts at its next Streamlit call or
+  slot wait, ui/slots.py), and a rerun while a stopped run has not ended yet waits for it here;
+  a stop_script costs a rerun's token (a stop and a rerun, 50 pairs a second, started a thread
+  each). The whole run is in a run slot (app.py), so what a session's runs cost is counted by the
+  fair slots.
 Streamlit has no setting for any of these (server.maxUploadSize only bounds one file);
 deploy/nginx.conf also closes both routes in front of the app. What is refused, and the limits,
 are here; how Streamlit's runtime is reached to refuse them is ui/streamlit_internals.py, the one
@@ -81,6 +87,7 @@ INBOUND_MAX = 128 * 1024  # bytes of one client message (the largest a page send
 # Chinese sentence in the link, the box and the context's url with the widgets: about 45 kB)
 RERUN_RATE = 10.0  # reruns a second a session may ask for, sustained (a person clicks far fewer)
 RERUN_BURST = 30  # and at once, after a quiet while (a slider dragged, a test driving a page)
+STOPPING_LOOK = 0.02  # seconds between looks at a stopped run that has not ended yet (a rerun waits for it)
 
 
 class RerunGate:
@@ -122,18 +129,29 @@ def gate(session, msg, handle) -> None:
         payload = msg.backend_operation_request.WhichOneof("payload")
         if payload not in ALLOWED_OPERATIONS:
             return _refused_once(session, f"backend operation {payload}")
+    if kind == "stop_script":  # a stop and a rerun start a thread each: a stop costs a rerun's token
+        if _rate(session).take() != 0.0:
+            return _refused_once(session, "stop_script (over the rerun rate)")
+        return handle(msg)
     if kind != "rerun_script":
         return handle(msg)
     msg = bounded_rerun(msg)
-    rate = session.__dict__.get("_attn_reruns")
-    if rate is None:
-        rate = session.__dict__["_attn_reruns"] = RerunGate()
-    wait = rate.take() if rate.waiting is None else None  # one is waiting: this one replaces it
+    rate = _rate(session)
+    stopping = internals.run_stopping(session)  # Streamlit would start a second thread beside it
+    wait = rate.take() if rate.waiting is None and not stopping else None  # one is waiting: this replaces it
     if wait == 0.0:
         return handle(msg)
     rate.waiting = msg if rate.waiting is None else merged(rate.waiting, msg)
     if rate.timer is None:
-        rate.timer = _later(wait if wait is not None else 1 / RERUN_RATE, lambda: _flush(rate, handle))
+        after = STOPPING_LOOK if stopping else wait if wait is not None else 1 / RERUN_RATE
+        rate.timer = _later(after, lambda: _flush(rate, handle, session))
+
+
+def _rate(session) -> RerunGate:
+    rate = session.__dict__.get("_attn_reruns")
+    if rate is None:
+        rate = session.__dict__["_attn_reruns"] = RerunGate()
+    return rate
 
 
 WIDGET_TEXT_MAX = 8_000  # characters of one widget's text (the sentence box takes 2,000, a lesson text 1,200)
@@ -329,13 +347,16 @@ def merged(older, newer):
     return out
 
 
-def _flush(rate: RerunGate, handle) -> None:
+def _flush(rate: RerunGate, handle, session=None) -> None:
     rate.timer = None
     if rate.waiting is None:
         return
+    if session is not None and internals.run_stopping(session):  # its stopped run has not ended yet
+        rate.timer = _later(STOPPING_LOOK, lambda: _flush(rate, handle, session))
+        return
     wait = rate.take()
     if wait:
-        rate.timer = _later(wait, lambda: _flush(rate, handle))
+        rate.timer = _later(wait, lambda: _flush(rate, handle, session))
         return
     msg, rate.waiting = rate.waiting, None
     handle(msg)

@@ -15,7 +15,12 @@ What it touches, each by name:
 - `AppSession._handle_clear_cache_request` (runtime/app_session.py): the clear_cache message's
   handler, replaced for every session of the process;
 - `AppSession.handle_backmsg`: every message a client sends, wrapped by ui/hardening.py's gate
-  (an allowlist of message types, and a rate of reruns per session);
+  (an allowlist of message types, and a rate of reruns per session); the session's
+  `_scriptrunner`, its `_script_thread` and its requests' `_state` read (is a run of this session
+  still going, or stopping?);
+- the running script's `ScriptRunContext.script_requests`: its `_state` read and
+  `on_scriptrunner_yield` called, so a run that was asked to stop while it waits for a run slot
+  ends there as it would at its next Streamlit call (StopException, RerunException);
 - `Runtime.instance().uploaded_file_mgr`: its `add_file` replaced; its `file_storage` (session ->
   file id -> file, in insertion order) read, `remove_file` called;
 - `Runtime.instance().stats_mgr`: `registered_families` and `get_stats` answer nothing.
@@ -52,6 +57,54 @@ def gate_backmsgs(gate: Callable[[object, object, Callable[[object], None]], Non
 
     handle_backmsg._attn_original = original
     AppSession.handle_backmsg = handle_backmsg
+
+
+def run_going(session) -> bool:
+    """Whether a script thread of this session is alive (running, or asked to stop and not there
+    yet): Streamlit's fast reruns start a new thread for each rerun while the old one runs on to its
+    next Streamlit call, so a flood of reruns had many threads of one session computing at once."""
+    runner = getattr(session, "_scriptrunner", None)
+    thread = getattr(runner, "_script_thread", None)
+    return thread is not None and thread.is_alive()
+
+
+def run_stopping(session) -> bool:
+    """Whether the session's script thread is alive but asked to stop (a client's stop_script): it
+    refuses a rerun, and Streamlit then starts another thread beside it."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    runner = getattr(session, "_scriptrunner", None)
+    requests = getattr(runner, "_requests", None)
+    return run_going(session) and getattr(requests, "_state", None) == ScriptRequestType.STOP
+
+
+def _requests():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return getattr(get_script_run_ctx(suppress_warning=True), "script_requests", None)
+
+
+def run_interrupted() -> bool:
+    """Whether this thread's script run has been asked to stop or to rerun (read, not taken)."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    requests = _requests()
+    return requests is not None and requests._state != ScriptRequestType.CONTINUE
+
+
+def leave_interrupted_run() -> None:
+    """End this script run as its next Streamlit call would when it has been asked to stop or to
+    rerun (raises StopException or RerunException); returns when it has not."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    requests = _requests()
+    request = requests.on_scriptrunner_yield() if requests is not None else None
+    if request is None:
+        return
+    if request.type == ScriptRequestType.RERUN:
+        raise RerunException(request.rerun_data)
+    raise StopException()
 
 
 def _pages_manager():
