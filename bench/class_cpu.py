@@ -10,6 +10,7 @@ real app (app.py, the attention page by default), two paths in one run on one se
                 replayed by every student, cycling through `releases` distinct ones.
 
     .venv/bin/python -m bench.class_cpu [--students 60] [--interval 10] [--seconds 60] [--page attention]
+        [--move view|type] [--texts language|free]
 
 The server's CPU is read with psutil on the server process (user + system, its children
 included) across each phase; the figures are CPU seconds per sentence, the share of one core the
@@ -21,9 +22,18 @@ page open and sends nothing for as long: what the open websockets cost, shown be
 in both paths and not counted.
 
 What the browser path sends: RELEASES names the moves whose release this bench can record from
-the page's component (window.__attentionViews). Until the pages type in the browser, "view" (the
-view's temperature dragged and let go: the component reports its {tab, layer, head, q, temp} once,
-debounced) is what the component sends on release; the server re-runs the page on the cached trace.
+the page (window.__attentionViews). "view": the view's temperature dragged and let go (the
+component reports its view once, debounced: a rerun of the page's fragment on the cached trace).
+"type": a sentence typed into the sidebar's box with the page's in-browser model answering each
+keystroke, then the box left (Streamlit applies the box: a rerun of the box's own fragment, which
+writes the link and runs no page where the page draws the sentence only in the browser's view,
+ui/context.py's _applied).
+
+Where the sentences come from (--texts, the same on both paths): "language", the models' own
+(data.corpus: what a lesson types; the page says nothing about them but their attention); "free",
+bench/load.py's (mostly words the models never saw: the page's warning about each, drawn by the
+server, differs, so each such sentence is a page run on both paths). Every student opens the page at
+OPEN_TEXT[texts], a sentence of the same kind.
 """
 
 from __future__ import annotations
@@ -44,7 +54,9 @@ sys.path.insert(0, str(ROOT))
 from bench.load import pct, sentences, shows_exception  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
 
-OPEN_TEXT = "The cat sat on the mat because it was tired"
+# the sentence every student's page opens at, per source of sentences (TEXTS): one the page says the
+# same about as about the students' next ones (the models' own language: no warning; free: a warning)
+OPEN_TEXT = {"language": "The cat sat on the mat", "free": "The cat sat on the mat because it was tired"}
 
 # JS that readies one release (argument k: its number, so each differs from the one before) on the
 # page's attention view and lets go; the component then reports once (REPORT_MS later).
@@ -52,18 +64,17 @@ RELEASES = {
     # the sentence typed into the sidebar's box with the page's in-browser model answering each
     # keystroke, then the box left: what the page sends then (the browser branch's pages: the
     # sentence applied, so the link, the room and the server's figures follow)
-    "type": """(k) => {
+    "type": """([k, text]) => {
   const v = window.__attentionViews.att_view;
   const box = document.querySelector('[class*="st-key-_text_box"] textarea');  // the sidebar's sentence box
   if (!box || !v.liveReady) throw new Error('the page has no in-browser sentence box (typing is a server run)');
-  const text = 'The cat sat on the mat because it was tired ' + ['and slept', 'and ate', 'today', 'again', 'at noon', 'all day'][k % 6] + ' ' + k;
   box.focus();
   Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
   box.dispatchEvent(new Event('input', {bubbles: true}));
   box.blur();
   return text;
 }""",
-    "view": """(k) => {
+    "view": """([k]) => {
   const v = window.__attentionViews.att_view;
   const s = v.element.querySelector('.av-temp');
   s.value = String(Math.round(+s.max * (0.55 + 0.4 * ((k * 7) % 10) / 10)));
@@ -72,6 +83,23 @@ RELEASES = {
   return +s.value;
 }""",
 }
+
+
+def language_sentences(seed: int):
+    """Sentences of the models' own language (data.corpus, what they were trained on: the model
+    says nothing about them but its attention), endlessly."""
+    from data import corpus
+
+    while True:
+        for pair in corpus.generate(64, seed):
+            yield pair.en
+        seed += 1
+
+
+# where the students' sentences come from, the same on both paths: "language", the models' own
+# (a lesson's sentences); "free", bench/load.py's (mostly words the models never saw: the page
+# warns about each, and the warning, the server's, differs from sentence to sentence)
+TEXTS = {"language": language_sentences, "free": sentences}
 
 
 def _rerun(text: str, page: str, model: str) -> bytes:
@@ -114,10 +142,13 @@ def released_views(frames: list[bytes]) -> list[bytes]:
     return out
 
 
-def record_releases(url: str, page_name: str, n: int, move: str = "view", timeout: float = 120) -> list[list[bytes]]:
+def record_releases(
+    url: str, page_name: str, n: int, move: str = "view", timeout: float = 120, texts: str = "language"
+) -> list[list[bytes]]:
     """n distinct released views, as the real page sends them from Chromium: the page opened at
-    OPEN_TEXT (the GPT, whose graph the browser runs), then the move made and let go n times; each
-    release's rerun messages, byte for byte."""
+    OPEN_TEXT[texts] (the GPT, whose graph the browser runs), then the move made and let go n times; each
+    release's rerun messages, byte for byte. texts: where a typed sentence comes from (TEXTS)."""
+    said = [s for s, _ in zip(TEXTS[texts](900), range(n))]
     from playwright.sync_api import sync_playwright
 
     from bench.views import Runs
@@ -131,7 +162,7 @@ def record_releases(url: str, page_name: str, n: int, move: str = "view", timeou
             page.set_default_timeout(timeout * 1000)
             page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(p)))
             runs = Runs(page)
-            goto(page, f"{url}/{page_name}?model=gpt&text={quote(OPEN_TEXT)}", timeout=timeout)
+            goto(page, f"{url}/{page_name}?model=gpt&text={quote(OPEN_TEXT[texts])}", timeout=timeout)
             page.wait_for_function(
                 "() => window.__attentionViews && window.__attentionViews.att_view"
                 " && window.__attentionViews.att_view.frames.length > 0",
@@ -149,7 +180,7 @@ def record_releases(url: str, page_name: str, n: int, move: str = "view", timeou
             out = []
             for k in range(n):
                 before, done = len(sent), runs.finished
-                page.evaluate(RELEASES[move], k)
+                page.evaluate(RELEASES[move], [k, said[k % len(said)]])
                 runs.wait(page, done, timeout)  # the report's rerun finished
                 settle(page, timeout)
                 got = released_views(sent[before:])
@@ -162,7 +193,9 @@ def record_releases(url: str, page_name: str, n: int, move: str = "view", timeou
 
 
 async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
-    """Send one message; (seconds to the run finished, the first exception drawn or None)."""
+    """Send one message; (seconds to the run finished, the first exception drawn or None). A run
+    that finished early for a rerun (a fragment's st.rerun(scope="app")) is followed by that rerun,
+    waited for too."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     t0 = time.perf_counter()
@@ -174,7 +207,9 @@ async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
         if shows_exception(msg) and problem is None:
             e = msg.delta.new_element.exception
             problem = f"{e.type}: {e.message}"[:300]
-        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+        if msg.WhichOneof("type") == "script_finished":
+            if msg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # a fragment that asked for the whole app (the sentence box): that run follows
             done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
             if msg.script_finished not in done and problem is None:
                 problem = f"run finished with {msg.script_finished}"
@@ -182,7 +217,16 @@ async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
 
 
 async def _class(
-    url: str, page_name: str, students: int, seconds: float, interval: float, path: str, releases, proc, timeout
+    url: str,
+    page_name: str,
+    students: int,
+    seconds: float,
+    interval: float,
+    path: str,
+    releases,
+    proc,
+    timeout,
+    texts: str = "language",
 ):
     """Every student opens the page (a warm-up run, not counted), then every `interval` seconds (a
     random phase each) sends its next sentence: a rerun with it (server path) or the next released
@@ -198,8 +242,8 @@ async def _class(
 
     async def student(i: int, ws):
         rng = random.Random(7000 + i)
-        texts = sentences(500 + i)
-        _, problem = await _one_run(ws, _rerun(OPEN_TEXT, page_name, "gpt"), timeout * 3)
+        said = TEXTS[texts](500 + i)
+        _, problem = await _one_run(ws, _rerun(OPEN_TEXT[texts], page_name, "gpt"), timeout * 3)
         if problem:
             errors.append(f"student {i}, opening the page: {problem}")
         n_open[0] += 1
@@ -214,7 +258,7 @@ async def _class(
             await asyncio.sleep(max(0.0, window["stop"] - time.monotonic()))
         while path != "idle" and time.monotonic() < window["stop"]:
             t_next = time.monotonic() + interval
-            sent = [_rerun(next(texts), page_name, "gpt")] if path == "server" else releases[k % len(releases)]
+            sent = [_rerun(next(said), page_name, "gpt")] if path == "server" else releases[k % len(releases)]
             k += 1
             try:
                 total = 0.0
@@ -248,8 +292,10 @@ def measure(
     move: str = "view",
     timeout: float = 120,
     log=print,
+    texts: str = "language",
 ) -> dict:
-    """Both paths on one server; the figures of each and the browser / server ratio."""
+    """Both paths on one server; the figures of each and the browser / server ratio. texts: where
+    the students' sentences come from, the same on both paths (TEXTS)."""
     import psutil
 
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
@@ -258,13 +304,13 @@ def measure(
     try:
         proc = psutil.Process(server.proc.pid)
         log(f"  recording {releases} released views ({move}) from Chromium on /{page} ... load {load()}")
-        recorded = record_releases(server.url, page, releases, move, timeout)
+        recorded = record_releases(server.url, page, releases, move, timeout, texts)
         sizes = [len(m) for r in recorded for m in r]
         log(f"  recorded {len(recorded)} releases, {len(sizes)} messages of {min(sizes)}-{max(sizes)} bytes")
         for path in ("server", "browser", "idle"):
             l0 = load()
             times, errors, cpu, wall = asyncio.run(
-                _class(server.url, page, students, seconds, interval, path, recorded, proc, timeout)
+                _class(server.url, page, students, seconds, interval, path, recorded, proc, timeout, texts)
             )
             rows[path] = {
                 "path": path,
@@ -302,6 +348,7 @@ def measure(
         "seconds": seconds,
         "page": page,
         "move": move,
+        "texts": texts,
         "release_bytes": [sum(len(m) for m in r) for r in recorded],
         "recorded": recorded,
         "server": s,
@@ -351,9 +398,10 @@ def main(argv=None):
     ap.add_argument("--page", default="attention")
     ap.add_argument("--releases", type=int, default=6, help="distinct released views recorded")
     ap.add_argument("--move", default="view", choices=sorted(RELEASES))
+    ap.add_argument("--texts", default="language", choices=sorted(TEXTS), help="the students' sentences, both paths")
     a = ap.parse_args(argv)
     print(f"load average at start {load()}", flush=True)
-    result = measure(a.students, a.interval, a.seconds, a.page, a.releases, a.move)
+    result = measure(a.students, a.interval, a.seconds, a.page, a.releases, a.move, texts=a.texts)
     print()
     print(table(result))
     return result

@@ -344,7 +344,17 @@ def explorer(ctx: Context, tr, runner, page_view: dict) -> None:
                     present=ctx.presentation,
                     temperature=not words,  # merged words' weights are sums, not one softmax
                     # our own models run in the reader's browser too (not merged words: sums of weights)
-                    live=None if words else live_model(ctx.model, kind, text_box_key(), ctx.text),
+                    live=None
+                    if words
+                    else live_model(
+                        ctx.model,
+                        kind,
+                        text_box_key(),
+                        ctx.text,
+                        # a sentence of up to THUMB tokens is drawn nowhere else on the page (no
+                        # output line; past THUMB the caption below says the model view pools)
+                        whole=0 if tr.output_text or max(len(q_tokens), len(k_tokens)) > THUMB else THUMB,
+                    ),
                 )
             if ctx.presentation:
                 st.caption((rows_caption(att) + " " if writes else "") + t("att_view_help"))

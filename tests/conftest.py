@@ -416,7 +416,7 @@ def recompute_post(runner, w, a):
 # the two cores (a file whose other tests time nothing marks its timed ones itself,
 # @pytest.mark.timed). The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
-SERVER_FILES = ("test_protocol.py",)
+SERVER_FILES = ("test_protocol.py", "test_sentence_in_browser.py")
 # test_protocol.py bounds memory (the server's RSS), not time: it runs with the untimed ones
 TIMED_FILES = (
     "test_rooms.py",

@@ -17,7 +17,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, classroom, run, slots, state, timeline
+from . import cache, classroom, run, slots, state, streamlit_internals, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -274,6 +274,92 @@ def _close_sidebar_on_phone(applied: bool) -> None:
     st.html(_CLOSE_SIDEBAR_JS.format(n=n, w=PHONE_MAX_PX), unsafe_allow_javascript=True)
 
 
+def _link_text(text: str) -> str | None:
+    """The sentence as the link carries it (none past MAX_URL_TEXT characters)."""
+    return text if len(text) <= MAX_URL_TEXT else None
+
+
+@st.fragment
+def _sentence_box() -> None:
+    """The sentence box and Apply, a fragment of their own: applying a sentence (leaving the box,
+    Ctrl+Enter, Apply) reruns this first, and the whole page only where the server must draw the
+    sentence (_applied)."""
+    box = _text_box()
+    st.text_area(
+        t("sentence"),
+        key=box,
+        height=90,
+        help=t("sentence_help"),
+        on_change=_typed,
+        args=(box,),
+    )
+    applied = st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
+    _close_sidebar_on_phone(applied)
+    if streamlit_internals.fragment_rerun():  # the box's own rerun, not a run of the whole app
+        _applied(box)
+
+
+def _applied(box: str) -> None:
+    """A sentence applied from the box in its own rerun. Where the page shown draws this sentence
+    only in views the reader's browser computes (run.sentence_in_browser: our own model's graph,
+    run in the browser as the reader typed), the server writes the link and nothing else: no page
+    run, no trace, no chart sent back (issue 48: a class typing costs the server a fraction of a
+    page run). Everywhere else the whole page runs, as before: another page or tab, a browser that
+    reported it cannot run the model, the teacher of a room (whose run publishes the room's view),
+    a sentence the models warn about otherwise than about the one shown (the warnings are the
+    server's), a paste cut to the box's limit (its notice). The page's own fragments catch up when
+    they next run (partial: the sentence differs from their Context's)."""
+    ctx = st.session_state.get("_ctx")  # the last run of the app's (ui.run.begin_run)
+    text = st.session_state.get(TEXT_KEY)
+    if ctx is None or not isinstance(text, str):
+        return
+    if text == ctx.text:  # the sentence the page shows (Apply again, or typed back after a cheap one)
+        state.set_url(text=_link_text(text))  # the link may still hold the one applied before
+        return
+    claim = run.box_in_browser()
+    cheap = (
+        claim is not None
+        and claim[0] == box
+        and not classroom.is_teacher()
+        and len(st.session_state.get(box) or "") <= state.TEXT_READ_MAX
+        and _reads_alike(ctx, text, claim[1])
+    )
+    if not cheap:
+        st.rerun(scope="app")
+    state.set_url(text=_link_text(text))
+
+
+def _reads_alike(ctx: Context, text: str, max_tokens: int) -> bool:
+    """Whether text has at most max_tokens tokens and the model says the same about it as about
+    the sentence the page shows (its notices: words never seen, outside the language, cut), so what
+    the page drew around the browser's view stays right. The sentence is read (cleaned, tokenized
+    and parsed by the corpus grammar, as the trace reads it), never run through the model."""
+    try:
+        old, new = _read(ctx.model, ctx.device, ctx.text), _read(ctx.model, ctx.device, text)
+    except Exception:  # noqa: BLE001  (a sentence the model cannot read: the page's run says why)
+        return False
+    return new[0] <= max_tokens and old[1] == new[1]
+
+
+def _read(name: str, device: str, text: str) -> tuple[int, tuple]:
+    """(tokens, what the model says about text: its notices with their parameters), as the trace
+    reads text; InputError for a sentence with nothing to read. This session keeps its last two
+    reads: a sentence applied is read once, and compared again as the one shown."""
+    from model.runner import clean_text
+
+    kept = st.session_state.setdefault("_sentence_reads", {})
+    key = (name, device, text)
+    if key in kept:
+        kept[key] = kept.pop(key)  # the newest read now (the one shown stays while sentences come)
+    else:
+        clean_text(text)  # InputError for a sentence with nothing to read (the page's hint)
+        _, ids, notes = cache.runner(name, device).prompt_ids(text)
+        kept[key] = (len(ids), tuple((str(n), repr(getattr(n, "params", None))) for n in notes))
+        while len(kept) > 2:
+            kept.pop(next(iter(kept)))
+    return kept[key]
+
+
 def sidebar() -> Context:
     if not run.folder_mode_left():
         # the first run in this process leaves the pages/-folder mode before any widget exists: in
@@ -302,20 +388,10 @@ def sidebar() -> Context:
             on_change=lambda: st.session_state.update(_close_sidebar_on_phone=True),
         )
         _hf_picker()
-        box = _text_box()
-        st.text_area(
-            t("sentence"),
-            key=box,
-            height=90,
-            help=t("sentence_help"),
-            on_change=_typed,
-            args=(box,),
-        )
         # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
         # constant CSS), said in the reader's language by the help, and a labelled button applies too
         st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
-        applied = st.button(t("sentence_apply"), key="_apply_text", help=t("sentence_apply_help"))
-        _close_sidebar_on_phone(applied)
+        _sentence_box()
         # what a teacher needs first stays on the first screen at 1280 x 800 (issue 50.7): the
         # sentence, Apply, presentation mode and the classroom above the device's settings
         st.toggle(t("presentation_mode"), key="present", help=t("presentation_help"))
@@ -333,7 +409,7 @@ def sidebar() -> Context:
     state.set_url(
         lang=st.session_state["lang"],
         model=st.session_state["model"],
-        text=text if len(text) <= MAX_URL_TEXT else None,
+        text=_link_text(text),
         device=None if st.session_state["device"] == "auto" else "cpu",
         present=st.session_state["present"] or None,
     )
@@ -358,6 +434,13 @@ def partial(fn):
     @st.fragment
     @functools.wraps(fn)
     def part(*args, **kwargs):
+        if streamlit_internals.fragment_rerun():  # a partial rerun
+            ctx = run.current()
+            # a sentence applied without a page run (the sentence box's _applied): the page's
+            # arguments hold the old one's trace, so the whole page runs now
+            if ctx is not None and st.session_state.get(TEXT_KEY, ctx.text) != ctx.text:
+                st.rerun(scope="app")
+            run.forget_sentence_in_browser()  # fn says so again if it still draws it there
         # a partial rerun runs in a run slot as a full run does (app.py); inside a full run it holds one
         hold = contextlib.nullcontext() if slots.RUN_SLOTS.held() else slots.RUN_SLOTS
         try:

@@ -34,6 +34,32 @@ def begin_run(ctx: Context) -> None:
     """The sidebar calls this with the run's Context (and keeps it in the session for fragments)."""
     st.session_state["_ctx"] = ctx
     _APP_RUN.ctx = ctx
+    forget_sentence_in_browser()  # this run's page says so again if it still draws it there
+
+
+# The sidebar's sentence box whose sentence the page last drawn shows only in views the reader's
+# browser computes (ui.attention_view with a live model the page calls whole): a sentence applied
+# from that box needs no page run on the server (ui/context.py's box then writes only the link).
+# Set by the run (or partial rerun) that draws such a view, forgotten by every full run and
+# partial rerun before the page draws again, so a page, tab or model drawn without it never
+# inherits it.
+_BROWSER_BOX = "_sentence_box_in_browser"
+
+
+def sentence_in_browser(box: str, max_tokens: int) -> None:
+    """This run's page shows the sentence of the sidebar's box `box` only where the reader's
+    browser computes it, and nothing else that depends on it, for any sentence of at most
+    max_tokens tokens (past them the page says more: the model view's pooling)."""
+    st.session_state[_BROWSER_BOX] = (box, int(max_tokens))
+
+
+def forget_sentence_in_browser() -> None:
+    st.session_state.pop(_BROWSER_BOX, None)
+
+
+def box_in_browser() -> tuple[str, int] | None:
+    """(box, max_tokens) as sentence_in_browser() named them in the page last drawn, or None."""
+    return st.session_state.get(_BROWSER_BOX)
 
 
 def in_app_run() -> Context | None:

@@ -35,6 +35,8 @@ What it touches, each by name:
   reconnect: `Runtime.instance().media_file_mgr` (`clear_session_refs`, `remove_orphaned_files`),
   `AppSession._fragment_storage` and the widgets' `WidgetMetadata` in
   `session_state._new_widget_state`, read (ui/memory.py: what a closed tab keeps of its last run).
+- the run's `ScriptRunContext.fragment_ids_this_run`, read (fragment_rerun: ui/context.py's sentence
+  box tells its own rerun from the app's run, where it is drawn before the run's Context exists);
 - the run's `ScriptRunContext.pages_manager`: `intended_page_script_hash` and
   `intended_page_name` read, `set_script_intent` called before st.navigation (ui/layout.py's
   fit_page_path: /home, /Lessons or /lessons/ open their page instead of "Page not found").
@@ -105,6 +107,14 @@ def leave_interrupted_run() -> None:
     if request.type == ScriptRequestType.RERUN:
         raise RerunException(request.rerun_data)
     raise StopException()
+
+
+def fragment_rerun() -> bool:
+    """Whether the run going on is one or more fragments rerunning alone, not the whole script
+    (Streamlit's ScriptRunContext.fragment_ids_this_run, empty or None in a full run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return bool(getattr(get_script_run_ctx(suppress_warning=True), "fragment_ids_this_run", None))
 
 
 def _pages_manager():

@@ -69,13 +69,15 @@ def test_views_runs_the_real_page_at_16_tokens_on_each_tab():
         assert 0 < r["drawn_s"] < 60 and r["mb"] > 0, r
 
 
-def test_class_cpu_runs_both_paths_at_its_smallest():
+@pytest.mark.parametrize("move", ["view", "type"])
+def test_class_cpu_runs_both_paths_at_its_smallest(move):
     """bench/class_cpu.py: two students, a sentence a second each, both paths on one server. The
     browser path replays what the real page sent on release (recorded from Chromium): one rerun
-    message each, carrying the attention view's reported view, on the sentence the page opened."""
+    message each, carrying the attention view's reported view (view), or the sentence box's own
+    rerun with the sentence typed (type), on the sentence the page opened."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
-    r = _alone(class_cpu.measure, students=2, interval=1.0, seconds=2.0, releases=2, log=lambda *_: None)
+    r = _alone(class_cpu.measure, students=2, interval=1.0, seconds=2.0, releases=2, move=move, log=lambda *_: None)
     assert len(r["release_bytes"]) == 2 and all(b > 0 for b in r["release_bytes"])
     for path in ("server", "browser"):
         row = r[path]
@@ -87,9 +89,12 @@ def test_class_cpu_runs_both_paths_at_its_smallest():
     idle = r["idle"]  # the same students connected, nothing sent: the baseline beside the ratio
     assert idle["sentences"] == 0 and idle["errors"] == 0 and idle["cpu_s"] >= 0 and idle["wall_s"] >= 2.0
     assert "| idle | 0 |" in class_cpu.table(r)
-    # what was replayed: the component's report, not a new link
+    # what was replayed: the component's report, or the box's rerun, not a new link
     m = BackMsg()
     m.ParseFromString(r["recorded"][0][-1])
     ids = [w.id for w in m.rerun_script.widget_states.widgets]
-    assert any(i.endswith("-att_view") for i in ids), ids
+    assert move == "type" or any(i.endswith("-att_view") for i in ids), ids
     assert "text=The+cat+sat" in m.rerun_script.query_string
+    if move == "type":  # the sentence box's own fragment, carrying the sentence typed
+        (box,) = [w for w in m.rerun_script.widget_states.widgets if "-_text_box_" in w.id]
+        assert m.rerun_script.fragment_id and box.string_value != "The cat sat on the mat", box

@@ -25,7 +25,7 @@ from model import intervention
 from model.attention import ABLATIONS
 from viz.attention_view import layers_to_send, pack
 
-from .. import browser_model, state, static_url
+from .. import browser_model, run, state, static_url
 from .. import view as views
 from ..i18n import t
 from ..safe import echo, md
@@ -248,13 +248,22 @@ def payload(weights: np.ndarray, mask: np.ndarray | None, meta_json: str, layer:
 
 
 def live_model(
-    name: str, kind: str, box: str | None, text: str, knobs: bool = True, runs: list[dict] | None = None
+    name: str,
+    kind: str,
+    box: str | None,
+    text: str,
+    knobs: bool = True,
+    runs: list[dict] | None = None,
+    whole: int = 0,
 ) -> dict | None:
     """What the attention view needs to run NAME in the browser (ui/browser_model), or None where it
     cannot be handed to the browser (a Hugging Face model, a snapshot, no graph published yet, the
     in-browser model turned off): then the chart is the server's and says so. box: the sidebar's
     sentence box's widget key (the view listens to it); knobs: the view offers every layer's T,
-    heads off and positions off.
+    heads off and positions off; whole: a number of tokens, where the page shows a sentence of at
+    most that many nowhere but in this view (no output line, token legend or figure of its own), so
+    such a sentence applied from the box needs no page run while the browser draws it
+    (ui.run.sentence_in_browser); 0: the page draws the sentence elsewhere too.
 
     runs (a row of panels): the runs the browser makes for the view's sources, each {"src": i,
     "model": a name (None: NAME), "text": a sentence (None: the box's), "temp": T in every layer,
@@ -273,6 +282,7 @@ def live_model(
         "box": box,
         "text": text,
         "knobs": bool(knobs),
+        "whole": int(whole) if box else 0,
         "max_chars": MAX_CHARS,
         "special": {"bos": BOS, "eos": EOS, "to_en": TO_EN, "to_zh": TO_ZH},
         "runs": [
@@ -286,6 +296,12 @@ def live_model(
             for r in runs
         ],
     }
+
+
+def cannot_run(key: str) -> bool:
+    """Whether the view of this key reported that the reader's browser cannot run the model (no
+    WebAssembly, too little memory, the graph failed to load: view.js's report carries cannot)."""
+    return (reported(key) or {}).get("cannot") is True
 
 
 def reported(key: str) -> dict | None:
@@ -390,6 +406,10 @@ def attention_view(
         meta["panels"] = panels
     if live:
         meta["live"] = live
+        # the browser draws the box's sentence here, unless it reported that it cannot run the
+        # model (then every sentence is a page run: the server's chart)
+        if live.get("whole") and not cannot_run(key):
+            run.sentence_in_browser(live["box"], live["whole"])
     data = payload(
         np.ascontiguousarray(weights, dtype=np.float32),
         None if mask is None else np.asarray(mask, bool),

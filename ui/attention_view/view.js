@@ -147,7 +147,8 @@ class View {
       this.live.lm = lm.reason ? null : lm;
       this.live.reason = lm.reason;
       if (lm.error) console.warn("in-browser model:", lm.error);
-      if (this.live.lm) this.liveAgain(); else this.drawSource();
+      // a browser that cannot run the model says so once: the server then draws every sentence
+      if (this.live.lm) this.liveAgain(); else { this.drawSource(); this.report(); }
     });
   }
 
@@ -462,6 +463,7 @@ class View {
       temp: all ? 1 : roundT(v.temp), ttemp: all ? roundT(v.temp) : this.live ? 1 : v.ttemp ?? 1,
       off: v.off || [], how: v.how || "zero", nopos: !!v.nopos,
       ...(this.typed() != null ? { text: this.typed() } : {}),
+      ...(this.live && this.live.reason ? { cannot: true } : {}),
     };
   }
 
