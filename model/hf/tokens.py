@@ -25,6 +25,20 @@ _UNBYTE = {c: b for b, c in _bytes_to_unicode().items()}
 _FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # a byte-fallback piece (SentencePiece, Gemma)
 
 
+def _unfinished(raw: bytes) -> str | None:
+    """The text before a character cut before its end, where raw is whole characters (maybe none)
+    and then the start of one more (a lead byte announcing more bytes than follow it); else None."""
+    for cut in range(len(raw) - 1, max(len(raw) - 4, -1), -1):
+        lead, tail = raw[cut], raw[cut + 1 :]
+        need = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 0
+        if need and len(tail) + 1 < need and all(0x80 <= b <= 0xBF for b in tail):
+            try:
+                return raw[:cut].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
 def _visible(text: str) -> str:
     """A label: the text without its leading space; a space as ␣, a newline as ↵, other
     invisible characters as their code point, a leading combining mark on ◌."""
@@ -135,6 +149,20 @@ class HFTokenizer:
                         break
                     except UnicodeDecodeError:
                         continue
+                head = _unfinished(buf) if text is None and j == len(ids) else None
+                if head is not None:
+                    # the text ends inside a character (a model stopped writing mid-way): its pieces
+                    # so far, labelled as parts of a character still to come, never as raw bytes
+                    for m, _ in enumerate(group):
+                        out.append(
+                            (
+                                f"{_visible(head) if m == 0 and head else ''}\u2026 {m + 1}/?",
+                                head if m == 0 else "",
+                                m == 0 and (head[:1].isspace() or after_special),
+                            )
+                        )
+                    k = j
+                    continue
                 if text is None:
                     out.append((" ".join(f"\\x{b:02X}" for b in raw), "", after_special))
                     k += 1
