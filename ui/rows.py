@@ -8,7 +8,9 @@ looks shifted by one word, so every page labels such rows by both.
 
 from __future__ import annotations
 
-from analysis.measures import merge_tokens
+import re
+
+from analysis.measures import merge_tokens, word_groups
 
 from .i18n import t
 from .safe import md
@@ -21,8 +23,36 @@ def written(att, words: bool = False) -> list[str] | None:
     if att.query_written is None:
         return None
     if words and att.query_words:
-        return merge_tokens(att.query_written, att.query_words)
+        return merge_written(att.query_written, att.query_words)
     return list(att.query_written)
+
+
+_PART = re.compile(r" (\d+)/(\d+|\?)$")  # "猫 2/3": a piece of a character (model/hf/tokens.py)
+
+
+def merge_written(labels, query_words) -> list[str]:
+    """What each word's rows write, as one label: their labels joined, a character that several
+    pieces write shown once and without its "k/n" (a real model's byte pieces: the rows of 的空猪
+    wrote "的空 2/3猪 3/3…" joined as pieces are)."""
+    groups = word_groups(query_words)
+    out = [[] for _ in range(int(groups.max()) + 1 if len(groups) else 0)]
+    for label, g in zip(labels, groups):
+        out[g].append(label)
+    return [_join_written(group) for group in out]
+
+
+def _join_written(labels: list[str]) -> str:
+    text, shown = "", None  # shown: the character the label before wrote a piece of
+    for label in labels:
+        part = _PART.search(label)
+        if part is None:
+            text, shown = text + label, None
+            continue
+        char = label[: part.start()]
+        if not (char == shown and part.group(1) != "1"):  # not a later piece of the character just shown
+            text += char
+        shown = char
+    return text or "".join(labels)
 
 
 def read(att, words: bool = False) -> list[str]:
