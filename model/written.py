@@ -52,9 +52,12 @@ def next_labels(tok, context: Sequence[int], candidates: Sequence[int], follow=N
     return out
 
 
-def follow_ids(tok, context, candidates, extend: Callable[[list[list[int]]], list[int]]) -> dict[int, list[int]]:
+def follow_ids(
+    tok, context, candidates, extend: Callable[[list[list[int]]], list[int | None]]
+) -> dict[int, list[int]]:
     """{candidate: the model's greedy next ids until its character closes} for the candidates
-    that leave a character open after ``context``. extend(prefixes) -> the next id after each."""
+    that leave a character open after ``context``. extend(prefixes) -> the next id after each (None
+    where the model has no position left for one: that character stays open)."""
     context = [int(i) for i in context]
     pending = {int(c): [] for c in candidates if open_bytes(tok, [*context[-TAIL:], int(c)])}
     return _run(tok, {c: (context, [c]) for c in pending}, extend)
@@ -68,10 +71,13 @@ def _run(tok, pending: dict, extend) -> dict:
         if not live:
             break
         nxt = extend([[*ctx, *seq] for ctx, seq in live.values()])
-        for (k, (_, seq)), n in zip(live.items(), nxt):
+        pending = {}
+        for (k, (ctx, seq)), n in zip(live.items(), nxt):
+            if n is None:  # no room for another token (the model's last position): the character stays open
+                continue
             seq.append(int(n))
             done[k] = seq[1:]
-        pending = live
+            pending[k] = (ctx, seq)
     return done
 
 

@@ -547,3 +547,17 @@ def test_generation_page_uses_a_hugging_face_decoder(tiny, monkeypatch):
     at.query_params["done"] = "2"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_text_at_the_models_last_position_writes_without_reading_past_it(runners):
+    """A decoder whose position table ends at 64 (the tiny GPT-2): a Chinese text cut at 64 tokens
+    whose rows write pieces of characters. Finishing such a character asks the model for more
+    pieces, one position further each (model/written.py); at the last position there is none, so
+    that character stays open instead of the embedding's IndexError (the attention page and the
+    claims at load raised it on this model). The oracle: every label is one the tokenizer gives."""
+    r = runners("gpt2")
+    assert r.config.max_seq_len == 64
+    text = "小猫每天早上都去河边散步。它喜欢看水里的鱼，也喜欢在阳光下睡觉。有一天，一只小狗跟着它回家了。"
+    att = r.trace(text).attention["decoder"]
+    assert att.weights.shape[-1] == 64 and len(att.query_written) == 64
+    assert all(isinstance(w, str) and w for w in att.query_written)

@@ -57,6 +57,9 @@ class HFRunner(TracesText, SamplesText):
                 )
             )
         limit = first_of(cfg, "max_position_embeddings", "n_positions", "max_seq_len", default=None)
+        # the positions the model has (a learned table has no row past it): the greedy next pieces
+        # of a written character stop there (_greedy_next)
+        self._positions = int(limit) if limit else None
         tok_limit = getattr(tokenizer.tok, "model_max_length", None)
         if not limit and isinstance(tok_limit, int) and tok_limit < 1_000_000:
             limit = tok_limit
@@ -217,6 +220,11 @@ class HFRunner(TracesText, SamplesText):
         the weights are read once)."""
         from transformers import DynamicCache
 
+        room = [self._positions is None or len(p) < self._positions for p in prefixes]
+        if not all(room):  # a prefix at the model's last position: nothing can follow it (None)
+            fits = [p for p, r in zip(prefixes, room) if r]
+            got = iter(self._greedy_next(fits, s, ids, kv, chunk) if fits else [])
+            return [next(got) if r else None for r in room]
         out = []
         for at in range(0, len(prefixes), chunk):
             part = prefixes[at : at + chunk]
