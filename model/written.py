@@ -52,9 +52,7 @@ def next_labels(tok, context: Sequence[int], candidates: Sequence[int], follow=N
     return out
 
 
-def follow_ids(
-    tok, context, candidates, extend: Callable[[list[list[int]]], list[int | None]]
-) -> dict[int, list[int]]:
+def follow_ids(tok, context, candidates, extend: Callable[[list[list[int]]], list[int | None]]) -> dict[int, list[int]]:
     """{candidate: the model's greedy next ids until its character closes} for the candidates
     that leave a character open after ``context``. extend(prefixes) -> the next id after each (None
     where the model has no position left for one: that character stays open)."""
