@@ -12,7 +12,7 @@ from viz.bar_values import keep_values_large
 
 from . import state, streamlit_internals
 from .i18n import t
-from .run import current
+from .run import current, in_app_run
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NAV_SHOWN = 4  # pages the sidebar menu lists before "View more" (app.py; issue 50.7: the first screen)
@@ -335,6 +335,8 @@ def plotly_chart(fig, **kwargs):
     """st.plotly_chart with the chart's text alternative before it: every page draws plotly charts
     through this or present_figure."""
     describe_chart(fig)
+    if getattr(in_app_run(), "presentation", False):  # a chart not enlarged: its bar values still read from the back
+        keep_values_large(fig)
     return st.plotly_chart(fig, **kwargs)
 
 

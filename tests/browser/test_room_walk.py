@@ -90,6 +90,26 @@ def download(page, key: str, summary: str) -> str:
     raise AssertionError("unreachable")
 
 
+def next_step(teacher, lesson: str, step: int) -> None:
+    """The teacher clicks Next and the projector's link reaches the step. The click's run may wait
+    for a run already going (the class's results refresh every 3 s; runner.fastReruns is off, so a
+    rerun waits for the session's own run to reach its next Streamlit call): waited for, up to 30 s,
+    then clicked once more where the step has still not moved (a click that reached no run)."""
+    for attempt in range(2):
+        main(teacher).get_by_role("button", name=text_in("en", "lesson_next")).click()
+        settle(teacher)
+        try:
+            teacher.wait_for_function(
+                "([l, s]) => { const q = new URLSearchParams(location.search); return q.get('lesson') === l && q.get('step') === s; }",
+                arg=[lesson, str(step)],
+                timeout=30_000,
+            )
+            return
+        except PlaywrightTimeout:
+            if attempt == 1 or where(teacher) != (lesson, str(step - 1)):
+                raise
+
+
 def choose_lesson(page, title: str) -> None:
     """The teacher picks a lesson in the projector's lesson menu (a select box). The teacher's page
     reruns as the class's answers arrive, which may close an open menu before its option is
@@ -166,8 +186,7 @@ def _walk(server, new_page) -> None:
                 assert not bad, bad
                 axe_done = True
             if i < len(steps):
-                main(teacher).get_by_role("button", name=text_in("en", "lesson_next")).click()
-                settle(teacher)
+                next_step(teacher, lesson, i + 1)
         assert given >= len(steps), (lesson, given, "the students answered too few steps to check")
         table = list(csv.reader(io.StringIO(download(teacher, "les_results_csv", text_in("en", "lesson_results")))))
         col = table[0].index(text_in("en", "lesson_results_col_students"))
