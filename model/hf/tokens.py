@@ -39,6 +39,19 @@ def _unfinished(raw: bytes) -> str | None:
     return None
 
 
+def _character_pieces(first: str, rest: str, of: str, text: str, n: int, after_special: bool) -> list:
+    """The (label, text, starts a word) of n pieces of one character: "猫 1/3", "猫 2/3", ... (the
+    first piece labelled first, the others rest), the character's text on the first piece only."""
+    return [
+        (
+            f"{first if m == 0 else rest} {m + 1}/{of}",
+            text if m == 0 else "",
+            m == 0 and (text[:1].isspace() or after_special),
+        )
+        for m in range(n)
+    ]
+
+
 def _visible(text: str) -> str:
     """A label: the text without its leading space; a space as ␣, a newline as ↵, other
     invisible characters as their code point, a leading combining mark on ◌."""
@@ -153,14 +166,8 @@ class HFTokenizer:
                 if head is not None:
                     # the text ends inside a character (a model stopped writing mid-way): its pieces
                     # so far, labelled as parts of a character still to come, never as raw bytes
-                    for m, _ in enumerate(group):
-                        out.append(
-                            (
-                                f"{_visible(head) if m == 0 and head else ''}\u2026 {m + 1}/?",
-                                head if m == 0 else "",
-                                m == 0 and (head[:1].isspace() or after_special),
-                            )
-                        )
+                    first = (_visible(head) if head else "") + "\u2026"
+                    out += _character_pieces(first, "\u2026", "?", head, len(group), after_special)
                     k = j
                     continue
                 if text is None:
@@ -168,14 +175,7 @@ class HFTokenizer:
                     k += 1
                     continue
                 shown = _visible(text)
-                for m, _ in enumerate(group):
-                    out.append(
-                        (
-                            f"{shown} {m + 1}/{len(group)}",
-                            text if m == 0 else "",
-                            m == 0 and (text[:1].isspace() or after_special),
-                        )
-                    )
+                out += _character_pieces(shown, shown, str(len(group)), text, len(group), after_special)
                 k = j
                 continue
             if self.wordpiece and p.startswith("##"):
