@@ -36,6 +36,10 @@ test("CSV and JSON of a head: every cell, masked ones empty / null", () => {
   const j = JSON.parse(headJson(d, { kind: "decoder", layer: 1, head: 2, temperature: 0.5 }));
   assert.deepEqual(j.weights, [[1, null], [0.25, 0.75]]);
   assert.equal(j.temperature, 0.5);
+  // where T was applied: the view says (the whole model re-run in the browser, with every layer's T)
+  assert.equal(j.temperature_scope, "this layer only");
+  const re = JSON.parse(headJson(d, { kind: "decoder", layer: 1, head: 2, temperature: 0.5, scope: "the model re-run in the browser" }));
+  assert.equal(re.temperature_scope, "the model re-run in the browser");
 });
 
 test("a difference's scale is its largest |B - A| not masked, rounded up to 0.01 (issue 50.8)", () => {

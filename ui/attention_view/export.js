@@ -20,8 +20,10 @@ export function headCsv(d) {
   return lines.join("\n") + "\n";
 }
 
-export function headJson(d, { kind, layer, head, temperature }) {
-  return JSON.stringify({ kind, layer, head, temperature, temperature_scope: "this layer only", query_tokens: d.labels, key_tokens: d.keys, weights: rowsOf(d) });
+// scope: where T was applied to the weights written (the view's scopeOf): this layer only, or the
+// whole model re-run (in the browser, or on the server) with T where its knobs put it
+export function headJson(d, { kind, layer, head, temperature, scope = "this layer only" }) {
+  return JSON.stringify({ kind, layer, head, temperature, temperature_scope: scope, query_tokens: d.labels, key_tokens: d.keys, weights: rowsOf(d) });
 }
 
 // one rect per cell and the labels as text (a vector file for slides and print); panels side by side

@@ -520,6 +520,15 @@ class View {
     return v.temp;
   }
 
+  // where the T of layer la's weights was applied, for the exports: the whole model re-run (the
+  // browser's run, or the server's at every layer's T) where effT leaves nothing to apply, else
+  // softmax(log w / T) of that layer alone
+  scopeOf(la) {
+    if (this.effT(la) !== 1) return "this layer only";
+    if (this.live && this.live.on) return "the model re-run in the browser";
+    return this.live && this.view.all ? "the model re-run on the server" : "this layer only";
+  }
+
   // what the chart shows now: the selected head's (Q, K) at T as a list; with panels, panel i's
   shown(i) {
     const { layer, head } = this.view;
@@ -851,7 +860,7 @@ class View {
   exportAs(kind) {
     const v = this.view, name = fileName(this.h.kind, this.layerNo(v), this.headNo(v), v.temp, kind);
     if (kind === "png") { this.canvas.toBlob((b) => this.save(b, name), "image/png"); return; }
-    const about = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp };
+    const about = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, scope: this.scopeOf(v.layer) };
     let text;
     if (this.panels) {
       const data = this.panels.map((p, i) => [p, this.panelData(i)]).filter(([, d]) => d);
