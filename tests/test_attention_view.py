@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import model
-from viz.attention_view import FULL_BUDGET, at_temperature, difference, layers_to_send, pack, thumbnails, unpack
+from viz.attention_view import at_temperature, difference, layers_to_send, pack, thumbnails, unpack
 
 
 def test_pack_round_trips_the_float32_weights_mask_and_labels():
@@ -56,8 +56,31 @@ def test_difference_is_b_minus_a_on_the_rows_and_keys_both_have():
 def test_past_the_budget_only_the_shown_layer_travels():
     # a 30-layer x 9-head model at 512 tokens would be 283 MB of float32
     assert layers_to_send((30, 9, 512, 512), 7) == [7]
-    assert layers_to_send((2, 4, 512, 512), 1) == [0, 1]
-    assert 2 * 4 * 512 * 512 * 4 <= FULL_BUDGET < 30 * 9 * 512 * 512 * 4
+    assert layers_to_send((2, 4, 512, 512), 1) == [1]
+    assert layers_to_send((2, 4, 64, 64), 1) == [0, 1]
+
+
+def test_our_models_send_every_layer_and_a_6x12_model_at_128_tokens_only_the_shown_one():
+    """The budget's two sides: every shipped model at its longest sentence keeps its layer choice
+    in the browser, with a second run of the same size beside it (compare's B); a 6-layer x 12-head
+    trace at 128 tokens (bench/views.py's synthetic model) sends one layer, under 1 MB, where every
+    layer was 4.7 MB for each new sentence."""
+    from bench import synthetic
+
+    assert model.NAMES
+    for name in model.NAMES:
+        config, _ = model.registry.read_config(name)
+        shape = (config.num_layers, config.num_heads, config.max_seq_len, config.max_seq_len)
+        size = int(np.prod(shape)) * 4
+        assert layers_to_send(shape, 0, extra_bytes=size) == list(range(config.num_layers)), name
+    text = synthetic.sentence(128, "budget")
+    att = synthetic.trace(text).attention["encoder"]
+    w = np.asarray(att.weights, np.float32)
+    assert w.shape[:2] == (6, 12) and w.shape[2] == 128
+    blob = pack(w, None, {"view": {"layer": 2}}, 2)
+    header, arrays = unpack(blob)
+    assert header["layers"] == [2] and len(blob) < 1_000_000
+    np.testing.assert_array_equal(np.frombuffer(arrays["w2"], np.float32).reshape(w.shape[1:]), w[2])
 
 
 def test_thumbnails_mark_fully_masked_blocks():

@@ -24,10 +24,13 @@ from viz.model_view import pool
 
 MAGIC = b"AVW1"
 THUMB = 48  # px: each model-view thumbnail is pooled to at most THUMB x THUMB cells
-# Float32 weights of every layer up to this many bytes (a 512-token translator kind: 8 MiB); above,
-# only the shown layer travels and choosing another layer asks the server (a 30 x 9-head model
-# at 512 tokens would be 283 MB). The model view always has every head from the thumbnails.
-FULL_BUDGET = 24 * 2**20
+# Float32 weights of every layer (and every other source's) up to this many bytes; above, only
+# the shown layer travels and choosing another layer asks the server. 2 MiB holds every layer of
+# each of our models at its longest (128 tokens: 3 x 4 heads, 0.75 MiB) twice over (compare's A and
+# B), so their layer choice stays in the browser; a real model or a longer trace sends its shown
+# layer (SmolLM2 at 128 tokens: 0.59 MB, where every layer would be 17.7 MB for each new sentence,
+# on a class's shared network). The model view always has every head from the thumbnails.
+FULL_BUDGET = 2 * 2**20
 
 
 def layers_to_send(shape, layer: int, budget: int = FULL_BUDGET, extra_bytes: int = 0) -> list[int]:
