@@ -434,7 +434,8 @@ def partial(fn):
     @st.fragment
     @functools.wraps(fn)
     def part(*args, **kwargs):
-        if streamlit_internals.fragment_rerun():  # a partial rerun
+        rerun = streamlit_internals.fragment_rerun()  # a partial rerun (app.py is not running)
+        if rerun:
             ctx = run.current()
             # a sentence applied without a page run (the sentence box's _applied): the page's
             # arguments hold the old one's trace, so the whole page runs now
@@ -449,7 +450,7 @@ def partial(fn):
         except slots.OverBudget as e:  # a real model's trace in a partial rerun: app.py's notice, not an error box
             st.warning(t("heavy_over_budget", seconds=round(e.retry_after)), icon="⏳")
             return
-        if run.in_app_run() is None:  # a partial rerun
+        if rerun:
             classroom.publish_again()
 
     @functools.wraps(fn)
