@@ -61,6 +61,20 @@ def view_api(page, key: str, expr: str):
     return page.evaluate(f"() => {{ const v = {view_js(key)}; return {expr}; }}")
 
 
+def open_without_webassembly(new_page, url: str, key: str):
+    """URL opened in a browser without WebAssembly (an old phone's): view KEY must fall back to the
+    server's chart and say why on the chart (its source line names WebAssembly). The page."""
+    page = new_page()
+    page.add_init_script("delete window.WebAssembly;")
+    goto(page, url)
+    v = view_js(key)
+    page.wait_for_function(f"() => {v} && {v}.ready && {v}.liveReason === 'no-webassembly'", timeout=60_000)
+    source = page.locator(".av-source")
+    assert source.get_attribute("data-source") == "server", source.get_attribute("data-source")
+    assert "WebAssembly" in source.inner_text(), source.inner_text()
+    return page
+
+
 def view_move(page, key: str, **patch) -> float | None:
     """A move through view KEY's test API (as the reader's controls make it): the answer's ms."""
     return page.evaluate(f"async (p) => await {view_js(key)}.move(p)", patch)

@@ -51,19 +51,23 @@ def smallest(page) -> tuple[float | None, list]:
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_bar_values_are_readable_on_a_phone_and_on_the_projector(app_server, new_page, lang):
     bad, seen = [], {}
+
+    def look(page, path: str, where: str, floor: float, full_page: bool) -> None:
+        px, values = smallest(page)
+        page.screenshot(path=str(SCREENSHOTS / f"bar-values-{path}-{where}-{lang}.png"), full_page=full_page)
+        seen[f"{path} {where}"] = px
+        if px is None and path in PAGES_WITH_BARS:
+            bad.append(f"{path} {where} {lang}: no bar values drawn")
+        elif px is not None and px < floor:
+            bad.append(f"{path} {where} {lang}: bar values at {px} px: {values[:4]}")
+        if overlapping(values):
+            bad.append(f"{path} {where} {lang}: bar values drawn over each other: {overlapping(values)[:4]}")
+
     phone = new_page(**PHONE)
     for path in PAGES_WITH_BARS + ALSO:
         goto(phone, f"{app_server.url}/{path}?lang={lang}", 300)
         first_action(phone, path, on_screen=False)
-        px, values = smallest(phone)
-        phone.screenshot(path=str(SCREENSHOTS / f"bar-values-{path}-phone-{lang}.png"), full_page=True)
-        seen[f"{path} phone"] = px
-        if px is None and path in PAGES_WITH_BARS:
-            bad.append(f"{path} phone {lang}: no bar values drawn")
-        elif px is not None and px < PHONE_MIN:
-            bad.append(f"{path} phone {lang}: bar values at {px} px: {values[:4]}")
-        if overlapping(values):
-            bad.append(f"{path} phone {lang}: bar values drawn over each other: {overlapping(values)[:4]}")
+        look(phone, path, "phone", PHONE_MIN, full_page=True)
 
     page = new_page(viewport={"width": 1280, "height": 800})
     goto(page, f"{app_server.url}/?lang={lang}", 300)
@@ -72,14 +76,6 @@ def test_bar_values_are_readable_on_a_phone_and_on_the_projector(app_server, new
     for path in PAGES_WITH_BARS + ALSO:
         go_present(page, lang, index[path], path)
         first_action(page, path)
-        px, values = smallest(page)
-        page.screenshot(path=str(SCREENSHOTS / f"bar-values-{path}-projector-{lang}.png"))
-        seen[f"{path} projector"] = px
-        if px is None and path in PAGES_WITH_BARS:
-            bad.append(f"{path} projector {lang}: no bar values drawn")
-        elif px is not None and px < PROJECTOR_MIN:
-            bad.append(f"{path} projector {lang}: bar values at {px} px: {values[:4]}")
-        if overlapping(values):
-            bad.append(f"{path} projector {lang}: bar values drawn over each other: {overlapping(values)[:4]}")
+        look(page, path, "projector", PROJECTOR_MIN, full_page=False)
     print(f"smallest bar value ({lang}): {seen}")
     assert not bad, "\n".join(bad)

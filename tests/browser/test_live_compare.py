@@ -17,7 +17,7 @@ import model
 from model.registry import read_config
 from ui.context import DEFAULT_TEXT
 
-from .helpers import MODELS, goto, live_ready, type_in_box, view_api, view_js
+from .helpers import MODELS, goto, live_ready, open_without_webassembly, type_in_box, view_api, view_js
 
 pytestmark = pytest.mark.slow
 TOL = 1e-5
@@ -92,11 +92,6 @@ def test_the_untrained_comparison_stays_on_the_server(app_server, new_page, publ
 
 
 def test_without_webassembly_compare_is_the_servers_and_says_so(app_server, new_page, published):
-    page = new_page()
-    page.add_init_script("delete window.WebAssembly;")
-    goto(page, f"{app_server.url}/compare?model=gpt&cmp=positions")
-    page.wait_for_function(f"() => {view_js(KEY)} && {view_js(KEY)}.liveReason === 'no-webassembly'", timeout=60_000)
-    source = page.locator(".av-source")
-    assert source.get_attribute("data-source") == "server" and "WebAssembly" in source.inner_text()
+    page = open_without_webassembly(new_page, f"{app_server.url}/compare?model=gpt&cmp=positions", KEY)
     want = model.load("gpt").trace(DEFAULT_TEXT, use_position=False).attention["decoder"].weights
     np.testing.assert_allclose(view_api(page, KEY, "v.panelAt(1, 2, 0)"), want[2, 0].ravel(), atol=1e-6, rtol=0)

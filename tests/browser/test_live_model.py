@@ -18,7 +18,17 @@ import pytest
 
 import model
 
-from .helpers import MODELS, Sent, goto, live_ready, sentence_box, view_api, view_js, view_move
+from .helpers import (
+    MODELS,
+    Sent,
+    goto,
+    live_ready,
+    open_without_webassembly,
+    sentence_box,
+    view_api,
+    view_js,
+    view_move,
+)
 
 pytestmark = pytest.mark.slow
 TOL = 1e-5
@@ -149,13 +159,7 @@ def test_a_head_off_reaches_the_link_on_release(app_server, new_page, published)
 
 
 def test_without_webassembly_the_server_computes_it_and_says_so(app_server, new_page, published):
-    page = new_page()
-    page.add_init_script("delete window.WebAssembly;")
-    goto(page, f"{app_server.url}/attention?model=gpt")
-    page.wait_for_function(f"() => {VIEW} && {VIEW}.ready && {VIEW}.liveReason === 'no-webassembly'", timeout=60_000)
-    source = page.locator(".av-source")
-    assert source.get_attribute("data-source") == "server"
-    assert "WebAssembly" in source.inner_text()
+    page = open_without_webassembly(new_page, f"{app_server.url}/attention?model=gpt", KEY)
     want = model.load("gpt").trace("The cat sat on the mat").attention["decoder"].weights
     np.testing.assert_allclose(np.array(api(page, "v.weightsAt(0, 2, 1, 1)")), want[2, 1].ravel(), atol=TOL)
 
