@@ -151,7 +151,7 @@ OUR_MOVES = {
     ),
 }
 ALL_LAYERS = "() => { const v = window.__attentionViews.att_view; return v.layersLoaded === v.shape.L; }"
-TABS = (("heatmap", "head"), ("head view", "lines"))  # (our name, the view's tab id)
+TABS = (("heatmap", "heatmap"), ("head view", "head"))  # (our name, the view's tab id)
 
 
 def new_path(page, url, n, moves, log) -> list[dict]:

@@ -37,7 +37,7 @@ DRAWN = """(first) => {
 # the attention view (ui/attention_view): the new sentence's rows drawn in the view's tab
 VIEW_DRAWN = """([first, tab]) => {
   const v = (window.__attentionViews || {}).att_view;
-  const kind = {head: 'heat', model: 'model', lines: 'lines'}[tab];
+  const kind = {heatmap: 'heat', model: 'model', head: 'lines'}[tab];
   return !!(v && v.ready && v.labels.q[0] === first && v.state.tab === tab && v.geo && v.geo.kind === kind);
 }"""
 
@@ -84,9 +84,9 @@ def _tab(page, name_part):
 
 # (view, its tab's name, the attention view's tab)
 VIEWS = (
-    ("heatmap", "Heatmap", "head"),
+    ("heatmap", "Heatmap", "heatmap"),
     ("model view", "Model view", "model"),
-    ("head view", "Head view", "lines"),
+    ("head view", "Head view", "head"),
 )
 
 IDLE = """() => {
@@ -158,7 +158,7 @@ def run(sizes=(16, 128, 512), reps=3, timeout=120, log=print) -> list[dict]:
                 # the attention view's own tab: switched in the browser, and reported to the page
                 done = runs.finished
                 page.locator(f".av [role='tab'][data-tab='{view_tab}']").click()
-                if view_tab != "head":  # a new tab: its report (debounced, view.js REPORT_MS) reruns the
+                if view_tab != VIEWS[0][2]:  # a new tab: its report (debounced, view.js REPORT_MS) reruns the
                     # page; a sentence submitted before that run would come back on the old tab
                     runs.wait(page, done, timeout)
                 settle(page, timeout)

@@ -27,6 +27,7 @@ from model.attention import ABLATIONS
 from model.intervention import parse_head
 from ui import cache, page, state, view
 from ui import intervene as ui_iv
+from ui.attention_view import TABS as VIEW_TABS
 from ui.attention_view import attention_view, bind_view, live_model
 from ui.context import model_label, partial, text_box_key
 from ui.grammar import output_markdown
@@ -50,9 +51,17 @@ from viz.heatmap import attention_heatmap
 
 INDUCTION_PERIOD = 10
 HEAD_VIEW_TOP_K, HEAD_VIEW_THRESHOLD, HEAD_VIEW_SHORT = 5, 0.02, 30
-VIEW_TABS = ("head", "model", "lines")  # the attention view's own tabs, switched in the browser
 PAGE_TABS = ("views", "agg", "export")
-TABS = (*VIEW_TABS, *PAGE_TABS[1:])  # what the link's "tab" may name
+TABS = (*VIEW_TABS, *PAGE_TABS[1:])  # what the link's "tab" may name (the view's tabs switch in the browser)
+# a link written before the view's tabs were named for what they draw (2026-12-04): its head view
+# was "lines" ("head" was the heatmap, the default, which a link never carried)
+OLD_TABS = {"lines": "head"}
+
+
+def _tab(raw: str) -> str:
+    """The link's "tab": a tab of the view or of the page, or an old link's name for one."""
+    return choice(TABS)(OLD_TABS.get(raw, raw))
+
 
 # -- the page's view: every setting its link carries (ui/view.py; bad values: default + notice) ---
 VIEW = (
@@ -61,7 +70,7 @@ VIEW = (
     view.head("att_head", "mean"),
     view.row("att_q", 1),
     Field("words", "att_words", False, state.flag, omit_default=True),
-    Field("tab", "att_tab_id", "head", choice(TABS), omit_default=True),
+    Field("tab", "att_tab_id", VIEW_TABS[0], _tab, omit_default=True),
     view.temperature("att_temp"),  # every layer's, applied on the server (the trace is recomputed)
     view.layer_temperature("att_ltemp"),  # the shown layer's own, applied in the browser
     # the attention view's knobs (the in-browser model answers them at once; the server's trace too)
@@ -329,7 +338,7 @@ def explorer(ctx: Context, tr, runner, page_view: dict) -> None:
                     q_labels=q_labels,
                     q_written=q_written,
                     view={
-                        "tab": st.session_state.get("_att_view_tab", "head"),
+                        "tab": st.session_state.get("_att_view_tab", VIEW_TABS[0]),
                         "layer": layer,
                         "head": head,
                         "q": q,
@@ -393,7 +402,7 @@ def page_tabs() -> list[str]:
     # in the browser; the link's "tab" names either one of those or a page tab, by a name that
     # does not change with the language
     tab_labels = [t(f"att_tab_{name}") for name in PAGE_TABS]
-    tab_id = st.session_state.get("att_tab_id", "head")
+    tab_id = st.session_state.get("att_tab_id", VIEW_TABS[0])
     if tab_id in VIEW_TABS:
         st.session_state["_att_view_tab"] = tab_id
     page_tab = "views" if tab_id in VIEW_TABS else tab_id
@@ -402,7 +411,7 @@ def page_tabs() -> list[str]:
         chosen = PAGE_TABS[tab_labels.index(opened)]
         if chosen != page_tab:  # the reader opened another page tab
             st.session_state["att_tab_id"] = (
-                st.session_state.get("_att_view_tab", "head") if chosen == "views" else chosen
+                st.session_state.get("_att_view_tab", VIEW_TABS[0]) if chosen == "views" else chosen
             )
     else:
         st.session_state["att_tab"] = tab_labels[PAGE_TABS.index(page_tab)]

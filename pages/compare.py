@@ -308,7 +308,7 @@ def _section_view(
             k_tokens=list(att_a.key_tokens),
             q_labels=rows.row_labels(att_a),
             q_written=None if att_a.query_written is None else list(att_a.query_written),
-            view={"tab": "head", "layer": layer, "head": head, "q": q, "temp": T},
+            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "temp": T},
             key="cmp_view",
             on_view=take_view,
             present=ctx.presentation,

@@ -210,7 +210,7 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
             k_tokens=list(att1.key_tokens),
             q_labels=row_labels(att1),
             q_written=None if att1.query_written is None else list(att1.query_written),
-            view={"tab": "head", "layer": layer, "head": head, "q": q, "temp": T},
+            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "temp": T},
             key="temp_view",
             on_view=take_view,
             present=ctx.presentation,

@@ -137,6 +137,21 @@ def test_a_translator_link_picks_kind_layer_head_and_query():
     np.testing.assert_allclose(table(at)[1], att.weights[0, 1, other], atol=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("link", "tab"),
+    [(None, "heatmap"), ("heatmap", "heatmap"), ("model", "model"), ("head", "head"), ("lines", "head")],
+)
+def test_the_links_tab_opens_the_view_named_for_what_it_draws(link, tab):
+    """The view's tabs are named for what they draw (heatmap, model view, head view); a link
+    written when the head view was "lines" still opens it, and the link is rewritten to the new
+    name, which a copy then carries."""
+    at = open_page("gpt", **({} if link is None else {"tab": link}))
+    assert apptest.attention_view(at, "att_view")[0]["view"]["tab"] == tab
+    assert not notices(at)
+    written = at.query_params.get("tab")
+    assert (written[0] if isinstance(written, list) else written) == (None if tab == "heatmap" else tab)
+
+
 def test_bad_link_values_fall_back_with_a_notice():
     at = open_page("gpt", layer=99, head="abc", kind="nope", q=-1, temp="nan")
     said = notices(at)

@@ -139,7 +139,7 @@ def test_the_page_runs_where_the_server_must_draw_the_sentence(server, why):
         query, box, fragment, component, _ = await opened(ws)
         text = UNKNOWN if why == "warned" else KNOWN
         if why == "cannot":  # view.js's report when the model did not load
-            report = '{"view": {"tab": "head", "layer": 2, "head": "mean", "q": 1, "cannot": true}}'
+            report = '{"view": {"tab": "heatmap", "layer": 2, "head": "mean", "q": 1, "cannot": true}}'
             await exchange(ws, rerun(query, [(component, "json_value", report)]))
         return await exchange(ws, rerun(query, [(box, "string_value", text)], fragment)), text
 

@@ -49,7 +49,7 @@ def test_every_hostile_value_of_every_field_gives_a_view_the_page_can_show(field
 def test_a_report_that_is_no_view_at_all_gives_the_default_view(report, monkeypatch):
     monkeypatch.setattr(attention_view.state, "notice", lambda m: None)
     got = attention_view.fit_view(report, (3, 4, 6, 6))
-    assert got == {"tab": "head", "layer": 2, "head": "mean", "q": 0, "temp": 1.0, **LIVE_DEFAULTS}
+    assert got == {"tab": "heatmap", "layer": 2, "head": "mean", "q": 0, "temp": 1.0, **LIVE_DEFAULTS}
 
 
 def test_a_good_report_is_kept_as_sent(monkeypatch):
@@ -63,7 +63,7 @@ def test_a_good_report_is_kept_as_sent(monkeypatch):
 
 @pytest.mark.parametrize("temp", [float("nan"), "abc", None, [], float("inf")])
 def test_same_view_is_false_never_an_error_for_a_raw_report(temp):
-    ok = {"tab": "head", "layer": 0, "head": 0, "q": 0, "temp": 1.0}
+    ok = {"tab": "heatmap", "layer": 0, "head": 0, "q": 0, "temp": 1.0}
     assert attention_view.same_view({**ok, "temp": temp}, ok) is False
     assert attention_view.same_view("not a view", ok) is False
 
@@ -71,7 +71,7 @@ def test_same_view_is_false_never_an_error_for_a_raw_report(temp):
 def test_the_browsers_knobs_are_kept_as_sent(monkeypatch):
     told = []
     monkeypatch.setattr(attention_view.state, "notice", told.append)
-    sent = {"tab": "head", "layer": 0, "head": 1, "q": 2, "temp": 1.0, "ttemp": 2.0}
+    sent = {"tab": "heatmap", "layer": 0, "head": 1, "q": 2, "temp": 1.0, "ttemp": 2.0}
     sent |= {"off": ["decoder:1:2", "decoder:3:4"], "how": "mean", "nopos": True, "text": "狗咬人"}
     assert attention_view.fit_view(sent, (3, 4, 6, 6)) == sent
     # a head this model does not have is dropped, not kept for a later model

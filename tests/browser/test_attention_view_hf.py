@@ -76,7 +76,7 @@ def test_thirty_layers_page_and_the_browsers_t_is_the_models(hf_server, new_page
         "() => { const q = new URLSearchParams(location.search); return q.get('layer') === '28' && q.get('head') === '7'; }",
         timeout=60_000,
     )
-    page.locator(".av [role='tab'][data-tab='head']").click()
+    page.locator(".av [role='tab'][data-tab='heatmap']").click()
     page.wait_for_function("() => window.__attentionViews.att_view.shown() !== null", timeout=60_000)
     # the tab is part of the view: its report (debounced) and the rerun it causes land first
     page.wait_for_function("() => new URLSearchParams(location.search).get('tab') !== 'model'", timeout=60_000)

@@ -44,9 +44,9 @@ _render = st.components.v2.component(
 # the component's strings (its name -> the key in ui/strings/*.toml)
 STRINGS = {
     "tabs_label": "av_tabs_label",
-    "tab_head": "av_tab_head",
+    "tab_heatmap": "av_tab_heatmap",
     "tab_model": "av_tab_model",
-    "tab_lines": "av_tab_lines",
+    "tab_head": "av_tab_head",
     "layer": "att_layer",
     "head": "att_head",
     "layer_n": "att_layer_n",
@@ -102,7 +102,9 @@ STRINGS = {
     "live_output": "av_live_output",
     "live_output_t": "av_live_output_t",
 }
-TABS = ("head", "model", "lines")  # view.js TABS, in its order (tests/test_attention_view_js.py)
+# view.js TABS, in its order (tests/test_attention_view_js.py): the heatmap of one head, the model
+# view (every layer x head), the head view (one row's lines to its keys, every head of a layer)
+TABS = ("heatmap", "model", "head")
 
 
 def strings(writes: bool) -> dict:
@@ -127,7 +129,7 @@ def fit_view(view, shape) -> dict:
     head = _reported(view, "head", views.whole_or_mean, "mean")
     tab = view.get("tab")
     return {
-        "tab": tab if isinstance(tab, str) and tab in TABS else "head",
+        "tab": tab if isinstance(tab, str) and tab in TABS else TABS[0],
         "layer": min(max(layer, 0), n_layers - 1),
         "head": "mean" if head == "mean" else min(max(head, 0), n_heads - 1),
         "q": min(max(_reported(view, "q", views.whole, 0), 0), q - 1),

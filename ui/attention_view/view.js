@@ -34,9 +34,9 @@ const THUMB = 48; // viz/attention_view.THUMB: the model view's thumbnails of a 
 // carry it, ui/attention_view/__init__.py TABS; its label, a key of the header's strings; its
 // painter, paint.js). Panels (a row of heatmaps) draw with paintPanels whatever the tab.
 export const TABS = [
-  { id: "head", label: "tab_head", paint: paintHeatmap },
+  { id: "heatmap", label: "tab_heatmap", paint: paintHeatmap },
   { id: "model", label: "tab_model", paint: paintModel },
-  { id: "lines", label: "tab_lines", paint: paintLines },
+  { id: "head", label: "tab_head", paint: paintLines },
 ];
 
 class View {
@@ -349,7 +349,7 @@ class View {
       this.q = Math.max(0, Math.min(Q - 1, mem.q));
       this.reported = mem.reported;
     } else {
-      this.view = { tab: v.tab || "head", layer: v.layer, head: v.head, temp: v.temp || 1, off: v.off || [], how: v.how || "zero", nopos: !!v.nopos };
+      this.view = { tab: v.tab || TABS[0].id, layer: v.layer, head: v.head, temp: v.temp || 1, off: v.off || [], how: v.how || "zero", nopos: !!v.nopos };
       this.imposedNow = true;
       this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
       this.reported = JSON.stringify(this.viewOut());
@@ -807,7 +807,7 @@ class View {
 
   showTip() {
     const tip = this.$(".av-tip"), c = this.hover;
-    if (!c || this.view.tab !== "head" || !this.hasLayer(this.view.layer)) { tip.hidden = true; return; }
+    if (!c || this.view.tab !== "heatmap" || !this.hasLayer(this.view.layer)) { tip.hidden = true; return; }
     if (c.pi !== undefined) {
       const d = this.panelData(c.pi);
       if (!d || c.r >= d.Q || c.j >= d.K) { tip.hidden = true; return; }
