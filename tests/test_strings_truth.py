@@ -1,0 +1,158 @@
+"""The ui/strings audit of issue 46 (docs/architecture.md, "The strings audited"): sentences of the pages
+that said something of a model that is false on a model or sentence the page shows them with. Each
+test computes the fact on our models (or SmolLM2), sees it break the old wording, and checks what the
+page says now: a sentence true wherever it is shown, or a branch the page picks from the computation."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui.i18n import text_in
+
+
+def both(key: str, **fields) -> tuple[str, str]:
+    return text_in("en", key, **fields), text_in("zh", key, **fields)
+
+
+# -- intervene: "Heads before the intervention (earlier layers) stay white" ------------------------------
+def _change_by_layer(runner, text: str, off: list[str], kind: str) -> list[float]:
+    from analysis.intervene import align
+
+    a, b = runner.trace(text).attention[kind], runner.trace(text, ablate=off, how="zero").attention[kind]
+    wa, wb, _, _ = align(a.weights, b.weights, a.mask, b.mask)
+    return [float(np.abs(wb - wa)[layer].max()) for layer in range(wa.shape[0])]
+
+
+def test_the_difference_view_says_where_a_change_reaches(runners):
+    """The old help said every head of an earlier layer stays white. On the translator an encoder head
+    switched off changes cross-attention's layer 1 (it reads the encoder's last layer), and decoder heads
+    of layer 2 switched off change the translation, so decoder layer 1 reads other tokens; on a GPT the
+    layers below the intervened one do stay white."""
+    tr = runners("translator")
+    cross = _change_by_layer(tr, "The cat sat on the mat.", ["encoder:2:1", "encoder:2:2"], "cross")
+    assert cross[0] > 1e-3  # cross-attention's first layer is reached by the encoder's second
+    assert tr.trace("我爱你").output_text != tr.trace("我爱你", ablate=["decoder:2:1", "decoder:2:2"]).output_text
+    decoder = _change_by_layer(tr, "我爱你", ["decoder:2:1", "decoder:2:2"], "decoder")
+    assert decoder[0] > 0.1  # the first decoder layer reads another translation
+    gpt = _change_by_layer(runners("gpt"), "The cat sat on the mat.", ["decoder:2:1", "decoder:3:2"], "decoder")
+    assert gpt[0] == 0.0 and max(gpt[1:]) > 1e-3
+
+    en, zh = both("iv_diff_all_help")
+    assert "earlier layers" not in en and "更早的层" not in zh
+    assert "below the lowest one" in en and "最低一层之下" in zh  # the GPT's rule, which holds
+    assert "encoder's last layer" in en and "编码器的最后一层" in zh  # what reaches cross-attention's layer 1
+    assert "translation changes" in en and "译文改变" in zh  # what reaches the decoder's layer 1
+
+
+# -- timeline: the Chinese sentences said the metric rose (or the loss fell) ------------------------------
+def test_the_timeline_sentences_say_no_direction_the_metric_did_not_take():
+    """The translator's largest decoder first-token rise (steps 55 -> 130) comes while exact match stays at
+    0.00; the Chinese sentence said it rose ("从 0.00 升到 0.00") where the English says "goes from". The
+    metric's clause now gives the two values in both languages, whatever their order."""
+    import model
+
+    snaps = model.snapshots_of("translator")
+    em = [(s["metrics"]["exact_match_en-zh"] + s["metrics"]["exact_match_zh-en"]) / 2 for s in snaps]
+    flat = [i for i in range(1, len(em)) if em[i] == em[i - 1]]
+    assert flat  # the shipped run has neighbouring snapshots with the same exact match
+    fields = dict(kind="K", layer=1, head=1, role_a="R", role_name="R", before=1, after=2, s0="0.1", s1="0.6")
+    for key in ("tl_formed_em", "tl_rise_em", "tl_formed_loss", "tl_rise_loss"):
+        en, zh = both(key, **fields, m0=f"{em[flat[0] - 1]:.2f}", m1=f"{em[flat[0]]:.2f}")
+        clause = zh.split("同时", 1)[1]
+        assert not re.search("[升降]", clause), (key, zh)
+        assert "goes from" in en and "0.00" in clause
+
+
+# -- cost: "Removing the scaling ... lowers softmax's gradient per row" ----------------------------------
+LONG = "The dog bites the man because it was hungry and the man ran home."
+
+
+def test_removing_the_scaling_is_described_as_it_went(runners):
+    """On the translator's encoder reading a long sentence, softmax's gradient per row is higher without
+    the scaling (rows spread over many keys get sharper, not one-hot); on "猫" every row sees one key
+    (the old sentence printed nan). The largest weight cannot fall (scores multiplied by sqrt(d_k) > 1)."""
+    from analysis import cost
+    from pages.cost_parts.scale import heads_summary
+
+    tr = runners("translator")
+    heads = pd.DataFrame(cost.heads_scaling_table(tr, LONG))
+    c, d = heads.softmax_grad_scaled.mean(), heads.softmax_grad_unscaled.mean()
+    assert d > c  # the premise the old "lowers" broke
+    assert (heads.max_weight_unscaled >= heads.max_weight_scaled - 1e-9).all()
+    said = heads_summary(heads)
+    assert "lowers" not in said and "does not fall" in said and f"{c:.3f}" in said and f"{d:.3f}" in said
+
+    short = pd.DataFrame(cost.heads_scaling_table(runners("gpt"), "The cat sat on the mat."))
+    assert short.softmax_grad_unscaled.mean() < short.softmax_grad_scaled.mean()
+    assert "lowers softmax's gradient" in heads_summary(short)
+
+    one = pd.DataFrame(cost.heads_scaling_table(tr, "猫"))
+    assert one.softmax_grad_scaled.isna().all()
+    assert "nan" not in heads_summary(one) and "one key only" in heads_summary(one)
+    en, zh = both("cost_heads_summary_rises", a=0.2, b=0.6, c=0.24, d=0.25)
+    assert "does not fall" in en and "并没有" in zh
+
+
+# -- cost: "whose pronoun (It, 它) refers to a noun further back than one layer's window reaches" -------
+def test_the_window_sentence_counts_the_stories_out_of_reach(runners):
+    """Of the held-out two-sentence stories the page scores, some have their pronoun within gpt-local's
+    window of its noun ("哥哥躺在农场里。他很害怕。"), and their pronouns are he and she as well as it:
+    the sentence now counts the stories whose noun is out of reach, and names every pronoun."""
+    from analysis import cost
+    from data import corpus
+
+    m = runners("gpt-local")
+    got = cost.nll_by_length(m, n=300)
+    back = got["back"]
+    assert len(back) == got["n_two"] > 0 and None not in back
+    reach = m.config.window - 1
+    assert any(b <= reach for b in back) and any(b > reach for b in back)
+    # by hand, on one story: the pronoun's token minus the noun's last token, read off the labels
+    pairs = corpus.heldout_pairs(300, 1234)
+    items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
+    two = [t for t in items if ". " in t or t.count("。") > 1]
+    near = two[next(i for i, b in enumerate(back) if b <= reach)]
+    labels = m.tokenizer.labels([1, *m.tokenizer.encode(near)])
+    pron = next(
+        i for i, lab in enumerate(labels) if lab.strip("▁").lower() in {*corpus.PRONOUNS, *corpus.PRONOUNS.values()}
+    )
+    nouns = {*corpus.NOUNS, *(n.zh for n in corpus.NOUNS.values())}
+    noun = max(i for i, lab in enumerate(labels[:pron]) if lab.strip("▁").lower() in nouns)
+    assert pron - noun <= reach
+
+    en, zh = both("cost_local_split", one=0.0, two=0.1, n_one=212, n_two=88, n_far=84, w1=3)
+    assert "84 of the 88" in en and "其中 84 条" in zh
+    for p in corpus.PRONOUNS:
+        assert p in en and corpus.PRONOUNS[p] in zh
+
+
+# -- positional: "the trained heads rely on the positions RoPE gives them" --------------------------------
+def test_rope_reliance_is_said_only_where_a_weight_moves():
+    from pages.positional import ROPE_VISIBLE, rope_change_text
+
+    one = SimpleNamespace(weights=np.ones((3, 2, 1, 1)), query_tokens=["cat"])
+    said = rope_change_text(one, one, 1)
+    assert "rely" not in said and "no visible difference" in said
+    on = SimpleNamespace(weights=np.array([[[[1.0, 0.0], [0.3, 0.7]]]]), query_tokens=["a", "b"])
+    off = SimpleNamespace(weights=np.array([[[[1.0, 0.0], [0.5, 0.5]]]]), query_tokens=["a", "b"])
+    assert 0.2 > ROPE_VISIBLE and "rely on the positions" in rope_change_text(on, off, 0)
+
+
+@pytest.mark.slow  # SmolLM2's traces
+def test_smollm2_on_one_word_shows_no_reliance_on_rope(smollm):
+    """SmolLM2 reads "cat" as one token: with RoPE's rotation and without it every layer's weights are
+    the same (the one row reads itself), where the page said the heads rely on the positions."""
+    from pages.positional import rope_change_text
+
+    on = smollm.trace("cat").attention["decoder"]
+    off = smollm.trace("cat", use_position=False).attention["decoder"]
+    assert len(on.query_tokens) == 1 and np.abs(on.weights - off.weights).max() == 0.0
+    assert "rely" not in rope_change_text(on, off, 0)
+    on = smollm.trace("The cat sat on the mat.").attention["decoder"]
+    off = smollm.trace("The cat sat on the mat.", use_position=False).attention["decoder"]
+    assert "rely on the positions" in rope_change_text(on, off, 0)
