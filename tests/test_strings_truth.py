@@ -156,3 +156,27 @@ def test_smollm2_on_one_word_shows_no_reliance_on_rope(smollm):
     on = smollm.trace("The cat sat on the mat.").attention["decoder"]
     off = smollm.trace("The cat sat on the mat.", use_position=False).attention["decoder"]
     assert "rely on the positions" in rope_change_text(on, off, 0)
+
+
+# -- step page on a Hugging Face decoder: "(after RoPE)", "grouped-query", "shared by" -----------------
+@pytest.mark.slow  # builds the tiny Hugging Face models
+@pytest.mark.parametrize("name", ["gpt2", "llama"])
+def test_a_hugging_face_head_is_described_by_its_make_up(name, tiny):
+    """GPT-2 has learned positions and as many key/value heads as query heads: the page said its queries
+    were "after RoPE" and that query heads 1 "share" key/value head 1 with grouped-query attention. The
+    tiny Llama (4 query heads, 2 key/value heads, RoPE) is told as before."""
+    import model
+    from analysis.walkthrough import shared_head
+    from pages.steps import shared_head_texts
+
+    r = model.load("hf:" + tiny[name], device="cpu")
+    sh = shared_head(r, "the cat sat on the mat", 0, 1)
+    rope, grouped = r.config.positional == "rope", sh.num_kv_heads < sh.num_heads
+    assert (rope, grouped) == ((False, False) if name == "gpt2" else (True, True))
+    np.testing.assert_allclose(
+        sh.weights, r.trace("the cat sat on the mat").attention["decoder"].weights[0, 1], atol=1e-5
+    )
+    said = " ".join(shared_head_texts(sh, rope).values())
+    assert ("RoPE" in said) == rope and ("Grouped-query" in said) == grouped and ("shared by" in said) == grouped
+    if name == "gpt2":
+        assert "each of this model's 2 heads has its own queries, keys and values" in said
