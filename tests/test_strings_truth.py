@@ -180,3 +180,28 @@ def test_a_hugging_face_head_is_described_by_its_make_up(name, tiny):
     assert ("RoPE" in said) == rope and ("Grouped-query" in said) == grouped and ("shared by" in said) == grouped
     if name == "gpt2":
         assert "each of this model's 2 heads has its own queries, keys and values" in said
+
+
+# -- generation: "The model wrote </s>" ------------------------------------------------------------------
+@pytest.mark.slow  # builds the tiny Hugging Face models
+def test_the_end_of_a_generation_names_the_models_own_end_token(tiny, runners):
+    """GPT-2's end token is <|endoftext|> (id 0 here), not our </s> (id 2): the page compared the last
+    token with our EOS, so a GPT-2 that ended its text was said to have reached its maximum length,
+    and the help texts named </s> as every model's start and end. Generation now carries the model's
+    own end token."""
+    import model
+    from model.tokenizer import EOS
+
+    r = model.load("hf:" + tiny["gpt2"], device="cpu")
+    gen = next(
+        g for seed in range(200) if (g := r.generate("the cat", max_new_tokens=30, seed=seed)).steps[-1].token_id == 0
+    )
+    assert gen.end == 0 != EOS and len(gen.steps) < 30
+    assert gen.steps[-1].token == "<|endoftext|>"
+    ours = runners("gpt").generate("The cat sat on the mat.", max_new_tokens=30, temperature=0)
+    assert ours.end == EOS
+    en, zh = both("gen_finished_eos", end=gen.steps[-1].token)
+    assert "<|endoftext|>" in en and "<|endoftext|>" in zh and "</s>" not in en + zh
+    for key in ("gen_prompt_help", "gen_run_help"):
+        en, zh = both(key)
+        assert "this project's models" in en and "本项目的模型" in zh, key
