@@ -205,3 +205,60 @@ def test_the_end_of_a_generation_names_the_models_own_end_token(tiny, runners):
     for key in ("gen_prompt_help", "gen_run_help"):
         en, zh = both(key)
         assert "this project's models" in en and "本项目的模型" in zh, key
+
+
+# -- the attention page's word view: "Merge SentencePiece pieces" ----------------------------------------
+@pytest.mark.slow  # builds the tiny Hugging Face models
+def test_the_word_view_merges_any_tokenizers_pieces(tiny):
+    """The word view is offered on every model; GPT-2's pieces are byte-level BPE, not SentencePiece.
+    What the help says it does holds there: a word's column sums its pieces, its row averages them."""
+    import model
+    from analysis.measures import merge_words
+
+    r = model.load("hf:" + tiny["gpt2"], device="cpu")
+    assert type(r.tokenizer.tok.backend_tokenizer.model).__name__ == "BPE"
+    att = r.trace("the zebra quickly swam").attention["decoder"]
+    merged, _ = merge_words(att.weights, att.query_words, att.key_words, att.mask)
+    q, k = np.asarray(att.query_words), np.asarray(att.key_words)
+    assert merged.shape[-1] < len(att.key_tokens)  # some word has several pieces here
+    w = att.weights[0, 0].astype(np.float64)
+    for a, wa in enumerate(sorted(set(q) - {-1})):
+        for b, wb in enumerate(sorted(set(k) - {-1})):
+            want = w[q == wa][:, k == wb].sum(-1).mean()
+            assert abs(merged[0, 0, a, b] - want) < 1e-5
+    en, zh = both("att_words_help")
+    assert "the tokenizer's pieces (SentencePiece in this project's models)" in en and "分词器切出的子词" in zh
+
+
+# -- the attention page on a real model: "one head links them, not the model as a whole" -----------------
+def test_the_pronoun_sentence_says_not_the_model_only_where_the_mean_does_not_lean():
+    """ "not the model as a whole" is the mean of every head giving "street" at least what it gives
+    "animal"; where the mean leans to "animal" the page now says so (a claim whose heads hold and whose
+    mean leans, built here: the old page said "not the model as a whole" whatever the means)."""
+    from analysis.claims import Claim
+    from pages.attention import pronoun_key
+
+    leans = Claim("pronoun_it", True, {"found": True, "mean_noun": 0.30, "mean_other": 0.05, "min": 0.5})
+    flat = Claim("pronoun_it", True, {"found": True, "mean_noun": 0.042, "mean_other": 0.053, "min": 0.5})
+    none = Claim("pronoun_it", False, {"found": True, "mean_noun": 0.30, "mean_other": 0.05, "min": 0.5})
+    assert [pronoun_key(c) for c in (leans, flat, none)] == [
+        "att_real_pronoun_True_mean",
+        "att_real_pronoun_True",
+        "att_real_pronoun_False",
+    ]
+    fields = dict(heads="layer 14 head 9", noun="0.75", other="0.01", mean_noun="0.300", mean_other="0.050", min=0.5)
+    en, zh = both(pronoun_key(leans), **fields)
+    assert "not the model as a whole" not in en and "而不是整个模型" not in zh
+    assert "leans to “animal” as well" in en and "整个模型也偏向" in zh
+    en, zh = both("att_real_pronoun_True", **fields)
+    assert "at least 0.5" in en and "至少 0.5" in zh  # what every head named gives, not the best one's figure
+
+
+@pytest.mark.slow  # SmolLM2's trace
+def test_smollm2s_pronoun_head_is_one_head_not_the_mean(smollm):
+    from analysis import claims
+    from pages.attention import pronoun_key
+
+    c = claims.check("pronoun_it", smollm)
+    assert c.holds and c.numbers["mean_noun"] < c.numbers["mean_other"]
+    assert pronoun_key(c) == "att_real_pronoun_True"
