@@ -262,3 +262,22 @@ def test_smollm2s_pronoun_head_is_one_head_not_the_mean(smollm):
     c = claims.check("pronoun_it", smollm)
     assert c.holds and c.numbers["mean_noun"] < c.numbers["mean_other"]
     assert pronoun_key(c) == "att_real_pronoun_True"
+
+
+# -- the KV cache's cost: "so time saves less than FLOPs do" ---------------------------------------------
+def test_the_kv_cost_says_time_saves_less_only_where_it_does(runners):
+    """At t = 1 (an empty prompt, nothing written yet) both ways read one token: the FLOPs are equal, so
+    "time saves less than FLOPs do" was a coin toss on the timer's noise. The sentence is now added only
+    where the measured time ratio is below the FLOP ratio."""
+    from analysis import cost
+    from pages.generation_parts.kv_cache import cost_caption
+
+    cfg = runners("gpt").config
+    one = (cost.gpt_flops_per_token(1, cfg, False)["total"], cost.gpt_flops_per_token(1, cfg, True)["total"])
+    assert one[0] == one[1]
+    noisy = {"t": [1], "flops_no_cache": [one[0]], "flops_cache": [one[1]], "no_cache": [1.05e-3], "cache": [1e-3]}
+    assert "less than FLOPs" not in cost_caption(noisy)
+    far = (cost.gpt_flops_per_token(40, cfg, False)["total"], cost.gpt_flops_per_token(40, cfg, True)["total"])
+    assert far[0] / far[1] > 10
+    usual = {"t": [40], "flops_no_cache": [far[0]], "flops_cache": [far[1]], "no_cache": [3e-3], "cache": [1e-3]}
+    assert "Time saves less than FLOPs do here" in cost_caption(usual)
