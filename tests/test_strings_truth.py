@@ -281,3 +281,34 @@ def test_the_kv_cost_says_time_saves_less_only_where_it_does(runners):
     assert far[0] / far[1] > 10
     usual = {"t": [40], "flops_no_cache": [far[0]], "flops_cache": [far[1]], "no_cache": [3e-3], "cache": [1e-3]}
     assert "Time saves less than FLOPs do here" in cost_caption(usual)
+
+
+# -- temperature: "this head's weights change only through the layers before it" -------------------------
+def test_a_layer_below_the_temperature_says_its_weights_stay(runners):
+    """T in a layer after the one shown: on a GPT (and the translator's encoder) the shown layer reads
+    nothing T touched, its weights are those at T = 1, where the note said they change through the
+    layers before it; the translator's cross-attention of layer 1 does change with T in layer 2 (it reads
+    the encoder's last layer), and keeps the old note."""
+    from pages.temperature import not_applied_key
+
+    gpt = runners("gpt")
+    one, hot = (
+        gpt.trace("The cat sat on the mat."),
+        gpt.trace("The cat sat on the mat.", temperature=3.0, temperature_layer=2),
+    )
+    w1, wt = one.attention["decoder"].weights, hot.attention["decoder"].weights
+    assert np.array_equal(w1[:2], wt[:2]) and np.abs(w1[2] - wt[2]).max() > 0.05
+    assert not_applied_key(2, 0, "decoder", False) == "temp_not_applied_after"
+    en, zh = both("temp_not_applied_after", scope="layer 3 only")
+    assert "stay as at T = 1" in en and "与 T = 1 时相同" in zh
+
+    tr = runners("translator")
+    one, hot = (
+        tr.trace("The cat sat on the mat."),
+        tr.trace("The cat sat on the mat.", temperature=3.0, temperature_layer=1),
+    )
+    assert np.array_equal(one.attention["encoder"].weights[0], hot.attention["encoder"].weights[0])
+    assert not_applied_key(1, 0, "encoder", True) == "temp_not_applied_after"
+    if one.output_text == hot.output_text:
+        assert np.abs(one.attention["cross"].weights[0] - hot.attention["cross"].weights[0]).max() > 1e-3
+    assert not_applied_key(1, 0, "cross", True) == "temp_not_applied"
