@@ -312,3 +312,21 @@ def test_a_layer_below_the_temperature_says_its_weights_stay(runners):
     if one.output_text == hot.output_text:
         assert np.abs(one.attention["cross"].weights[0] - hot.attention["cross"].weights[0]).max() > 1e-3
     assert not_applied_key(1, 0, "cross", True) == "temp_not_applied"
+
+
+# -- learned positions: "position p has its own trained vector" ------------------------------------------
+def test_a_learned_position_is_not_called_trained_past_the_longest_item(runners):
+    """The GPT's training items are at most 21 tokens with <s> and </s>; its table has 128 rows, and the
+    rows past the items' length never received a gradient (pos_learned_help, the check learned_tail).
+    The positional page's intro and the step page called every position's vector trained."""
+    from analysis import claims
+    from data import corpus
+
+    gpt = runners("gpt")
+    longest = max(len(gpt.tokenizer.encode(t)) + 2 for _, t in corpus.gpt_items(2000, 0))
+    assert longest < gpt.config.max_seq_len and claims.check("learned_tail", gpt).holds
+    for key in ("pos_learned_intro", "steps_embed_learned"):
+        en, zh = both(key)
+        assert "trained vector" not in en and "trained row" not in en, key
+        assert "训练出来的向量" not in zh and "由训练得到" not in zh, key
+        assert "a table that training updates" in en and "由训练来更新的表" in zh, key
