@@ -83,12 +83,16 @@ def shared_head_texts(sh, rope: bool) -> dict[str, str]:
     else:
         make_up = t("steps_mha", q=sh.num_heads)
         k, v = t("steps_hf_k_own", head=sh.head + 1), t("steps_hf_v_own", head=sh.head + 1)
+    d = sh.q.shape[-1]
+    # "(= 1/sqrt(d_k))" only where the model's scale is that one (Gemma 2's query_pre_attn_scalar is not)
+    scores = "steps_hf_scores" if abs(sh.scaling * d**0.5 - 1) < 1e-6 else "steps_hf_scores_own"
     return {
         "intro": t(f"steps_hf_intro{suffix}", name=name),
         "make_up": make_up,
         "q": t(f"steps_hf_q{suffix}", head=sh.head + 1),
         "k": k,
         "v": v,
+        "scores": t(scores, scaling=f"{sh.scaling:.4f}", d=d, inv=f"{d**-0.5:.4f}"),
     }
 
 
@@ -105,7 +109,7 @@ def show_shared_head(sh, present: bool, rope: bool) -> None:
         matrix(sh.k, toks, "steps_hf_k", title=said["k"])
     with c_v:
         matrix(sh.v, toks, "steps_hf_v", title=said["v"])
-    st.markdown(t("steps_hf_scores", scaling=f"{sh.scaling:.4f}", d=sh.q.shape[-1]))
+    st.markdown(said["scores"])
     matrix(sh.scaled, toks, "steps_hf_scaled", columns=toks, mask=sh.mask)
     n = len(toks)
     if st.session_state.get("steps_q") is not None:  # a link's or the reader's row, fitted to this sentence

@@ -330,3 +330,23 @@ def test_a_learned_position_is_not_called_trained_past_the_longest_item(runners)
         assert "trained vector" not in en and "trained row" not in en, key
         assert "训练出来的向量" not in zh and "由训练得到" not in zh, key
         assert "a table that training updates" in en and "由训练来更新的表" in zh, key
+
+
+@pytest.mark.slow  # builds the tiny Hugging Face models
+def test_the_scale_is_called_one_over_root_dk_only_where_it_is(tiny):
+    """The step page said "QK^T × s (= 1/√d_k)" of every Hugging Face decoder; a model may scale by its
+    own factor (Gemma 2's query_pre_attn_scalar), shown here with the tiny GPT-2's head given another."""
+    import dataclasses
+
+    import model
+    from analysis.walkthrough import shared_head
+    from pages.steps import shared_head_texts
+
+    r = model.load("hf:" + tiny["gpt2"], device="cpu")
+    sh = shared_head(r, "the cat sat on the mat", 1, 0)
+    d = sh.q.shape[-1]
+    assert abs(sh.scaling - d**-0.5) < 1e-9  # GPT-2's scale is 1/sqrt(d_k)
+    assert "(= 1/√d_k" in shared_head_texts(sh, False)["scores"]
+    other = dataclasses.replace(sh, scaling=1 / 12)
+    said = shared_head_texts(other, False)["scores"]
+    assert "= 1/√d_k" not in said and "own scale" in said and f"{d**-0.5:.4f}" in said
