@@ -350,3 +350,18 @@ def test_the_scale_is_called_one_over_root_dk_only_where_it_is(tiny):
     other = dataclasses.replace(sh, scaling=1 / 12)
     said = shared_head_texts(other, False)["scores"]
     assert "= 1/√d_k" not in said and "own scale" in said and f"{d**-0.5:.4f}" in said
+
+
+# -- cost: "This section uses our own models; with a Hugging Face model it shows the GPT" -----------------
+@pytest.mark.slow  # SmolLM2 through the page
+@pytest.mark.parametrize("sec", ["scale", "qkv", "flash", "sparse"])
+def test_the_cost_page_says_it_shows_the_gpt_for_smollm2(offered_smollm, sec):
+    """The cost page's sections that read q, k and v used ours only for models named hf:...: SmolLM2
+    (offered by name) went through and the page died on KeyError 'q'. Now every model without the
+    tutorial's code gets the note and the GPT."""
+    from tests import apptest
+    from tests.conftest import SMOLLM
+
+    at = apptest.open_page("pages/cost.py", SMOLLM, text="The cat sat on the mat", sec=sec)
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "with a Hugging Face model it shows the GPT" in captions
