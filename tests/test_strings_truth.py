@@ -365,3 +365,21 @@ def test_the_cost_page_says_it_shows_the_gpt_for_smollm2(offered_smollm, sec):
     at = apptest.open_page("pages/cost.py", SMOLLM, text="The cat sat on the mat", sec=sec)
     captions = " ".join(str(c.value) for c in at.caption)
     assert "with a Hugging Face model it shows the GPT" in captions
+
+
+@pytest.mark.slow  # Gemma's traces
+def test_gemma_on_one_word_shows_no_reliance_on_rope(gemma):
+    """Gemma reads "cat" as <bos> cat: without the rotation no weight moves by 0.05 (0.016 measured), where
+    the page said its heads rely on RoPE's positions; its head's scale is 1/sqrt(256) and its 4 query
+    heads share one key/value head, as the step page says."""
+    from analysis.walkthrough import shared_head
+    from pages.positional import ROPE_VISIBLE, rope_change_text
+    from pages.steps import shared_head_texts
+
+    on = gemma.trace("cat").attention["decoder"]
+    off = gemma.trace("cat", use_position=False).attention["decoder"]
+    assert len(on.query_tokens) == 2 and np.abs(on.weights - off.weights).max() < ROPE_VISIBLE
+    assert "rely" not in rope_change_text(on, off, 0) and "2 token(s)" in rope_change_text(on, off, 0)
+    sh = shared_head(gemma, "The cat sat on the mat", 0, 1)
+    said = shared_head_texts(sh, gemma.config.positional == "rope")
+    assert "(= 1/√d_k, d_k = 256)" in said["scores"] and "4 query heads but only 1 key/value heads" in said["make_up"]
