@@ -100,26 +100,36 @@ def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED, lang:
     She sat ...", "猫很饿。它 ..."): (ids read after <s>, the pronoun's row, its noun's token positions),
     the noun being the story's first one, which the grammar's pronoun refers to. lang: only stories
     in that language ("en" or "zh"), n of them."""
-    nouns = {
-        "en": set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()},
-        "zh": {x.zh for x in corpus.NOUNS.values()},
-    }
-    pronouns = {"en": set(corpus.PRONOUNS), "zh": set(corpus.PRONOUNS.values())}
     out = []
     for item_lang, text in corpus.gpt_items(n * (20 if lang else 10), seed, split="heldout"):
         if lang is not None and item_lang != lang:
             continue
-        ids = [BOS] + tokenizer.encode(text)
-        keys = [_word_key(label) for label in tokenizer.word_labels(ids)]
-        words, tokens = tokenizer.word_ids(ids), tokenizer.labels(ids)
-        pron = next((w for w, k in enumerate(keys) if k in pronouns[item_lang]), None)
-        noun = next((w for w, k in enumerate(keys) if k in nouns[item_lang]), None)
-        if pron is None or noun is None or noun > pron:
-            continue
-        out.append((ids, words.index(pron), [i for i, w in enumerate(words) if w == noun and _word_key(tokens[i])]))
+        found = pronoun_and_noun(tokenizer, text, item_lang)
+        if found is not None:
+            out.append(found)
         if len(out) == n:
             break
     return out
+
+
+def pronoun_and_noun(tokenizer, text: str, lang: str):
+    """(ids read after <s>, the pronoun's row, its noun's token positions) of a corpus story whose
+    pronoun refers back to its first noun, as the grammar writes them; None where the text has no
+    pronoun after a noun."""
+    nouns = (
+        set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()}
+        if lang == "en"
+        else {x.zh for x in corpus.NOUNS.values()}
+    )
+    pronouns = set(corpus.PRONOUNS) if lang == "en" else set(corpus.PRONOUNS.values())
+    ids = [BOS] + tokenizer.encode(text)
+    keys = [_word_key(label) for label in tokenizer.word_labels(ids)]
+    words, tokens = tokenizer.word_ids(ids), tokenizer.labels(ids)
+    pron = next((w for w, k in enumerate(keys) if k in pronouns), None)
+    noun = next((w for w, k in enumerate(keys) if k in nouns), None)
+    if pron is None or noun is None or noun > pron:
+        return None
+    return ids, words.index(pron), [i for i, w in enumerate(words) if w == noun and _word_key(tokens[i])]
 
 
 def alignment_scores(cross: np.ndarray, links) -> np.ndarray:

@@ -85,6 +85,7 @@ class Generation:
     ids: list[int]
     steps: list[Step]
     notices: list[str]
+    end: int | None = None  # the model's end token, where it stops (</s> ours, <|endoftext|> GPT-2's)
 
 
 def sample_steps(
@@ -540,7 +541,7 @@ class SamplesText:
         ids, steps = sample_steps(
             self, ids, max_new_tokens, sampling, seed, attention_temperature, eos if stop_at_eos else None, notices
         )
-        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices)
+        return Generation(text, self.tokenizer.decode(ids), ids, steps, self.notices + notices, eos)
 
 
 class GPTRunner(SamplesText, ModelRunner):

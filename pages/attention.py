@@ -233,7 +233,7 @@ def measured_on_it(ctx: Context) -> None:
                 best = np.unravel_index(int(np.argmax(n["noun"])), n["noun"].shape)
                 st.markdown(
                     t(
-                        f"att_real_pronoun_{c.holds}",
+                        pronoun_key(c),
                         heads=heads,
                         noun=f"{n['noun'][best]:.2f}",
                         other=f"{n['other'][best]:.2f}",
@@ -242,6 +242,15 @@ def measured_on_it(ctx: Context) -> None:
                         min=n["min"],  # the sentence where no head links them (Gemma) names the bar
                     )
                 )
+
+
+def pronoun_key(c) -> str:
+    """The sentence of pronoun_it's verdict: where heads link "it" to "animal", whether the mean of every
+    head leans to "animal" too (then "not the model as a whole" would be false) or not (SmolLM2: 0.042
+    against 0.053 on "street")."""
+    if c.holds and c.numbers["mean_noun"] > c.numbers["mean_other"]:
+        return "att_real_pronoun_True_mean"
+    return f"att_real_pronoun_{c.holds}"
 
 
 def reach_text(c) -> str:

@@ -53,7 +53,8 @@ def render(ctx: Context, view: dict) -> None:
     model_ctx, model_name, cfg = ctx, "", None
     if sec in ("sparse", "scale", "flash", "qkv"):
         runner = ctx.runner()
-        if runner is not None and (runner.kind not in ("gpt", "translator") or ctx.model.startswith("hf:")):
+        # a model without the tutorial's code records no q, k, v of its own (SmolLM2, Gemma: KeyError 'q')
+        if runner is not None and not getattr(runner, "has_tutorial_code", False):
             st.caption("ⓘ " + t("cost_hf_note"))
             model_ctx = dataclasses.replace(ctx, model="gpt")
             shown_model(model_ctx.model)

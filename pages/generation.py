@@ -14,7 +14,6 @@ import streamlit as st
 
 from analysis.experiments import before_cuts
 from model.errors import InputError
-from model.tokenizer import EOS
 from model.written import open_bytes
 from pages.generation_parts import kv_cache
 from ui import cache, page, slots, state, view
@@ -188,8 +187,8 @@ def _text_so_far(tok, gen, labels: list[str], prompt_len: int, n_max: int, finis
         st.info(t("gen_nothing_yet"), icon="✏️")
     else:
         status = t("gen_progress", done=n_steps, total=n_max)
-        if gen.steps[-1].token_id == EOS:
-            status += " " + t("gen_finished_eos")
+        if gen.end is not None and gen.steps[-1].token_id == gen.end:  # the model's own end token, not ours
+            status += " " + t("gen_finished_eos", end=md(gen.steps[-1].token))
         elif n_steps >= n_max:
             status += " " + t("gen_finished_n")
         elif finished:

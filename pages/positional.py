@@ -48,6 +48,9 @@ BUCKETS = (0, 20, 40, 60, 80, 100, 127)
 LONG_TOKENS = 126  # + <s> = 127 positions, inside max_seq_len 128
 N_TEXTS = 4  # long texts averaged per bucket
 ALIBI_N = 16
+ROPE_VISIBLE = (
+    0.05  # a weight moved this much shows on the heatmaps: below it the rotation "made no visible difference"
+)
 ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
 
 
@@ -358,17 +361,24 @@ def _real_rope(ctx: Context) -> dict:
                 key=f"pos_real_{label}",
                 height=380,
             )
-    change = np.abs(on.weights - off.weights).max(axis=(1, 2, 3))
-    st.caption(
-        t(
-            "pos_rope_real_diff",
-            layer=rlayer + 1,
-            diff=f"{change[rlayer]:.2f}",
-            lo=f"{change.min():.2f}",
-            hi=f"{change.max():.2f}",
-        )
-    )
+    st.caption(rope_change_text(on, off, rlayer))
     return {"rlayer": rlayer}
+
+
+def rope_change_text(on, off, layer: int) -> str:
+    """What switching RoPE's rotation off changed, as the page says it: "the trained heads rely on the
+    positions" only where some weight moves by ROPE_VISIBLE or more (SmolLM2 on "cat", one token: every
+    layer 0.00, its one row can only read itself)."""
+    change = np.abs(on.weights - off.weights).max(axis=(1, 2, 3))
+    if change.max() < ROPE_VISIBLE:
+        return t("pos_rope_real_same", hi=f"{change.max():.2f}", n=len(on.query_tokens))
+    return t(
+        "pos_rope_real_diff",
+        layer=layer + 1,
+        diff=f"{change[layer]:.2f}",
+        lo=f"{change.min():.2f}",
+        hi=f"{change.max():.2f}",
+    )
 
 
 # -- 5. word order: 狗咬人 vs 人咬狗 ------------------------------------------------------------

@@ -62,30 +62,54 @@ def shared(name: str, device: str, text: str, layer: int, head: int):
     return shared_head(cache.runner(name, device), text, layer, head)
 
 
-def show_shared_head(sh, present: bool) -> None:
-    """A Hugging Face decoder has none of the tutorial's code: its head is shown as its attention
-    function computed it, with grouped-query attention as it is (the key and value it shares)."""
-    st.markdown(t("steps_hf_intro", name=model_label(sh.model)))
-    heads = ", ".join(str(h + 1) for h in sh.sharing)
-    st.markdown(
-        t(
+def shared_head_texts(sh, rope: bool) -> dict[str, str]:
+    """What the step page says of a Hugging Face decoder's head, by the model's make-up: "after RoPE"
+    only where it rotates q and k (not GPT-2: learned positions), grouped-query attention and keys
+    "shared by" other query heads only where it has fewer key/value heads than query heads (GPT-2 and
+    other multi-head models: each head its own)."""
+    name, suffix = model_label(sh.model), "" if rope else "_plain"
+    if sh.num_kv_heads < sh.num_heads:
+        heads = ", ".join(str(h + 1) for h in sh.sharing)
+        kv = dict(g=sh.kv_head + 1, heads=heads)
+        make_up = t(
             "steps_gqa",
             q=sh.num_heads,
             kv=sh.num_kv_heads,
             group=sh.num_heads // sh.num_kv_heads,
             head=sh.head + 1,
-            g=sh.kv_head + 1,
-            heads=heads,
+            **kv,
         )
-    )
+        k, v = t("steps_hf_k", **kv), t("steps_hf_v", **kv)
+    else:
+        make_up = t("steps_mha", q=sh.num_heads)
+        k, v = t("steps_hf_k_own", head=sh.head + 1), t("steps_hf_v_own", head=sh.head + 1)
+    d = sh.q.shape[-1]
+    # "(= 1/sqrt(d_k))" only where the model's scale is that one (Gemma 2's query_pre_attn_scalar is not)
+    scores = "steps_hf_scores" if abs(sh.scaling * d**0.5 - 1) < 1e-6 else "steps_hf_scores_own"
+    return {
+        "intro": t(f"steps_hf_intro{suffix}", name=name),
+        "make_up": make_up,
+        "q": t(f"steps_hf_q{suffix}", head=sh.head + 1),
+        "k": k,
+        "v": v,
+        "scores": t(scores, scaling=f"{sh.scaling:.4f}", d=d, inv=f"{d**-0.5:.4f}"),
+    }
+
+
+def show_shared_head(sh, present: bool, rope: bool) -> None:
+    """A Hugging Face decoder has none of the tutorial's code: its head is shown as its attention
+    function computed it, with grouped-query attention as it is (the key and value it shares)."""
+    said = shared_head_texts(sh, rope)
+    st.markdown(said["intro"])
+    st.markdown(said["make_up"])
     toks = sh.tokens
-    matrix(sh.q, toks, "steps_hf_q", title=t("steps_hf_q", head=sh.head + 1))
+    matrix(sh.q, toks, "steps_hf_q", title=said["q"])
     c_k, c_v = st.columns(2)
     with c_k:
-        matrix(sh.k, toks, "steps_hf_k", title=t("steps_hf_k", g=sh.kv_head + 1, heads=heads))
+        matrix(sh.k, toks, "steps_hf_k", title=said["k"])
     with c_v:
-        matrix(sh.v, toks, "steps_hf_v", title=t("steps_hf_v", g=sh.kv_head + 1, heads=heads))
-    st.markdown(t("steps_hf_scores", scaling=f"{sh.scaling:.4f}", d=sh.q.shape[-1]))
+        matrix(sh.v, toks, "steps_hf_v", title=said["v"])
+    st.markdown(said["scores"])
     matrix(sh.scaled, toks, "steps_hf_scaled", columns=toks, mask=sh.mask)
     n = len(toks)
     if st.session_state.get("steps_q") is not None:  # a link's or the reader's row, fitted to this sentence
@@ -244,7 +268,11 @@ def _one_head(ctx: Context, runner, view: dict) -> None:
         return
     if not runner.has_tutorial_code and runner.can_continue_text:  # a Hugging Face decoder (SmolLM2)
         try:
-            show_shared_head(shared(ctx.model, ctx.device, ctx.text, layer, head), ctx.presentation)
+            show_shared_head(
+                shared(ctx.model, ctx.device, ctx.text, layer, head),
+                ctx.presentation,
+                runner.config.positional == "rope",
+            )
         except InputError as e:
             show_input_error(e)
         return

@@ -226,7 +226,9 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
     # 1280 x 800 the view's bottom edge then stays on the projector's first screen (issue 37)
     area.caption(t("temp_same_scale") + ("" if T != 1.0 else " " + t("temp_move_slider")))
     if T != 1.0 and t_layer is not None and t_layer != layer:
-        area.caption("ⓘ " + t("temp_not_applied", scope=t("temp_scope_layer", n=t_layer + 1)))
+        area.caption(
+            "ⓘ " + t(not_applied_key(t_layer, layer, kind, translator), scope=t("temp_scope_layer", n=t_layer + 1))
+        )
     if attT.query_tokens != att1.query_tokens or attT.key_tokens != att1.key_tokens:
         area.caption("ⓘ " + t("temp_tokens_differ"))
 
@@ -380,3 +382,11 @@ def sampling_section(ctx: Context, runner, translator: bool, base) -> tuple:
 
 if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
     page.show(render, VIEW)
+
+
+def not_applied_key(t_layer: int, layer: int, kind: str, translator: bool) -> str:
+    """The note where T is in another layer than the one shown. A layer after it cannot reach it (a
+    layer reads only the layers below it): the weights stay as at T = 1, except in the translator's
+    decoder, whose cross-attention reads the encoder's last layer and whose tokens are its translation."""
+    after = t_layer > layer and (not translator or kind == "encoder")
+    return "temp_not_applied_after" if after else "temp_not_applied"

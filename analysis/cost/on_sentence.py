@@ -7,6 +7,7 @@ import torch
 
 from model.attention import scaled_dot_product_attention
 
+from ..timeline import pronoun_and_noun
 from .kv_cache import CachePolicy, kv_cache_bytes, new_cache, read_token, stream_greedy, stream_nll
 from .online import online_attention, online_check
 from .qkv import heads_disagreement, search_example
@@ -154,11 +155,16 @@ def nll_by_length(runner, n: int = 300, seed: int = 1234) -> dict:
     items = [p.en if i % 2 == 0 else p.zh for i, p in enumerate(pairs)]
     two = [t for t in items if ". " in t or t.count("。") > 1]
     one = [t for t in items if t not in two]
+    back = []  # per story: tokens from its pronoun's row back to the last token of the noun it means
+    for text in two:
+        found = pronoun_and_noun(runner.tokenizer, text, "zh" if "。" in text else "en")
+        back.append(None if found is None else found[1] - max(found[2]))
     return {
         "one": float(runner.nll(one).mean()),
         "two": float(runner.nll(two).mean()),
         "n_one": len(one),
         "n_two": len(two),
+        "back": back,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -89,12 +90,21 @@ def section(shown: Shown) -> None:
         }
     )
     st.dataframe(shown, hide_index=True, width="stretch", key="cost_heads_table")
-    st.markdown(
-        t(
-            "cost_heads_summary",
-            a=heads.max_weight_scaled.mean(),
-            b=heads.max_weight_unscaled.mean(),
-            c=heads.softmax_grad_scaled.mean(),
-            d=heads.softmax_grad_unscaled.mean(),
-        )
+    st.markdown(heads_summary(heads))
+
+
+def heads_summary(heads: pd.DataFrame) -> str:
+    """The sentence under the trained heads' table: what removing the scaling did on this sentence. The
+    largest weight cannot fall when the scores are multiplied by sqrt(d_k) > 1; softmax's gradient
+    per row falls only where rows end near one-hot (the translator's encoder on a long sentence: it
+    rises), and with every row seeing one key there is nothing to measure (NaN)."""
+    c, d = heads.softmax_grad_scaled.mean(), heads.softmax_grad_unscaled.mean()
+    if np.isnan(c) or np.isnan(d):
+        return t("cost_heads_summary_none")
+    return t(
+        "cost_heads_summary" if d < c else "cost_heads_summary_rises",
+        a=heads.max_weight_scaled.mean(),
+        b=heads.max_weight_unscaled.mean(),
+        c=c,
+        d=d,
     )

@@ -131,6 +131,9 @@ def section(shown: Shown) -> None:
             two=split[1]["two"] - split[0]["two"],
             n_one=split[0]["n_one"],
             n_two=split[0]["n_two"],
+            # the stories whose noun is out of one layer's reach, counted (not all: issue 46's audit)
+            n_far=sum(b is not None and b > local.window - 1 for b in split[1]["back"]),
+            w1=local.window - 1,
         )
     )
     spread = (bench() or {}).get("local_cost")

@@ -79,6 +79,24 @@ def chart(fig, key):
     plotly_chart(present_figure(fig), config=PLOTLY_CONFIG, key=key)
 
 
+def cost_caption(tm: dict) -> str:
+    """The figures at the last t, and "time saves less than FLOPs do" only where the measured time
+    ratio is below the FLOP ratio (at t = 1 both runs read one token: the FLOPs are equal, and the
+    times differ by the timer's noise, either way)."""
+    fr, tr = tm["flops_no_cache"][-1] / tm["flops_cache"][-1], tm["no_cache"][-1] / tm["cache"][-1]
+    text = t(
+        "kv_cost_caption",
+        t=tm["t"][-1],
+        fa=tm["flops_no_cache"][-1],
+        fb=tm["flops_cache"][-1],
+        fr=fr,
+        ta=tm["no_cache"][-1] * 1e3,
+        tb=tm["cache"][-1] * 1e3,
+        tr=tr,
+    )
+    return text + (" " + t("kv_cost_overhead") if tr < fr else "")
+
+
 def section(model_name: str, device: str, runner, ids: list[int], read: list[int], prompt_len: int) -> None:
     """ids: the whole text so far (<s>, prompt, generated); read: what the model had read at the step shown."""
     st.divider()
@@ -142,19 +160,7 @@ def section(model_name: str, device: str, runner, ids: list[int], read: list[int
             ),
             "kv_time",
         )
-    last = len(tm["t"]) - 1
-    st.caption(
-        t(
-            "kv_cost_caption",
-            t=tm["t"][last],
-            fa=tm["flops_no_cache"][last],
-            fb=tm["flops_cache"][last],
-            fr=tm["flops_no_cache"][last] / tm["flops_cache"][last],
-            ta=tm["no_cache"][last] * 1e3,
-            tb=tm["cache"][last] * 1e3,
-            tr=tm["no_cache"][last] / tm["cache"][last],
-        )
-    )
+    st.caption(cost_caption(tm))
     b = cost.load_bench()
     if b is not None and "generation" in b:
         g = b["generation"]
