@@ -129,7 +129,7 @@ IN_COPY = {
     "tests/test_lessons.py": "glossary or test_every_query_has_an_oracle or test_every_file_in_the_builtin",
     "tests/test_lesson_budget.py": "glossary",  # the lesson's compute well inside the bound
     "tests/test_hostile_cost.py": "glossary",  # no step priced under the forwards its build runs
-    "tests/test_defaults.py": "test_no_built_in_step_asks_a_question_the_model_is_sure_of",
+    "tests/test_defaults.py": "glossary",  # no step asks a question the model is sure of
     "tests/test_zh_terms.py": "",  # one Chinese term per concept in every string and lesson text
     "tests/test_lesson_says.py": "glossary",  # a reveal's and a question's fixed phrases filled, defined or guarded
 }
@@ -152,6 +152,7 @@ NEW_CASES = (
     "tests/test_lesson_says.py::test_every_reveal_is_filled_defined_or_guarded[glossary]",
     "tests/test_lesson_says.py::test_every_question_is_filled_defined_guarded_or_asked[glossary]",
     "tests/test_lesson_says.py::test_every_guarded_phrase_holds_on_its_step[glossary.1.ask:model_is]",
+    "tests/test_defaults.py::test_no_built_in_step_asks_a_question_the_model_is_sure_of[glossary]",
     "tests/test_i18n.py::test_every_page_in_both_languages[en-pages/glossary.py]",
     "tests/test_i18n.py::test_every_page_in_both_languages[zh-pages/glossary.py]",
     "tests/test_i18n.py::test_every_entry_has_english_and_chinese",  # a file run whole (WHOLE)
