@@ -179,7 +179,12 @@ def new_path(page, url, n, moves, log) -> list[dict]:
                     "() => window.__attentionViews.att_view.element.querySelector('.av-temp').dispatchEvent(new Event('change'))"
                 )
             during = sent.frames - before
-            page.wait_for_timeout(1500)  # the debounced report goes now
+            # the debounced report goes now (view.js's REPORT_MS, 350 ms, after the last move): waited
+            # for, up to 1.5 s; a move that ends on the view already reported sends none (it waited a
+            # fixed 1.5 s for each move: 12 s of the bench guard's 52 s)
+            deadline = time.monotonic() + 1.5
+            while sent.frames == before + during and time.monotonic() < deadline:
+                page.wait_for_timeout(50)  # Playwright reads the page's events (the frames) meanwhile
             settle(page, 300)
             row.update(summary(samples), ws_sent_during=during, ws_sent_after=sent.frames - before - during)
             log(

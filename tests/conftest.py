@@ -445,9 +445,14 @@ SLOW_FILES = (
 # the long ones start first and the short ones fill in at the end. pytest-xdist's own order (most
 # tests first) handed out the 57 s bench guard and a 37 s editor test last, one worker running
 # them while the other had finished. A browser file that takes more than about 30 s goes here, in
-# its place (an unlisted file costs time at the end of the phase, never a test).
+# its place (an unlisted file costs time at the end of the phase, never a test); a server test in
+# tests/ (SERVER_FILES, or marked serial in its file) as well.
 LONG_SERVER_FILES = (
     "test_room_walk.py",  # a class's hour: every lesson, teacher, laptop and phone (415 s at load 12-15)
+    # tests/: bench.attacks' guard, 14 phases of 4 s (90 s, 31 s of it CPU, at load 3-4.5): mostly
+    # waiting, so it starts first beside the walks (unlisted, it was handed out third-to-last in the
+    # 20:12 clean-clone run, 147 s, one worker running it while the other had finished)
+    "test_bench_attacks.py",
     "test_live_model.py",  # the in-browser model, five models x knobs (~2 min at load 10-20)
     "test_live_temperature.py",  # the temperature page in the browser, five models (~150 s at load 16)
     "test_live_compare.py",  # compare in the browser, five models (~90 s at load 16)
@@ -460,8 +465,11 @@ LONG_SERVER_FILES = (
     "test_attention_view.py",  # ~60 s of untimed tests
     "test_bench_smallest.py",  # ~57 s
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
+    "test_protocol.py",  # tests/: ~50 s of untimed tests (a server of its own, two more started)
     "test_teacher_reveal.py",  # ~45 s
     "test_lesson_editor.py",  # ~37 s
+    "test_bar_values.py",  # ~35 s of tests (43 s alone at load 2.6-4.1, 2026-12-04 22:32)
+    "test_first_screen.py",  # ~34 s of tests (41 s alone at load 2.6)
     "test_new_page_and_lesson.py",  # ~30 s: the contributor's copy served and walked
     "test_attention_view_hf.py",  # ~25 s
 )

@@ -12,7 +12,8 @@ import pytest
 
 from bench import attacks
 
-# one production server (python -m ui.serve) and 12 phases of 4 s: about 2 min on the 2-core machine
+# one production server (python -m ui.serve) and 14 phases of 4 s (quiet, then 13 attacks): 90 s at load
+# 3-4.5 on the 2-core machine, 31 s of it CPU (the rest waits on the phases)
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 

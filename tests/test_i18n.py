@@ -90,22 +90,31 @@ def test_pages_list_names_translated_titles():
 pytestmark = pytest.mark.usefixtures("random_where_untrained")  # tests/conftest.py
 
 
-@pytest.mark.slow  # every page through AppTest (5-7 s a language)
+def _page_files() -> list[str]:
+    """app.py's pages whose files exist (others are written in parallel), at collection."""
+    return [p[0] for p in pages_of_app()[0] if (ROOT / p[0]).exists()]
+
+
+def test_the_pages_walked_in_both_languages_are_app_pys():
+    """The walk below has a case for every page (so a contributor's copy runs only its new page's,
+    tests/test_new_page_and_lesson.py); one that found no page must fail, not pass on none."""
+    assert _page_files(), "no page files exist"
+
+
+@pytest.mark.slow  # every page through AppTest, a case a page (5-7 s a language in all)
+@pytest.mark.parametrize("page_file", _page_files())
 @pytest.mark.parametrize("lang", list(i18n.LANGS))
-def test_every_page_in_both_languages(lang):
-    pages = [p for p in pages_of_app()[0] if (ROOT / p[0]).exists()]
-    assert pages, "no page files exist"
+def test_every_page_in_both_languages(lang, page_file):
     i18n.MISSING.clear()
     problems = []
-    for file, _, _, _ in pages:
-        try:
-            at = open_alone(file, lang=lang)
-        except AssertionError as e:  # an exception on the page
-            problems.append(f"{file}: {e}")
-            continue
+    try:
+        at = open_alone(page_file, lang=lang)
+    except AssertionError as e:  # an exception on the page
+        problems.append(f"{page_file}: {e}")
+    else:
         if not at.title:
-            problems.append(f"{file}: no title")
+            problems.append(f"{page_file}: no title")
         elif at.radio(key="lang").value != lang:
-            problems.append(f"{file}: ran in {at.radio(key='lang').value}, not {lang}")
+            problems.append(f"{page_file}: ran in {at.radio(key='lang').value}, not {lang}")
     assert not problems, "\n".join(problems)
     assert not i18n.MISSING, f"keys missing from the table ({lang}): {sorted(i18n.MISSING)}"

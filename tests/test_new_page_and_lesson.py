@@ -124,15 +124,19 @@ IN_COPY = {
     "tests/test_page_statements.py": "glossary or test_pages_declare_what_draws_their_main_chart",
     "tests/test_views.py": "",  # every page's view: link names parsed one way, 1-based layers and heads
     "tests/test_marks.py": "test_every_string_is_marked_and_every_mark_names_a_string or test_lesson_marks_follow",
-    "tests/test_i18n.py": "",  # every string in both languages; every page through AppTest in both
+    "tests/test_i18n.py": "",  # every string in both languages; the new page through AppTest in both (WHOLE)
     "tests/test_image.py": "test_the_build_context_holds_every_file_the_app_reads",
     "tests/test_lessons.py": "glossary or test_every_query_has_an_oracle or test_every_file_in_the_builtin",
     "tests/test_lesson_budget.py": "glossary",  # the lesson's compute well inside the bound
     "tests/test_hostile_cost.py": "glossary",  # no step priced under the forwards its build runs
-    "tests/test_defaults.py": "test_no_built_in_step_asks_a_question_the_model_is_sure_of",
+    "tests/test_defaults.py": "glossary",  # no step asks a question the model is sure of
     "tests/test_zh_terms.py": "",  # one Chinese term per concept in every string and lesson text
     "tests/test_lesson_says.py": "glossary",  # a reveal's and a question's fixed phrases filled, defined or guarded
 }
+# the files run whole (IN_COPY's ""), less the cases of a walk over every page that has a case a
+# page: only the new page's run (test_i18n.py's every page in both languages, 13 pages x 2 through
+# AppTest, was the copy run's longest part after test_explore's)
+WHOLE = "glossary or not test_every_page_in_both_languages"
 # the case ids that must be among the copy's passed tests: a check that found no new page or lesson
 # to run on fails here instead of passing on the old ones
 NEW_CASES = (
@@ -148,6 +152,10 @@ NEW_CASES = (
     "tests/test_lesson_says.py::test_every_reveal_is_filled_defined_or_guarded[glossary]",
     "tests/test_lesson_says.py::test_every_question_is_filled_defined_guarded_or_asked[glossary]",
     "tests/test_lesson_says.py::test_every_guarded_phrase_holds_on_its_step[glossary.1.ask:model_is]",
+    "tests/test_defaults.py::test_no_built_in_step_asks_a_question_the_model_is_sure_of[glossary]",
+    "tests/test_i18n.py::test_every_page_in_both_languages[en-pages/glossary.py]",
+    "tests/test_i18n.py::test_every_page_in_both_languages[zh-pages/glossary.py]",
+    "tests/test_i18n.py::test_every_entry_has_english_and_chinese",  # a file run whole (WHOLE)
 )
 # the other files that read every page or lesson: where a new page's or lesson's check runs
 ELSEWHERE = {
@@ -204,14 +212,27 @@ def test_a_new_page_and_a_new_lesson_need_no_edit_elsewhere(tmp_path):
     select = " or ".join(f"({k})" for k in {k for k in IN_COPY.values() if k})
     args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-rA"]
     whole = [f for f, k in IN_COPY.items() if not k]  # run whole: no -k on them
-    done = subprocess.run([*args, "-k", select, *[f for f, k in IN_COPY.items() if k]], **_run(copy))
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    passed = {line.split(" ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("PASSED ")}
+    passed = set()
+    for run in ([*args, "-k", select, *[f for f, k in IN_COPY.items() if k]], [*args, "-k", WHOLE, *whole]):
+        done = subprocess.run(run, **_run(copy))
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        passed |= {line.split(" ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("PASSED ")}
     missing = [c for c in NEW_CASES if c not in passed]
     assert not missing, f"not run on the new page or lesson: {missing}"
-    done = subprocess.run([*args, *whole], **_run(copy))
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    print(f"in the copy: {len(passed)} checks on the new page and lesson, then {whole} whole")
+    # WHOLE leaves out the other pages' cases of the every-page walk alone: each whole file's other tests ran
+    for f in whole:
+        names = _test_names(copy / f)
+        ran = {c.split("::", 1)[1].split("[", 1)[0] for c in passed if c.startswith(f + "::")}
+        assert names - ran <= {"test_every_page_in_both_languages"} and ran, (f, sorted(names - ran))
+    print(f"in the copy: {len(passed)} checks on the new page and lesson, {whole} whole but the old pages' walk")
+
+
+def _test_names(path: Path) -> set[str]:
+    """The test functions a test file defines (module level)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
 
 
 def test_the_copy_runs_every_check_that_reads_every_page_or_lesson():

@@ -492,7 +492,11 @@ def test_a_rerun_flood_runs_one_script_at_a_time_per_session_and_the_class_is_se
         return times
 
     async def flood(uri, stop_at, i):
-        async with websockets.connect(uri, subprotocols=["streamlit"], origin=server.url, max_size=None) as ws:
+        # close_timeout: the reader cancelled, the server's pages queue unread and its answer to the
+        # close waits behind them (websockets' default waited 10 s for it; the flood is over by then)
+        async with websockets.connect(
+            uri, subprotocols=["streamlit"], origin=server.url, max_size=None, close_timeout=1
+        ) as ws:
 
             async def drain():
                 while True:
@@ -550,8 +554,15 @@ def test_a_crowd_of_new_sessions_from_one_address_does_not_hold_up_another_visit
 
     async def crowd(uri, k):
         headers = {"X-Forwarded-For": "203.0.113.66"}
+        # close_timeout: the crowd never reads its pages, so the server's answer to a close waits
+        # behind them (websockets' default waited 10 s for each socket whose run had started)
         ws = await websockets.connect(
-            uri, subprotocols=["streamlit"], origin=server.url, max_size=None, additional_headers=headers
+            uri,
+            subprotocols=["streamlit"],
+            origin=server.url,
+            max_size=None,
+            additional_headers=headers,
+            close_timeout=1,
         )
         await ws.send(rerun("text=" + quote(f"The crowd {k} came in")).SerializeToString())
         return ws
@@ -571,8 +582,7 @@ def test_a_crowd_of_new_sessions_from_one_address_does_not_hold_up_another_visit
         socks = await asyncio.gather(*(crowd(uri, k) for k in range(80)))
         await asyncio.sleep(1.0)  # the crowd's runs queued
         student = await first_page(uri, {"X-Forwarded-For": "198.51.100.10", "Cookie": "attn_browser=00000000000000aa"})
-        for ws in socks:
-            await ws.close()
+        await asyncio.gather(*(ws.close() for ws in socks))  # at once: each may wait its close_timeout
         return alone, student
 
     alone, student = drive(server, body)
