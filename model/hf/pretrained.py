@@ -214,8 +214,9 @@ def folder(name: str) -> Path:
 
 STAMP = "converted-from.json"
 # how the folder is written: 2 = model/hf/gguf_convert.py (the embedding under its own name; 1 stored
-# it as lm_head.weight, which made every load fill the embedding with random numbers before tying)
-FORMAT = 2
+# it as lm_head.weight, which made every load fill the embedding with random numbers before tying);
+# 3 = tokenizer.json's merges as "a b" strings (tokens.merges_as_text: a quicker cached start)
+FORMAT = 3
 
 
 def _stamp(name: str) -> dict:
