@@ -157,6 +157,71 @@ def same(a, b) -> bool:
     ]
 
 
+CACHED_START_S = 6.0  # issue 49: a real model's cached start, the whole fresh process
+
+
+def markdown(out: dict) -> tuple[str, list]:
+    """main()'s figures as a Markdown table (one row per cached start, then each model's median and
+    minimum) and the targets (target, figure, met): each model's cached start, launch to ready,
+    median within CACHED_START_S."""
+    rows, targets = [], []
+
+    def row(label, r):
+        load = " / ".join(f"{x:.1f}" for x in r["uptime_before"])
+        return [
+            label,
+            load,
+            f"{r['launch_to_ready_s']:.2f} s",
+            f"{r['process_cpu_s']:.2f} s",
+            f"{r['imports_cpu_s']:.2f} + {r['transformers_import_cpu_s']:.2f} + {r['load_cpu_s']:.2f} s",
+            f"{r['tokenizer_cpu_s']:.2f} s",
+            f"{r['from_pretrained_cpu_s']:.2f} s",
+            f"{r['exit_s']:.2f} s",
+            f"{r['max_rss_mb']:,.0f} MB",
+        ]
+
+    for name, got in out.items():
+        if not isinstance(got, dict) or "cached" not in got:
+            continue
+        if "first" in got:
+            rows.append(row(f"{name}, first (converting {got['first']['convert_s']:.1f} s)", got["first"]))
+        runs = got["cached"]
+        rows += [row(f"{name}, cached {i + 1}", r) for i, r in enumerate(runs)]
+        s = got["cached_summary"]
+        ready, cpu = s["launch_to_ready_s"], s["process_cpu_s"]
+        rows.append(
+            [
+                f"**{name}, cached: median (min) of {len(runs)}**",
+                "",
+                f"**{ready['median']:.2f} s** ({ready['min']:.2f} s)",
+            ]
+            + [f"{cpu['median']:.2f} s ({cpu['min']:.2f} s)"]
+            + [""] * 5
+        )
+        targets.append(
+            (
+                f"{name}: cached start, whole fresh process, ≤ {CACHED_START_S:.0f} s (median of {len(runs)}, "
+                f"load {min(s['load_average_1min']):.1f}-{max(s['load_average_1min']):.1f})",
+                f"{ready['median']:.2f} s (min {ready['min']:.2f} s; CPU {cpu['median']:.2f} s)",
+                ready["median"] <= CACHED_START_S,
+            )
+        )
+    header = [
+        "start",
+        "load average before (1 / 5 / 15 min)",
+        "launch to ready (wall)",
+        "CPU to ready",
+        "CPU: torch and the app + transformers' import + load",
+        "of the load: tokenizer",
+        "from_pretrained",
+        "exit after",
+        "peak RSS",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines), targets
+
+
 def main(argv=None) -> dict:
     from model.hf import pretrained
 

@@ -27,8 +27,6 @@ from pathlib import Path
 
 import numpy as np
 
-from model.hf.tokens import merges_as_text
-
 # output rows per block: 8,192 rows of Gemma's 640-wide embedding are 21 MB of float32
 BLOCK_BYTES = 32 << 20
 
@@ -114,11 +112,11 @@ def write(reader, skeleton, architecture: str, gguf_config: dict, path: Path) ->
     return {name: shape for _, name, shape in items}
 
 
-def convert(src: Path, into: Path) -> None:
+def convert(src: Path, into: Path):
     """The model folder of GGUF file src in folder into: config.json (without the GGUF
     quantization entry), model.safetensors (written here, tensor by tensor) and the tokenizer's
-    files (tokenizer.json's merges as strings, tokens.merges_as_text). The caller holds
-    gguf_fast.shared_reader(), so the file's metadata is read once."""
+    files. The caller holds gguf_fast.shared_reader(), so the file's metadata is read once. Returns
+    the tokenizer it saved (a tokenizers.Tokenizer: the oracle of tokens.merges_as_text)."""
     import gguf
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
@@ -138,5 +136,4 @@ def convert(src: Path, into: Path) -> None:
     out["dtype"] = "float32"
     (into / "config.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     tok.save_pretrained(str(into))
-    # its merges as "a b" strings: the cached start parses the file a quarter faster (tokens.py)
-    merges_as_text(into / "tokenizer.json", tok.backend_tokenizer)
+    return tok.backend_tokenizer
