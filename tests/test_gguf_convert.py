@@ -372,7 +372,16 @@ def test_cached_start_reads_the_folder_the_quick_way(converted_real, monkeypatch
     merges = json.loads((cache / name / "tokenizer.json").read_text(encoding="utf-8"))["model"]["merges"]
     assert len(merges) > 1000 and all(isinstance(m, str) and len(m.split(" ")) == 2 for m in merges)
     monkeypatch.setattr(pretrained, "_LOADED", {})
-    runner = pretrained.load(name, device="cpu")
+    with monkeypatch.context() as slow_path:  # the slow path's two steps, refused while it loads
+
+        def refused(*a, **k):
+            raise AssertionError("the cached start took the slow path")
+
+        from model.hf import loading
+
+        slow_path.setattr(loading, "count_parameters", refused)
+        slow_path.setattr(AutoTokenizer, "from_pretrained", refused)
+        runner = pretrained.load(name, device="cpu")
     assert not pretrained.report(name).converted
     assert calls == []
     assert runner.config.num_parameters == sum(p.numel() for p in runner.hf_model.parameters())
