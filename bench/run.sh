@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: bench/run.sh [--quick] [--only views,bertviz,moves,capture,
-#   interactions,first,cpu,memory,load,replicas,class]; the last table lists every target of issue 15 (and
-#   issue 35's moves) with met / not met. `.venv/bin/python -m bench.moves` alone finds BertViz in
+#   interactions,first,cpu,memory,load,replicas,class,real]; the last table lists every target of issue 15
+#   (and issue 35's moves, issue 49's real models' cached start) with met / not met. `.venv/bin/python -m bench.moves` alone finds BertViz in
 #   bench/.venv too, once this script has made it.
 # Makes bench/.venv (BertViz 1.4.1 and IPython, pinned in bench/requirements-bertviz.txt, without
 # BertViz's CUDA-pulling dependencies; everything else, torch

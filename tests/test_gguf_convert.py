@@ -147,6 +147,80 @@ def test_file_parameters_counts_what_the_model_has(tmp_path):
     assert n == count_parameters(AutoModelForCausalLM, cfg) == sum(p.numel() for p in skeleton.parameters()) > 0
 
 
+# -- tokenizer.json's merges as strings (tokens.merges_as_text) -------------------------------------
+TEXTS = [
+    "猫坐在垫子上。它很开心。",
+    "The cat sat on the mat.\n\nIt was happy.",
+    "  two  spaces,\ttab",
+    "😀 é ß 𠀀 龘",
+    "",
+]
+
+
+def trained_bpe(pre_tokenized: bool):
+    """A small BPE tokenizer trained here (Gemma's kind: byte fallback, SentencePiece's ▁ for a
+    space, newlines and Chinese in its pieces). pre_tokenized=False: no pre-tokenizer, so pieces
+    hold spaces (then "a b" strings would be ambiguous)."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    if pre_tokenized:
+        tok.normalizer = normalizers.Replace(" ", "▁")
+        tok.pre_tokenizer = pre_tokenizers.Split("▁", behavior="merged_with_next")
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<pad>", "<unk>", "<bos>"], show_progress=False)
+    tok.train_from_iterator(corpus_texts() * 3 + TEXTS * 30, trainer)
+    return tok
+
+
+def test_merges_written_as_strings_parse_to_the_same_tokenizer(tmp_path):
+    """The rewritten file holds every merge as one "a b" string and parses to the very tokenizer
+    that was saved (tokenizers' own serialization, every field), so every text encodes alike."""
+    from tokenizers import Tokenizer
+
+    from model.hf.tokens import merges_as_text
+
+    tok = trained_bpe(pre_tokenized=True)
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    pairs = json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]
+    assert len(pairs) > 100 and all(isinstance(m, list) for m in pairs)
+    assert any("\n" in "".join(m) for m in pairs) and any(
+        any("\u4e00" <= c <= "\u9fff" for c in "".join(m)) for m in pairs
+    )
+    assert merges_as_text(path, tok)
+    merges = json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]
+    assert merges == [f"{a} {b}" for a, b in pairs]
+    back = Tokenizer.from_file(str(path))
+    assert back.to_str() == tok.to_str()
+    for text in TEXTS + corpus_texts():
+        assert back.encode(text).ids == tok.encode(text).ids, text
+
+
+@pytest.mark.parametrize("case", ["space in a piece", "not the saved tokenizer", "not BPE", "already strings"])
+def test_merges_left_as_they_are_where_strings_would_not_read_the_same(tmp_path, case):
+    """Pieces holding a space, a file that is not the tokenizer given as the oracle, a model
+    without merges, a file already rewritten: nothing is written."""
+    from tokenizers import Tokenizer, models
+
+    from model.hf.tokens import merges_as_text
+
+    path = tmp_path / "tokenizer.json"
+    tok = trained_bpe(pre_tokenized=case != "space in a piece")
+    oracle = tok
+    if case == "not the saved tokenizer":
+        oracle = trained_bpe(pre_tokenized=False)
+    elif case == "not BPE":
+        tok = oracle = Tokenizer(models.WordLevel({"猫": 0, "<unk>": 1}, unk_token="<unk>"))
+    tok.save(str(path))
+    if case == "already strings":
+        assert merges_as_text(path, oracle)
+    if case == "space in a piece":
+        assert any(" " in piece for m in json.loads(path.read_text(encoding="utf-8"))["model"]["merges"] for piece in m)
+    before = path.read_bytes()
+    assert not merges_as_text(path, oracle)
+    assert path.read_bytes() == before
+
+
 # -- the real models (slow: they convert the real files) -------------------------------------------
 PROBES = [
     "猫坐在垫子上。它很开心。",
@@ -203,8 +277,8 @@ def converted_real(tmp_path_factory):
 @pytest.mark.parametrize("name", REAL)
 def test_first_conversion_within_its_memory_bound_and_equal_to_transformers(converted_real, name):
     """The first conversion's peak stays within the model's float32 weights plus 512 MB (Gemma
-    had peaked at 2,958 MB: the whole dequantized dict beside the model), and the file holds what
-    transformers' own GGUF loading gives, bit for bit."""
+    had peaked at 2,958 MB: the whole dequantized dict beside the model), the file holds what
+    transformers' own GGUF loading gives, bit for bit, and the tokenizer what it builds."""
     why = packaged_missing(name)
     if why:
         pytest.skip(why)
@@ -233,6 +307,13 @@ def test_first_conversion_within_its_memory_bound_and_equal_to_transformers(conv
             with torch.device("meta"):
                 skeleton = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
             oracle = load_gguf_checkpoint(str(src), return_tensors=True, model_to_load=skeleton)["tensors"]
+            # the tokenizer transformers builds from the GGUF file itself: the folder's file, its
+            # merges rewritten as strings, parses to exactly it (every field of its serialization)
+            from tokenizers import Tokenizer
+            from transformers import AutoTokenizer
+
+            from_gguf = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name).backend_tokenizer
+            assert Tokenizer.from_file(str(folder / "tokenizer.json")).to_str() == from_gguf.to_str()
     with safe_open(str(folder / "model.safetensors"), "pt") as f:
         assert set(f.keys()) == set(oracle)
         for key in oracle:
@@ -262,10 +343,11 @@ class pretrained_cache:
 
 @pytest.mark.parametrize("name", REAL)
 def test_cached_start_reads_the_folder_the_quick_way(converted_real, monkeypatch, name):
-    """A cached load builds the tokenizer from tokenizer.json alone, initialises no weight at
-    random (the old folders stored the embedding as lm_head.weight: every load filled the 262k x
-    640 embedding with random numbers before tying it) and counts the parameters from the file;
-    the tokenizer gives what transformers' AutoTokenizer gives on the same folder."""
+    """A cached load builds the tokenizer from tokenizer.json alone, its merges stored as strings
+    (the quicker parse: format 2's pairs fail here), initialises no weight at random (the old
+    folders stored the embedding as lm_head.weight: every load filled the 262k x 640 embedding
+    with random numbers before tying it) and counts the parameters from the file; the tokenizer
+    gives what transformers' AutoTokenizer gives on the same folder."""
     why = packaged_missing(name)
     if why:
         pytest.skip(why)
@@ -287,8 +369,19 @@ def test_cached_start_reads_the_folder_the_quick_way(converted_real, monkeypatch
             return _original(self, *a, **k)
 
         monkeypatch.setattr(torch.Tensor, fn, counted)
+    merges = json.loads((cache / name / "tokenizer.json").read_text(encoding="utf-8"))["model"]["merges"]
+    assert len(merges) > 1000 and all(isinstance(m, str) and len(m.split(" ")) == 2 for m in merges)
     monkeypatch.setattr(pretrained, "_LOADED", {})
-    runner = pretrained.load(name, device="cpu")
+    with monkeypatch.context() as slow_path:  # the slow path's two steps, refused while it loads
+
+        def refused(*a, **k):
+            raise AssertionError("the cached start took the slow path")
+
+        from model.hf import loading
+
+        slow_path.setattr(loading, "count_parameters", refused)
+        slow_path.setattr(AutoTokenizer, "from_pretrained", refused)
+        runner = pretrained.load(name, device="cpu")
     assert not pretrained.report(name).converted
     assert calls == []
     assert runner.config.num_parameters == sum(p.numel() for p in runner.hf_model.parameters())
@@ -305,3 +398,28 @@ def test_cached_start_reads_the_folder_the_quick_way(converted_real, monkeypatch
     for attr in ("all_special_ids", "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "model_max_length"):
         assert getattr(fast, attr) == getattr(slow, attr), attr
     assert len(fast) == len(slow)
+
+
+@pytest.mark.slow
+def test_bench_cached_starts(converted_real):
+    """bench.convert's repeated cached start on a folder already converted, in its smallest form
+    (SmolLM2, one fresh process): no first load, the start cached, its parts within its whole."""
+    why = packaged_missing(SMOLLM)
+    if why:
+        pytest.skip(why)
+    from bench import convert
+
+    cache, _ = converted_real
+    if not convert.current_in(SMOLLM, str(cache)):
+        convert_in_child(SMOLLM, cache)
+    out = convert.main(["--models", SMOLLM, "--no-reader", "--cache", str(cache), "--cached", "1"])[SMOLLM]
+    assert "first" not in out and "reader" not in out and len(out["cached"]) == 1
+    (run,) = out["cached"]
+    assert run["converted"] is False
+    assert 0 < run["tokenizer_cpu_s"] + run["from_pretrained_cpu_s"] <= run["load_cpu_s"] + 0.05
+    assert run["imports_s"] + run["transformers_import_s"] + run["load_s"] <= run["start_s"] + 0.01
+    assert run["start_s"] < run["launch_to_ready_s"] and run["exit_s"] > 0
+    assert len(run["uptime_before"]) == 3
+    summary = out["cached_summary"]
+    assert summary["runs"] == 1
+    assert summary["launch_to_ready_s"]["min"] == summary["launch_to_ready_s"]["median"] == run["launch_to_ready_s"]

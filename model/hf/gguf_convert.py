@@ -112,10 +112,11 @@ def write(reader, skeleton, architecture: str, gguf_config: dict, path: Path) ->
     return {name: shape for _, name, shape in items}
 
 
-def convert(src: Path, into: Path) -> None:
+def convert(src: Path, into: Path):
     """The model folder of GGUF file src in folder into: config.json (without the GGUF
     quantization entry), model.safetensors (written here, tensor by tensor) and the tokenizer's
-    files. The caller holds gguf_fast.shared_reader(), so the file's metadata is read once."""
+    files. The caller holds gguf_fast.shared_reader(), so the file's metadata is read once. Returns
+    the tokenizer it saved (a tokenizers.Tokenizer: the oracle of tokens.merges_as_text)."""
     import gguf
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
@@ -135,3 +136,4 @@ def convert(src: Path, into: Path) -> None:
     out["dtype"] = "float32"
     (into / "config.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     tok.save_pretrained(str(into))
+    return tok.backend_tokenizer
