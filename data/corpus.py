@@ -1203,7 +1203,9 @@ def known_words(text: str) -> list[str]:
 
 
 def close_words(word: str, n: int = 3) -> list[str]:
-    """Known words spelled like ``word`` (an English typo: "mta" -> "mat"), for a suggestion."""
+    """Known words spelled like ``word``: a typo of one ("mta" -> "mat", "gardn" -> "garden"), at
+    most one edit away (a letter added, dropped, changed, or two swapped), two for a word of six
+    letters or more; nearest first. A word no typo away gets none: "alert" is not "table"."""
     return list(_close_words(word.lower(), n))
 
 
@@ -1212,13 +1214,33 @@ def _vocab_of(lang: str) -> tuple[str, ...]:
     return tuple(sorted(ZH_VOCAB if lang == "zh" else (w for w in EN_VOCAB if w.isalpha())))
 
 
-# bounded: the words are the visitors'; a class repeats its typos, so most reruns hit (difflib over
-# the vocabulary was about a tenth of the home page's CPU per new out-of-language sentence)
+def typo_distance(a: str, b: str) -> int:
+    """Edits from a to b, a swap of two neighbours counting as one (the optimal string alignment
+    distance: Damerau's typos, each part of the word edited once)."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+# bounded: the words are the visitors'; a class repeats its typos, so most reruns hit
 @functools.lru_cache(maxsize=2048)
 def _close_words(word: str, n: int) -> tuple[str, ...]:
     import difflib
 
-    return tuple(difflib.get_close_matches(word, _vocab_of(language_of(word)), n=n, cutoff=0.6))
+    limit = 1 if len(word) <= 5 else 2
+    near = []
+    for known in _vocab_of(language_of(word)):
+        if abs(len(known) - len(word)) <= limit:
+            d = typo_distance(word, known)
+            if d <= limit:  # ties: the one sharing more of the word first
+                near.append((d, -difflib.SequenceMatcher(None, word, known).ratio(), known))
+    return tuple(known for _, _, known in sorted(near)[:n])
 
 
 @functools.cache

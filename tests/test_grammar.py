@@ -61,6 +61,29 @@ def test_a_gpt_prompt_may_stop_mid_sentence(runners):
     assert not corpus.in_language("cat The", prefix=True)
 
 
+@pytest.mark.parametrize(
+    ("typed", "want"),
+    [("mta", ["mat"]), ("gardn", ["garden"]), ("carpte", ["carpet", "carpets"]), ("dgo", ["dog"]), ("猫咪", ["猫"])],
+)
+def test_a_typo_gets_the_word_it_misspells(typed, want):
+    assert corpus.close_words(typed) == want
+
+
+@pytest.mark.parametrize("typed", ["alert", "script", "quantum", "<b>", "😀"])
+def test_a_word_no_typo_away_gets_no_suggestion(typed):
+    """difflib's ratio offered "alert -> table, slept, apple" and "script -> carpet, city" on the
+    compare page: three letters in common, not a typo of either. Every known word is more than one
+    edit away from these."""
+    assert corpus.close_words(typed) == []
+    assert all(corpus.typo_distance(typed, w) > 1 for w in corpus._vocab_of(corpus.language_of(typed)))
+
+
+def test_the_typo_distance_counts_a_swap_as_one_edit():
+    assert corpus.typo_distance("mta", "mat") == 1 and corpus.typo_distance("mat", "mat") == 0
+    assert corpus.typo_distance("gardn", "garden") == 1 and corpus.typo_distance("alert", "table") == 4
+    assert corpus.typo_distance("", "cat") == 3 and corpus.typo_distance("猫咪", "猫") == 1
+
+
 def test_suggestions_are_known_words_and_grammar_sentences():
     assert "mat" in corpus.close_words("matt")
     examples = corpus.examples_like("Cat the sat mat on the")
