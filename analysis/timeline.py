@@ -16,6 +16,8 @@ sentences, so every snapshot is scored on the same inputs and a head's curve sho
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -112,16 +114,19 @@ def pronoun_probe(tokenizer, n: int = PROBE_PAIRS, seed: int = PROBE_SEED, lang:
     return out
 
 
+@functools.cache
+def _story_words(lang: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the grammar's nouns, its pronouns) in lang, as a story writes them (English: both numbers)."""
+    if lang == "en":
+        return frozenset(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()}, frozenset(corpus.PRONOUNS)
+    return frozenset(x.zh for x in corpus.NOUNS.values()), frozenset(corpus.PRONOUNS.values())
+
+
 def pronoun_and_noun(tokenizer, text: str, lang: str):
     """(ids read after <s>, the pronoun's row, its noun's token positions) of a corpus story whose
     pronoun refers back to its first noun, as the grammar writes them; None where the text has no
     pronoun after a noun."""
-    nouns = (
-        set(corpus.NOUNS) | {x.pl for x in corpus.NOUNS.values()}
-        if lang == "en"
-        else {x.zh for x in corpus.NOUNS.values()}
-    )
-    pronouns = set(corpus.PRONOUNS) if lang == "en" else set(corpus.PRONOUNS.values())
+    nouns, pronouns = _story_words(lang)
     ids = [BOS] + tokenizer.encode(text)
     keys = [_word_key(label) for label in tokenizer.word_labels(ids)]
     words, tokens = tokenizer.word_ids(ids), tokenizer.labels(ids)

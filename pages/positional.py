@@ -48,9 +48,8 @@ BUCKETS = (0, 20, 40, 60, 80, 100, 127)
 LONG_TOKENS = 126  # + <s> = 127 positions, inside max_seq_len 128
 N_TEXTS = 4  # long texts averaged per bucket
 ALIBI_N = 16
-ROPE_VISIBLE = (
-    0.05  # a weight moved this much shows on the heatmaps: below it the rotation "made no visible difference"
-)
+# a weight moved this much shows on the heatmaps: below it the rotation "made no visible difference"
+ROPE_VISIBLE = 0.05
 ROPE_OFFSETS, ROPE_STARTS = np.arange(0, 65), (0, 40)
 
 

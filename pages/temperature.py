@@ -380,13 +380,13 @@ def sampling_section(ctx: Context, runner, translator: bool, base) -> tuple:
     return stemp, top_k, top_p
 
 
-if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
-    page.show(render, VIEW)
-
-
 def not_applied_key(t_layer: int, layer: int, kind: str, translator: bool) -> str:
     """The note where T is in another layer than the one shown. A layer after it cannot reach it (a
     layer reads only the layers below it): the weights stay as at T = 1, except in the translator's
     decoder, whose cross-attention reads the encoder's last layer and whose tokens are its translation."""
     after = t_layer > layer and (not translator or kind == "encoder")
     return "temp_not_applied_after" if after else "temp_not_applied"
+
+
+if __name__ == "__main__":  # Streamlit runs the file as the page (ui/page.py)
+    page.show(render, VIEW)
