@@ -3,15 +3,20 @@ with a room open in presentation mode, a student on a laptop (English) and one o
 390 x 844 (Chinese) walk every built-in lesson this server offers, every step: the students answer,
 the teacher reveals without answering and moves on.
 
-Checked: no error box on any of the three screens at any step; the projector never shows the
-teacher's own verdict or score; axe-core finds nothing serious or critical with the room open and
+Checked: no error box (but a wrong prediction's), exception or JavaScript error on any of the three
+screens at any step (test_walk.py's trouble); every answer option fits the projector and the phone
+(test_teacher_reveal.py's OPTIONS_JS: none cut, none in a box that scrolls sideways), before and
+after the reveal; the projector shows the answer once revealed and never shows the teacher's own verdict or score; axe-core finds nothing serious or critical with the room open and
 a step revealed; the class's results CSV holds every answer the students gave (the sum of its
 "students" column, per lesson); after the check lesson (pre / post steps) the teacher's
 "what the class learned" CSV has a row per objective, each counting both students' answers before
 and after; and the server's log of the whole walk holds no exception or traceback.
 
 Slow (every step of every offered lesson, three browsers: 415 s on 2026-12-04 at load 12-15 beside
-other test runs), marked so; reuses test_teacher_reveal.py's personal-result strings.
+other test runs; 150 s in phase 2 of a quiet run, 100 s of CPU), marked so. It is also the suite's
+walk of every step of every offered lesson in English (the laptop's answers): test_walk.py walked them
+again alone until 2026-12-05 (65 s, 43 s of CPU, the same steps and checks); it keeps the lone
+reader's Next and the lessons this server does not offer.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ from lessons.files import BUILTIN, builtin
 from ui.i18n import text_in
 from ui.lessons import offered
 
-from .helpers import SCREENSHOTS, axe_violations, exceptions, goto, settle
+from .helpers import SCREENSHOTS, axe_violations, goto, settle
 from .screens import open_room_and_present, serious
-from .test_teacher_reveal import _personal
+from .test_teacher_reveal import OPTIONS_JS, _personal
+from .test_walk import trouble
 
 pytestmark = pytest.mark.slow
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -88,6 +94,13 @@ def download(page, key: str, summary: str) -> str:
                 page.screenshot(path=str(SCREENSHOTS / f"room-walk-no-{key}.png"))
                 raise
     raise AssertionError("unreachable")
+
+
+def fits(page, where) -> None:
+    """Every answer option of the screen's main area fits it: none cut, none in a sideways-scrolling
+    box (a step that asks nothing has none)."""
+    options = page.evaluate(OPTIONS_JS)
+    assert not options["cut"] and not options["scrolls"], (where, options)
 
 
 def next_step(teacher, lesson: str, step: int) -> None:
@@ -156,6 +169,7 @@ def _walk(server, new_page) -> None:
     for page, lang in ((laptop, "en"), (phone, "zh")):
         goto(page, f"{server.url}/?room={code}&lang={lang}", 300)
     personal = _personal("en")
+    answer_line = text_in("en", "lesson_the_answer", answer="\x00").split("\x00")[0].replace("*", "")
     axe_done = False
     for n, lesson in enumerate(lessons):
         steps = builtin(lesson).steps
@@ -164,10 +178,14 @@ def _walk(server, new_page) -> None:
         given, per = 0, {}  # answers given; per (objective, phase) of a check step
         for i in range(1, len(steps) + 1):
             assert where(teacher) == (lesson, str(i)), (where(teacher), lesson, i)
+            fits(teacher, (lesson, i, "projector"))
             for student, last in ((laptop, False), (phone, True)):
                 follow(student, lesson, i)
-                assert not exceptions(student), (lesson, i, exceptions(student))
+                assert not trouble(student), (lesson, i, trouble(student))
+                if last:
+                    fits(student, (lesson, i, "phone"))
                 got = answer(student, last)
+                assert not trouble(student), (lesson, i, "after answering", trouble(student))
                 given += got
                 tag = steps[i - 1].get("check")
                 if tag:
@@ -177,8 +195,10 @@ def _walk(server, new_page) -> None:
             reveal.click(timeout=LOADING_MS)
             settle(teacher)
             shown = main(teacher).inner_text()
+            assert answer_line in shown, (lesson, i, "the projector shows no answer after the reveal")
             assert not [p for p in personal if p in shown], (lesson, i, "the projector shows a personal result")
-            assert not exceptions(teacher), (lesson, i, exceptions(teacher))
+            assert not trouble(teacher), (lesson, i, trouble(teacher))
+            fits(teacher, (lesson, i, "projector, revealed"))
             if not axe_done:
                 teacher.screenshot(path=str(SCREENSHOTS / "room-walk-teacher.png"))
                 phone.screenshot(path=str(SCREENSHOTS / "room-walk-phone.png"))
@@ -202,4 +222,4 @@ def _walk(server, new_page) -> None:
                     n = int(row[text_in("en", f"lesson_gain_col_{col}")].split("/")[1])
                     assert n == per.get((objective, phase), 0), (objective, phase, row, per)
     for page in (teacher, laptop, phone):
-        assert not exceptions(page), exceptions(page)
+        assert not trouble(page), trouble(page)

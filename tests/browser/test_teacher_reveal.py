@@ -54,7 +54,10 @@ def _personal(lang: str) -> list[str]:
     return [s for s in starts if s]
 
 
-@pytest.mark.parametrize("lang", list(LANGS))
+# English: the room walk's teacher (test_room_walk.py) reveals every step of every offered lesson at
+# this projector with these checks (options fit before and after, the answer shown, no personal
+# result, axe on the first reveal); this test walked the first lesson in English too until 2026-12-05
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "en"])
 def test_the_teacher_reveals_every_step_and_the_projector_shows_no_score(app_server, new_page, lang):
     page = new_page(viewport={"width": 1280, "height": 800})
     goto(page, app_server.url + f"/lessons?model=translator&lang={lang}", 300)
