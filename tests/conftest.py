@@ -459,9 +459,9 @@ LONG_SERVER_FILES = (
     "test_security.py",  # ~170 s
     "test_screens.py",  # ~145 s
     "test_projector.py",  # ~135 s
-    "test_walk.py",  # ~120 s (every step in English; Chinese every lesson and question type)
     "test_classhour.py",  # ~90 s
     "test_pages.py",  # ~70 s
+    "test_walk.py",  # ~60 s (the attention page's tabs and tiles; a lesson by Next; Chinese every lesson and question type)
     "test_attention_view.py",  # ~60 s of untimed tests
     "test_bench_smallest.py",  # ~57 s
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
