@@ -27,6 +27,7 @@ from .lesson_view import answer_text, lesson_md, option_label, params_text
 from .messages import error_text as error_text_of_model
 from .rooms import StoreError
 from .safe import echo, md
+from .streamlit_words import in_reader_language
 
 TEMPERATURES = [0.2, 0.5, 1.0, 2.0, 5.0]
 ARG_WIDGETS = {  # how the editor asks for each query argument
@@ -668,47 +669,17 @@ def uploader() -> None:
         st.success(t("ed_uploaded", n=len(steps())), icon="📥")
 
 
-# Streamlit draws its file uploader's own words in English in every language ("Upload", "1MB per
-# file • TOML"; "Browse files", "Drag and drop file here" in other versions): this script writes them in the
-# reader's language inside the editor's uploader, again whenever Streamlit redraws it (a script run
-# in the browser; the texts are the app's own, quoted by json.dumps with "</" escaped)
-_UPLOADER_JS = """<script>(() => {{
-  const words = {words};
-  const put = () => {{
-    const box = document.querySelector(".st-key-ed_upload [data-testid='stFileUploaderDropzone']");
-    if (!box) return false;
-    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
-      const said = n.nodeValue.trim();
-      for (const [english, ours] of words) if (new RegExp(english).test(said)) n.nodeValue = ours;
-    }}
-    return true;
-  }};
-  const watch = (tries) => {{
-    if (!put()) {{ if (tries < 100) setTimeout(() => watch(tries + 1), 100); return; }}
-    const box = document.querySelector(".st-key-ed_upload");
-    if (box && !box.dataset.attnWords) {{
-      box.dataset.attnWords = "1";
-      new MutationObserver(() => put()).observe(box, {{childList: true, subtree: true, characterData: true}});
-    }}
-  }};
-  watch(0);
-}})();</script>"""
-
-
 def _uploader_in_reader_language() -> None:
-    """The uploader's own English words in the reader's language (nothing to do in English)."""
-    if lang() == "en":
-        return
-    import json
-
-    words = [  # Streamlit's texts as patterns (they changed between versions), each node's whole text
+    """The uploader's own English words ("Upload", "1MB per file • TOML"; "Browse files", "Drag and
+    drop file here" in other versions) in the reader's language (ui/streamlit_words.py)."""
+    words = [  # each node's whole text
         ("^Drag and drop files? here$", t("ed_upload_drop")),
         ("^(Browse files|Upload)$", t("ed_upload_browse")),
         ("^(Limit )?[0-9.]+ ?MB per file", t("ed_upload_limit", mb=1, types="TOML")),  # its own bound and type
     ]
-    quoted = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
-    st.html(_UPLOADER_JS.format(words=quoted), unsafe_allow_javascript=True)
+    in_reader_language(
+        "uploader", ".st-key-ed_upload", ".st-key-ed_upload [data-testid='stFileUploaderDropzone']", words
+    )
 
 
 SAVED = "saved:"  # "Start from" names a lesson in the server's folder "saved:ID"

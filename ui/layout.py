@@ -13,6 +13,7 @@ from viz.bar_values import keep_values_large
 from . import state, streamlit_internals
 from .i18n import t
 from .run import current, in_app_run
+from .streamlit_words import in_reader_language
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NAV_SHOWN = 4  # pages the sidebar menu lists before "View more" (app.py; issue 50.7: the first screen)
@@ -143,6 +144,9 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     _RUN.main, _RUN.first_taken, _RUN.described, _RUN.shown = None, False, {}, None
     st.html(_EVERY_PAGE_CSS)
     skip_link_in_reader_language(t("skip_to_content"), ctx.lang)
+    # the menu's "View 9 more" / "View less" (app.py lists NAV_SHOWN pages), Streamlit's own English
+    nav_words = [("^View ([0-9]+) more$", t("nav_view_more", n="$1")), ("^View less$", t("nav_view_less"))]
+    in_reader_language("nav", "section[data-testid='stSidebar']", "[data-testid='stSidebarNav']", nav_words, st.sidebar)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):

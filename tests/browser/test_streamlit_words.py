@@ -1,0 +1,74 @@
+"""Streamlit's own words in the reader's language (ui/streamlit_words.py), in a real browser.
+Streamlit draws them in English in every language: the lesson editor's uploader ("Drag and drop
+file here", "Limit 1MB per file", "Upload" / "Browse files"; issue 50.5) and every page's menu
+("View 9 more", "View less"), which a Chinese class read in English until 2026-12-05."""
+
+from __future__ import annotations
+
+from ui.i18n import text_in
+from ui.layout import NAV_SHOWN
+
+from .helpers import exceptions, goto, settle
+from .screens import PAGES
+
+ENGLISH = ("Drag and drop", "Browse files", "Upload", "Limit", "per file")  # ("upload" is the icon's name)
+
+
+def test_the_uploader_speaks_chinese(app_server, new_page):
+    page = new_page()
+    goto(page, app_server.url + "/editor?model=translator&lang=zh", 300)
+    box = page.locator(".st-key-ed_upload [data-testid='stFileUploaderDropzone']")
+    box.wait_for()
+    settle(page)
+    page.wait_for_function(
+        "(w) => document.querySelector('.st-key-ed_upload [data-testid=stFileUploaderDropzone]').innerText.includes(w)",
+        arg=text_in("zh", "ed_upload_browse"),
+        timeout=10_000,
+    )
+    said = box.inner_text()
+    assert not [w for w in ENGLISH if w in said], said
+    assert text_in("zh", "ed_upload_browse") in said, said
+    assert text_in("zh", "ed_upload_limit", mb=1, types="TOML") in said, said
+    assert not exceptions(page)
+
+
+def test_the_uploader_keeps_streamlit_s_words_in_english(app_server, new_page):
+    page = new_page()
+    goto(page, app_server.url + "/editor?model=translator&lang=en", 300)
+    box = page.locator(".st-key-ed_upload [data-testid='stFileUploaderDropzone']")
+    box.wait_for()
+    said = box.inner_text()
+    assert "Upload" in said and "per file" in said, said
+
+
+NAV_BUTTON = "[data-testid='stSidebarNavViewButton']"
+
+
+def _button_says(page, text: str) -> None:
+    page.wait_for_function(
+        "([sel, w]) => { const b = document.querySelector(sel); return b && b.innerText.trim() === w; }",
+        arg=[NAV_BUTTON, text],
+        timeout=10_000,
+    )
+
+
+def test_the_menu_speaks_the_readers_language_and_gives_english_back(app_server, new_page):
+    """Chinese: "显示其余 N 页" (N: the pages the menu does not list), then "收起" once opened, on
+    another page too; back to English, Streamlit's own words again (its text node is not redrawn)."""
+    hidden = len(PAGES) - NAV_SHOWN
+    assert hidden > 0, "the menu lists every page: no button to check"
+    page = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, app_server.url + "/?lang=zh", 300)
+    _button_says(page, text_in("zh", "nav_view_more", n=hidden))
+    page.locator(NAV_BUTTON).click()
+    _button_says(page, text_in("zh", "nav_view_less"))
+    page.locator("[data-testid='stSidebarNav'] a").nth(NAV_SHOWN).click()  # a page the menu hid
+    settle(page)
+    _button_says(page, text_in("zh", "nav_view_less"))
+    page.locator(NAV_BUTTON).click()
+    _button_says(page, text_in("zh", "nav_view_more", n=hidden))
+    page.locator("section[data-testid='stSidebar'] label").filter(has_text="English").click()
+    page.wait_for_function("() => location.search.includes('lang=en')")
+    settle(page)
+    _button_says(page, f"View {hidden} more")
+    assert not exceptions(page)
