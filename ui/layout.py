@@ -147,6 +147,20 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     # the menu's "View 9 more" / "View less" (app.py lists NAV_SHOWN pages), Streamlit's own English
     nav_words = [("^View ([0-9]+) more$", t("nav_view_more", n="$1")), ("^View less$", t("nav_view_less"))]
     in_reader_language("nav", "section[data-testid='stSidebar']", "[data-testid='stSidebarNav']", nav_words, st.sidebar)
+    # its dialog for a link to no page (a modal outside the app's element: the body is watched)
+    lost = [
+        ("^Page not found$", t("page_not_found_title")),
+        (
+            "^You have requested page /(.*), but no corresponding file was found in the app's pages/ directory\\. "
+            "Running the app's main page\\.$",
+            t("page_not_found_named", page="$1"),
+        ),
+        (
+            "^The page that you have requested does not seem to exist\\. Running the app's main page\\.$",
+            t("page_not_found"),
+        ),
+    ]
+    in_reader_language("lost", "body", "[role='dialog']", lost, st.sidebar)
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):

@@ -2,7 +2,9 @@
 
 Streamlit draws a few words of its own in English whatever the page's language: the sidebar menu's
 "View 9 more" / "View less" (every page: app.py lists ui.layout.NAV_SHOWN pages, then that button),
-the file uploader's "Upload" and "Limit 1MB per file" (the lesson editor). A Chinese class read them
+its "Page not found" dialog for a link to no page ("You have requested page /x, but no corresponding
+file was found in the app's pages/ directory. Running the app's main page.": a developer's words, in
+English too), the file uploader's "Upload" and "Limit 1MB per file" (the lesson editor). A Chinese class read them
 in English. `in_reader_language` writes them in the reader's language where Streamlit draws them,
 and again whenever Streamlit redraws them (a MutationObserver on an element that outlives the
 page's runs).
@@ -26,7 +28,7 @@ _JS = """<script>(() => {{
   (window.__attnWords = window.__attnWords || {{}})[key] = {words};
   const put = () => {{
     const root = document.querySelector(within);
-    if (!root) return false;
+    if (!root) return;
     const words = window.__attnWords[key] || [];
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
@@ -40,11 +42,11 @@ _JS = """<script>(() => {{
       if (out !== n.nodeValue) n.nodeValue = out;
       n.__attnSaid = n.nodeValue;
     }}
-    return true;
   }};
   const start = (tries) => {{
     const box = document.querySelector(watch);
-    if (!box || !put()) {{ if (tries < 100) setTimeout(() => start(tries + 1), 100); return; }}
+    if (!box) {{ if (tries < 100) setTimeout(() => start(tries + 1), 100); return; }}
+    put();  // and whenever Streamlit draws inside `watch` (`within` may come later: a dialog)
     if (!box.__attnWatched) box.__attnWatched = new Set();
     if (box.__attnWatched.has(key)) return;
     box.__attnWatched.add(key);

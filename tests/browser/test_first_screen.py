@@ -6,7 +6,8 @@ real browser, both languages.
   1088 under a menu of every page); the menu still reaches every page ("View more").
 - Every page's plain name as a path opens that page without "Page not found": the home page's
   own name (/home, which Streamlit served at / only), any page's name in capitals or with a
-  trailing slash; a name that is no page still says so.
+  trailing slash; a name that is no page still says so, in the reader's language (Streamlit's own
+  dialog said "... no corresponding file was found in the app's pages/ directory" in English).
 """
 
 from __future__ import annotations
@@ -68,9 +69,20 @@ def test_a_page_opens_by_its_plain_name(app_server, new_page, lang):
     for path, want in asked:
         goto(page, f"{app_server.url}/{path}?lang={lang}")
         page.wait_for_timeout(500)  # the dialog comes with the first run's navigation message
-        assert not page.get_by_text("Page not found").count(), f"/{path}: Page not found"
+        for lost in {"Page not found", tr("page_not_found_title", lang)}:  # Streamlit's words, or ours
+            assert not page.get_by_text(lost).count(), f"/{path}: {lost}"
         title = tr(titles[want], lang) if want != home else tr("app_title", lang)
         heading = page.locator("[data-testid='stMain'] h1").first.inner_text()
         assert title in heading, (path, heading, title)
     goto(page, f"{app_server.url}/no-such-page?lang={lang}")
-    page.get_by_text("Page not found").first.wait_for(timeout=10_000)  # the check can fail
+    # Streamlit's dialog, in the reader's language (ui/streamlit_words.py): its title and what it says
+    dialog = page.locator("[role='dialog']").filter(has_text=tr("page_not_found_title", lang))
+    dialog.first.wait_for(timeout=10_000)  # the check can fail
+    # Streamlit names the page asked for, or not (1.67 here: not)
+    said = [tr("page_not_found_named", lang).replace("{page}", "no-such-page"), tr("page_not_found", lang)]
+    page.wait_for_function(
+        "(ws) => Array.from(document.querySelectorAll('[role=dialog]')).some(d => ws.some(w => d.innerText.includes(w)))",
+        arg=said,
+        timeout=10_000,
+    )
+    assert "Running the app's main page" not in dialog.first.inner_text(), dialog.first.inner_text()
