@@ -13,7 +13,7 @@ from viz.bar_values import keep_values_large
 from . import state, streamlit_internals
 from .i18n import t
 from .run import current, in_app_run
-from .streamlit_words import in_reader_language
+from .streamlit_words import in_reader_language, labels_in_reader_language
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NAV_SHOWN = 4  # pages the sidebar menu lists before "View more" (app.py; issue 50.7: the first screen)
@@ -161,6 +161,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
         ),
     ]
     in_reader_language("lost", "body", "[role='dialog']", lost, st.sidebar)
+    labels_in_reader_language(st.sidebar)  # what a screen reader says and a tooltip shows
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):

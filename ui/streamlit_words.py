@@ -4,7 +4,9 @@ Streamlit draws a few words of its own in English whatever the page's language: 
 "View 9 more" / "View less" (every page: app.py lists ui.layout.NAV_SHOWN pages, then that button),
 its "Page not found" dialog for a link to no page ("You have requested page /x, but no corresponding
 file was found in the app's pages/ directory. Running the app's main page.": a developer's words, in
-English too), the file uploader's "Upload" and "Limit 1MB per file" (the lesson editor). A Chinese class read them
+English too), the file uploader's "Upload" and "Limit 1MB per file" (the lesson editor), and the names
+a screen reader says and a tooltip shows (aria-label, title: "Collapse sidebar", "Help for Model",
+"Fullscreen", "Download as CSV", Plotly's "Zoom in"...). A Chinese class read them
 in English. `in_reader_language` writes them in the reader's language where Streamlit draws them,
 and again whenever Streamlit redraws them (a MutationObserver on an element that outlives the
 page's runs).
@@ -20,27 +22,73 @@ app's own strings, quoted by json.dumps with "</" escaped.
 from __future__ import annotations
 
 import json
+import re
 
 import streamlit as st
 
-_JS = """<script>(() => {{
-  const key = {key}, watch = {watch}, within = {within};
+from .i18n import TABLE, t
+
+# Streamlit's and Plotly's labels (aria-label, title, Plotly's data-title), each the whole value:
+# ui/strings/streamlit.toml's keys, whose English is Streamlit's own ("Help for {label}": any label)
+LABEL_KEYS = (
+    "st_collapse_sidebar",
+    "st_expand_sidebar",
+    "st_app_pages",
+    "st_link_to_heading",
+    "st_fullscreen",
+    "st_close_fullscreen",
+    "st_download_csv",
+    "st_search",
+    "st_decrement",
+    "st_increment",
+    "st_clear_all",
+    "st_selected_values",
+    "st_remove",
+    "st_copy",
+    "plotly_download_png",
+    "plotly_zoom_in",
+    "plotly_zoom_out",
+    "plotly_autoscale",
+    "plotly_reset_axes",
+)
+LABEL_ATTRIBUTES = ("aria-label", "title", "data-title")
+
+_JS = r"""<script>(() => {{
+  const key = {key}, watch = {watch}, within = {within}, attrs = {attrs}, texts = {texts};
   (window.__attnWords = window.__attnWords || {{}})[key] = {words};
+  // ours for Streamlit's English `orig` (itself where no pattern matches); "$1": the first group
+  const ours = (orig) => {{
+    const said = orig.trim();
+    for (const [english, mine] of window.__attnWords[key] || []) {{
+      const m = said.match(new RegExp(english));
+      if (m) return mine.replace(/\$(\d)/g, (_, i) => m[+i] ?? "");
+    }}
+    return orig;
+  }};
   const put = () => {{
     const root = document.querySelector(within);
     if (!root) return;
-    const words = window.__attnWords[key] || [];
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
-      if (n.nodeValue !== n.__attnSaid) n.__attnOrig = n.nodeValue;  // Streamlit drew it (again)
-      const orig = n.__attnOrig, said = orig.trim();
-      let out = orig;
-      for (const [english, ours] of words) {{
-        const m = said.match(new RegExp(english));
-        if (m) {{ out = ours.replace(/\\$(\\d)/g, (_, i) => m[+i] ?? ""); break; }}
+    if (texts) {{
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
+        if (n.nodeValue !== n.__attnSaid) n.__attnOrig = n.nodeValue;  // Streamlit drew it (again)
+        const out = ours(n.__attnOrig);
+        if (out !== n.nodeValue) n.nodeValue = out;
+        n.__attnSaid = n.nodeValue;
       }}
-      if (out !== n.nodeValue) n.nodeValue = out;
-      n.__attnSaid = n.nodeValue;
+    }}
+    if (!attrs.length) return;
+    for (const el of root.querySelectorAll(attrs.map((a) => "[" + a + "]").join(","))) {{
+      const seen = el.__attnAttrs || (el.__attnAttrs = {{}});
+      for (const a of attrs) {{
+        const v = el.getAttribute(a);
+        if (v === null) continue;
+        const was = seen[a] || (seen[a] = {{}});
+        if (v !== was.said) was.orig = v;  // Streamlit (or Plotly) wrote it (again)
+        const out = ours(was.orig);
+        if (out !== v) el.setAttribute(a, out);
+        was.said = out;
+      }}
     }}
   }};
   const start = (tries) => {{
@@ -50,7 +98,9 @@ _JS = """<script>(() => {{
     if (!box.__attnWatched) box.__attnWatched = new Set();
     if (box.__attnWatched.has(key)) return;
     box.__attnWatched.add(key);
-    new MutationObserver(() => put()).observe(box, {{childList: true, subtree: true, characterData: true}});
+    const opts = {{childList: true, subtree: true, characterData: texts}};
+    if (attrs.length) Object.assign(opts, {{attributes: true, attributeFilter: attrs}});
+    new MutationObserver(() => put()).observe(box, opts);
   }};
   start(0);
 }})();</script>"""
@@ -60,12 +110,35 @@ def _quoted(value) -> str:
     return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
 
 
-def in_reader_language(key: str, watch: str, within: str, words: list[tuple[str, str]], where=None) -> None:
+def in_reader_language(
+    key: str, watch: str, within: str, words: list[tuple[str, str]], where=None, attributes=(), texts: bool = True
+) -> None:
     """Streamlit's text nodes inside the element `within` (a CSS selector) matching an English pattern
-    of `words` shown as its (pattern, ours) pair says; `watch`, an element that outlives the page's
-    runs around it, observed for Streamlit's redraws. `key` names this set of words (one observer per
-    key and element); `where`: st.sidebar for a script in the sidebar (default: the main area)."""
+    of `words` shown as its (pattern, ours) pair says, and with `attributes` (aria-label, title...)
+    the values of those attributes too (texts=False: only those); `watch`, an element that outlives
+    the page's runs around it, observed for Streamlit's redraws. `key` names this set of words (one
+    observer per key and element); `where`: st.sidebar for a script in the sidebar (default: the
+    main area)."""
     (where or st).html(
-        _JS.format(key=_quoted(key), watch=_quoted(watch), within=_quoted(within), words=_quoted(words)),
+        _JS.format(
+            key=_quoted(key),
+            watch=_quoted(watch),
+            within=_quoted(within),
+            words=_quoted(words),
+            attrs=_quoted(list(attributes)),
+            texts=_quoted(texts),
+        ),
         unsafe_allow_javascript=True,
     )
+
+
+def label_words() -> list[tuple[str, str]]:
+    """(pattern, ours) for every label of LABEL_KEYS and "Help for X", in the reader's language."""
+    words = [("^" + re.escape(TABLE[key]["en"]) + "$", t(key)) for key in LABEL_KEYS]
+    return [*words, ("^Help for (.+)$", t("st_help_for", label="$1"))]
+
+
+def labels_in_reader_language(where=None) -> None:
+    """Every label Streamlit or Plotly writes in the page (the body watched: tooltips and dialogs sit
+    outside the app's element), in the reader's language; no text node is walked."""
+    in_reader_language("labels", "body", "body", label_words(), where, attributes=LABEL_ATTRIBUTES, texts=False)

@@ -1,11 +1,14 @@
 """Streamlit's own words in the reader's language (ui/streamlit_words.py), in a real browser.
 Streamlit draws them in English in every language: the lesson editor's uploader ("Drag and drop
-file here", "Limit 1MB per file", "Upload" / "Browse files"; issue 50.5) and every page's menu
-("View 9 more", "View less"), which a Chinese class read in English until 2026-12-05."""
+file here", "Limit 1MB per file", "Upload" / "Browse files"; issue 50.5), every page's menu
+("View 9 more", "View less") and the labels a screen reader says and a tooltip shows ("Collapse
+sidebar", "Help for Model", Plotly's "Zoom in"), which a Chinese class met in English until 2026-12-05."""
 
 from __future__ import annotations
 
-from ui.i18n import text_in
+import pytest
+
+from ui.i18n import LANGS, text_in
 from ui.layout import NAV_SHOWN
 
 from .helpers import exceptions, goto, settle
@@ -71,4 +74,40 @@ def test_the_menu_speaks_the_readers_language_and_gives_english_back(app_server,
     page.wait_for_function("() => location.search.includes('lang=en')")
     settle(page)
     _button_says(page, f"View {hidden} more")
+    assert not exceptions(page)
+
+
+LABELS_JS = """(attrs) => Array.from(document.querySelectorAll(attrs.map(a => '[' + a + ']').join(',')))
+  .flatMap(e => attrs.map(a => e.getAttribute(a)).filter(v => v))"""
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_what_a_screen_reader_says_is_in_the_readers_language(app_server, new_page, lang):
+    """Streamlit's and Plotly's labels (aria-label, title, data-title: "Collapse sidebar", "Help for
+    Model", "Fullscreen", Plotly's "Zoom in") on a page with help icons, a Plotly chart and a table:
+    in Chinese none is left in English and each is Chinese; in English they are Streamlit's own."""
+    from ui.streamlit_words import LABEL_ATTRIBUTES, LABEL_KEYS
+
+    english = {text_in("en", k) for k in LABEL_KEYS}
+    page = new_page(viewport={"width": 1280, "height": 800})
+    seen = []
+    for path in ("/", "/positional?model=gpt"):
+        goto(page, f"{app_server.url}{path}{'&' if '?' in path else '?'}lang={lang}", 300)
+        page.wait_for_function(
+            "(w) => Array.from(document.querySelectorAll('[aria-label]')).some(e => e.getAttribute('aria-label') === w)",
+            arg=text_in(lang, "st_collapse_sidebar"),
+            timeout=10_000,
+        )
+        seen += page.evaluate(LABELS_JS, list(LABEL_ATTRIBUTES))
+    ours = {text_in(lang, k) for k in LABEL_KEYS}
+    helps = [
+        v
+        for v in seen
+        if v.startswith(text_in(lang, "st_help_for").split("{")[0] or "\x00")
+        or v.endswith(text_in(lang, "st_help_for").split("}")[-1] or "\x00")
+    ]
+    assert len(set(seen) & ours) >= 3 and helps, sorted(set(seen))[:40]  # the enumeration found labels
+    if lang != "en":
+        left = sorted({v for v in seen if v in english or v.startswith("Help for ")})
+        assert not left, left
     assert not exceptions(page)
