@@ -55,12 +55,17 @@ LABEL_ATTRIBUTES = ("aria-label", "title", "data-title")
 
 _JS = r"""<script>(() => {{
   const key = {key}, watch = {watch}, within = {within}, attrs = {attrs}, texts = {texts};
-  (window.__attnWords = window.__attnWords || {{}})[key] = {words};
+  // this run's words, compiled once; a new set (another language) makes every node and value
+  // be read again (gen), the others are skipped while they still say what was written
+  const all = (window.__attnWords = window.__attnWords || {{}});
+  const words = {words};
+  if (JSON.stringify(words) !== JSON.stringify((all[key] || {{}}).words))
+    all[key] = {{ words, res: words.map(([english, mine]) => [new RegExp(english), mine]), gen: ((all[key] || {{}}).gen || 0) + 1 }};
   // ours for Streamlit's English `orig` (itself where no pattern matches); "$1": the first group
   const ours = (orig) => {{
     const said = orig.trim();
-    for (const [english, mine] of window.__attnWords[key] || []) {{
-      const m = said.match(new RegExp(english));
+    for (const [re, mine] of all[key].res) {{
+      const m = said.match(re);
       if (m) return mine.replace(/\$(\d)/g, (_, i) => m[+i] ?? "");
     }}
     return orig;
@@ -71,10 +76,12 @@ _JS = r"""<script>(() => {{
     if (texts) {{
       const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
+        if (n.nodeValue === n.__attnSaid && n.__attnGen === all[key].gen) continue;
         if (n.nodeValue !== n.__attnSaid) n.__attnOrig = n.nodeValue;  // Streamlit drew it (again)
         const out = ours(n.__attnOrig);
         if (out !== n.nodeValue) n.nodeValue = out;
         n.__attnSaid = n.nodeValue;
+        n.__attnGen = all[key].gen;
       }}
     }}
     if (!attrs.length) return;
@@ -84,10 +91,12 @@ _JS = r"""<script>(() => {{
         const v = el.getAttribute(a);
         if (v === null) continue;
         const was = seen[a] || (seen[a] = {{}});
+        if (v === was.said && was.gen === all[key].gen) continue;
         if (v !== was.said) was.orig = v;  // Streamlit (or Plotly) wrote it (again)
         const out = ours(was.orig);
         if (out !== v) el.setAttribute(a, out);
         was.said = out;
+        was.gen = all[key].gen;
       }}
     }}
   }};
