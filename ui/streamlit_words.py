@@ -11,9 +11,9 @@ in English. `in_reader_language` writes them in the reader's language where Stre
 and again whenever Streamlit redraws them (a MutationObserver on an element that outlives the
 page's runs).
 
-Every page's run says which words to write, English included (an empty list): the observer a Chinese
-page installed outlives a change of language, and a text node Streamlit does not redraw (React sees
-the same "View 9 more" it drew before) is given back its English. The words are Streamlit's texts as
+Every page's run says which words to write, English included (Streamlit's own, so nothing changes):
+the observer a Chinese page installed outlives a change of language, and a text node Streamlit does
+not redraw (React sees the same "View 9 more" it drew before) is given back its English. The words are Streamlit's texts as
 patterns (they changed between versions), matched against a text node's whole text; "$1" in ours is
 the pattern's first group (the "9" of "View 9 more"). Our own constant script; the words are the
 app's own strings, quoted by json.dumps with "</" escaped.
@@ -26,31 +26,13 @@ import re
 
 import streamlit as st
 
-from .i18n import TABLE, t
+from .i18n import TABLE, load_area, t
 
 # Streamlit's and Plotly's labels (aria-label, title, Plotly's data-title), each the whole value:
-# ui/strings/streamlit.toml's keys, whose English is Streamlit's own ("Help for {label}": any label)
-LABEL_KEYS = (
-    "st_collapse_sidebar",
-    "st_expand_sidebar",
-    "st_app_pages",
-    "st_link_to_heading",
-    "st_fullscreen",
-    "st_close_fullscreen",
-    "st_download_csv",
-    "st_search",
-    "st_decrement",
-    "st_increment",
-    "st_clear_all",
-    "st_selected_values",
-    "st_remove",
-    "st_copy",
-    "plotly_download_png",
-    "plotly_zoom_in",
-    "plotly_zoom_out",
-    "plotly_autoscale",
-    "plotly_reset_axes",
-)
+# every key of ui/strings/streamlit.toml (its English is Streamlit's own), read from the table so a
+# label is added there only; "Help for {label}" (any label) is a pattern of its own
+HELP_KEY = "st_help_for"
+LABEL_KEYS = tuple(k for k in load_area("streamlit") if k != HELP_KEY)
 LABEL_ATTRIBUTES = ("aria-label", "title", "data-title")
 
 _JS = r"""<script>(() => {{
@@ -144,7 +126,7 @@ def in_reader_language(
 def label_words() -> list[tuple[str, str]]:
     """(pattern, ours) for every label of LABEL_KEYS and "Help for X", in the reader's language."""
     words = [("^" + re.escape(TABLE[key]["en"]) + "$", t(key)) for key in LABEL_KEYS]
-    return [*words, ("^Help for (.+)$", t("st_help_for", label="$1"))]
+    return [*words, ("^Help for (.+)$", t(HELP_KEY, label="$1"))]
 
 
 def labels_in_reader_language(where=None) -> None:
