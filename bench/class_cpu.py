@@ -25,9 +25,14 @@ What the browser path sends: RELEASES names the moves whose release this bench c
 the page (window.__attentionViews). "view": the view's temperature dragged and let go (the
 component reports its view once, debounced: a rerun of the page's fragment on the cached trace).
 "type": a sentence typed into the sidebar's box with the page's in-browser model answering each
-keystroke, then the box left (Streamlit applies the box: a rerun of the box's own fragment, which
-writes the link and runs no page where the page draws the sentence only in the browser's view,
-ui/context.py's _applied).
+keystroke, then the box left: where the page draws the sentence only in the browser's view, the
+view posts it to the server's own route (ui/said.py: no rerun; the server only checks that the
+model reads it as it reads the one shown), and each student replays that POST with its own
+session's token (read from its first page run) and its own next sentence, the same sentences as on
+the server path. A sentence the route refuses (409: the page must draw it) is a page run, as the
+page then applies it; the row counts them. The server is started as production starts it
+(`python -m ui.serve`, which adds the route); under a bare `streamlit run` the page applies the
+sentence by a rerun of the box's fragment, and so would the recording.
 
 Where the sentences come from (--texts, the same on both paths): "language", the models' own
 (data.corpus: what a lesson types; the page says nothing about them but their attention); "free",
@@ -51,8 +56,11 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import re  # noqa: E402
+
 from bench.load import pct, sentences, shows_exception  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer, has_trained_weights  # noqa: E402
+from ui import said as said_route  # noqa: E402  (its ROUTE and HEADER)
 
 # the sentence every student's page opens at, per source of sentences (TEXTS): one the page says the
 # same about as about the students' next ones (the models' own language: no warning; free: a warning)
@@ -124,6 +132,14 @@ def cpu_seconds(proc) -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
+def _size(item) -> int:
+    """Bytes a release sent: a websocket message, or a POST's body."""
+    return len(item["body"]) if isinstance(item, dict) else len(item)
+
+
+REPORT_QUIET_MS = 400  # after a release's first answer: the view's report (REPORT_MS 350) would come in this
+
+
 def released_views(frames: list[bytes]) -> list[bytes]:
     """The rerun messages among frames a page sent (Streamlit's BackMsg rerun_script)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -177,25 +193,46 @@ def record_releases(
                     )
                 except Exception:  # noqa: BLE001
                     pass
+            posts: list[dict] = []
+
+            def posted(response) -> None:
+                r = response.request
+                if r.method == "POST" and r.url.split("?")[0].endswith("/" + said_route.ROUTE):
+                    headers = r.headers
+                    posts.append(
+                        {
+                            "post": r.url,
+                            "status": response.status,
+                            "body": r.post_data_buffer or b"",
+                            "token": headers.get(said_route.HEADER.lower(), ""),
+                        }
+                    )
+
+            page.on("response", posted)
             out = []
             for k in range(n):
-                before, done = len(sent), runs.finished
+                before, done, n_posts = len(sent), runs.finished, len(posts)
                 page.evaluate(RELEASES[move], [k, said[k % len(said)]])
-                runs.wait(page, done, timeout)  # the report's rerun finished
+                deadline = time.perf_counter() + timeout
+                while runs.finished <= done and len(posts) <= n_posts:  # a run finished, or the box's POST answered
+                    if time.perf_counter() > deadline:
+                        raise TimeoutError(f"release {k}: no run and no post within {timeout:.0f} s")
+                    page.wait_for_timeout(5)
+                page.wait_for_timeout(REPORT_QUIET_MS)  # anything else this release sends
                 settle(page, timeout)
-                got = released_views(sent[before:])
+                got = [p for p in posts[n_posts:] if p["status"] == 204] + released_views(sent[before:])
                 if not got:
-                    raise RuntimeError(f"release {k} sent no rerun message")
-                out.append(got)  # every rerun message this release sent, in order
+                    raise RuntimeError(f"release {k} sent no rerun message and no post the server took")
+                out.append(got)  # what this release sent: the post taken, or every rerun message, in order
             return out
         finally:
             browser.close()
 
 
-async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
+async def _one_run(ws, data: bytes, timeout: float, seen: list | None = None) -> tuple[float, str | None]:
     """Send one message; (seconds to the run finished, the first exception drawn or None). A run
     that finished early for a rerun (a fragment's st.rerun(scope="app")) is followed by that rerun,
-    waited for too."""
+    waited for too. seen: a list that gets every message received, as bytes."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     t0 = time.perf_counter()
@@ -203,7 +240,10 @@ async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
     problem = None
     while True:
         msg = ForwardMsg()
-        msg.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
+        raw = await asyncio.wait_for(ws.recv(), timeout)
+        if seen is not None:
+            seen.append(raw)
+        msg.ParseFromString(raw)
         if shows_exception(msg) and problem is None:
             e = msg.delta.new_element.exception
             problem = f"{e.type}: {e.message}"[:300]
@@ -214,6 +254,33 @@ async def _one_run(ws, data: bytes, timeout: float) -> tuple[float, str | None]:
             if msg.script_finished not in done and problem is None:
                 problem = f"run finished with {msg.script_finished}"
             return time.perf_counter() - t0, problem
+
+
+TOKEN = re.compile(rb'data-said-token="([A-Za-z0-9_-]{16,64})"')  # ui/said.py's marker() in a page run
+
+
+async def _post(host: str, path: str, token: str, text: str, timeout: float) -> int:
+    """One POST of a sentence to the box's route (ui/said.py): the status. A connection of its own,
+    as a browser opens one for it: a student's next sentence comes 10 s later, and the server
+    (uvicorn) closes a connection idle for 5 s."""
+    hostname, port = host.rsplit(":", 1)
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(hostname, int(port)), timeout)
+    body = text.encode("utf-8")
+    writer.write(
+        (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\n{said_route.HEADER}: {token}\r\n"
+            f"Content-Type: text/plain;charset=UTF-8\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode("ascii")
+        + body
+    )
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+    status = int(head.split(b" ", 2)[1])
+    length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    if length and int(length.group(1)):
+        await asyncio.wait_for(reader.readexactly(int(length.group(1))), timeout)
+    writer.close()
+    return status
 
 
 async def _class(
@@ -240,12 +307,19 @@ async def _class(
     n_open = [0]
     window: dict = {}
 
+    refused = [0]
+    host = url.split("://", 1)[1]
+
     async def student(i: int, ws):
         rng = random.Random(7000 + i)
         said = TEXTS[texts](500 + i)
-        _, problem = await _one_run(ws, _rerun(OPEN_TEXT[texts], page_name, "gpt"), timeout * 3)
+        first: list[bytes] = []
+        _, problem = await _one_run(ws, _rerun(OPEN_TEXT[texts], page_name, "gpt"), timeout * 3, first)
         if problem:
             errors.append(f"student {i}, opening the page: {problem}")
+        token = next((m.group(1).decode() for raw in first for m in [TOKEN.search(raw)] if m), None)
+        if path == "browser" and token is None and any(isinstance(x, dict) for r in releases for x in r):
+            errors.append(f"student {i}: its page run carried no token for the box's route")
         n_open[0] += 1
         if n_open[0] == students:
             window["cpu0"], window["t0"] = cpu_seconds(proc), time.perf_counter()
@@ -263,8 +337,19 @@ async def _class(
             try:
                 total = 0.0
                 for data in sent:
-                    s, problem = await _one_run(ws, data, timeout)
-                    total += s
+                    if isinstance(data, dict):  # the box's POST, with this student's token and next sentence
+                        text, t0 = next(said), time.perf_counter()
+                        status = await _post(host, data["path"], token or "", text, timeout)
+                        total += time.perf_counter() - t0
+                        if status == 409:  # the page must draw it: applied by a page run, as the page does
+                            refused[0] += 1
+                            s, problem = await _one_run(ws, _rerun(text, page_name, "gpt"), timeout)
+                            total += s
+                        elif status != 204:
+                            problem = f"the box's route answered {status}"
+                    else:
+                        s, problem = await _one_run(ws, data, timeout)
+                        total += s
                     if problem:
                         errors.append(f"student {i}: {problem}")
                 times.append(total)
@@ -280,7 +365,7 @@ async def _class(
 
     await asyncio.gather(*(connected(i) for i in range(students)))
     wall = time.perf_counter() - window["t0"]
-    return times, errors, cpu_seconds(proc) - window["cpu0"], wall
+    return times, errors, cpu_seconds(proc) - window["cpu0"], wall, refused[0]
 
 
 def measure(
@@ -299,17 +384,22 @@ def measure(
     import psutil
 
     env = {} if has_trained_weights() else {"ATTN_RANDOM_WEIGHTS": "1"}
-    server = AppServer(env=env, log=SCREENSHOTS / "bench-class-cpu.log").start()
+    # as production starts it (ui.serve: the box's route, ui/said.py), one torch thread (AppServer)
+    server = AppServer(env=env, log=SCREENSHOTS / "bench-class-cpu.log", preload=True).start()
     rows = {}
     try:
         proc = psutil.Process(server.proc.pid)
         log(f"  recording {releases} released views ({move}) from Chromium on /{page} ... load {load()}")
         recorded = record_releases(server.url, page, releases, move, timeout, texts)
-        sizes = [len(m) for r in recorded for m in r]
+        for r in recorded:  # a post's address as this server's route has it (the path alone)
+            for x in r:
+                if isinstance(x, dict):
+                    x["path"] = "/" + x["post"].split("://", 1)[1].split("/", 1)[1].split("?")[0]
+        sizes = [_size(m) for r in recorded for m in r]
         log(f"  recorded {len(recorded)} releases, {len(sizes)} messages of {min(sizes)}-{max(sizes)} bytes")
         for path in ("server", "browser", "idle"):
             l0 = load()
-            times, errors, cpu, wall = asyncio.run(
+            times, errors, cpu, wall, refused = asyncio.run(
                 _class(server.url, page, students, seconds, interval, path, recorded, proc, timeout, texts)
             )
             rows[path] = {
@@ -323,6 +413,7 @@ def measure(
                 "p95_s": pct(times, 95) if times else None,
                 "errors": len(errors),
                 "error_examples": errors[:3],
+                "refused": refused,  # sentences the box's route sent back to a page run (409)
                 "load_before": l0,
                 "load_after": load(),
             }
@@ -330,7 +421,8 @@ def measure(
             log(
                 f"  {path} path: {r['sentences']} sentences in {wall:.0f} s, server CPU {cpu:.2f} s "
                 f"({r['cpu_per_sentence_s'] or 0:.4f} s a sentence, {r['cores']:.3f} of a core), p50 "
-                f"{r['p50_s'] or 0:.3f} s, p95 {r['p95_s'] or 0:.3f} s, {r['errors']} errors {errors[:2]}; "
+                f"{r['p50_s'] or 0:.3f} s, p95 {r['p95_s'] or 0:.3f} s, {r['errors']} errors {errors[:2]}, "
+                f"{refused} posts refused; "
                 f"load {l0} -> {r['load_after']}"
             )
     finally:
@@ -349,7 +441,7 @@ def measure(
         "page": page,
         "move": move,
         "texts": texts,
-        "release_bytes": [sum(len(m) for m in r) for r in recorded],
+        "release_bytes": [sum(_size(m) for m in r) for r in recorded],
         "recorded": recorded,
         "server": s,
         "browser": b,
@@ -364,8 +456,8 @@ TARGET = 0.1  # issue 48: the browser path costs the server at most 1/10 of the 
 
 def table(result: dict) -> str:
     out = [
-        "| path | sentences | server CPU | CPU a sentence | share of a core | p50 | p95 | errors | load before → after |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| path | sentences | server CPU | CPU a sentence | share of a core | p50 | p95 | errors | page runs for a refused post | load before → after |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in ("server", "browser", "idle"):
         r = result[key]
@@ -376,7 +468,7 @@ def table(result: dict) -> str:
         out.append(
             f"| {key} | {r['sentences']} | {r['cpu_s']:.2f} s | {ms(r['cpu_per_sentence_s'], 1)} | "
             f"{r['cores']:.3f} | {ms(r['p50_s'])} | {ms(r['p95_s'])} | "
-            f"{r['errors']} | {r['load_before']} → {r['load_after']} |"
+            f"{r['errors']} | {r.get('refused', 0)} | {r['load_before']} → {r['load_after']} |"
         )
     ratio, above = result["ratio"], result.get("ratio_above_idle")
     out.append("")

@@ -177,10 +177,15 @@ _ARM_JS = """() => {
 _COUNT_MESSAGES_JS = """(() => {
   const Native = window.WebSocket;
   if (!Native || Native.__attnCounted) return;
+  window.__attnSent = 0;  // frames this document sent (Sent reads it)
   class Counted extends Native {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', () => { window.__attnMessages = (window.__attnMessages || 0) + 1; });
+    }
+    send(data) {
+      window.__attnSent += 1;
+      return super.send(data);
     }
   }
   Counted.__attnCounted = true;
@@ -190,7 +195,8 @@ _COUNT_MESSAGES_JS = """(() => {
 
 def count_messages(context) -> None:
     """Prepare a browser context so that arm() and wait_for_run_start() also count the server's
-    websocket messages (see _ARM_JS); a context without it counts the script state alone."""
+    websocket messages (see _ARM_JS), and Sent the page's, whenever it is made; a context without
+    it counts the script state alone."""
     context.add_init_script(_COUNT_MESSAGES_JS)
 
 
@@ -211,16 +217,35 @@ def wait_for_run_start(page, timeout: float = 10, since: int | None = None) -> b
         return False
 
 
+_SENT_SO_FAR = "() => typeof window.__attnSent === 'number' ? window.__attnSent : null"
+
+
 class Sent:
-    """Websocket frames the page sent (Streamlit's BackMsgs: a rerun, a widget's value): a move
-    that stays in the browser sends none."""
+    """Websocket frames the page sent (Streamlit's BackMsgs: a rerun, a widget's value) since it
+    was made: a move that stays in the browser sends none. Playwright reports the frames of a
+    websocket opened after this is made; a page whose app is already open is counted by the
+    context's count_messages script instead (its document's own count), and one with neither is
+    refused, as a count that could only read 0 (it did, unseen, for a while)."""
 
     def __init__(self, page):
-        self.frames = 0
+        self.page, self._events = page, 0
         page.on("websocket", lambda ws: ws.on("framesent", lambda _: self._one()))
+        self._base = page.evaluate(_SENT_SO_FAR)
+        if self._base is None and page.url.startswith("http"):
+            raise RuntimeError(
+                "Sent made on a page already open counts nothing: make it before goto(), or open the "
+                "page in a context prepared by count_messages()"
+            )
 
     def _one(self) -> None:
-        self.frames += 1
+        self._events += 1
+
+    @property
+    def frames(self) -> int:
+        if self._base is None:
+            return self._events
+        now = self.page.evaluate(_SENT_SO_FAR)  # this document's count (a new document starts at 0)
+        return max(self._events, 0 if now is None else now - self._base)
 
 
 def goto(page, url: str, timeout: float = 120) -> None:

@@ -17,7 +17,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, classroom, run, slots, state, streamlit_internals, timeline
+from . import cache, classroom, run, said, slots, state, streamlit_internals, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -246,6 +246,7 @@ def _typed(box: str) -> None:
     typed = st.session_state.get(box)
     if not isinstance(typed, str):
         return
+    said.take()  # a sentence the view posted before this one is older: this one wins
     if len(typed) > state.TEXT_READ_MAX:
         state.notice(t("sentence_cut", n=len(typed), max=state.TEXT_READ_MAX))
     st.session_state[TEXT_KEY] = typed[: state.TEXT_READ_MAX]
@@ -279,11 +280,21 @@ def _link_text(text: str) -> str | None:
     return text if len(text) <= MAX_URL_TEXT else None
 
 
+def _take_said() -> None:
+    """The sentence the attention view posted since this session's last run (ui/said.py): applied
+    as a sentence left in the box is (_typed), its link written by this run."""
+    text = said.take()
+    if text is not None:
+        st.session_state[TEXT_KEY] = text
+
+
 @st.fragment
 def _sentence_box() -> None:
     """The sentence box and Apply, a fragment of their own: applying a sentence (leaving the box,
     Ctrl+Enter, Apply) reruns this first, and the whole page only where the server must draw the
     sentence (_applied)."""
+    if streamlit_internals.fragment_rerun():
+        _take_said()
     box = _text_box()
     st.text_area(
         t("sentence"),
@@ -322,42 +333,11 @@ def _applied(box: str) -> None:
         and claim[0] == box
         and not classroom.is_teacher()
         and len(st.session_state.get(box) or "") <= state.TEXT_READ_MAX
-        and _reads_alike(ctx, text, claim[1])
+        and said.reads_alike(ctx, text, claim[1])
     )
     if not cheap:
         st.rerun(scope="app")
     state.set_url(text=_link_text(text))
-
-
-def _reads_alike(ctx: Context, text: str, max_tokens: int) -> bool:
-    """Whether text has at most max_tokens tokens and the model says the same about it as about
-    the sentence the page shows (its notices: words never seen, outside the language, cut), so what
-    the page drew around the browser's view stays right. The sentence is read (cleaned, tokenized
-    and parsed by the corpus grammar, as the trace reads it), never run through the model."""
-    try:
-        old, new = _read(ctx.model, ctx.device, ctx.text), _read(ctx.model, ctx.device, text)
-    except Exception:  # noqa: BLE001  (a sentence the model cannot read: the page's run says why)
-        return False
-    return new[0] <= max_tokens and old[1] == new[1]
-
-
-def _read(name: str, device: str, text: str) -> tuple[int, tuple]:
-    """(tokens, what the model says about text: its notices with their parameters), as the trace
-    reads text; InputError for a sentence with nothing to read. This session keeps its last two
-    reads: a sentence applied is read once, and compared again as the one shown."""
-    from model.runner import clean_text
-
-    kept = st.session_state.setdefault("_sentence_reads", {})
-    key = (name, device, text)
-    if key in kept:
-        kept[key] = kept.pop(key)  # the newest read now (the one shown stays while sentences come)
-    else:
-        clean_text(text)  # InputError for a sentence with nothing to read (the page's hint)
-        _, ids, notes = cache.runner(name, device).prompt_ids(text)
-        kept[key] = (len(ids), tuple((str(n), repr(getattr(n, "params", None))) for n in notes))
-        while len(kept) > 2:
-            kept.pop(next(iter(kept)))
-    return kept[key]
 
 
 def sidebar() -> Context:
@@ -371,6 +351,7 @@ def sidebar() -> Context:
         st.session_state["lang"] = lang_from_locale(getattr(st.context, "locale", None))
     state.url_param("lang", st.session_state.get("lang", "en"), state.choice(LANGS), key="lang")
     state.url_param("model", "translator", _parse_model, key="model")
+    _take_said()  # before the link: a link opened since (the browser's Back) wins over it
     state.url_param("text", DEFAULT_TEXT, state.text, key=TEXT_KEY)
     state.url_param("device", "auto", state.choice(("auto", "cpu")), key="device")
     state.url_param("present", False, state.flag, key="present")
@@ -390,7 +371,8 @@ def sidebar() -> Context:
         _hf_picker()
         # Streamlit's own "Press Ctrl+Enter to apply" is English in every language: hidden (our
         # constant CSS), said in the reader's language by the help, and a labelled button applies too
-        st.html("<style>[data-testid='InputInstructions'] {display: none;}</style>")
+        # (the same element tells the attention view where it may post a sentence: ui/said.py)
+        st.html(f"<style{said.marker()}>[data-testid='InputInstructions'] {{display: none;}}</style>")
         _sentence_box()
         # what a teacher needs first stays on the first screen at 1280 x 800 (issue 50.7): the
         # sentence, Apply, presentation mode and the classroom above the device's settings
@@ -436,6 +418,7 @@ def partial(fn):
     def part(*args, **kwargs):
         rerun = streamlit_internals.fragment_rerun()  # a partial rerun (app.py is not running)
         if rerun:
+            _take_said()
             ctx = run.current()
             # a sentence applied without a page run (the sentence box's _applied): the page's
             # arguments hold the old one's trace, so the whole page runs now

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from . import boot, slots
+from . import boot, said, slots
 
 # the Context stored here is ui.context.Context; not imported, since ui/context.py imports this module
 Context = Any
@@ -51,10 +51,12 @@ def sentence_in_browser(box: str, max_tokens: int) -> None:
     browser computes it, and nothing else that depends on it, for any sentence of at most
     max_tokens tokens (past them the page says more: the model view's pooling)."""
     st.session_state[_BROWSER_BOX] = (box, int(max_tokens))
+    said.offer(current(), int(max_tokens))  # a sentence left in the box may then skip the run (ui/said.py)
 
 
 def forget_sentence_in_browser() -> None:
     st.session_state.pop(_BROWSER_BOX, None)
+    said.withdraw()
 
 
 def box_in_browser() -> tuple[str, int] | None:

@@ -27,6 +27,7 @@ _LOG = logging.getLogger("ui.serve")
 DEFAULT_MODEL = "translator"  # ui.context's default (a link without model=)
 DEFAULT_TEXT = "The cat sat on the mat"  # ui.context.DEFAULT_TEXT (not imported: it imports ui.boot)
 STATE = {"done": False, "seconds": None, "error": None}
+CONFIG_POLL_S = 5.0  # how often Streamlit looks at its config and secrets files (its default: 0.2 s)
 
 
 def preload() -> None:
@@ -74,11 +75,21 @@ def main(argv: list[str] | None = None) -> int:
     before); =background: the server answers at once and the preload runs beside the first visits
     (measured: the title then took 4.2 s instead of 2.2 s, the page 8.5 s; bench/first_visit.py)."""
     sys.path.insert(0, str(ROOT))
-    from ui import cookies, hardening  # streamlit only: not ui.boot, which must be the first script's import
+    from ui import (  # streamlit only: not ui.boot, which must be the first script's import
+        cookies,
+        hardening,
+        said,
+        streamlit_internals,
+    )
 
     hardening.close_metrics()  # before the server answers its first request
     hardening.refuse_messages()  # likewise: a client's first messages already pass the gate
     cookies.install()  # the teacher's secret in an HttpOnly cookie, set by the server
+    said.install()  # a sentence the reader's browser draws, applied without a rerun (issue 48)
+    # Streamlit polls config.toml and secrets.toml five times a second for a live reload, which a
+    # deployed server (a container: a change is a restart) never uses: 0.002 of a core of the
+    # 0.0045 an idle replica burns (measured, no client connected); every 5 s is enough
+    streamlit_internals.poll_files_every(CONFIG_POLL_S)
     if os.environ.get("ATTN_PRELOAD", "wait") == "background":
         threading.Thread(target=preload, name="preload", daemon=True).start()
     else:

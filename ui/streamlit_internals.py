@@ -240,6 +240,32 @@ def add_route_first(make_route: Callable[[str | None], object]) -> None:
     starlette_app.create_streamlit_routes = create_streamlit_routes
 
 
+def add_middleware_first(make: Callable[[str | None], tuple[type, dict]]) -> None:
+    """make(server.baseUrlPath) -> (an ASGI middleware class, its keyword arguments), put first in
+    the middleware of every app this process builds (inside Starlette's own error handler, before
+    Streamlit's path check, sessions and compression). Call before Streamlit starts."""
+    from starlette.middleware import Middleware
+    from streamlit import config
+    from streamlit.web.server.starlette import starlette_app
+
+    build = starlette_app.create_streamlit_middleware
+
+    def create_streamlit_middleware():
+        cls, kwargs = make(config.get_option("server.baseUrlPath"))
+        return [Middleware(cls, **kwargs), *build()]
+
+    starlette_app.create_streamlit_middleware = create_streamlit_middleware
+
+
+def poll_files_every(seconds: float) -> None:
+    """Streamlit's polling file watcher (it watches config.toml and secrets.toml for a live reload,
+    whatever server.fileWatcherType says) looks every `seconds` instead of every 0.2 s. Call
+    before Streamlit starts."""
+    from streamlit.watcher import polling_path_watcher
+
+    polling_path_watcher._POLLING_PERIOD_SECS = float(seconds)
+
+
 def after_disconnect(hook: Callable[[object], None]) -> None:
     """hook(session) runs after Streamlit has kept a disconnected session for its reconnect
     (server.disconnectedSessionTTL): `WebsocketSessionManager.disconnect_session` wrapped, in

@@ -76,8 +76,8 @@ def test_views_runs_the_real_page_at_16_and_128_tokens_on_each_tab():
 def test_class_cpu_runs_both_paths_at_its_smallest(move):
     """bench/class_cpu.py: two students, a sentence a second each, both paths on one server. The
     browser path replays what the real page sent on release (recorded from Chromium): one rerun
-    message each, carrying the attention view's reported view (view), or the sentence box's own
-    rerun with the sentence typed (type), on the sentence the page opened."""
+    message each, carrying the attention view's reported view (view), or the POST of the sentence
+    left in the box to the box's route (type: each student's own token and sentence)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     r = _alone(class_cpu.measure, students=2, interval=1.0, seconds=2.0, releases=2, move=move, log=lambda *_: None)
@@ -92,12 +92,15 @@ def test_class_cpu_runs_both_paths_at_its_smallest(move):
     idle = r["idle"]  # the same students connected, nothing sent: the baseline beside the ratio
     assert idle["sentences"] == 0 and idle["errors"] == 0 and idle["cpu_s"] >= 0 and idle["wall_s"] >= 2.0
     assert "| idle | 0 |" in class_cpu.table(r)
-    # what was replayed: the component's report, or the box's rerun, not a new link
+    # what was replayed: the component's report (a rerun message), or the box's post (ui/said.py)
+    if move == "type":  # the sentence left in the box: posted to the route, taken, no rerun
+        (post,) = r["recorded"][0]
+        assert isinstance(post, dict) and post["status"] == 204 and post["path"].endswith("/_attn/said"), post
+        assert post["body"] and post["body"] != b"The cat sat on the mat" and len(post["token"]) >= 32
+        assert r["browser"]["refused"] == 0 and r["browser"]["cpu_per_sentence_s"] < r["server"]["cpu_per_sentence_s"]
+        return
     m = BackMsg()
     m.ParseFromString(r["recorded"][0][-1])
     ids = [w.id for w in m.rerun_script.widget_states.widgets]
-    assert move == "type" or any(i.endswith("-att_view") for i in ids), ids
+    assert any(i.endswith("-att_view") for i in ids), ids
     assert "text=The+cat+sat" in m.rerun_script.query_string
-    if move == "type":  # the sentence box's own fragment, carrying the sentence typed
-        (box,) = [w for w in m.rerun_script.widget_states.widgets if "-_text_box_" in w.id]
-        assert m.rerun_script.fragment_id and box.string_value != "The cat sat on the mat", box

@@ -314,3 +314,62 @@ def test_the_upload_bound_and_the_closed_routes(stack):
     status, headers, _ = get(stack.url + "/_stcore/metrics", cookie)
     assert status == 404 and not headers.get("X-Replica"), (status, dict(headers))
     assert get(stack.url + "/_stcore/health", cookie)[0] == 200
+
+
+def test_a_sentence_left_in_the_box_reaches_its_replica_without_a_rerun(stack, new_page, published):
+    """Issue 48's class: on the attention page with our GPT (drawn by the reader's browser), a
+    sentence typed and left goes to the box's route (ui/said.py) through nginx, on the replica
+    holding the session: no websocket message, no page run; the address bar carries it, and the
+    session's next run draws it (a reload here: the link). A sentence the model warns about is the
+    server's to draw: the route refuses it (409) and the page runs, as before. No other token
+    writes into a session."""
+    from urllib.parse import quote
+
+    from ui import said
+
+    from .helpers import Sent, live_ready, sentence_box, view_api
+
+    page = new_page()
+    seen = on(page, stack, "a")
+    goto(page, f"{stack.url}/attention?model=gpt&text={quote('The cat sat on the mat')}", 300)
+    page.wait_for_function(live_ready("att_view"), timeout=120_000)
+    settle(page)
+    posts = []
+    page.on("response", lambda r: posts.append(r) if r.url.endswith("/" + said.ROUTE) else None)
+
+    def leave_with(text: str) -> None:
+        sentence_box(page).fill(text)
+        page.wait_for_function(
+            f"() => window.__attentionViews.att_view.labels.k.join(' ').includes({text.split()[1]!r})"
+        )
+        with page.expect_response(lambda r: r.url.endswith("/" + said.ROUTE)):
+            page.keyboard.press("Tab")
+
+    sent = Sent(page)
+    leave_with("The mouse hid under the table")
+    page.wait_for_timeout(800)  # a rerun, were there one, would have been sent by now
+    assert [(r.request.method, r.status) for r in posts] == [("POST", 204)]
+    assert sent.frames == 0, "leaving the box sent Streamlit a message: a rerun"
+    assert "text=The+mouse+hid+under+the+table" in page.url or "text=The%20mouse" in page.url, page.url
+    assert view_api(page, "att_view", "v.posted") == "The mouse hid under the table"
+    assert view_api(page, "att_view", "v.drawnFor") == "The cat sat on the mat"  # no page run drew it
+    link = page.url  # what a student copies now
+
+    # a sentence with words the model never saw: the page must warn, so the server draws it
+    leave_with("Her brother watches the train at night")
+    page.wait_for_function(
+        "() => window.__attentionViews.att_view.drawnFor === 'Her brother watches the train at night'", timeout=60_000
+    )
+    assert [r.status for r in posts] == [204, 409] and sent.frames > 0
+    assert page.get_by_text("Outside the").first.is_visible()
+
+    # the link the browser wrote opens the sentence posted (a fresh visitor)
+    other = new_page()
+    on(other, stack, "a")
+    goto(other, link, 300)
+    assert sentence_box(other).input_value() == "The mouse hid under the table"
+    assert not exceptions(page) and not exceptions(other) and not page.rec.errors
+    assert set(seen) == {"a"}, set(seen)
+    # a token the server never gave: nothing taken, whatever its replica
+    status, headers, _ = get(stack.url + "/" + said.ROUTE, stack.cookie_for("a"), "POST", b"x", {said.HEADER: "x" * 32})
+    assert status == 404 and stack.replica_of(headers.get("X-Replica")) == "a", status

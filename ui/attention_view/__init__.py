@@ -25,7 +25,7 @@ from model import intervention
 from model.attention import ABLATIONS
 from viz.attention_view import layers_to_send, pack
 
-from .. import browser_model, run, state, static_url
+from .. import browser_model, run, said, state, static_url
 from .. import view as views
 from ..i18n import t
 from ..safe import echo, md
@@ -174,6 +174,8 @@ def bind_view(**keys: str | tuple[str, ...]):
         for field, to in keys.items():
             if view[field] is None:  # not reported (a typed sentence only when there is one)
                 continue
+            if field == "text":  # the box's newest sentence: one the view posted before is older
+                said.take()
             for key in (to,) if isinstance(to, str) else to:
                 st.session_state[key] = view[field]
 

@@ -28,6 +28,7 @@ def shared_js() -> str:
     """shared.js as Python's values write it: the one source of the view's colours and range."""
     from viz import colors
 
+    from ..state import TEXT_MAX
     from ..view import T_MAX, T_MIN
 
     stops = [p for p, _ in colors.COLORSCALE]
@@ -37,8 +38,8 @@ def shared_js() -> str:
         return json.dumps(x)
 
     return (
-        "// Written by ui/attention_view/bundle.py (shared_js) from viz/colors.py and ui/view.py: edit\n"
-        "// those and run `python -m ui.attention_view.bundle`; tests/test_attention_view_js.py checks it.\n"
+        "// Written by ui/attention_view/bundle.py (shared_js) from viz/colors.py, ui/view.py and ui/state.py:\n"
+        "// edit those and run `python -m ui.attention_view.bundle`; tests/test_attention_view_js.py checks it.\n"
         f"export const BLUES = {js([c for _, c in colors.COLORSCALE])};\n"
         f"export const DIVERGING = {js([[p, c] for p, c in colors.DIVERGING])};\n"
         f"export const MASKED = {js(list(colors.hex_to_rgb(colors.MASKED)))};\n"
@@ -46,6 +47,7 @@ def shared_js() -> str:
         f"export const HIGHLIGHT = {js(colors.HIGHLIGHT)};\n"
         f"export const T_MIN = {js(T_MIN)};\n"
         f"export const T_MAX = {js(T_MAX)};\n"
+        f"export const LINK_TEXT_MAX = {js(TEXT_MAX)}; // the longest sentence a link carries\n"
     )
 
 

@@ -17,6 +17,7 @@ import { cellAt, tileCentre } from "./hit.js";
 import { fileName, headCsv, headJson, headSvg, panelsCsv, panelsJson, panelsSvg } from "./export.js";
 import { paintHeatmap, paintLines, paintModel, paintPanels } from "./paint.js";
 import { liveKnobs, liveRun, loadLive } from "./live.js";
+import { LINK_TEXT_MAX } from "./shared.js";
 
 const VIEWS = new WeakMap();
 // the reader's last view per component key and trace: a rerun that rebuilds the page around the
@@ -29,6 +30,11 @@ const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64;
 const THUMB = 48; // viz/attention_view.THUMB: the model view's thumbnails of a sentence the browser ran
+
+// the sidebar's box applied as Streamlit applies it on Ctrl+Enter (a rerun)
+function applyBox(el) {
+  el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
+}
 
 // The tabs, in order: a new view is one entry here (its id, as the link and the server's view
 // carry it, ui/attention_view/__init__.py TABS; its label, a key of the header's strings; its
@@ -138,7 +144,8 @@ class View {
   // the header's live spec: load the model (once per page), listen to the sidebar's sentence box
   startLive(spec) {
     const same = this.live && this.live.spec.model === spec.model && this.live.spec.base === spec.base;
-    this.live = same ? { ...this.live, spec } : { spec, lm: null, reason: null, ms: null, output: null, on: false };
+    // a new spec is a new run of the page: the sentence it was drawn for is the one the server knows
+    this.live = same ? { ...this.live, spec, said: null } : { spec, lm: null, reason: null, ms: null, output: null, on: false, said: null };
     this.listenBox(spec.box);
     if (same && this.live.lm) { this.liveAgain(); return; }
     const live = this.live;
@@ -153,32 +160,70 @@ class View {
   }
 
   // the sidebar's sentence box (its widget key's container, st-key-KEY): every keystroke runs the
-  // model at the next frame; Streamlit itself sends the sentence when the box loses focus. One
-  // listener on the document (React may replace the box's element on any rerun)
+  // model at the next frame. One listener on the document (React may replace the box's element on
+  // any rerun). Leaving the box with a sentence the server has not taken applies it: posted to the
+  // server's own route where the page draws it here alone (say: no rerun; ui/said.py), else as
+  // Ctrl+Enter applies it (a run of the box, or the page), so the link, the room and the
+  // server's figures follow
   listenBox(key) {
     this.boxKey = key;
     if (!this.onBox) {
       const inBox = (e) => this.boxKey && e.target.closest && e.target.closest(`.st-key-${CSS.escape(this.boxKey)}`);
       this.onBox = (e) => { if (inBox(e)) this.liveAgain(); };
-      // the box left with a sentence the server has not run: applied now, as Ctrl+Enter applies it
-      // (Streamlit's box sends only on Ctrl+Enter or Apply), so the link, the room and the
-      // server's figures follow
       this.onBoxLeft = (e) => {
-        if (inBox(e) && this.typed() != null) e.target.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
+        const text = inBox(e) ? this.typed() : null;
+        if (text == null) return;
+        const route = this.saidRoute();
+        if (!route) { applyBox(e.target); return; }
+        // Streamlit's box commits on leaving (a rerun): it must not see this focusout. The event is
+        // stopped here, on the document, before React's listener on its root
+        e.stopPropagation();
+        this.say(route, text);
       };
       document.addEventListener("input", this.onBox, true);
       document.addEventListener("focusout", this.onBoxLeft, true);
     }
   }
 
+  // where this page may post the box's sentence (ui/said.py: the sidebar's style element carries
+  // the route and this session's token), or null: no route on this server, or the page draws the
+  // sentence elsewhere too (the live spec's whole)
+  saidRoute() {
+    if (!this.live || !this.live.spec.whole) return null;
+    const el = document.querySelector("style[data-said-token]");
+    return el ? { url: el.dataset.saidUrl, token: el.dataset.saidToken } : null;
+  }
+
+  // post the sentence; taken (204): the link written here (Streamlit's own copy of it follows at
+  // the session's next run, which applies the sentence); anything else: applied as Ctrl+Enter does
+  async say(route, text) {
+    let taken = false;
+    try {
+      const r = await fetch(route.url, {
+        method: "POST", body: text, cache: "no-store", credentials: "same-origin",
+        headers: { "X-Attn-Said": route.token, "Content-Type": "text/plain;charset=UTF-8" },
+      });
+      taken = r.status === 204;
+    } catch (err) { console.warn("the sentence was not posted:", err); }
+    const box = this.box;
+    if (!taken) { if (box && box.value === text) applyBox(box); return; }
+    if (this.live) this.live.said = text;
+    const url = new URL(window.location.href);
+    if (text && text.length <= LINK_TEXT_MAX) url.searchParams.set("text", text); else url.searchParams.delete("text");
+    window.history.replaceState(window.history.state, "", url);
+    this.saidCount = (this.saidCount || 0) + 1;
+  }
+
   get box() {
     return this.boxKey ? document.querySelector(`.st-key-${CSS.escape(this.boxKey)} textarea`) : null;
   }
 
-  // the box's sentence where the browser ran one the server has not (else null)
+  // the box's sentence where the browser ran one the server has not taken (else null): neither
+  // the one the page was drawn for nor the last one posted
   typed() {
     const box = this.live && this.live.lm && this.live.on ? this.box : null;
-    return box && box.value !== this.live.spec.text ? box.value : null;
+    const known = this.live && this.live.said != null ? this.live.said : this.live && this.live.spec.text;
+    return box && box.value !== known ? box.value : null;
   }
 
   boxText() {
@@ -910,6 +955,8 @@ class View {
       get source() { return v.live && v.live.on && v.live.lm ? "browser" : "server"; },
       get liveReason() { return v.live ? v.live.reason : "off"; },
       get liveReady() { return !!(v.live && v.live.lm); },
+      get drawnFor() { return v.live ? v.live.spec.text : null; }, // the sentence the server's run drew the page for
+      get posted() { return v.live ? v.live.said : null; }, // the box's sentence the server took without a run (ui/said.py)
       get liveFrames() { return v.liveMs.slice(); },
       get liveOutput() { return v.live && v.live.on ? v.live.output : null; }, // the translator's greedy output
       move: async (patch) => {
