@@ -17,7 +17,7 @@ from model import device as devices
 from model import hf as hf_models
 from model.errors import InputError, ModelFileError
 
-from . import cache, classroom, run, said, slots, state, streamlit_internals, timeline
+from . import cache, classroom, layout, run, said, slots, state, streamlit_internals, timeline
 from .i18n import LANGS, lang_from_locale, t
 from .messages import notice_text
 from .safe import md, short
@@ -253,7 +253,7 @@ def _typed(box: str) -> None:
     st.session_state["_close_sidebar_on_phone"] = True
 
 
-PHONE_MAX_PX = 480  # ui/layout.py's phone width
+PHONE_MAX_PX = layout.PHONE_MAX_PX
 # After Apply on a phone the sidebar, which covers the page there, closes so the student sees the
 # result (a script run once in the browser; a wider screen keeps its sidebar open). Streamlit's own
 # collapse button is clicked, so its state and aria-expanded stay right.

@@ -55,6 +55,8 @@ def _small_text_selectors() -> str:
     return ", ".join(f'.js-plotly-plot .heatmap-label text[style*="font-size: {s}"]' for s in sizes)
 
 
+PHONE_MAX_PX = 480  # a phone: the widest screen laid out as one (its CSS below, view.js's sidebar after a sentence)
+
 # Our own constant CSS for every page and mode: a cell value too small to read (under 11 px: a phone,
 # Compare's three heatmaps, a long sentence) is hidden; tapping or hovering the cell shows it. On a
 # phone (<= 480 px) the tabs wrap onto more lines instead of running off the screen.
@@ -89,7 +91,7 @@ _EVERY_PAGE_CSS = (
     # on a touch screen a tap is a hover: plotly's toolbar then stays over the chart's title (a
     # lesson reveal's on a phone); Streamlit's own toolbar above the chart keeps full screen
     + " @media (hover: none) {.js-plotly-plot .modebar-container {display: none !important;}}"
-    + " @media (max-width: 480px) {"
+    + f" @media (max-width: {PHONE_MAX_PX}px) {{"
     # a formula wider than a phone scrolls in a box a keyboard cannot reach (axe-core's serious
     # scrollable-region-focusable): drawn at 80 % there, the tutorial's formulas fit in 356 px
     + " .katex-display > .katex {font-size: 0.8em !important;}"

@@ -363,12 +363,24 @@ def test_a_sentence_left_in_the_box_reaches_its_replica_without_a_rerun(stack, n
     assert [r.status for r in posts] == [204, 409] and sent.frames > 0
     assert page.get_by_text("Outside the").first.is_visible()
 
-    # the link the browser wrote opens the sentence posted (a fresh visitor)
-    other = new_page()
+    # the link the browser wrote opens the sentence posted (a fresh visitor, on a phone), and there
+    # a sentence left in the box closes the sidebar that covers the chart, as an applied one does
+    other = new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     on(other, stack, "a")
     goto(other, link, 300)
+    other.wait_for_function(live_ready("att_view"), timeout=120_000)
     assert sentence_box(other).input_value() == "The mouse hid under the table"
-    assert not exceptions(page) and not exceptions(other) and not page.rec.errors
+    sidebar = "() => document.querySelector(\"[data-testid='stSidebar']\").getAttribute('data-collapsed')"
+    if other.evaluate(sidebar) != "false":
+        other.locator("[data-testid='stExpandSidebarButton']").click()
+        other.wait_for_function(f"() => ({sidebar})() === 'false'")
+    sentence_box(other).fill("The dog ran")
+    other.wait_for_function("() => window.__attentionViews.att_view.labels.k.join(' ').includes('dog')")
+    with other.expect_response(lambda r: r.url.endswith("/" + said.ROUTE)) as posted:
+        other.keyboard.press("Tab")
+    assert posted.value.status == 204
+    other.wait_for_function(f"() => ({sidebar})() === 'true'", timeout=10_000)
+    assert not exceptions(page) and not exceptions(other) and not page.rec.errors and not other.rec.errors
     assert set(seen) == {"a"}, set(seen)
     # a token the server never gave: nothing taken, whatever its replica
     status, headers, _ = get(stack.url + "/" + said.ROUTE, stack.cookie_for("a"), "POST", b"x", {said.HEADER: "x" * 32})

@@ -7,8 +7,9 @@ modules in dependency order (so two modules must not define the same top-level n
 --check on the joined script in tests/test_attention_view_js.py finds that). view.js's
 `export default` stays: the component calls it.
 
-shared.js, the colours and the temperature range both languages use, is written from Python
-(viz/colors.py, ui/view.py) by shared_js(); the file beside this one is that text, kept for
+shared.js, the colours, the temperature range, a link's longest sentence and a phone's width both
+languages use, is written from Python (viz/colors.py, ui/view.py, ui/state.py, ui/layout.py) by
+shared_js(); the file beside this one is that text, kept for
 `node --test`, and a test fails when the two differ (`python -m ui.attention_view.bundle` writes
 it again)."""
 
@@ -28,6 +29,7 @@ def shared_js() -> str:
     """shared.js as Python's values write it: the one source of the view's colours and range."""
     from viz import colors
 
+    from ..layout import PHONE_MAX_PX
     from ..state import TEXT_MAX
     from ..view import T_MAX, T_MIN
 
@@ -38,7 +40,7 @@ def shared_js() -> str:
         return json.dumps(x)
 
     return (
-        "// Written by ui/attention_view/bundle.py (shared_js) from viz/colors.py, ui/view.py and ui/state.py:\n"
+        "// Written by ui/attention_view/bundle.py (shared_js) from viz/colors.py, ui/view.py, ui/state.py and ui/layout.py:\n"
         "// edit those and run `python -m ui.attention_view.bundle`; tests/test_attention_view_js.py checks it.\n"
         f"export const BLUES = {js([c for _, c in colors.COLORSCALE])};\n"
         f"export const DIVERGING = {js([[p, c] for p, c in colors.DIVERGING])};\n"
@@ -48,6 +50,7 @@ def shared_js() -> str:
         f"export const T_MIN = {js(T_MIN)};\n"
         f"export const T_MAX = {js(T_MAX)};\n"
         f"export const LINK_TEXT_MAX = {js(TEXT_MAX)}; // the longest sentence a link carries\n"
+        f"export const PHONE_MAX_PX = {js(PHONE_MAX_PX)}; // a phone's widest screen (ui/layout.py)\n"
     )
 
 

@@ -17,7 +17,7 @@ import { cellAt, tileCentre } from "./hit.js";
 import { fileName, headCsv, headJson, headSvg, panelsCsv, panelsJson, panelsSvg } from "./export.js";
 import { paintHeatmap, paintLines, paintModel, paintPanels } from "./paint.js";
 import { liveKnobs, liveRun, loadLive } from "./live.js";
-import { LINK_TEXT_MAX } from "./shared.js";
+import { LINK_TEXT_MAX, PHONE_MAX_PX } from "./shared.js";
 
 const VIEWS = new WeakMap();
 // the reader's last view per component key and trace: a rerun that rebuilds the page around the
@@ -211,7 +211,12 @@ class View {
     const url = new URL(window.location.href);
     if (text && text.length <= LINK_TEXT_MAX) url.searchParams.set("text", text); else url.searchParams.delete("text");
     window.history.replaceState(window.history.state, "", url);
-    this.saidCount = (this.saidCount || 0) + 1;
+    // on a phone the sidebar covers the chart: closed, as after a sentence applied by a run
+    // (ui/context.py's _close_sidebar_on_phone; Streamlit's own button, so its state stays right)
+    if (window.innerWidth <= PHONE_MAX_PX) {
+      const close = document.querySelector("[data-testid='stSidebarCollapseButton'] button");
+      if (close && document.querySelector("[data-testid='stSidebar'][data-collapsed='false']")) close.click();
+    }
   }
 
   get box() {
