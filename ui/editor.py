@@ -670,12 +670,13 @@ def uploader() -> None:
 
 
 def _uploader_in_reader_language() -> None:
-    """The uploader's own English words ("Upload", "1MB per file • TOML"; "Browse files", "Drag and
-    drop file here" in other versions) in the reader's language (ui/streamlit_words.py)."""
+    """The uploader's own English words ("Upload", "1MB per file"; "Browse files", "Drag and drop file
+    here" in other versions) in the reader's language (ui/streamlit_words.py). The file types (" •
+    TOML") are a node of their own, kept: a bound that named them too read "TOML • TOML"."""
     words = [  # each node's whole text
         ("^Drag and drop files? here$", t("ed_upload_drop")),
         ("^(Browse files|Upload)$", t("ed_upload_browse")),
-        ("^(Limit )?[0-9.]+ ?MB per file", t("ed_upload_limit", mb=1, types="TOML")),  # its own bound and type
+        ("^(Limit )?[0-9.]+ ?MB per file", t("ed_upload_limit", mb=1)),  # its own bound
     ]
     in_reader_language(
         "uploader", ".st-key-ed_upload", ".st-key-ed_upload [data-testid='stFileUploaderDropzone']", words
