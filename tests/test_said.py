@@ -158,3 +158,33 @@ def test_the_check_is_the_models_own_reading_of_the_sentence():
     assert any(said_alike) and not all(said_alike), "both answers met"
     for text in ("   ", "\u200b", ""):  # nothing to read: the page's hint, a page run
         assert not alike(text), repr(text)
+
+
+def test_a_page_run_offers_the_route_and_every_other_run_or_a_teacher_withdraws_it(monkeypatch):
+    """offer() as the attention page's run calls it (ui.run.sentence_in_browser), withdraw() as
+    every other run does (ui.run.forget_sentence_in_browser), and a room's teacher, whose run
+    publishes the room's view: only a session whose page draws the sentence alone takes one."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+
+    from ui import classroom
+
+    for k in list(st.session_state):
+        del st.session_state[k]
+    assert said.marker() == ""  # no route on this server (a bare streamlit run): the page runs
+    monkeypatch.setitem(said.STATE, "installed", True)
+    ctx = SimpleNamespace(model="gpt", device="cpu", text="The cat sat on the mat")
+    said.offer(ctx, 48)
+    token = st.session_state[said._TOKEN_KEY]
+    assert f'data-said-token="{token}"' in said.marker() and 'data-said-url="/_attn/said"' in said.marker()
+    assert said.post(token, b"The dog ran") == 204 and said.take() == "The dog ran" and said.take() is None
+    said._CLAIMS[token].at = 0.0
+    assert said.post(token, b"Her brother watches the train") == 409  # the page warns
+    said.withdraw()
+    said._CLAIMS[token].at = 0.0
+    assert said.post(token, b"The dog ran") == 409
+    monkeypatch.setattr(classroom, "is_teacher", lambda: True)
+    said.offer(ctx, 48)
+    said._CLAIMS[token].at = 0.0
+    assert said.post(token, b"The dog ran") == 409 and said.take() is None
