@@ -109,10 +109,15 @@ def _same(shown: tuple[int, tuple], new: tuple[int, tuple], max_tokens: int) -> 
 
 
 def _keep(token: str, alike: Callable[[str], bool]) -> None:
-    """token's claim is alike now; a sentence posted before and not yet taken stays."""
+    """token's claim is alike now; a sentence posted before and not yet taken stays (the same
+    record: a post checked meanwhile still lands in it)."""
     with _LOCK:
-        old = _CLAIMS.pop(token, None)
-        _CLAIMS[token] = _Claim(alike, old.said if old else None, old.at if old else 0.0)
+        claim = _CLAIMS.get(token)
+        if claim is None:
+            _CLAIMS[token] = _Claim(alike)
+        else:
+            claim.alike = alike
+            _CLAIMS.move_to_end(token)
         while len(_CLAIMS) > MAX_SESSIONS:
             _CLAIMS.popitem(last=False)
 
