@@ -11,7 +11,7 @@ import model
 from lessons import defaults, queries
 from ui.i18n import TABLE
 
-from .helpers import click_and_settle, exceptions, goto
+from .helpers import arm, exceptions, goto, settle, wait_for_run_start
 
 SENTENCE = "The cat sat on the mat"
 THE2 = {"word": "the", "occurrence": 2}
@@ -22,10 +22,26 @@ def main(page):
 
 
 def pick(page, label: str, option: str) -> None:
-    box = main(page).get_by_role("combobox", name=label)
-    box.click()
-    page.keyboard.type(option[:8])  # the list is long: filter it as a user would
-    click_and_settle(page.get_by_role("option", name=option, exact=True), page)
+    """Open the select, filter its long list as a user would, click the option. A list that kept
+    redrawing under the option (a rerun landing meanwhile, on a loaded machine: CI 2026-12-05, 30 s
+    of "element was detached") is closed and opened again, once."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    for attempt in (1, 2):
+        main(page).get_by_role("combobox", name=label).click()
+        page.keyboard.type(option[:8])
+        since = arm(page)
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
+        except Timeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            settle(page)
+            continue
+        wait_for_run_start(page, since=since)
+        settle(page)
+        return
 
 
 def warnings(page) -> list[str]:
