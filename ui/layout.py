@@ -13,7 +13,7 @@ from viz.bar_values import keep_values_large
 from . import state, streamlit_internals
 from .i18n import t
 from .run import current, in_app_run
-from .streamlit_words import Words, labels, write_in_reader_language
+from .streamlit_words import in_reader_language, labels_in_reader_language
 
 PRESENT_SCALE = 1.35  # charts and their type in presentation mode
 NAV_SHOWN = 4  # pages the sidebar menu lists before "View more" (app.py; issue 50.7: the first screen)
@@ -148,7 +148,7 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
     skip_link_in_reader_language(t("skip_to_content"), ctx.lang)
     # the menu's "View 9 more" / "View less" (app.py lists NAV_SHOWN pages), Streamlit's own English
     nav_words = [("^View ([0-9]+) more$", t("nav_view_more", n="$1")), ("^View less$", t("nav_view_less"))]
-    nav = Words("nav", "section[data-testid='stSidebar']", "[data-testid='stSidebarNav']", nav_words)
+    in_reader_language("nav", "section[data-testid='stSidebar']", "[data-testid='stSidebarNav']", nav_words, st.sidebar)
     # its dialog for a link to no page (a modal outside the app's element: the body is watched)
     lost = [
         ("^Page not found$", t("page_not_found_title")),
@@ -162,8 +162,8 @@ def page_header(title_key: str, intro_key: str | None = None) -> None:
             t("page_not_found"),
         ),
     ]
-    # and what a screen reader says and a tooltip shows: the three sets by one script in the sidebar
-    write_in_reader_language([nav, Words("lost", "body", "[role='dialog']", lost), labels()], st.sidebar)
+    in_reader_language("lost", "body", "[role='dialog']", lost, st.sidebar)
+    labels_in_reader_language(st.sidebar)  # what a screen reader says and a tooltip shows
     if ctx.presentation:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
         with st.container(horizontal=True, vertical_alignment="center", key="present_title"):

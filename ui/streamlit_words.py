@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -37,17 +36,15 @@ LABEL_KEYS = tuple(k for k in load_area("streamlit") if k != HELP_KEY)
 LABEL_ATTRIBUTES = ("aria-label", "title", "data-title")
 
 _JS = r"""<script>(() => {{
-  const sets = {sets};  // [{{key, watch, within, words, attrs, texts}}]
-  // each set's words, compiled once; a new set of words (another language) makes every node and
-  // value be read again (gen), the others are skipped while they still say what was written
+  const key = {key}, watch = {watch}, within = {within}, attrs = {attrs}, texts = {texts};
+  // this run's words, compiled once; a new set (another language) makes every node and value
+  // be read again (gen), the others are skipped while they still say what was written
   const all = (window.__attnWords = window.__attnWords || {{}});
-  for (const s of sets) {{
-    const was = all[s.key] || {{}};
-    if (JSON.stringify(s.words) !== JSON.stringify(was.words))
-      all[s.key] = {{ words: s.words, res: s.words.map(([english, mine]) => [new RegExp(english), mine]), gen: (was.gen || 0) + 1 }};
-  }}
+  const words = {words};
+  if (JSON.stringify(words) !== JSON.stringify((all[key] || {{}}).words))
+    all[key] = {{ words, res: words.map(([english, mine]) => [new RegExp(english), mine]), gen: ((all[key] || {{}}).gen || 0) + 1 }};
   // ours for Streamlit's English `orig` (itself where no pattern matches); "$1": the first group
-  const ours = (key, orig) => {{
+  const ours = (orig) => {{
     const said = orig.trim();
     for (const [re, mine] of all[key].res) {{
       const m = said.match(re);
@@ -55,54 +52,48 @@ _JS = r"""<script>(() => {{
     }}
     return orig;
   }};
-  const put = (s) => {{
-    const root = document.querySelector(s.within), gen = all[s.key].gen;
+  const put = () => {{
+    const root = document.querySelector(within);
     if (!root) return;
-    if (s.texts) {{
+    if (texts) {{
       const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {{
-        if (n.nodeValue === n.__attnSaid && n.__attnGen === gen) continue;
+        if (n.nodeValue === n.__attnSaid && n.__attnGen === all[key].gen) continue;
         if (n.nodeValue !== n.__attnSaid) n.__attnOrig = n.nodeValue;  // Streamlit drew it (again)
-        const out = ours(s.key, n.__attnOrig);
+        const out = ours(n.__attnOrig);
         if (out !== n.nodeValue) n.nodeValue = out;
         n.__attnSaid = n.nodeValue;
-        n.__attnGen = gen;
+        n.__attnGen = all[key].gen;
       }}
     }}
-    if (!s.attrs.length) return;
-    for (const el of root.querySelectorAll(s.attrs.map((a) => "[" + a + "]").join(","))) {{
+    if (!attrs.length) return;
+    for (const el of root.querySelectorAll(attrs.map((a) => "[" + a + "]").join(","))) {{
       const seen = el.__attnAttrs || (el.__attnAttrs = {{}});
-      for (const a of s.attrs) {{
+      for (const a of attrs) {{
         const v = el.getAttribute(a);
         if (v === null) continue;
         const was = seen[a] || (seen[a] = {{}});
-        if (v === was.said && was.gen === gen) continue;
+        if (v === was.said && was.gen === all[key].gen) continue;
         if (v !== was.said) was.orig = v;  // Streamlit (or Plotly) wrote it (again)
-        const out = ours(s.key, was.orig);
+        const out = ours(was.orig);
         if (out !== v) el.setAttribute(a, out);
         was.said = out;
-        was.gen = gen;
+        was.gen = all[key].gen;
       }}
     }}
   }};
-  // one observer per watched element (an element that outlives the page's runs), calling every
-  // set that watches it, with what they all need observed
-  const start = (s, tries) => {{
-    const box = document.querySelector(s.watch);
-    if (!box) {{ if (tries < 100) setTimeout(() => start(s, tries + 1), 100); return; }}
-    put(s);  // and whenever Streamlit draws inside `watch` (`within` may come later: a dialog)
-    const w = box.__attnWatch || (box.__attnWatch = {{ puts: new Map(), texts: false, attrs: new Set() }});
-    w.puts.set(s.key, () => put(s));  // this run's set under its key
-    const more = (s.texts && !w.texts) || s.attrs.some((a) => !w.attrs.has(a));
-    if (w.observer && !more) return;
-    w.texts = w.texts || s.texts;
-    s.attrs.forEach((a) => w.attrs.add(a));
-    w.observer = w.observer || new MutationObserver(() => w.puts.forEach((p) => p()));
-    const opts = {{ childList: true, subtree: true, characterData: w.texts }};
-    if (w.attrs.size) Object.assign(opts, {{ attributes: true, attributeFilter: [...w.attrs] }});
-    w.observer.observe(box, opts);  // again on the same element: these options replace the old
+  const start = (tries) => {{
+    const box = document.querySelector(watch);
+    if (!box) {{ if (tries < 100) setTimeout(() => start(tries + 1), 100); return; }}
+    put();  // and whenever Streamlit draws inside `watch` (`within` may come later: a dialog)
+    if (!box.__attnWatched) box.__attnWatched = new Set();
+    if (box.__attnWatched.has(key)) return;
+    box.__attnWatched.add(key);
+    const opts = {{childList: true, subtree: true, characterData: texts}};
+    if (attrs.length) Object.assign(opts, {{attributes: true, attributeFilter: attrs}});
+    new MutationObserver(() => put()).observe(box, opts);
   }};
-  sets.forEach((s) => start(s, 0));
+  start(0);
 }})();</script>"""
 
 
@@ -110,43 +101,26 @@ def _quoted(value) -> str:
     return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
 
 
-@dataclass(frozen=True)
-class Words:
-    """One set of Streamlit's words: inside the element `within` (a CSS selector), each text node
-    whose whole text matches an English pattern of `words` is shown as its (pattern, ours) pair
-    says, and with `attributes` (aria-label, title...) the values of those attributes too
-    (texts=False: only those); `watch`, an element that outlives the page's runs around it, is
-    observed for Streamlit's redraws. `key` names the set (its words are compiled once)."""
-
-    key: str
-    watch: str
-    within: str
-    words: list[tuple[str, str]]
-    attributes: tuple[str, ...] = ()
-    texts: bool = True
-
-    def js(self) -> dict:
-        return {
-            "key": self.key,
-            "watch": self.watch,
-            "within": self.within,
-            "words": [list(w) for w in self.words],
-            "attrs": list(self.attributes),
-            "texts": self.texts,
-        }
-
-
-def write_in_reader_language(sets: list[Words], where=None) -> None:
-    """Every set in the reader's language, by one script (one observer per watched element);
-    `where`: st.sidebar for a script in the sidebar (default: the main area)."""
-    (where or st).html(_JS.format(sets=_quoted([s.js() for s in sets])), unsafe_allow_javascript=True)
-
-
 def in_reader_language(
     key: str, watch: str, within: str, words: list[tuple[str, str]], where=None, attributes=(), texts: bool = True
 ) -> None:
-    """One set of words (Words) in the reader's language."""
-    write_in_reader_language([Words(key, watch, within, words, tuple(attributes), texts)], where)
+    """Streamlit's text nodes inside the element `within` (a CSS selector) matching an English pattern
+    of `words` shown as its (pattern, ours) pair says, and with `attributes` (aria-label, title...)
+    the values of those attributes too (texts=False: only those); `watch`, an element that outlives
+    the page's runs around it, observed for Streamlit's redraws. `key` names this set of words (one
+    observer per key and element); `where`: st.sidebar for a script in the sidebar (default: the
+    main area)."""
+    (where or st).html(
+        _JS.format(
+            key=_quoted(key),
+            watch=_quoted(watch),
+            within=_quoted(within),
+            words=_quoted(words),
+            attrs=_quoted(list(attributes)),
+            texts=_quoted(texts),
+        ),
+        unsafe_allow_javascript=True,
+    )
 
 
 def label_words() -> list[tuple[str, str]]:
@@ -155,7 +129,7 @@ def label_words() -> list[tuple[str, str]]:
     return [*words, ("^Help for (.+)$", t(HELP_KEY, label="$1"))]
 
 
-def labels() -> Words:
+def labels_in_reader_language(where=None) -> None:
     """Every label Streamlit or Plotly writes in the page (the body watched: tooltips and dialogs sit
     outside the app's element), in the reader's language; no text node is walked."""
-    return Words("labels", "body", "body", label_words(), LABEL_ATTRIBUTES, texts=False)
+    in_reader_language("labels", "body", "body", label_words(), where, attributes=LABEL_ATTRIBUTES, texts=False)
