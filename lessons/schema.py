@@ -25,8 +25,11 @@ file it is about. Nothing here touches a model or the disk.
 
 from __future__ import annotations
 
+import collections
+import pickle
 import re
 import string
+import threading
 import tomllib
 from dataclasses import dataclass
 
@@ -230,6 +233,31 @@ def validate(text, untrusted: bool = False) -> Lesson:
         raise LessonError("not_toml", 0, detail="")
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise LessonError("too_large", 0, size=len(text.encode("utf-8")), limit=MAX_BYTES)
+    key = (text, known_models())  # the models a step may name are the rest of what it depends on
+    with _VALID_LOCK:
+        blob = _VALID.get(key)
+        if blob is not None:
+            _VALID.move_to_end(key)
+    if blob is not None:
+        return pickle.loads(blob)  # a copy of its own: no caller changes what another one reads
+    lesson = _validated(text, untrusted, key[1])
+    with _VALID_LOCK:
+        _VALID[key] = pickle.dumps(lesson, protocol=pickle.HIGHEST_PROTOCOL)
+        while len(_VALID) > VALID_KEPT:
+            _VALID.popitem(last=False)
+    return lesson
+
+
+# Lessons read before, by their text: a page run read the same built-in files several times (the
+# lesson menu's titles, each lesson's models, the editor's starting points), 2-4 ms each; the
+# lessons page's radio alone spent about 75 ms a run in validate (py-spy, 2026-12-05). Only a valid
+# lesson is kept (a broken file is read again, and says why again); a text within MAX_BYTES each.
+VALID_KEPT = 32
+_VALID: collections.OrderedDict = collections.OrderedDict()
+_VALID_LOCK = threading.Lock()
+
+
+def _validated(text: str, untrusted: bool, models: tuple[str, ...]) -> Lesson:
     try:
         toml_bounds.check(text)  # structure before any parser: tomllib is quadratic in dotted keys
         data = toml_bounds.parse(text) if untrusted else tomllib.loads(text)
@@ -265,7 +293,6 @@ def validate(text, untrusted: bool = False) -> Lesson:
         raise LessonError("no_steps", len(where.lines))
     if len(steps) > MAX_STEPS:
         raise LessonError("too_many_steps", where.line(MAX_STEPS), n=len(steps), limit=MAX_STEPS)
-    models = known_models()
     out, ids = [], set()
     for i, step in enumerate(steps):
         s = validate_step(step, i, where, models)

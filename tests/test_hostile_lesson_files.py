@@ -79,8 +79,33 @@ def test_an_upload_is_parsed_in_a_child_that_its_limits_stop(monkeypatch):
     # a child that cannot have the memory it needs is stopped, and the visitor told so
     monkeypatch.setattr(toml_bounds, "CHILD_MEMORY", 4 * 2**20)
     with pytest.raises(schema.LessonError) as e:
-        schema.validate(text, untrusted=True)
+        schema.validate(text + "\n# a text not read before: a lesson read once is not parsed again\n", untrusted=True)
     assert e.value.code == "too_complex"
+
+
+def test_a_lesson_read_again_is_a_copy_of_its_own_and_follows_the_models_offered(monkeypatch):
+    """validate keeps the lessons it read by their text (a page run reads the same files several
+    times): a hit is equal to a fresh reading, changing it changes no later reading, and a step
+    naming a model no longer offered is refused again."""
+    text = (lessons_dir() / "attention.toml").read_text()
+    first = schema.validate(text)
+    again = schema.validate(text)
+    assert again == first and again is not first
+    again.steps[0]["model"] = "changed"
+    again.title["en"] = "changed"
+    third = schema.validate(text)
+    assert third.steps[0]["model"] == first.steps[0]["model"] != "changed"
+    assert third.title["en"] == first.title["en"]
+    used, known = first.steps[0]["model"], schema.known_models()
+    monkeypatch.setattr(schema, "known_models", lambda: tuple(m for m in known if m != used))
+    with pytest.raises(schema.LessonError) as e:
+        schema.validate(text)
+    assert e.value.code == "unknown_model"
+    bad = text.replace("[[step]]", "[[step]]\nnot_a_key = 1", 1)
+    for _ in range(2):  # a broken lesson is not kept: it says why each time
+        with pytest.raises(schema.LessonError):
+            schema.validate(bad)
+    assert all(key[0] != bad for key in schema._VALID)
 
 
 def test_a_date_in_an_upload_is_refused_as_no_lesson_value():
