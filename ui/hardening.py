@@ -437,5 +437,6 @@ def refuse_messages() -> None:
 
 def apply() -> None:
     refuse_messages()
+    internals.poll_files_every()  # a bare `streamlit run app.py` too (ui.serve's servers before they start)
     if "routes" not in _DONE and close_routes():
         _DONE.add("routes")

@@ -27,7 +27,6 @@ _LOG = logging.getLogger("ui.serve")
 DEFAULT_MODEL = "translator"  # ui.context's default (a link without model=)
 DEFAULT_TEXT = "The cat sat on the mat"  # ui.context.DEFAULT_TEXT (not imported: it imports ui.boot)
 STATE = {"done": False, "seconds": None, "error": None}
-CONFIG_POLL_S = 5.0  # how often Streamlit looks at its config and secrets files (its default: 0.2 s)
 
 
 def preload() -> None:
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     # Streamlit polls config.toml and secrets.toml five times a second for a live reload, which a
     # deployed server (a container: a change is a restart) never uses: 0.002 of a core of the
     # 0.0045 an idle replica burns (measured, no client connected); every 5 s is enough
-    streamlit_internals.poll_files_every(CONFIG_POLL_S)
+    streamlit_internals.poll_files_every()
     if os.environ.get("ATTN_PRELOAD", "wait") == "background":
         threading.Thread(target=preload, name="preload", daemon=True).start()
     else:

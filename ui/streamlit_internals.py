@@ -257,10 +257,19 @@ def add_middleware_first(make: Callable[[str | None], tuple[type, dict]]) -> Non
     starlette_app.create_streamlit_middleware = create_streamlit_middleware
 
 
-def poll_files_every(seconds: float) -> None:
+# how often Streamlit looks at its config and secrets files for a live reload (its default: 0.2 s),
+# which a running server never needs (a container: a change is a restart; `streamlit run`: a change
+# of config.toml needs a restart anyway). Every 0.2 s it cost an idle replica 0.002 of a core and a
+# test server 12.6 % of its CPU in a walk of the projector and a lesson (py-spy, 2026-12-05)
+CONFIG_POLL_S = 5.0
+
+
+def poll_files_every(seconds: float = CONFIG_POLL_S) -> None:
     """Streamlit's polling file watcher (it watches config.toml and secrets.toml for a live reload,
-    whatever server.fileWatcherType says) looks every `seconds` instead of every 0.2 s. Call
-    before Streamlit starts."""
+    whatever server.fileWatcherType says) looks every `seconds` instead of every 0.2 s. Its task
+    reads the period each time it waits, so a call takes effect from the next look on: ui.serve
+    calls it before Streamlit starts, app.py's first run (hardening.apply) under a bare
+    `streamlit run app.py`."""
     from streamlit.watcher import polling_path_watcher
 
     polling_path_watcher._POLLING_PERIOD_SECS = float(seconds)
