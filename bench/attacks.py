@@ -527,8 +527,10 @@ async def _phase(server, seconds: float, name: str | None, scale: float):
         _, n, attack = ATTACKS[name]
         n = max(1, round(n * scale))
         tasks = [asyncio.create_task(attack(server, stop_at, stats, i)) for i in range(n)]
-    # the class sends its sentences; RSS is sampled once a second for the whole phase
-    times, errors, rss = await _class(server, 6, seconds, "", (2.0, 2.0), 60, _student_headers)
+    # the class sends its sentences, one every 2 s each (every seconds / 2.5 in a phase shorter
+    # than 5 s: the guard's, where each student must still send one); RSS is sampled once a second
+    pause = min(2.0, seconds / 2.5)
+    times, errors, rss = await _class(server, 6, seconds, "", (pause, pause), 60, _student_headers)
     done = await asyncio.gather(*tasks, return_exceptions=True)
     failed = [repr(x) for x in done if isinstance(x, BaseException)]
     return times, errors, rss, stats, failed

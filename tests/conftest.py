@@ -463,7 +463,7 @@ SLOW_FILES = (
 # tests/ (SERVER_FILES, or marked serial in its file) as well.
 LONG_SERVER_FILES = (
     "test_room_walk.py",  # a class's hour: every lesson, teacher, laptop and phone (415 s at load 12-15)
-    # tests/: bench.attacks' guard, 14 phases of 4 s (90 s, 31 s of it CPU, at load 3-4.5): mostly
+    # tests/: bench.attacks' guard, 14 phases of 2.5 s (49 s alone, 27 s of the machine's CPU, 2026-12-05): mostly
     # waiting, so it starts first beside the walks (unlisted, it was handed out third-to-last in the
     # 20:12 clean-clone run, 147 s, one worker running it while the other had finished)
     "test_bench_attacks.py",
