@@ -86,8 +86,8 @@ def test_the_key_follows_the_conversion_the_device_and_the_code(monkeypatch):
     assert here is not None and here.parent == pretrained.cache_dir() / "claims"
     assert claims_store.path_of(name, torch.device("cuda")) != here
     assert claims_store.path_of("gpt", torch.device("cpu")) is None  # our own models: measured by the tests
-    stamp = pretrained._stamp(name)
-    monkeypatch.setattr(pretrained, "_stamp", lambda n: {**stamp, "transformers": "another"})
+    stamp = pretrained.stamp(name)
+    monkeypatch.setattr(pretrained, "stamp", lambda n: {**stamp, "transformers": "another"})
     assert claims_store.path_of(name, torch.device("cpu")) != here
     monkeypatch.undo()
     monkeypatch.setattr(claims_store, "code_digest", lambda: "another")

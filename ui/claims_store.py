@@ -51,7 +51,7 @@ def path_of(name: str, device) -> Path | None:
     if name not in pretrained.MODELS:
         return None
     key = json.dumps(
-        {"stamp": pretrained._stamp(name), "device": getattr(device, "type", str(device)), "code": code_digest()},
+        {"stamp": pretrained.stamp(name), "device": getattr(device, "type", str(device)), "code": code_digest()},
         sort_keys=True,
     )
     return pretrained.cache_dir() / "claims" / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"

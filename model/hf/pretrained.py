@@ -220,7 +220,7 @@ STAMP = "converted-from.json"
 FORMAT = 3
 
 
-def _stamp(name: str) -> dict:
+def stamp(name: str) -> dict:
     """What the converted folder was made from: a new package version or transformers version
     converts again (the dequantization or the config's reading may differ)."""
     paths = part_paths(name) or []
@@ -255,7 +255,7 @@ def current(name: str) -> bool:
     if not complete(path):
         return False
     try:
-        return json.loads((path / STAMP).read_text(encoding="utf-8")) == _stamp(name)
+        return json.loads((path / STAMP).read_text(encoding="utf-8")) == stamp(name)
     except (OSError, ValueError):
         return False
 
@@ -315,7 +315,7 @@ def converted(name: str) -> tuple[Path, bool]:
             tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
             try:
                 convert(name, tmp)
-                (tmp / STAMP).write_text(json.dumps(_stamp(name)), encoding="utf-8")
+                (tmp / STAMP).write_text(json.dumps(stamp(name)), encoding="utf-8")
                 if final.exists():
                     shutil.rmtree(final)
                 os.replace(tmp, final)
