@@ -103,6 +103,23 @@ def fits(page, where) -> None:
     assert not options["cut"] and not options["scrolls"], (where, options)
 
 
+def revealed(page, line: str) -> str:
+    """The projector's main area once the revealed answer's line is drawn, waited for up to 30 s:
+    in a clean clone's run (2026-12-05, the check lesson's step 3) settle() ended while the main area
+    held the room's bar and the results but not the step, a quiet moment of the teacher's reruns
+    (the class's results refresh every 3 s), and the walk passed alone right after. The text is
+    returned either way, so the assertion still says what the projector showed."""
+    try:
+        page.wait_for_function(
+            "([sel, line]) => (document.querySelector(sel)?.innerText || '').includes(line)",
+            arg=["[data-testid='stMain']", line],
+            timeout=30_000,
+        )
+    except PlaywrightTimeout:
+        pass
+    return main(page).inner_text()
+
+
 def next_step(teacher, lesson: str, step: int) -> None:
     """The teacher clicks Next and the projector's link reaches the step. The click's run may wait
     for a run already going (the class's results refresh every 3 s; runner.fastReruns is off, so a
@@ -194,7 +211,7 @@ def _walk(server, new_page) -> None:
             reveal = main(teacher).get_by_role("button", name=text_in("en", "lesson_reveal"))
             reveal.click(timeout=LOADING_MS)
             settle(teacher)
-            shown = main(teacher).inner_text()
+            shown = revealed(teacher, answer_line)
             assert answer_line in shown, (lesson, i, "the projector shows no answer after the reveal")
             assert not [p for p in personal if p in shown], (lesson, i, "the projector shows a personal result")
             assert not trouble(teacher), (lesson, i, trouble(teacher))
