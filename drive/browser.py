@@ -142,10 +142,14 @@ def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.05)
     except Exception as e:  # playwright's TimeoutError (or the page went away)
         try:
             last = app_state(page)
+            # what the page shows, for a page with no app in it (a blank document, an error page)
+            shown = page.evaluate("() => (document.body ? document.body.innerText : '<no body>').slice(0, 300)")
         except Exception:
-            last = None
+            last, shown = None, None
+        errors = getattr(getattr(page, "rec", None), "errors", None)  # tests/browser's Recorder
         raise TimeoutError(
             f"the app did not settle within {timeout:.0f} s (last state {last}) at {page.url}: {str(e)[:200]}"
+            f"; the page shows {shown!r}" + (f"; its JS errors {errors}" if errors else "")
         ) from None
 
 

@@ -139,9 +139,12 @@ class Stack:
         return self
 
     def replica_of(self, addr: str | None) -> str | None:
-        """ "a" or "b" for an X-Replica value (nginx's $upstream_addr)."""
+        """ "a" or "b" for an X-Replica value (nginx's $upstream_addr). While a replica is down,
+        nginx passes a request on (proxy_next_upstream) and $upstream_addr lists every replica it
+        tried, "127.0.0.1:B, 127.0.0.1:A": the last one answered."""
+        last = (addr or "").split(",")[-1].strip()
         for name, r in zip("ab", self.replicas):
-            if addr == f"127.0.0.1:{r.port}":
+            if last == f"127.0.0.1:{r.port}":
                 return name
         return None
 
@@ -198,6 +201,12 @@ def on(page, stack, name: str) -> list[str]:
             seen.append(stack.replica_of(r.headers.get("x-replica")) or r.url)
 
     page.on("response", record)
+    # the browser's HTTP cache off: a response served from the cache reached no replica, yet
+    # carries the X-Replica of the request that filled it (a clean clone's run of 28a7fad saw the
+    # reloaded student's translator.onnx with the header of a fetch made while b was down)
+    page.cdp = page.context.new_cdp_session(page)  # kept: the setting lasts as long as its session
+    page.cdp.send("Network.enable")
+    page.cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     page.sockets = []  # every websocket the page opened (Streamlit's /_stcore/stream)
     page.on("websocket", lambda ws: page.sockets.append(ws))
     return seen
