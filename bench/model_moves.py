@@ -177,9 +177,9 @@ def page_patches(k: int, move: str, t: dict, layers: int, heads: int) -> dict:
     if move == "type a character":
         return {"text": t["typed"][k]}
     if move == "every-layer temperature":
-        return {"all": True, "temp": temperature_of(k)}
+        return {"temp": temperature_of(k)}
     if move == "head off":
-        return {"all": False, "temp": 1, "off": [f"decoder:{la + 1}:{h + 1}" for la, h in heads_of(k, layers, heads)]}
+        return {"ltemp": 1, "off": [f"decoder:{la + 1}:{h + 1}" for la, h in heads_of(k, layers, heads)]}
     return {"off": [], "nopos": k % 2 == 0}
 
 
@@ -224,7 +224,7 @@ def page_path(page, url: str, n: int, moves: int, rates=RATES, timeout: float = 
                     ms.append(got)
                 page.evaluate(
                     f"async (p) => await ({PAGE_VIEW}).move(p)",
-                    {"off": [], "nopos": False, "all": True, "temp": 1, "text": t["text"]},
+                    {"off": [], "nopos": False, "temp": 1, "text": t["text"]},
                 )
                 row = result(name, move, n, ms, rate)
                 log(

@@ -126,7 +126,7 @@ OUR_MOVES = {
         f"{VIEW} {DRAWN} const s = v.element.querySelector('.av-temp');"
         " s.value = String(Math.round(+s.max * (0.5 + 0.3 * (k + 1) / m))); const want = +s.value;",
         "s.dispatchEvent(new Event('input', {bubbles: true}));",
-        "v.frames.length === before + 1 && +v.element.querySelector('.av-temp').value === want && v.state.temp !== 1",
+        "v.frames.length === before + 1 && +v.element.querySelector('.av-temp').value === want && v.state.ltemp !== 1",
     ),
     # arrow keys on the canvas, right 11 then left: each head recomputed at T from an empty cache
     # (the worst case: softmax(log w / T) of the new head)

@@ -138,7 +138,7 @@ def _opening(ctx: Context, view: dict):
 
 # the attention view's report when the reader lets go: its layer, head, row and T become the page's
 # (the link, the room, the model view of every head and the CSV follow)
-take_view = bind_view(layer="cmp_layer", head="cmp_head", q="cmp_q", temp="cmp_ltemp")
+take_view = bind_view(layer="cmp_layer", head="cmp_head", q="cmp_q", ltemp="cmp_ltemp")
 
 
 # -- what is compared: A is the sidebar's run, B differs in one thing ---------------------------------
@@ -308,7 +308,7 @@ def _section_view(
             k_tokens=list(att_a.key_tokens),
             q_labels=rows.row_labels(att_a),
             q_written=None if att_a.query_written is None else list(att_a.query_written),
-            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "temp": T},
+            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "ltemp": T},
             key="cmp_view",
             on_view=take_view,
             present=ctx.presentation,

@@ -66,7 +66,7 @@ def render(ctx: Context, view: dict) -> None:
                 k_tokens=att.key_tokens,
                 q_labels=row_labels(att),
                 q_written=written(att),
-                view={"tab": "heatmap", "layer": 0, "head": "mean", "q": q, "temp": 1.0},
+                view={"tab": "heatmap", "layer": 0, "head": "mean", "q": q, "ltemp": 1.0},
                 key="home_view",
                 on_view=take_row,
                 present=ctx.presentation,

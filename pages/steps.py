@@ -161,7 +161,7 @@ def weights_view(
             k_tokens=list(k_tokens),
             q_labels=list(q_labels),
             q_written=None if q_written is None else list(q_written),
-            view={"tab": "heatmap", "layer": 0, "head": 0, "q": int(q), "temp": 1.0},
+            view={"tab": "heatmap", "layer": 0, "head": 0, "q": int(q), "ltemp": 1.0},
             key="steps_view",
             on_view=take_row,
             present=present,

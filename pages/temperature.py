@@ -75,8 +75,10 @@ def exact_layers(runner, kind: str, t_layer: int | None) -> list[int]:
 
 # the attention view's report, when the reader lets go of the slider (or picks a layer, head or row
 # there): the page's T, layer, head and row, so the link, the room, the model re-run at T where the
-# scope says, the entropy curve and the output follow
-take_view = bind_view(temp="temp_t", layer="temp_layer", head="temp_head", q="temp_q")
+# scope says, the entropy curve and the output follow. The slider is the view's ltemp (in the browser
+# it applies T to the shown layer's weights, exact in that layer: exact_layers); the page takes it
+# as its own T, which the model re-runs at where the scope puts it
+take_view = bind_view(ltemp="temp_t", layer="temp_layer", head="temp_head", q="temp_q")
 
 
 # -- cached model computations (strings and numbers in, numpy out) ------------------------------
@@ -210,7 +212,7 @@ def explorer(ctx: Context, runner, n_layers: int, n_heads: int, translator: bool
             k_tokens=list(att1.key_tokens),
             q_labels=row_labels(att1),
             q_written=None if att1.query_written is None else list(att1.query_written),
-            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "temp": T},
+            view={"tab": "heatmap", "layer": layer, "head": head, "q": q, "ltemp": T},
             key="temp_view",
             on_view=take_view,
             present=ctx.presentation,

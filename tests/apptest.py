@@ -176,6 +176,6 @@ def view_row(at: AppTest, key: str) -> tuple[list[str], np.ndarray]:
 
     header, arrays = attention_view(at, key)
     v = header["view"]
-    w = at_temperature(arrays[f"w{v['layer']}"], v["temp"], arrays.get("mask"))
+    w = at_temperature(arrays[f"w{v['layer']}"], v["ltemp"], arrays.get("mask"))
     w = w.mean(axis=0) if v["head"] == "mean" else w[v["head"]]
     return header["k_tokens"], w[v["q"]]

@@ -187,7 +187,7 @@ def test_a_link_with_the_shown_layers_temperature():
     its first row is softmax(log w / T) of the trace's (untempered) weights, the link keeps it."""
     at = open_page("gpt", layer=3, head=1, q=3, ltemp=0.5)
     header, arrays = apptest.attention_view(at, "att_view")
-    assert header["view"]["temp"] == 0.5 and header["temperature"]
+    assert header["view"]["ltemp"] == 0.5 and header["temperature"]
     att = trace("gpt").attention["decoder"]
     np.testing.assert_array_equal(arrays["w2"], att.weights[2])
     s = np.log(att.weights[2, 0, 3, :4].astype(np.float64)) / 0.5

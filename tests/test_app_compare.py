@@ -70,8 +70,8 @@ def shown_difference(at) -> np.ndarray:
     v = header["view"]
     assert header["panels"][2]["diff"] == [1, 0]
     pick = lambda w: w.mean(axis=0) if v["head"] == "mean" else w[v["head"]]  # noqa: E731
-    wa = pick(at_temperature(a[f"w{v['layer']}"], v["temp"]))
-    wb = pick(at_temperature(b[f"w{v['layer']}"], v["temp"]))
+    wa = pick(at_temperature(a[f"w{v['layer']}"], v["ltemp"]))
+    wb = pick(at_temperature(b[f"w{v['layer']}"], v["ltemp"]))
     return difference(wb, wa)[0]
 
 
@@ -94,7 +94,7 @@ def test_one_temperature_on_both_runs_in_the_shown_layer():
         "pages/compare.py", "gpt", TIMEOUT, text2="The dog sat on the mat", clayer="2", chead="1", ltemp="3"
     )
     header, _, _ = views(at)
-    assert header["view"]["temp"] == 3.0 and header["temperature"]
+    assert header["view"]["ltemp"] == 3.0 and header["temperature"]
     m = model.load("gpt", device="cpu")
     a, b = (
         m.trace(s, temperature=3.0, temperature_layer=1).attention["decoder"].weights[1, 0]

@@ -52,7 +52,7 @@ def test_default_gpt_view_is_t_equal_1_on_both_sides():
     header, arrays, hot = view(at)
     att = cache.trace("gpt", "auto", DEFAULT_TEXT).attention["decoder"]
     v = header["view"]
-    assert (v["layer"], v["head"], v["q"], v["temp"]) == (att.num_layers - 1, 0, 1, 1.0)
+    assert (v["layer"], v["head"], v["q"], v["ltemp"]) == (att.num_layers - 1, 0, 1, 1.0)
     assert (at.session_state["temp_layer"], at.session_state["temp_head"], at.session_state["temp_q"]) == (
         v["layer"],
         0,
@@ -77,7 +77,7 @@ def test_default_gpt_view_is_t_equal_1_on_both_sides():
 def test_both_ends_and_out_of_range_links(raw, shown):
     at = open_page("gpt", temp=raw, tlayer=2, layer=2, head=3, q=3)
     header, arrays, hot = view(at)
-    assert header["view"]["temp"] == shown == at.session_state["temp_t"]
+    assert header["view"]["ltemp"] == shown == at.session_state["temp_t"]
     if raw not in ("0.05", "20"):
         assert "temp" in notices(at) and f"{shown:g}" in notices(at)
     else:
@@ -121,7 +121,7 @@ def test_a_released_slider_reruns_the_model_in_every_layer_and_updates_the_link(
     assert at.query_params["temp"] == "5"
     header, arrays, hot = view(at)
     right = header["panels"][1]
-    assert (right["hot_t"], right["scope"]) == (5.0, "all") and header["view"]["temp"] == 5.0
+    assert (right["hot_t"], right["scope"]) == (5.0, "all") and header["view"]["ltemp"] == 5.0
     want = cache.trace("gpt", "auto", DEFAULT_TEXT, temperature=5.0).attention["decoder"]
     last = want.num_layers - 1
     np.testing.assert_array_equal(hot[f"w{last}"], want.weights[last])

@@ -32,7 +32,7 @@ def test_temperature_keeps_its_value_when_an_older_address_comes_back():
     at.query_params["temp"] = "0.5"
     at.run()
     assert at.session_state["temp_t"] == 0.3
-    assert apptest.attention_view(at, "temp_view")[0]["view"]["temp"] == 0.3
+    assert apptest.attention_view(at, "temp_view")[0]["view"]["ltemp"] == 0.3
 
 
 MINILM = "hf:all-minilm-l6-v2"

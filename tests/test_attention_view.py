@@ -115,12 +115,12 @@ def test_bind_view_puts_the_fitted_report_into_the_pages_keys():
 
     from ui.attention_view import bind_view, fit_view
 
-    on_view = bind_view(tab=("t_tab", "t_tab2"), layer="t_layer", head="t_head", q="t_q", temp="t_ltemp")
-    on_view(fit_view({"tab": "model", "layer": 9, "head": "2", "q": -3, "temp": 1e9}, (2, 4, 5, 5)))
+    on_view = bind_view(tab=("t_tab", "t_tab2"), layer="t_layer", head="t_head", q="t_q", ltemp="t_ltemp")
+    on_view(fit_view({"tab": "model", "layer": 9, "head": "2", "q": -3, "ltemp": 1e9}, (2, 4, 5, 5)))
     got = {k: st.session_state[k] for k in ("t_tab", "t_tab2", "t_layer", "t_head", "t_q", "t_ltemp")}
     assert got == {"t_tab": "model", "t_tab2": "model", "t_layer": 1, "t_head": 2, "t_q": 0, "t_ltemp": 20.0}
-    with pytest.raises(ValueError, match="ltemp"):
-        bind_view(ltemp="x")
+    with pytest.raises(ValueError, match="ttemp"):  # the view's old name for every layer's T (temp now)
+        bind_view(ttemp="x")
 
 
 def test_every_page_binds_the_view_with_bind_view():

@@ -51,8 +51,8 @@ def test_live_js_cleans_text_as_the_server_does_and_turns_knobs_into_the_graphs(
         "const texts = JSON.parse(process.argv[1]);\n"
         "console.log(JSON.stringify({\n"
         f"  clean: texts.map((t) => cleanText(t, {MAX_CHARS})),\n"
-        "  all: liveKnobs({temp: 2, all: true, layer: 1, off: [], how: 'zero', pos: true}),\n"
-        "  one: liveKnobs({temp: 0.5, all: false, layer: 1, off: ['cross:2:3'], how: 'mean', pos: false}),\n"
+        "  all: liveKnobs({t: 2, all: true, layer: 1, off: [], how: 'zero', pos: true}),\n"
+        "  one: liveKnobs({t: 0.5, all: false, layer: 1, off: ['cross:2:3'], how: 'mean', pos: false}),\n"
         "}));\n"
     )
     done = subprocess.run(
@@ -90,7 +90,7 @@ SHAPE = (2, 4, 5, 5)
 def test_a_report_carries_the_knobs_and_a_typed_sentence_and_nothing_else():
     v = fit_view(
         {
-            "ttemp": 2.5,
+            "temp": 2.5,
             "off": ["decoder:2:4", "decoder:2:4", "cross:1:1"],
             "how": "mean",
             "nopos": True,
@@ -99,7 +99,7 @@ def test_a_report_carries_the_knobs_and_a_typed_sentence_and_nothing_else():
         SHAPE,
     )
     assert set(v) == set(VIEW_FIELDS)
-    assert (v["ttemp"], v["off"], v["how"], v["nopos"], v["text"]) == (
+    assert (v["temp"], v["off"], v["how"], v["nopos"], v["text"]) == (
         2.5,
         ["decoder:2:4", "cross:1:1"],
         "mean",
@@ -119,9 +119,9 @@ def test_a_report_carries_the_knobs_and_a_typed_sentence_and_nothing_else():
 def test_the_knobs_make_another_view_and_an_absent_sentence_is_left_alone(monkeypatch):
     base = fit_view({}, SHAPE)
     assert same_view(base, dict(base))
-    for change in ({"ttemp": 2.0}, {"off": ["decoder:1:1"]}, {"how": "mean"}, {"nopos": True}):
+    for change in ({"ltemp": 2.0}, {"temp": 2.0}, {"off": ["decoder:1:1"]}, {"how": "mean"}, {"nopos": True}):
         assert not same_view(base, {**base, **change}), change
-    for junk in ({"off": 5}, {"off": "decoder:1:1"}, {"nopos": "yes"}, {"ttemp": "nan"}, {"how": [1]}):
+    for junk in ({"off": 5}, {"off": "decoder:1:1"}, {"nopos": "yes"}, {"temp": "nan"}, {"how": [1]}):
         same_view({**base, **junk}, base)  # a raw report: answered, never an error
     import streamlit as st
 

@@ -87,7 +87,7 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     assert sent.frames == before, "a message went to the server during the drag"
     page.mouse.up()
     v = view(page)
-    assert v["q"] == 2 and v["head"] == 2 and v["temp"] > 1.5
+    assert v["q"] == 2 and v["head"] == 2 and v["ltemp"] > 1.5
     ms = frames(page)[drawn:]
     assert len(ms) >= 20
     print(f"{name} {kind}: {len(ms)} redraws, median {statistics.median(ms):.2f} ms, max {max(ms):.2f} ms")
@@ -97,10 +97,10 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     # translator the encoder's layer too, which the decoder reads); else softmax(s / T) of that
     # layer alone (the layers before it unchanged). Both to float32 precision.
     if page.evaluate("() => window.__attentionViews.att_view.source") == "browser":
-        tr = model.load(name).trace(DEFAULT_TEXT, temperature=v["temp"], temperature_layer=layer)
+        tr = model.load(name).trace(DEFAULT_TEXT, temperature=v["ltemp"], temperature_layer=layer)
         at_t, tol = tr.attention[kind].weights[layer].astype(float), 1e-5
     else:
-        at_t, tol = softmax(s[layer], v["temp"]), 1e-6
+        at_t, tol = softmax(s[layer], v["ltemp"]), 1e-6
     shown = np.array(page.evaluate("() => window.__attentionViews.att_view.shown()")).reshape(s.shape[2:])
     np.testing.assert_allclose(shown, at_t[v["head"]], atol=tol, rtol=0)
     # and the mean of the heads at T is the mean of each head's softmax(s / T)
@@ -119,7 +119,7 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     )
     link = parse_qs(urlparse(page.url).query)
     assert link["head"] == ["mean"] and link["q"] == ["2"]
-    assert abs(float(link["ltemp"][0]) - v["temp"]) < 1e-3
+    assert abs(float(link["ltemp"][0]) - v["ltemp"]) < 1e-3
     assert sent.frames > before
     assert not page.rec.errors, page.rec.errors
 
@@ -215,10 +215,10 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
     drag_temperature(page, 0.8)  # T about 6
     assert sent.frames == before, "a message went to the server during the drag"
     v = view(page, "temp_view")
-    assert v["layer"] == layer and v["head"] == 1 and v["temp"] > 1.5
+    assert v["layer"] == layer and v["head"] == 1 and v["ltemp"] > 1.5
     shape = s.shape[2:]
     np.testing.assert_allclose(panel(page, "temp_view", 0, shape), softmax(s[layer, 1], 1.0), atol=1e-6, rtol=0)
-    np.testing.assert_allclose(panel(page, "temp_view", 1, shape), softmax(s[layer, 1], v["temp"]), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(panel(page, "temp_view", 1, shape), softmax(s[layer, 1], v["ltemp"]), atol=1e-6, rtol=0)
     # T in this attention alone is the scope's "layer n only" except for the translator's decoder
     # (after its first layer) and cross-attention, whose inputs the encoder's layer n changes
     exact = name != "translator" or kind == "encoder" or (kind == "decoder" and layer == 0)
@@ -231,7 +231,7 @@ def test_temperature_page_drag_is_the_models_t_in_that_layer(app_server, new_pag
     settle(page)
     link = parse_qs(urlparse(page.url).query)
     T = float(link["temp"][0])
-    assert abs(T - v["temp"]) < 1e-3 and link["tlayer"] == [str(layer + 1)]
+    assert abs(T - v["ltemp"]) < 1e-3 and link["tlayer"] == [str(layer + 1)]
     # the model's own forward with T in that layer only (an independent oracle: torch, not the
     # view): drawn now from the server's re-run, and equal to the browser's own softmax(log w / T)
     # where that is exact
@@ -264,8 +264,8 @@ def test_temperature_page_every_layer_is_the_model_re_run_on_release(app_server,
     layer = s.shape[0] - 1
     drag_temperature(page, 0.2)  # T about 0.17: sharper
     v = view(page, "temp_view")
-    assert v["temp"] < 0.5 and "let go" in note(page)
-    np.testing.assert_allclose(panel(page, "temp_view", 1, s.shape[2:]), softmax(s[layer, 0], v["temp"]), atol=1e-6)
+    assert v["ltemp"] < 0.5 and "let go" in note(page)
+    np.testing.assert_allclose(panel(page, "temp_view", 1, s.shape[2:]), softmax(s[layer, 0], v["ltemp"]), atol=1e-6)
     page.mouse.up()
     page.wait_for_function("() => location.search.includes('temp=')", timeout=20_000)
     page.wait_for_function(
@@ -295,15 +295,15 @@ def test_compare_a_b_and_b_minus_a_at_one_t_in_the_browser(app_server, new_page,
     drag_temperature(page, 0.7)  # T about 3
     assert sent.frames == before, "a message went to the server during the drag"
     v = view(page, "cmp_view")
-    assert v["layer"] == 1 and v["head"] == 1 and v["temp"] > 1.5
-    wa, wb = softmax(sa[1, 1], v["temp"]), softmax(sb[1, 1], v["temp"])
+    assert v["layer"] == 1 and v["head"] == 1 and v["ltemp"] > 1.5
+    wa, wb = softmax(sa[1, 1], v["ltemp"]), softmax(sb[1, 1], v["ltemp"])
     np.testing.assert_allclose(panel(page, "cmp_view", 0, wa.shape), wa, atol=1e-6, rtol=0)
     np.testing.assert_allclose(panel(page, "cmp_view", 1, wb.shape), wb, atol=1e-6, rtol=0)
     q, k = min(wa.shape[0], wb.shape[0]), min(wa.shape[1], wb.shape[1])
     np.testing.assert_allclose(panel(page, "cmp_view", 2, (q, k)), wb[:q, :k] - wa[:q, :k], atol=2e-6, rtol=0)
     page.mouse.up()
     page.wait_for_function("() => location.search.includes('ltemp=')", timeout=20_000)
-    assert abs(float(parse_qs(urlparse(page.url).query)["ltemp"][0]) - v["temp"]) < 1e-3
+    assert abs(float(parse_qs(urlparse(page.url).query)["ltemp"][0]) - v["ltemp"]) < 1e-3
     assert not page.rec.errors, page.rec.errors
 
 
@@ -389,10 +389,10 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
         settle(teacher)
         drag_temperature(teacher, 0.75)
         teacher.mouse.up()
-        T = view(teacher, key)["temp"]
+        T = view(teacher, key)["ltemp"]
         assert T > 2
         student.wait_for_function(
-            f"(t) => Math.abs(window.__attentionViews.{key}.state.temp - t) < 1e-3", arg=T, timeout=30_000
+            f"(t) => Math.abs(window.__attentionViews.{key}.state.ltemp - t) < 1e-3", arg=T, timeout=30_000
         )
         assert view(student, key)["head"] == view(teacher, key)["head"]
     assert not teacher.rec.errors and not student.rec.errors
@@ -424,6 +424,6 @@ def test_compare_exports_every_panel_as_drawn(app_server, new_page):
     k = len(page.evaluate("() => window.__attentionViews.cmp_view.labels.k"))
     assert (
         abs(by[("A", 1, 0)] - shown[k]) < 1e-7
-        and page.evaluate("() => window.__attentionViews.cmp_view.state.temp") == 2
+        and page.evaluate("() => window.__attentionViews.cmp_view.state.ltemp") == 2
     )
     assert files["svg"].count("<rect") == sum(1 for r in rows) and "B − A" in files["svg"]

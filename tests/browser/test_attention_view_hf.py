@@ -90,16 +90,16 @@ def test_thirty_layers_page_and_the_browsers_t_is_the_models(hf_server, new_page
     assert sent.frames == before, "a message went to the server during the drag"
     page.mouse.up()
     v = view(page)
-    assert (v["layer"], v["head"], v["q"]) == (27, 6, 6) and v["temp"] > 1.5
+    assert (v["layer"], v["head"], v["q"]) == (27, 6, 6) and v["ltemp"] > 1.5
     tokens = smollm.trace(TEXT).attention["decoder"].query_tokens
     shown = np.array(page.evaluate("() => window.__attentionViews.att_view.shown()")).reshape(len(tokens), len(tokens))
 
     # the app's own forward with T in that layer only, and transformers' own
-    ours = smollm.trace(TEXT, temperature=v["temp"], temperature_layer=v["layer"]).attention["decoder"].weights
+    ours = smollm.trace(TEXT, temperature=v["ltemp"], temperature_layer=v["layer"]).attention["decoder"].weights
     gap = np.abs(shown - ours[v["layer"], v["head"]]).max()
     print(f"SmolLM2 layer 28 head 7 at T = {v['temp']:.3f}: browser vs the app's forward {gap:.1e}")
     assert gap <= 1e-6
-    theirs = transformers_at(reference, smollm.ids(TEXT)[1], v["layer"], v["temp"])
+    theirs = transformers_at(reference, smollm.ids(TEXT)[1], v["layer"], v["ltemp"])
     gap = np.abs(shown - theirs[v["head"]]).max()
     print(f"  browser vs transformers' eager attention at scaling / T: {gap:.1e}")
     assert gap <= 1e-5

@@ -60,8 +60,8 @@ def browser_weights(page, n_layers: int, n_heads: int) -> np.ndarray:
 
 KNOBS = [
     ({}, {}),
-    ({"all": True, "temp": 2.5}, {"temperature": 2.5}),
-    ({"all": False, "temp": 0.5, "layer": 1}, {"temperature": 0.5, "temperature_layer": 1}),
+    ({"temp": 2.5}, {"temperature": 2.5}),
+    ({"ltemp": 0.5, "layer": 1}, {"temperature": 0.5, "temperature_layer": 1}),
     (
         {"off": ["{kind}:1:2", "{kind}:2:4"], "how": "zero"},
         {"ablate": [("{kind}", 0, 1), ("{kind}", 1, 3)], "how": "zero"},
@@ -70,7 +70,7 @@ KNOBS = [
     ({"off": ["{kind}:1:3"], "how": "uniform"}, {"ablate": [("{kind}", 0, 2)], "how": "uniform"}),
     ({"nopos": True}, {"use_position": False}),
 ]
-RESET = {"all": False, "temp": 1, "layer": 0, "off": [], "how": "zero", "nopos": False}
+RESET = {"ltemp": 1, "layer": 0, "off": [], "how": "zero", "nopos": False}
 
 
 def filled(x, kind):
@@ -184,8 +184,8 @@ def test_each_move_is_one_frame(app_server, new_page, published, tokens):
     assert api(page, "v.shape.Q") == tokens
     moves = {
         "type a character": [{"text": text[: -1 - (i % 2)]} for i in range(20)],
-        "every-layer T": [{"all": True, "temp": 0.5 + i / 10} for i in range(20)],
-        "head off": [{"all": False, "temp": 1, "off": [f"decoder:{1 + i % 3}:{1 + i % 4}"]} for i in range(20)],
+        "every-layer T": [{"temp": 0.5 + i / 10} for i in range(20)],
+        "head off": [{"ltemp": 1, "off": [f"decoder:{1 + i % 3}:{1 + i % 4}"]} for i in range(20)],
         "positions off": [{"off": [], "nopos": i % 2 == 0} for i in range(20)],
     }
     cdp = page.context.new_cdp_session(page)

@@ -82,7 +82,7 @@ def test_typing_and_the_slider_rerun_the_model_in_the_browser(app_server, new_pa
     drag_temperature(page, 0.8)  # T about 6
     page.wait_for_function(f"() => {view_js(KEY)}.panelSource(1) === 'browser'", timeout=30_000)
     assert sent.frames == 0, f"{sent.frames} websocket messages during the drag"
-    T = view_api(page, KEY, "v.state.temp")
+    T = view_api(page, KEY, "v.state.ltemp")
     assert T > 1.5
     check(page, m, TEXT, kinds[0], {"temperature": T}, f"{name} dragged to T = {T}")
     note = page.locator(".av-temp-note").inner_text()
@@ -99,7 +99,7 @@ def test_typing_and_the_slider_rerun_the_model_in_the_browser(app_server, new_pa
             f"{app_server.url}/temperature?model={name}&kind={kind}&tlayer={layer + 1}&text={TEXT.replace(' ', '+')}",
         )
         page.wait_for_function(live_ready(KEY), timeout=60_000)
-        view_move(page, KEY, temp=t)
+        view_move(page, KEY, ltemp=t)
         settings = {"temperature": t, "temperature_layer": layer}
         check(page, m, TEXT, kind, settings, f"{name} {kind} T = {t} in layer {layer + 1}")
         tr = m.trace(TEXT, **settings)
@@ -122,7 +122,7 @@ def test_the_server_release_and_the_browser_agree_and_the_export_says_which(app_
     goto(page, f"{app_server.url}/temperature?model=gpt&head=1&q=2&temp=0.3")
     page.wait_for_function(live_ready(KEY), timeout=60_000)
     page.wait_for_function(f"() => {view_js(KEY)}.panelSource(1) === 'browser'", timeout=30_000)
-    T = view_api(page, KEY, "v.state.temp")
+    T = view_api(page, KEY, "v.state.ltemp")
     assert T == pytest.approx(0.3)
     check(page, m, DEFAULT_TEXT, "decoder", {"temperature": T}, "gpt ?temp=0.3")
     server = view_api(page, KEY, "v.weightsAt(1, 2, 0, 1)")  # source 1: the server's re-run at T

@@ -133,9 +133,11 @@ def fit_view(view, shape) -> dict:
         "layer": min(max(layer, 0), n_layers - 1),
         "head": "mean" if head == "mean" else min(max(head, 0), n_heads - 1),
         "q": min(max(_reported(view, "q", views.whole, 0), 0), q - 1),
+        # the slider's T as the link names it (ui/view.py): the shown layer's alone, applied in the
+        # browser to the weights it holds (ltemp), and every layer's, the model re-run at it (temp)
+        "ltemp": _reported(view, "ltemp", views.LAYER_TEMPERATURE, 1.0),
         "temp": _reported(view, "temp", views.TEMPERATURE, 1.0),
-        # the in-browser model's knobs (live.js): every layer's T, heads off, how, positions off
-        "ttemp": _reported(view, "ttemp", views.TEMPERATURE, 1.0),
+        # the in-browser model's other knobs (live.js): heads off, how, positions off
         "off": _off(view.get("off"), n_layers, n_heads),
         "how": view.get("how") if view.get("how") in ABLATIONS else "zero",
         "nopos": view.get("nopos") is True,
@@ -162,8 +164,8 @@ def _off(raw, n_layers: int, n_heads: int) -> list[str]:
 
 
 def bind_view(**keys: str | tuple[str, ...]):
-    """A page's on_view: each field of the view the reader left (tab, layer, head, q, temp: already
-    fitted and parsed by fit_view, so the temperature is in the link's range) goes into the page's
+    """A page's on_view: each field of the view the reader left (VIEW_FIELDS: already fitted and
+    parsed by fit_view, so a temperature is in the link's range) goes into the page's
     session keys, a field to one key or a tuple of keys; the link, the room and the page's own
     figures then follow. The keep-or-impose rule is attention_view's, not the page's."""
     unknown = set(keys) - set(VIEW_FIELDS)
@@ -187,8 +189,8 @@ VIEW_FIELDS = (
     "layer",
     "head",
     "q",
+    "ltemp",
     "temp",
-    "ttemp",
     "off",
     "how",
     "nopos",
@@ -224,7 +226,7 @@ def same_view(a: dict | None, b: dict | None) -> bool:
     keys = ("tab", "layer", "head", "q", "how")
     try:
         # False for NaN; the knobs a view without them has are their defaults
-        close = all(abs(float(a.get(k, 1)) - float(b.get(k, 1))) < 5e-4 for k in ("temp", "ttemp"))
+        close = all(abs(float(a.get(k, 1)) - float(b.get(k, 1))) < 5e-4 for k in ("ltemp", "temp"))
     except (TypeError, ValueError, OverflowError):
         return False
     # a raw report's off may be anything: compared as it came, never converted
@@ -341,7 +343,7 @@ def attention_view(
     live: dict | None = None,
 ):
     """Mount the view for one kind's (layers, heads, queries, keys) weights. view: the page's
-    {tab, layer, head, q, temp}; on_view(view): called (as a widget callback, before the rerun)
+    {tab, layer, head, q, ltemp, ...} (VIEW_FIELDS); on_view(view): called (as a widget callback, before the rerun)
     with the view the reader left, fitted to these weights. temperature: show the slider (off
     where the weights are not one softmax, e.g. merged words); compact: the heatmap and table only
     (no tabs, layer or head pickers: the home page).
@@ -363,7 +365,7 @@ def attention_view(
     (from 1, or "mean") where weights hold one head already chosen (a lesson's reveal).
 
     live: live_model(...)'s answer, or None: the browser runs the model itself (live.js) for the
-    sidebar's sentence as it is typed and the view's knobs (ttemp, off, how, nopos in view), which
+    sidebar's sentence as it is typed and the view's knobs (temp, off, how, nopos in view), which
     the page has applied to these weights too (the server stays what a link, a room and the
     fallback show)."""
     shape = weights.shape
@@ -404,7 +406,7 @@ def attention_view(
         "head_as": head_as,
         "view": shown,
         # the knobs these weights were computed with (the view above may be the one last imposed)
-        "served": {k: server_view[k] for k in ("ttemp", "off", "how", "nopos")},
+        "served": {k: server_view[k] for k in ("temp", "off", "how", "nopos")},
     }
     if panels:
         meta["panels"] = panels

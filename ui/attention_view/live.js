@@ -40,16 +40,16 @@ export function cleanText(text, maxChars) {
   return Array.from(out).some((ch) => !NOT_ORDINARY.test(ch)) ? out : "";
 }
 
-// the graph's knobs for the view's settings: T in every layer (all) or in the shown layer alone,
+// the graph's knobs for the view's settings: T (t) in every layer (all) or in the shown layer alone,
 // heads off as "kind:layer:head" (1-based, model/intervention.head_name), their ablation, positions
-export function liveKnobs({ temp, all, layer, off, how, pos }) {
+export function liveKnobs({ t, all, layer, off, how, pos }) {
   const headsOff = (off || []).map((name) => {
     const [kind, la, h] = name.split(":");
     return [kind, +la - 1, +h - 1];
   });
   return {
-    temperature: temp,
-    temperatureLayer: all || temp === 1 ? null : layer,
+    temperature: t,
+    temperatureLayer: all || t === 1 ? null : layer,
     headsOff,
     ablation: how || "zero",
     usePosition: pos !== false,

@@ -99,7 +99,7 @@ export function paintPanels(v, width) {
     const scale = d && d.diverging ? ` · ${fill(v.s.diff_scale, { m: d.scale.toFixed(2) })}` : "";
     ctx.fillStyle = "#000"; v.font(f, true); ctx.textAlign = "left"; ctx.textBaseline = "top";
     const room = lay.pw - (scale ? ctx.measureText(scale).width : 0); // the scale is never cut
-    ctx.fillText(v.clip(fill(p.title, { t: fmtT(v.view.temp) }), room) + scale, o.x, o.y + 2);
+    ctx.fillText(v.clip(fill(p.title, { t: fmtT(v.view.t) }), room) + scale, o.x, o.y + 2);
     if (!d) { v.font(f); ctx.fillText(v.s.layer_loading, o.x, o.y + lay.title + 4); return; }
     const g = { x0: o.x0, y0: o.y0, cw: o.cw, ch: o.ch, Q: d.Q, K: d.K, i };
     v.geo.list.push(g);
@@ -133,7 +133,7 @@ export function paintModel(v, width) {
   ctx.imageSmoothingEnabled = false;
   for (let la = first; la < last; la++) {
     for (let h = 0; h < H; h++) {
-      const cells = ((v.live && v.live.on) || (la === v.view.layer && v.view.temp !== 1)) && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
+      const cells = ((v.live && v.live.on) || (la === v.view.layer && v.view.t !== 1)) && v.hasLayer(la) ? v.pooled(la, h, tq, tk) : v.thumbs.subarray((la * H + h) * tq * tk, (la * H + h + 1) * tq * tk);
       for (let i = 0; i < tq * tk; i++) {
         const p = i * 4, c = cells[i];
         if (c === 255) { img.data[p] = MASKED[0]; img.data[p + 1] = MASKED[1]; img.data[p + 2] = MASKED[2]; }

@@ -112,9 +112,9 @@ class View {
     layerSel.addEventListener("change", () => { this.setView({ layer: +layerSel.value }); this.schedule(); });
     headSel.addEventListener("change", () => { this.setView({ head: headSel.value === "mean" ? "mean" : +headSel.value }); this.schedule(); });
     // input: every move of the thumb redraws here, sends nothing; change: the thumb was let go
-    temp.addEventListener("input", () => this.setView({ temp: tFromSlider(+temp.value) }));
+    temp.addEventListener("input", () => this.setView({ t: tFromSlider(+temp.value) }));
     temp.addEventListener("change", () => this.schedule());
-    this.$(".av-temp-reset").addEventListener("click", () => { this.setView({ temp: 1 }); this.schedule(); });
+    this.$(".av-temp-reset").addEventListener("click", () => { this.setView({ t: 1 }); this.schedule(); });
     this.$(".av-prev").addEventListener("click", () => { this.page--; this.draw(); });
     this.$(".av-next").addEventListener("click", () => { this.page++; this.draw(); });
     this.canvas.addEventListener("pointermove", (e) => this.onPointer(e, false));
@@ -254,9 +254,9 @@ class View {
       const args = { text: this.boxText(), kind: spec.kind, first: this.h.first_layer || 0, maxChars: spec.max_chars, ids: spec.special };
       if (this.panels) {
         const runs = await this.livePanels(live, args);
-        if (runs && this.live === live) { this.liveUsed = { temp: 1, all: true, layer: v.layer }; this.applyLive(runs.base, runs.hot, runs.more); answered = true; }
+        if (runs && this.live === live) { this.liveUsed = { t: 1, all: true, layer: v.layer }; this.applyLive(runs.base, runs.hot, runs.more); answered = true; }
       } else {
-        const used = { temp: v.temp, all: !!v.all, layer: v.layer };
+        const used = { t: v.t, all: !!v.all, layer: v.layer };
         const r = await liveRun(live.lm, {
           ...args, knobs: liveKnobs({ ...used, layer: (this.h.first_layer || 0) + v.layer, off: v.off, how: v.how, pos: !v.nopos }),
         });
@@ -292,7 +292,7 @@ class View {
       if (r === undefined) {
         const lm = name === spec.model ? live.lm : await loadLive(spec.base, name);
         if (!lm || lm.reason) return null; // B's model cannot run here: the chart stays the server's
-        r = await liveRun(lm, { ...args, text, knobs: liveKnobs({ temp: run.temp || 1, all: true, pos: !run.nopos }) });
+        r = await liveRun(lm, { ...args, text, knobs: liveKnobs({ t: run.temp || 1, all: true, pos: !run.nopos }) });
         this.liveRuns.set(key, r);
       }
       if (!r) return null; // a sentence with nothing to read
@@ -301,8 +301,8 @@ class View {
     const base = out.find(([si]) => si === 0);
     if (!base) return null;
     let hot = null;
-    if (scope != null && v.temp !== 1) {
-      const T = v.temp, r = await liveRun(live.lm, { ...args, knobs: liveKnobs({ temp: T, all: scope === "all", layer: scope === "all" ? 0 : scope }) });
+    if (scope != null && v.t !== 1) {
+      const T = v.t, r = await liveRun(live.lm, { ...args, knobs: liveKnobs({ t: T, all: scope === "all", layer: scope === "all" ? 0 : scope }) });
       hot = r ? { T, scope, r } : null;
     }
     return { base: base[1], hot, more: out.filter(([si]) => si !== 0) };
@@ -399,7 +399,8 @@ class View {
       this.q = Math.max(0, Math.min(Q - 1, mem.q));
       this.reported = mem.reported;
     } else {
-      this.view = { tab: v.tab || TABS[0].id, layer: v.layer, head: v.head, temp: v.temp || 1, off: v.off || [], how: v.how || "zero", nopos: !!v.nopos };
+      // t: the slider's T, the shown layer's (ltemp) or, with all (the in-browser model), every layer's
+      this.view = { tab: v.tab || TABS[0].id, layer: v.layer, head: v.head, t: v.ltemp || 1, off: v.off || [], how: v.how || "zero", nopos: !!v.nopos };
       this.imposedNow = true;
       this.q = Math.max(0, Math.min(Q - 1, v.q || 0));
       this.reported = JSON.stringify(this.viewOut());
@@ -408,10 +409,10 @@ class View {
     if (!this.w[this.view.layer]) this.view.layer = v.layer; // only the sent layer travelled
     if (!sameTrace) this.page = Math.floor(this.view.layer / this.pageRows());
     this.el.classList.toggle("av-present", !!header.present);
-    for (const k of ["ttemp", "off", "how", "nopos"]) if (!(k in this.view)) this.view[k] = v[k];
+    for (const k of ["temp", "off", "how", "nopos"]) if (!(k in this.view)) this.view[k] = v[k];
     // a view from the server with T in every layer (a link's ?temp=): the slider is that T, in every layer
-    if (header.live && header.live.knobs && (this.view.all === undefined || this.imposedNow)) this.view.all = (v.ttemp || 1) !== 1;
-    if (header.live && this.view.all && (v.ttemp || 1) !== 1 && this.imposedNow) this.view.temp = v.ttemp;
+    if (header.live && header.live.knobs && (this.view.all === undefined || this.imposedNow)) this.view.all = (v.temp || 1) !== 1;
+    if (header.live && this.view.all && (v.temp || 1) !== 1 && this.imposedNow) this.view.t = v.temp;
     if (this.live) { this.live.on = false; } // the server's weights, until the browser answers again
     this.fillControls();
     this.draw();
@@ -505,12 +506,13 @@ class View {
 
   viewOut() {
     const v = this.view;
-    // the in-browser model's knobs: T in every layer travels as ttemp (the page re-runs the model
-    // with it), T in the shown layer as temp; heads off, how, positions off as the page's link has them
+    // the slider's T (view.t) travels as the link names it: T in every layer as temp (the page
+    // re-runs the model with it), T in the shown layer alone as ltemp; heads off, how, positions
+    // off as the page's link has them
     const all = !!v.all && !!this.live;
     return {
       tab: v.tab, layer: v.layer, head: v.head, q: this.q,
-      temp: all ? 1 : roundT(v.temp), ttemp: all ? roundT(v.temp) : this.live ? 1 : v.ttemp ?? 1,
+      ltemp: all ? 1 : roundT(v.t), temp: all ? roundT(v.t) : this.live ? 1 : v.temp ?? 1,
       off: v.off || [], how: v.how || "zero", nopos: !!v.nopos,
       ...(this.typed() != null ? { text: this.typed() } : {}),
       ...(this.live && this.live.reason ? { cannot: true } : {}),
@@ -520,7 +522,7 @@ class View {
   setView(patch) {
     Object.assign(this.view, patch);
     // the browser's run holds T in the layer it was run for: another layer, or another T, runs again
-    if (this.live && this.live.lm && ("temp" in patch || ("layer" in patch && !this.panels && !this.view.all && this.view.temp !== 1))) this.liveAgain();
+    if (this.live && this.live.lm && ("t" in patch || ("layer" in patch && !this.panels && !this.view.all && this.view.t !== 1))) this.liveAgain();
     if ("layer" in patch) this.page = Math.floor(this.view.layer / this.pageRows());
     this.draw();
   }
@@ -558,16 +560,16 @@ class View {
 
   // the T to apply to the weights held for layer la: the view's T over the T they were computed
   // at. The browser's run holds its knobs' T (every layer, or the layer it ran for), the server's
-  // run every layer's T (ttemp); until the next run answers, softmax(log w / T) of that layer
+  // run every layer's T (temp); until the next run answers, softmax(log w / T) of that layer
   // alone stands in (exact for the shown layer when the layers before it are unchanged), then 1
   effT(la) {
     const v = this.view;
     if (this.live && this.live.on) {
-      const k = this.liveUsed, at = k.all ? k.temp : la === k.layer ? k.temp : 1;
-      return (v.all || la === v.layer ? v.temp : 1) / at;
+      const k = this.liveUsed, at = k.all ? k.t : la === k.layer ? k.t : 1;
+      return (v.all || la === v.layer ? v.t : 1) / at;
     }
-    if (this.live && v.all) return v.temp / ((this.h.served || {}).ttemp || 1);
-    return v.temp;
+    if (this.live && v.all) return v.t / ((this.h.served || {}).temp || 1);
+    return v.t;
   }
 
   // where the T of layer la's weights was applied, for the exports: the whole model re-run (the
@@ -589,7 +591,7 @@ class View {
 
   // head h of layer la of source si at temperature T (numbers.headAtT), cached
   headOf(si, la, h, T, fresh = false) {
-    if (si === 0 && T === this.view.temp && !fresh && !this.panels) return this.headAt(la, h);
+    if (si === 0 && T === this.view.t && !fresh && !this.panels) return this.headAt(la, h);
     const src = this.srcs[si];
     if (!src || !src.w[la]) return null;
     const id = `${si}|${la}|${h}|${T}`, hit = this.pcache.get(id);
@@ -610,7 +612,7 @@ class View {
   fromServer(p) {
     const v = this.view;
     if (p.hot == null || !this.srcs[p.hot] || !this.srcs[p.hot].w[v.layer]) return false;
-    return Math.abs(v.temp - p.hot_t) < 5e-4;
+    return Math.abs(v.t - p.hot_t) < 5e-4;
   }
 
   // the source that holds the model run at the slider's T for panel p, or null (the panel then
@@ -621,7 +623,7 @@ class View {
     if (this.live && this.live.on) {
       const hot = this.liveHot, v = this.view;
       const same = hot && p.temp === "view" && p.scope != null && String(hot.scope) === String(p.scope);
-      return same && Math.abs(v.temp - hot.T) < 5e-4 && this.srcs[this.liveIdx] ? this.liveIdx : null;
+      return same && Math.abs(v.t - hot.T) < 5e-4 && this.srcs[this.liveIdx] ? this.liveIdx : null;
     }
     return this.fromServer(p) ? p.hot : null;
   }
@@ -647,7 +649,7 @@ class View {
     }
     const at = this.runAt(p), server = at != null && at !== this.liveIdx;
     const si = at != null ? at : p.src, src = this.srcs[si];
-    const w = this.headOf(si, la, h, at != null ? 1 : p.temp === "view" ? v.temp : p.temp);
+    const w = this.headOf(si, la, h, at != null ? 1 : p.temp === "view" ? v.t : p.temp);
     if (!w) return null;
     const K = src.K, mask = src.mask;
     return { w, Q: src.Q, K, labels: src.q_labels, keys: src.k_tokens, masked: (r, j) => !!mask && !mask[r * K + j], diverging: false, server, browser: at != null && at === this.liveIdx };
@@ -656,11 +658,11 @@ class View {
   // the note under the slider: which of the two the chart shows (the browser's exact
   // softmax(log w / T) of this layer alone, or the server's run with T where the page applies it)
   panelNote() {
-    const v = this.view, vals = { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention };
+    const v = this.view, vals = { t: fmtT(v.t), layer: this.layerNo(v), attention: this.h.attention };
     for (const p of this.panels) {
       if (p.diff || p.temp !== "view" || !p.notes) continue;
       const n = p.notes;
-      if (v.temp === 1) return fill(n.one, vals);
+      if (v.t === 1) return fill(n.one, vals);
       const at = this.runAt(p);
       if (at != null) return fill(at === this.liveIdx && n.live ? n.live : n.server, vals);
       // exact: the layers where T in this attention alone is what the page's scope applies
@@ -687,13 +689,13 @@ class View {
     }
     this.$(".av-layer").value = String(v.layer);
     this.$(".av-head").value = String(v.head);
-    this.$(".av-temp").value = String(sliderFromT(v.temp));
-    this.$(".av-temp").setAttribute("aria-valuetext", fmtT(v.temp));
-    this.$(".av-temp-value").textContent = fmtT(v.temp);
+    this.$(".av-temp").value = String(sliderFromT(v.t));
+    this.$(".av-temp").setAttribute("aria-valuetext", fmtT(v.t));
+    this.$(".av-temp-value").textContent = fmtT(v.t);
     const live = this.live && this.live.on;
     this.$(".av-temp-note").textContent = this.panels
       ? this.panelNote()
-      : fill(v.temp === 1 ? s.temp_note_one : live ? (v.all ? s.live_note_all : s.live_note_layer) : s.temp_note, { t: fmtT(v.temp), layer: this.layerNo(v), attention: this.h.attention });
+      : fill(v.t === 1 ? s.temp_note_one : live ? (v.all ? s.live_note_all : s.live_note_layer) : s.temp_note, { t: fmtT(v.t), layer: this.layerNo(v), attention: this.h.attention });
     if (!this.$(".av-live").hidden) {
       this.$(".av-all").checked = !!v.all;
       this.$(".av-nopos").checked = !!v.nopos;
@@ -780,7 +782,7 @@ class View {
     return fill(s.alt, {
       layer: this.layerNo(v),
       head: head === "mean" ? s.mean_heads : fill(s.head_n, { n: head, total: this.H }),
-      t: fmtT(v.temp),
+      t: fmtT(v.t),
       row: this.h.q_labels[this.q],
     });
   }
@@ -815,7 +817,7 @@ class View {
   // the selected row in every panel, one column each (a panel without that row or key: blank)
   fillPanelTable() {
     const r = this.q, data = this.panels.map((_, i) => this.panelData(i)), first = data[0];
-    for (const th of this.$(".av-table thead tr").querySelectorAll(".av-c-panel")) th.textContent = fill(th.dataset.template, { t: fmtT(this.view.temp) });
+    for (const th of this.$(".av-table thead tr").querySelectorAll(".av-c-panel")) th.textContent = fill(th.dataset.template, { t: fmtT(this.view.t) });
     for (let i = 0; i < this.rows.length; i++) {
       const [tr, pos, tok, , , cells] = this.rows[i];
       const j = i;
@@ -863,7 +865,7 @@ class View {
       if (!d || c.r >= d.Q || c.j >= d.K) { tip.hidden = true; return; }
       const x = d.w[c.r * d.K + c.j];
       const val = d.masked(c.r, c.j) ? this.s.masked : d.diverging ? signed(x, 4) : x.toFixed(4);
-      tip.textContent = `${fill(this.panels[c.pi].short, { t: fmtT(this.view.temp) })}: ${d.labels[c.r]} · ${d.keys[c.j]}: ${val}`;
+      tip.textContent = `${fill(this.panels[c.pi].short, { t: fmtT(this.view.t) })}: ${d.labels[c.r]} · ${d.keys[c.j]}: ${val}`;
     } else {
       const w = this.headAt(this.view.layer, this.view.head);
       const val = this.masked(c.r, c.j) ? this.s.masked : w[c.r * this.K + c.j].toFixed(4);
@@ -908,9 +910,9 @@ class View {
   }
 
   exportAs(kind) {
-    const v = this.view, name = fileName(this.h.kind, this.layerNo(v), this.headNo(v), v.temp, kind);
+    const v = this.view, name = fileName(this.h.kind, this.layerNo(v), this.headNo(v), v.t, kind);
     if (kind === "png") { this.canvas.toBlob((b) => this.save(b, name), "image/png"); return; }
-    const about = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.temp, scope: this.scopeOf(v.layer) };
+    const about = { kind: this.h.kind, layer: this.layerNo(v), head: this.headNo(v), temperature: v.t, scope: this.scopeOf(v.layer) };
     let text;
     if (this.panels) {
       const data = this.panels.map((p, i) => [p, this.panelData(i)]).filter(([, d]) => d);
@@ -933,7 +935,7 @@ class View {
       element: v.el, // the view's DOM (its controls, table and canvas)
       get canvas() { return v.canvas; },
       get ready() { return !!v.h; }, // a payload is loaded
-      get state() { return v.h ? v.viewOut() : null; }, // {tab, layer, head, q, temp}, as reported
+      get state() { return v.h ? v.viewOut() : null; }, // {tab, layer, head, q, ltemp, temp, ...}, as reported (viewOut)
       get shape() { return v.h ? { L: v.L, H: v.H, Q: v.Q, K: v.K } : null; },
       get labels() { return v.h ? { q: v.h.q_labels, k: v.h.k_tokens } : null; }, // rows, keys
       get strings() { return v.s; }, // the wording it was sent (the reader's language)
@@ -955,7 +957,7 @@ class View {
       clearCache: () => { v.cache = null; v.pcache.clear(); }, // the bench: time a cold recompute
       // the in-browser model (live.js): which side computed the chart, why not the browser, each
       // answer's ms (its forward and redraw), and a move to time (bench/moves.py, the tests):
-      // move({text, temp, all, layer, head, off, how, nopos}) sets the box's text and the knobs as
+      // move({text, temp | ltemp, layer, head, off, how, nopos}) sets the box's text and the knobs as
       // the reader would, runs the model once and resolves to that answer's ms (null: no model here)
       get source() { return v.live && v.live.on && v.live.lm ? "browser" : "server"; },
       get liveReason() { return v.live ? v.live.reason : "off"; },
@@ -966,7 +968,11 @@ class View {
       get liveOutput() { return v.live && v.live.on ? v.live.output : null; }, // the translator's greedy output
       move: async (patch) => {
         if (!v.live || !v.live.lm) return null;
-        const { text, ...view } = patch;
+        const { text, temp, ltemp, ...view } = patch;
+        // the slider's T as the link names it: every layer's (temp) or the shown layer's alone
+        // (ltemp); given both, read as a view with both is: temp unless it is 1
+        if (temp !== undefined && (temp !== 1 || ltemp === undefined)) Object.assign(view, { t: temp, all: true });
+        else if (ltemp !== undefined) Object.assign(view, { t: ltemp, all: false });
         const box = v.box;
         if (text !== undefined && box) box.value = text;
         else if (text !== undefined) v.live.spec = { ...v.live.spec, text };
