@@ -47,7 +47,21 @@ def chromium_problem() -> str | None:
 
 
 def launch(playwright, extra_args=(), **kwargs):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], **kwargs)
+    """Debian's chromium; every context it makes is prepared by count_messages(), so arm() and
+    wait_for_run_start() see a run however fast it is. A context made without it counted the
+    script state alone and missed a quick run now and then: tests/browser/test_pages.py's home
+    fixture, "Ctrl+Enter did not rerun the app" once in three runs on 2026-12-05 (the link
+    already held the new sentence: the run had happened, unseen)."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], **kwargs)
+    make = browser.new_context
+
+    def new_context(**context_args):
+        context = make(**context_args)
+        count_messages(context)
+        return context
+
+    browser.new_context = new_context
+    return browser
 
 
 # -- waiting for Streamlit -------------------------------------------------------------------
@@ -164,6 +178,7 @@ def settle(page, timeout: float = 120, quiet_polls: int = 3, poll: float = 0.05)
 #   link held the change, and the observer saw nothing).
 _RUNS = "(window.__attnRuns + (window.__attnMessages || 0))"
 _ARM_JS = """() => {
+  if (!(window.WebSocket && window.WebSocket.__attnCounted)) return null;  // not counted: arm() refuses
   if (!window.__attnRunWatch) {
     window.__attnRuns = 0;
     window.__attnRunWatch = new MutationObserver((records) => {
@@ -206,8 +221,14 @@ def count_messages(context) -> None:
 
 def arm(page) -> int:
     """Before an action: start counting run starts (see _ARM_JS); pass the count to
-    wait_for_run_start."""
-    return page.evaluate(_ARM_JS)
+    wait_for_run_start. A page whose websocket messages are not counted (its context not made by
+    launch()'s browser, nor prepared by count_messages) is refused: it would miss a quick run."""
+    runs = page.evaluate(_ARM_JS)
+    if runs is None and page.url.startswith("http"):
+        raise RuntimeError(
+            "arm() on a page whose context counts no websocket messages: make it with drive.browser.launch()"
+        )
+    return runs or 0
 
 
 def wait_for_run_start(page, timeout: float = 10, since: int | None = None) -> bool:

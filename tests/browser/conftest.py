@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from .helpers import CHROMIUM, ROOT, VIEWPORT, chromium_problem, count_messages, launch, served
+from .helpers import CHROMIUM, ROOT, VIEWPORT, chromium_problem, launch, served
 
 BROWSER_FIXTURES = {"app_server", "browser", "new_page"}
 SKIP = os.environ.get("ATTN_SKIP_BROWSER") == "1"
@@ -136,13 +136,11 @@ def new_page(browser, _shared_contexts, request):
         if shared:
             ctx = _shared_contexts.get(key)
             if ctx is None:
-                ctx = _shared_contexts[key] = browser.new_context(**args)
-                count_messages(ctx)
+                ctx = _shared_contexts[key] = browser.new_context(**args)  # prepared (drive.browser.launch)
                 ctx.on("close", lambda _: _shared_contexts.pop(key, None))  # a test closed it
             ctx.clear_cookies()
         else:
             ctx = browser.new_context(**args)
-            count_messages(ctx)
         page = ctx.new_page()
         page.set_default_timeout(30_000)
         page.rec = Recorder(page)
