@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import torch
@@ -170,13 +171,20 @@ def load_module(name: str, directory: Path | None = None) -> torch.nn.Module:
     return module.train()  # _built raised ModelFileError if there are no trained weights
 
 
+_SEEDED_BUILD = threading.Lock()
+
+
 def _built(name: str, step: int | None, directory, random_weights: bool):
     """(module with the run's weights on the CPU, tokenizer, trained?, notices)."""
     tokenizer = load_tokenizer(directory)
     config, _ = read_config(name, directory)
     config.vocab_size = tokenizer.vocab_size
-    torch.manual_seed(0)
-    module = build(config)
+    # seed 0, then the layers' initial weights drawn from torch's one global generator: one load at
+    # a time, or two sessions loading at once would draw from each other's stream (and "random
+    # weights (seed 0)" would not be what an untrained model shows)
+    with _SEEDED_BUILD:
+        torch.manual_seed(0)
+        module = build(config)
     notices = []
     weights_path, _ = paths(name, directory)
     snapshot = _snapshot_state(name, step, directory) if step is not None else None

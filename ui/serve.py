@@ -15,8 +15,11 @@ without the preload.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -51,21 +54,54 @@ def preload() -> None:
     print(f"ui.serve: preloaded torch, the app's libraries and {DEFAULT_MODEL} in {STATE['seconds']:.1f} s", flush=True)
 
 
+CHILDREN: list[subprocess.Popen] = []  # publish_graphs' export, ended with the server (stop_children)
+
+
+def stop_children() -> None:
+    """The export still running when the server stops (a SIGTERM, Ctrl+C) ends with it, as the thread
+    it replaced did, instead of exporting on for a minute with no server to serve its graphs."""
+    for child in CHILDREN:
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
 def publish_graphs() -> None:
     """The in-browser model's graphs into static/models/ (ui/browser_model: exported into the cache
-    on the first start, copied after), in a thread beside the server: until a model's graph is
-    there its pages compute on the server."""
-    try:
-        from ui import browser_model
+    on the first start, copied after), beside the server: until a model's graph is there its pages
+    compute on the server.
 
-        if browser_model.enabled():
-            start = time.perf_counter()
-            browser_model.publish()
-            print(
-                f"ui.serve: the in-browser model's graphs published in {time.perf_counter() - start:.1f} s", flush=True
-            )
-    except Exception as e:  # noqa: BLE001  (no onnx exporter here: the pages compute on the server)
+    In a child process (`python -m model export-onnx shipped --publish`, at lower priority where
+    `nice` exists), never in the server's own: an export there held the GIL for about 17 s of CPU a
+    graph, so every visitor's run waited on it, and it shared torch's process-wide export state with
+    the visitors' threads: while torch.export ran, torch.compiler.is_exporting() was true for every
+    thread, and a page that loaded a model then failed in torch.manual_seed (KeyError 'custom' in
+    torch.fx.traceback.annotate; tests/test_image.py, whose fresh cache makes the image's server
+    export, on 2026-12-05)."""
+    from ui import browser_model
+
+    if not browser_model.enabled():
+        return
+    start = time.perf_counter()
+    cmd = [sys.executable, "-m", "model", "export-onnx", "shipped", "--publish", str(browser_model.MODELS)]
+    if shutil.which("nice"):
+        cmd = ["nice", "-n", "10", *cmd]
+    try:
+        child = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    except OSError as e:  # no such interpreter or nice: the pages compute on the server
         _LOG.warning("the in-browser model's graphs were not published: %r", e)
+        return
+    CHILDREN.append(child)
+    _, err = child.communicate()
+    if child.returncode < 0:  # ended by a signal: the server stopping (stop_children)
+        return
+    if child.returncode != 0:  # no onnx exporter here, a damaged weights file: the pages compute on the server
+        _LOG.warning("the in-browser model's graphs were not published: %s", (err or "").strip()[-500:])
+        return
+    print(f"ui.serve: the in-browser model's graphs published in {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
         memory.freeze()  # what the preload loaded, out of every later collection's walk (no session yet)
     if os.environ.get("ATTN_PUBLISH_GRAPHS", "1") != "0":
+        atexit.register(stop_children)
         threading.Thread(target=publish_graphs, name="publish-graphs", daemon=True).start()
     from streamlit.web import cli
 

@@ -7,7 +7,7 @@ The graphs are exported from PyTorch once into the cache (model/onnx_export.cach
 or ~/.cache/attention-explorer/onnx, made again only when the weights or the export's FORMAT
 change, as SmolLM2's conversion is cached) and copied into static/models/ beside the tokenizer;
 the runtime (static/ort/) and our ES modules (static/browser_model/) are install.sh's. Who
-publishes: ui.serve in a thread after its preload (scripts/app, the container), scripts/test before
+publishes: ui.serve in a child process after its preload (scripts/app, the container), scripts/test before
 the tests, bench/browser_model.publish. Until a model's graph is there, its pages compute on the
 server, as they do for a browser that cannot run it (the attention view says which one computed).
 
