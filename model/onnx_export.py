@@ -404,11 +404,28 @@ def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1
             tmp = dest.with_suffix(".onnx.tmp")
             shutil.copyfile(graph, tmp)
             os.replace(tmp, dest)
+            gzipped(dest)
             shutil.copyfile(meta, dest_meta)  # last: a graph is whole once its JSON says so
         out.append(dest)
     tok = directory / "tokenizer.model"
     if not tok.exists() or tok.read_bytes() != DEFAULT_PATH.read_bytes():
         shutil.copyfile(DEFAULT_PATH, tok)
+        gzipped(tok)
+    for path in (*out, tok):  # published before the copies were made
+        if not Path(f"{path}.gz").exists():
+            gzipped(path)
+    return out
+
+
+def gzipped(path: Path) -> Path:
+    """PATH.gz beside PATH, compressed once here: the browser fetches it and unpacks it itself
+    (ui/browser_model/model.js, fetchBytes), instead of the server gzipping the file again at
+    every request. No name or time in the header, so the same file always gives the same bytes."""
+    import gzip
+
+    out, tmp = Path(f"{path}.gz"), Path(f"{path}.gz.tmp")
+    tmp.write_bytes(gzip.compress(Path(path).read_bytes(), compresslevel=9, mtime=0))
+    os.replace(tmp, out)
     return out
 
 

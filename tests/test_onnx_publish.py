@@ -115,5 +115,32 @@ def test_the_command_publishes_the_shipped_models(exports, tmp_path, capsys):
         [f"{onnx_export.file_name(n)}" for n in registry.NAMES]
         + [f"{onnx_export.file_name(n)[:-5]}.json" for n in registry.NAMES]
         + ["tokenizer.model"]
+        + [f"{onnx_export.file_name(n)}.gz" for n in registry.NAMES]
+        + ["tokenizer.model.gz"]  # the copies the browser fetches (test below)
     )
     assert len(capsys.readouterr().out.strip().splitlines()) == len(registry.NAMES)
+
+
+def test_every_served_file_has_its_gzipped_copy_with_the_same_bytes(exports, tmp_path):
+    """The browser fetches NAME.gz and unpacks it (ui/browser_model/model.js, fetchBytes): a copy
+    made for every graph and the tokenizer, whenever the graph is copied (publish writes a changed
+    graph, then its copy, then its JSON)."""
+    import gzip
+
+    served = tmp_path / "static" / "models"
+    paths = onnx_export.publish(served, ["gpt"])
+    for p in (*paths, served / "tokenizer.model"):
+        assert gzip.decompress(Path(f"{p}.gz").read_bytes()) == p.read_bytes(), p.name
+    (served / "gpt.onnx.gz").unlink()  # a folder published before the copies: made on the next publish
+    onnx_export.publish(served, ["gpt"])
+    assert gzip.decompress((served / "gpt.onnx.gz").read_bytes()) == (served / "gpt.onnx").read_bytes()
+
+
+def test_the_runtimes_wasm_has_its_gzipped_copy():
+    """ui/browser_model/install.sh (run by scripts/test before the tests) gzips the runtime's .wasm."""
+    import gzip
+
+    from ui.browser_model import STATIC
+
+    wasm = STATIC / "ort" / "ort-wasm-simd-threaded.wasm"
+    assert gzip.decompress(Path(f"{wasm}.gz").read_bytes()) == wasm.read_bytes()

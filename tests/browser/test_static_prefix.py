@@ -87,7 +87,10 @@ def test_the_in_browser_model_loads_from_the_prefixed_static_path(prefixed, new_
         "/models/tokenizer.model",
     ):
         assert any(u.startswith(origin + base) and part in u for u in loaded), (part, loaded)
-    assert any(u.endswith(".wasm") and u.startswith(origin + base + "/ort/") for u in loaded), loaded
+    # the runtime's wasm and the graph as their gzipped copies, unpacked in the browser (model.js,
+    # fetchBytes): the server compresses nothing per request
+    assert any(u.endswith(".wasm.gz") and u.startswith(origin + base + "/ort/") for u in loaded), loaded
+    assert any(u.endswith("/models/gpt.onnx.gz") for u in loaded), loaded
     # the unprefixed path serves none of it: the prefix is what found the files
     with pytest.raises(urllib.error.HTTPError):
         urllib.request.urlopen(f"{origin}/app/static/models/gpt.json", timeout=10)

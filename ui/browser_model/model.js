@@ -40,13 +40,35 @@ export class CannotRun extends Error {
   }
 }
 
+// A large file the app keeps gzipped beside it (NAME.gz: ui/browser_model/install.sh for the
+// runtime, model/onnx_export.publish for the graphs and the tokenizer), fetched as it is stored and
+// unpacked here. Streamlit gzips /app/static/ again at every request otherwise, at level 9: about
+// 1 s of the server's CPU for each new browser (0.83 s for the runtime's 14 MB), which a class
+// joining at once pays thirty times over. The .gz is served as application/gzip, which Streamlit
+// leaves as it is. The plain file where this browser cannot unpack gzip or the copy is missing.
+export async function fetchBytes(url) {
+  if (typeof DecompressionStream === "function") {
+    const packed = await fetch(`${url}.gz`);
+    if (packed.ok && packed.body) {
+      const stream = packed.body.pipeThrough(new DecompressionStream("gzip"));
+      return new Uint8Array(await new Response(stream).arrayBuffer());
+    }
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+export const RUNTIME_WASM = "ort-wasm-simd-threaded.wasm"; // the one .wasm the CPU path loads
+
 export async function loadRuntime(base) {
   const can = canRun();
   if (!can.ok) throw new CannotRun(can.reason);
   if (!runtime) {
     runtime = (async () => {
-      const ort = await import(`${base}/ort/ort.wasm.min.mjs`);
-      ort.env.wasm.wasmPaths = `${base}/ort/`; // the .wasm and its loader, from this origin
+      const [ort, wasm] = await Promise.all([import(`${base}/ort/ort.wasm.min.mjs`), fetchBytes(`${base}/ort/${RUNTIME_WASM}`)]);
+      ort.env.wasm.wasmPaths = `${base}/ort/`; // its loader, from this origin
+      ort.env.wasm.wasmBinary = wasm; // the .wasm, fetched above (gzipped on the wire)
       ort.env.wasm.numThreads = 1; // threads need cross-origin isolation; one is enough for these sizes
       ort.env.wasm.proxy = false;
       return ort;
@@ -56,9 +78,7 @@ export async function loadRuntime(base) {
 }
 
 export async function loadTokenizer(base) {
-  const res = await fetch(`${base}/models/tokenizer.model`);
-  if (!res.ok) throw new Error(`tokenizer: ${res.status}`);
-  return new Tokenizer(new Uint8Array(await res.arrayBuffer()));
+  return new Tokenizer(await fetchBytes(`${base}/models/tokenizer.model`));
 }
 
 /** The file name model/onnx_export.file_name gives NAME ("gpt@10" -> "gpt-at-10"). */
@@ -73,7 +93,8 @@ export class BrowserModel {
     const res = await fetch(`${stem}.json`);
     if (!res.ok) throw new Error(`${name}: no export at ${stem}.json (${res.status})`);
     const meta = await res.json();
-    const session = await ort.InferenceSession.create(`${stem}.onnx`, { executionProviders: ["wasm"] });
+    const session = await ort.InferenceSession.create(await fetchBytes(`${stem}.onnx`), { executionProviders: ["wasm"] });
+    ort.env.wasm.wasmBinary = undefined; // instantiated by the first session: its 14 MB need not stay
     return new BrowserModel(ort, session, meta);
   }
 
