@@ -104,7 +104,7 @@ def test_clear_cache_from_a_client_is_refused(server):
     msgs = drive(server, body)
     # the box's proto does not carry a value the browser already holds (set_value false), so the
     # page's own bytes say which sentence it was drawn for; a cleared session draws the default one
-    assert "The dog sees the moon".encode() in b"".join(m.SerializeToString() for m in msgs)
+    assert b"The dog sees the moon" in b"".join(m.SerializeToString() for m in msgs)
     deadline = time.time() + 10
     while "refused a clear_cache message" not in server.log_tail(400) and time.time() < deadline:
         time.sleep(0.2)
