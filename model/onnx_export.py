@@ -384,8 +384,9 @@ def cached_all(names: list[str], directory: Path | str | None = None, jobs: int 
 
 def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1, force: bool = False) -> list[Path]:
     """The folder a browser loads (the app serves static/models/): NAMES' graphs (default: the
-    shipped models, registry.NAMES) made current in the cache first (cached_all: exported once, as
-    SmolLM2's conversion is), copied where the folder's differ, and our SentencePiece model
+    shipped models, registry.NAMES), each the folder does not already hold current made current in
+    the cache first (cached_all: exported once, as SmolLM2's conversion is) and copied, with a
+    gzipped copy beside each file, and our SentencePiece model
     (tokenizer.model, read by ui/browser_model/tokenizer.js). Returns the folder's graphs."""
     import shutil
 
@@ -393,10 +394,15 @@ def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1
     from model.tokenizer import DEFAULT_PATH
 
     names = list(registry.NAMES) if names is None else list(names)
-    graphs = cached_all(names, None, jobs, force)
     directory = Path(directory)
+    # a graph the folder already holds current (the image's, published when it was built) is not
+    # exported again into this process's cache: the image's server, started with a fresh cache,
+    # exported all five (about 85 s of CPU) although its static/models held them
+    code = code_stamp()
+    stale = [n for n in names if force or not current(directory / file_name(n), _stamp(n), code)]
+    graphs = cached_all(stale, None, jobs, force) if stale else []
     directory.mkdir(parents=True, exist_ok=True)
-    out = []
+    out = [directory / file_name(n) for n in names]
     for graph in graphs:
         dest = directory / graph.name
         meta, dest_meta = graph.with_suffix(".json"), dest.with_suffix(".json")
@@ -406,7 +412,6 @@ def publish(directory: Path | str, names: list[str] | None = None, jobs: int = 1
             os.replace(tmp, dest)
             gzipped(dest)
             shutil.copyfile(meta, dest_meta)  # last: a graph is whole once its JSON says so
-        out.append(dest)
     tok = directory / "tokenizer.model"
     if not tok.exists() or tok.read_bytes() != DEFAULT_PATH.read_bytes():
         shutil.copyfile(DEFAULT_PATH, tok)

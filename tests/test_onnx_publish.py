@@ -144,3 +144,20 @@ def test_the_runtimes_wasm_has_its_gzipped_copy():
 
     wasm = STATIC / "ort" / "ort-wasm-simd-threaded.wasm"
     assert gzip.decompress(Path(f"{wasm}.gz").read_bytes()) == wasm.read_bytes()
+
+
+def test_a_folder_holding_current_graphs_exports_nothing_into_an_empty_cache(exports, tmp_path, monkeypatch):
+    """The image publishes at build; its server starts with another (empty) cache and must not
+    export the five again (about 85 s of CPU beside the first visitors) while static/models holds
+    them current. A graph the folder holds stale is exported as before."""
+    served = tmp_path / "static" / "models"
+    onnx_export.publish(served, ["gpt", "translator"])
+    assert sorted(exports) == ["gpt", "translator"]
+    exports.clear()
+    monkeypatch.setenv("ATTN_CACHE_DIR", str(tmp_path / "another-cache"))
+    assert [p.name for p in onnx_export.publish(served, ["gpt", "translator"])] == ["gpt.onnx", "translator.onnx"]
+    assert exports == [] and not (tmp_path / "another-cache" / "onnx").exists()
+    meta = json.loads((served / "gpt.json").read_text())
+    (served / "gpt.json").write_text(json.dumps({**meta, "code": "older code"}))  # stale in the folder
+    onnx_export.publish(served, ["gpt", "translator"])
+    assert exports == ["gpt"] and onnx_export.read_meta(served / "gpt.onnx")["code"] == onnx_export.code_stamp()
