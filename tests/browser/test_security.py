@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 import urllib.error
 import urllib.request
 from urllib.parse import quote, urlparse
@@ -64,6 +65,18 @@ INJECTED = """() => {
 }"""
 
 
+def chart_shown(page, seconds: float = 10) -> bool:
+    """A visible chart within SECONDS of the settled page: a clean clone's run of b0138b4 read none
+    once (the Chinese sentence on home) while the screenshot taken right after showed the view
+    drawn, "computed in your browser" (why the settled page had none visible is not known yet)."""
+    deadline = time.monotonic() + seconds
+    while not [p for p in chart_summaries(page) if p["visible"]]:
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(200)
+    return True
+
+
 def findings(page, name: str, payload: str) -> list[str]:
     out = [f"exception: {e[:400]}" for e in exceptions(page)]
     out += [f"injected: {b}" for b in page.evaluate(INJECTED)]
@@ -75,7 +88,7 @@ def findings(page, name: str, payload: str) -> list[str]:
             out.append(f"the sentence box holds {len(box):,} characters")
     if name in ("empty", "whitespace") and "Type a sentence" not in main:
         out.append("no hint to type a sentence")
-    if name not in ("empty", "whitespace") and not [p for p in chart_summaries(page) if p["visible"]]:
+    if name not in ("empty", "whitespace") and not chart_shown(page):
         out.append("no chart drawn")
     return out
 
