@@ -44,6 +44,7 @@ What it touches, each by name:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 
@@ -269,10 +270,26 @@ def poll_files_every(seconds: float = CONFIG_POLL_S) -> None:
     whatever server.fileWatcherType says) looks every `seconds` instead of every 0.2 s. Its task
     reads the period each time it waits, so a call takes effect from the next look on: ui.serve
     calls it before Streamlit starts, app.py's first run (hardening.apply) under a bare
-    `streamlit run app.py`."""
+    `streamlit run app.py`.
+
+    Each wait is a daemon timer, not Streamlit's sleep in a pool thread: Python's exit joins the
+    pool's threads, so a server asked to stop waited out the sleep under way (4.4 s of a test
+    server's 4.8 s stop after one page, 2026-12-05; a replica's restart as long), while a daemon
+    timer ends with the process."""
     from streamlit.watcher import polling_path_watcher
 
     polling_path_watcher._POLLING_PERIOD_SECS = float(seconds)
+    watcher = polling_path_watcher.PollingPathWatcher
+    if getattr(watcher._schedule, "wrapped_by_attention_explorer", False):
+        return
+
+    def _schedule(self) -> None:
+        timer = threading.Timer(polling_path_watcher._POLLING_PERIOD_SECS, self._check_if_path_changed)
+        timer.daemon = True
+        timer.start()
+
+    _schedule.wrapped_by_attention_explorer = True
+    watcher._schedule = _schedule
 
 
 def after_disconnect(hook: Callable[[object], None]) -> None:
