@@ -124,27 +124,32 @@ def new_page(browser, _shared_contexts, request):
     new tab of that context reuses the renderer process that drew the app before (about 1.7 s
     instead of 3.4 s for a fresh load of the generation page, 2026-12-03), and a new document is a
     new Streamlit session, as a link opened by a new visitor is. Every further page of the test with
-    the same context_args is another visitor: a fresh browser context (its own cookies: its own
-    Streamlit session, a student beside a teacher). fresh=True: a fresh context whatever came
+    the same context_args is another visitor, with a browser context of its own (its own cookies:
+    its own Streamlit session, a student beside a teacher): the n-th such visitor of a test takes
+    the session's n-th context for those args, cookies cleared, kept warm as the first is (a fresh
+    context for each cost a new renderer: Streamlit's code and onnxruntime's WebAssembly compiled
+    again, 11 times in a run of phase 2, 2026-12-05). fresh=True: a fresh context whatever came
     before (a test of what a cold browser fetches)."""
     made = []
 
     def make(fresh: bool = False, **context_args):
         args = {**CONTEXT_DEFAULTS, **context_args}
-        key = json.dumps(args, sort_keys=True, default=str)
-        shared = not fresh and key not in {k for _, _, k in made}
-        if shared:
+        # the n-th visitor of these context_args in this test takes the session's n-th context for
+        # them: one visitor, one context (its own cookies), and a warm renderer across tests
+        n = sum(1 for _, _, k in made if k and k[0] == json.dumps(args, sort_keys=True, default=str))
+        key = None if fresh else (json.dumps(args, sort_keys=True, default=str), n)
+        if key is not None:
             ctx = _shared_contexts.get(key)
             if ctx is None:
                 ctx = _shared_contexts[key] = browser.new_context(**args)  # prepared (drive.browser.launch)
-                ctx.on("close", lambda _: _shared_contexts.pop(key, None))  # a test closed it
+                ctx.on("close", lambda _, key=key: _shared_contexts.pop(key, None))  # a test closed it
             ctx.clear_cookies()
         else:
             ctx = browser.new_context(**args)
         page = ctx.new_page()
         page.set_default_timeout(30_000)
         page.rec = Recorder(page)
-        made.append((ctx, page, key if shared else None))
+        made.append((ctx, page, key))
         return page
 
     yield make
