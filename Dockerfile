@@ -40,7 +40,7 @@ USER explorer
 # tokenizer into static/models/ (a start finds them current: nothing exported while a class waits)
 RUN cd static/ort && sha256sum --quiet --strict -c ../../ui/browser_model/runtime.sha256 \
     && mkdir -p ../browser_model && cp ../../ui/browser_model/*.js ../browser_model/
-RUN python -m model export-onnx shipped --publish static/models --jobs 2 >/dev/null
+RUN python -m ui.browser_model --jobs 2 >/dev/null
 
 EXPOSE 8501
 # python:3.11-slim has no curl; Python's urllib asks Streamlit's own health endpoint

@@ -1,5 +1,5 @@
-"""The build's export step (`python -m model export-onnx shipped --publish static/models --jobs 2`,
-run by scripts/test and scripts/app, and in the image): a graph is exported into the cache once
+"""The build's export step (`python -m ui.browser_model --jobs 2`, run by
+scripts/test and scripts/app, in the image, and by ui.serve in a child process): a graph is exported into the cache once
 and kept only while it is current, i.e. of this FORMAT, from the same weights' files and traced
 from the same model code; the served folder gets a copy of each and the tokenizer the browser
 reads. No export runs here (onnx_export.export is replaced by a writer of a small file; the cache
@@ -161,3 +161,14 @@ def test_a_folder_holding_current_graphs_exports_nothing_into_an_empty_cache(exp
     (served / "gpt.json").write_text(json.dumps({**meta, "code": "older code"}))  # stale in the folder
     onnx_export.publish(served, ["gpt", "translator"])
     assert exports == ["gpt"] and onnx_export.read_meta(served / "gpt.onnx")["code"] == onnx_export.code_stamp()
+
+
+def test_one_command_publishes_the_graphs_everywhere():
+    """scripts/test, scripts/app, the Dockerfile and ui.serve's child all run `python -m
+    ui.browser_model`; none spells out the export's own arguments again (they were written in four
+    places until 2026-12-05)."""
+    root = Path(__file__).resolve().parents[1]
+    for f in ("scripts/test", "scripts/app", "Dockerfile", "ui/serve.py"):
+        text = (root / f).read_text(encoding="utf-8")
+        assert "ui.browser_model" in text, f
+        assert "export-onnx shipped" not in text and '"export-onnx"' not in text, f

@@ -35,7 +35,7 @@ def test_the_graphs_are_exported_by_a_child_process_and_a_failure_is_only_logged
     serve.publish_graphs()  # the first: exit status 0
     cmd = ran[0]
     at = cmd.index(sys.executable)
-    assert cmd[at:] == [sys.executable, "-m", "model", "export-onnx", "shipped", "--publish", str(browser_model.MODELS)]
+    assert cmd[at:] == [sys.executable, "-m", "ui.browser_model"]
     assert cmd[:at] in ([], ["nice", "-n", "10"])
     serve.publish_graphs()  # the second: exit status 1, a warning with the child's words
     assert "no onnx exporter here" in caplog.text

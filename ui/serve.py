@@ -74,7 +74,7 @@ def publish_graphs() -> None:
     on the first start, copied after), beside the server: until a model's graph is there its pages
     compute on the server.
 
-    In a child process (`python -m model export-onnx shipped --publish`, at lower priority where
+    In a child process (`python -m ui.browser_model`, at lower priority where
     `nice` exists), never in the server's own: an export there held the GIL for about 17 s of CPU a
     graph, so every visitor's run waited on it, and it shared torch's process-wide export state with
     the visitors' threads: while torch.export ran, torch.compiler.is_exporting() was true for every
@@ -86,7 +86,7 @@ def publish_graphs() -> None:
     if not browser_model.enabled():
         return
     start = time.perf_counter()
-    cmd = [sys.executable, "-m", "model", "export-onnx", "shipped", "--publish", str(browser_model.MODELS)]
+    cmd = [sys.executable, "-m", "ui.browser_model"]  # one export at a time, beside the visitors
     if shutil.which("nice"):
         cmd = ["nice", "-n", "10", *cmd]
     try:

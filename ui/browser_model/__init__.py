@@ -2,6 +2,7 @@
 a page may hand a chart to it.
 
     python -m ui.browser_model            # every shipped model's graph and the tokenizer, published
+    python -m ui.browser_model --jobs 2   # two exports at once (each about 17 s of CPU)
 
 The graphs are exported from PyTorch once into the cache (model/onnx_export.cached: ATTN_CACHE_DIR
 or ~/.cache/attention-explorer/onnx, made again only when the weights or the export's FORMAT
@@ -34,13 +35,14 @@ def shipped() -> tuple[str, ...]:
     return tuple(NAMES)
 
 
-def publish(names=None, static: Path = STATIC) -> list[Path]:
+def publish(names=None, static: Path = STATIC, jobs: int = 1) -> list[Path]:
     """NAMES' graphs (default: every shipped model) and the tokenizer in static/models/, each
-    exported into the cache first unless the cache holds a current one; returns the graphs' paths.
-    One publisher: model/onnx_export.publish, which scripts/test, scripts/app and the image run."""
+    exported into the cache first unless the cache holds a current one (`jobs` exports at once);
+    returns the graphs' paths. One publisher (model/onnx_export.publish) and one command that runs
+    it, `python -m ui.browser_model`: scripts/test, scripts/app, the Dockerfile and ui.serve's child."""
     from model import onnx_export
 
-    return onnx_export.publish(Path(static) / "models", list(names or shipped()))
+    return onnx_export.publish(Path(static) / "models", list(names or shipped()), jobs=jobs)
 
 
 def enabled() -> bool:
