@@ -19,6 +19,7 @@ from ui.i18n import TABLE
 from .conftest import slug
 from .helpers import (
     SIDEBAR,
+    axe_violations,
     click_and_settle,
     exceptions,
     goto,
@@ -30,6 +31,7 @@ from .helpers import (
     submit_text,
     view_tile_xy,
 )
+from .screens import serious
 
 # translation keys look like page_home, att_intro: one shown as is means a string is missing
 KEYS = sorted((k for k in TABLE if "_" in k), key=len, reverse=True)
@@ -84,7 +86,8 @@ def test_navigation_lists_home_and_attention(pages, app_server):
 
 def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_page):
     """Each page as a shared link opens it (a new document: a new Streamlit session, with the
-    link's defaults), then with a sentence typed in. One tab follows the links one after another:
+    link's defaults; axe-core finds nothing serious or critical with the sidebar open), then with a
+    sentence typed in. One tab follows the links one after another:
     a new tab per link cost a fresh renderer's load of the app's code each time."""
     report = {}
     page = new_page()
@@ -93,6 +96,9 @@ def test_every_page_opens_from_a_fresh_link_and_takes_a_new_sentence(pages, new_
         try:
             goto(page, url)
             found = problems_on(page)
+            # the normal view, its sidebar open: axe-core's serious and critical (the phone walk,
+            # test_screens.py, checks the rest of what the normal view's own walk did)
+            found += [f"axe: {v}" for v in serious(axe_violations(page))]
             screenshot(page, f"page-{name}")
             submit_text(page, SECOND_SENTENCE)
             found += [f"after typing {SECOND_SENTENCE}: {p}" for p in problems_on(page)]

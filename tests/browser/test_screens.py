@@ -1,20 +1,24 @@
-"""What every page looks like on a phone and in the normal view, measured in Chromium, in both
-languages (a projector with a room open: test_projector.py).
+"""What every page looks like on a phone, measured in Chromium, in both languages (a projector
+with a room open: test_projector.py; the normal view with its sidebar open: test_pages.py's fresh
+links).
 
 A phone (390x844, touch): nothing scrolls sideways, no chart text under 11 px, no label cut, every
 tab on screen, every legend inside its chart, the first chart as wide as the screen, Plotly's
 toolbar never over a chart's title after a tap, the skip link in the reader's language, and the
-sidebar closed after Apply and after a language is picked. The normal view (1280x800, the sidebar
-open): no heading-order jump, every chart with a text alternative in the page's language. axe-core
-(tests/browser/node, pinned) in both: 0 serious or critical violations (other moderate ones are
-printed).
+sidebar closed after Apply and after a language is picked. On every page, too: axe-core
+(tests/browser/node, pinned) finds 0 serious or critical violations (other moderate ones are
+printed) and no heading-order jump, and every chart has a text alternative in the page's language
+that takes no room on screen.
 
-One browser context per language and screen walks the pages of app.py's PAGES one after another
-inside its Streamlit session, by the sidebar's links; a page whose main chart follows a click
-(generation's Step, the steps page's mask step, a lesson's prediction: screens.first_action) gets
-that click, as in class. One fresh load a walk (the walks loaded every page afresh, 78 loads of
-about 2-3 s each; a fresh link of every page is test_pages.py's test). The phone walk of
-test_projector.py and this file's were one each until 2026-12-03, when they became this one walk.
+One browser context per language walks the pages of app.py's PAGES one after another inside its
+Streamlit session, by the sidebar's links; a page whose main chart follows a click (generation's
+Step, the steps page's mask step, a lesson's prediction: screens.first_action) gets that click, as
+in class. One fresh load a walk (the walks loaded every page afresh, 78 loads of about 2-3 s each;
+a fresh link of every page is test_pages.py's test). The phone walk of test_projector.py and this
+file's were one each until 2026-12-03, when they became this one walk; the normal view's walk
+(1280x800, both languages: axe, heading order, text alternatives; 55 s of phase 2) became part of
+it on 2026-12-05: none of its checks reads the screen's size, and the desktop's open sidebar is
+axe's in test_pages.py.
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ from .helpers import (
     arm,
     axe_problem,
     axe_violations,
-    go_in_app,
     goto,
     measure,
     settle,
@@ -67,6 +70,20 @@ _MODEBAR_JS = """(gd) => {
 }"""
 
 
+# what a chart's text alternative (ui.layout.chart_alt) and the page's outline look like
+_ALT_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const charts = main.querySelectorAll("[data-testid='stPlotlyChart']");
+  const alts = Array.from(main.querySelectorAll('.attn-chart-alt'));
+  const first = charts[0];
+  // the first chart's own alternative: the last one before it in document order
+  const before = first ? alts.filter(a => a.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING) : [];
+  const box = alts.length ? alts[0].getBoundingClientRect() : null;
+  return {charts: charts.length, alts: alts.length, first: before.length ? before[before.length - 1].textContent : null,
+          seenPx: box ? box.width * box.height : 0};
+}"""
+
+
 def phone_checks(page, path: str, lang: str) -> tuple[list[str], dict]:
     """What is wrong with one page on the phone as it is now (empty: nothing), and measure()'s
     reading of it."""
@@ -86,7 +103,22 @@ def phone_checks(page, path: str, lang: str) -> tuple[list[str], dict]:
     cut = page.evaluate(CUT_JS)
     if cut:
         bad.append(f"{where}: labels cut {cut}")
-    bad += [f"{where}: axe {v}" for v in serious(axe_violations(page))]
+    found = axe_violations(page)
+    bad += [f"{where}: axe {v}" for v in serious(found)]
+    # axe's heading-order rule (moderate; every page's h1 -> h3 jump was flagged before ui.layout's
+    # hidden h2)
+    bad += [f"{where}: {v}" for v in found if v["id"] == "heading-order"]
+    m["moderate"] = sorted({v["id"] for v in found if v["impact"] not in BAD})
+    alt = page.evaluate(_ALT_JS)
+    if alt["charts"] and alt["alts"] < alt["charts"]:
+        bad.append(f"{where}: {alt['charts']} charts, {alt['alts']} text alternatives")
+    if alt["charts"] and not alt["first"]:
+        bad.append(f"{where}: no text alternative before the first chart")
+    if alt["first"] and lang == "zh" and not any("\u4e00" <= c <= "\u9fff" for c in alt["first"]):
+        bad.append(f"{where}: the text alternative is not Chinese: {alt['first'][:80]}")
+    if alt["seenPx"] > 1:
+        bad.append(f"{where}: the text alternative takes {alt['seenPx']} px on screen")
+    m["described"] = (alt["first"] or "")[:70]
     return bad, m
 
 
@@ -94,7 +126,7 @@ def phone_checks(page, path: str, lang: str) -> tuple[list[str], dict]:
 def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, new_page, lang):
     page = new_page(**PHONE)
     goto(page, f"{app_server.url}/?lang={lang}", 300)
-    bad, smallest, tabs = [], {}, {}
+    bad, smallest, tabs, moderate, described = [], {}, {}, {}, {}
     skip = page.locator("[data-testid='stSkipToContent']")
     show_every_page(page)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
     links = page.locator("a[data-testid='stSidebarNavLink']")
@@ -109,6 +141,7 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
         page.screenshot(path=str(SCREENSHOTS / f"phone-{name(path)}-{lang}.png"))
         smallest[name(path)] = m["min_text"]["px"] if m["min_text"] else None
         tabs[name(path)] = len(m["tabs"])
+        moderate[name(path)], described[name(path)] = m["moderate"], m["described"]
         if skip.text_content() != tr("skip_to_content", lang):
             bad.append(f"{name(path)} {lang}: the skip link reads {skip.text_content()!r}")
         if path == "architecture":  # its charts have titles at the top, where the toolbar appears
@@ -122,6 +155,9 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
             if bar["overlap"]:
                 bad.append(f"{path} {lang}: after a tap plotly's toolbar covers the chart's title")
     print(f"phone ({lang}): smallest chart text {smallest}; tabs on screen {tabs}")
+    print(f"axe ({lang}), moderate and minor: {moderate}")
+    print(f"first chart's text alternative ({lang}): {described}")
+    assert any(described.values()), described  # the check can fail: some page drew a Plotly chart
     # the checks can fail: the attention page's three tabs and its attention view's three were
     # measured, and some page drew chart text
     assert tabs["attention"] == 6, tabs
@@ -147,53 +183,6 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
         )
     except Exception:  # playwright's TimeoutError
         bad.append(f"{lang} -> {other}: the skip link reads {skip.text_content()!r}")
-    assert not bad, "\n".join(bad)
-
-
-# what a chart's text alternative (ui.layout.chart_alt) and the page's outline look like
-_ALT_JS = """() => {
-  const main = document.querySelector("[data-testid='stMain']");
-  const charts = main.querySelectorAll("[data-testid='stPlotlyChart']");
-  const alts = Array.from(main.querySelectorAll('.attn-chart-alt'));
-  const first = charts[0];
-  // the first chart's own alternative: the last one before it in document order
-  const before = first ? alts.filter(a => a.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING) : [];
-  const box = alts.length ? alts[0].getBoundingClientRect() : null;
-  return {charts: charts.length, alts: alts.length, first: before.length ? before[before.length - 1].textContent : null,
-          seenPx: box ? box.width * box.height : 0};
-}"""
-
-
-@pytest.mark.parametrize("lang", list(LANGS))
-def test_axe_normal_view_nothing_serious_no_heading_jump_every_chart_described(app_server, new_page, lang):
-    """1280 x 800, sidebar open, both languages: axe-core's serious and critical counts (0) and its
-    heading-order rule (moderate; every page's h1 -> h3 jump was flagged before ui.layout's hidden
-    h2), and every plotly chart's text alternative, computed from its data and in the page's
-    language, just before the chart and taking no room on screen."""
-    page = new_page(viewport={"width": 1280, "height": 800})
-    goto(page, f"{app_server.url}/?lang={lang}", 300)
-    bad, moderate, described = [], {}, {}
-    for i, (path, _) in enumerate(PAGES):
-        if i:
-            go_in_app(page, path)
-        first_action(page, path, on_screen=False)
-        found = axe_violations(page)
-        bad += [f"{name(path)} {lang}: {v}" for v in serious(found)]
-        bad += [f"{name(path)} {lang}: {v}" for v in found if v["id"] == "heading-order"]
-        moderate[name(path)] = sorted({v["id"] for v in found if v["impact"] not in BAD})
-        alt = page.evaluate(_ALT_JS)
-        if alt["charts"] and alt["alts"] < alt["charts"]:
-            bad.append(f"{name(path)} {lang}: {alt['charts']} charts, {alt['alts']} text alternatives")
-        if alt["charts"] and not alt["first"]:
-            bad.append(f"{name(path)} {lang}: no text alternative before the first chart")
-        if alt["first"] and lang == "zh" and not any("\u4e00" <= c <= "\u9fff" for c in alt["first"]):
-            bad.append(f"{name(path)} zh: the text alternative is not Chinese: {alt['first'][:80]}")
-        if alt["seenPx"] > 1:
-            bad.append(f"{name(path)} {lang}: the text alternative takes {alt['seenPx']} px on screen")
-        described[name(path)] = (alt["first"] or "")[:70]
-    print(f"axe, normal view ({lang}), moderate and minor: {moderate}")
-    print(f"first chart's text alternative ({lang}): {described}")
-    assert any(described.values()), described  # the check can fail: some page drew a Plotly chart
     assert not bad, "\n".join(bad)
 
 
