@@ -482,7 +482,6 @@ LONG_SERVER_FILES = (
     "test_protocol.py",  # tests/: ~50 s of untimed tests (a server of its own, two more started)
     "test_teacher_reveal.py",  # ~45 s
     "test_lesson_editor.py",  # ~37 s
-    "test_bar_values.py",  # ~35 s of tests (43 s alone at load 2.6-4.1, 2026-12-04 22:32)
     "test_first_screen.py",  # ~34 s of tests (41 s alone at load 2.6)
     "test_new_page_and_lesson.py",  # ~30 s: the contributor's copy served and walked
     "test_attention_view_hf.py",  # ~25 s

@@ -1,5 +1,5 @@
 """Bar values keep a readable size (viz/bar_values.py; the browser measures them in
-tests/browser/test_bar_values.py): every bar chart that writes values asks plotly not to shrink them
+the phone and projector walks, tests/browser/screens.py's bar_value_problems): every bar chart that writes values asks plotly not to shrink them
 to the bar's width, at >= 12 px on a screen and >= 18 px once enlarged for a projector."""
 
 from __future__ import annotations

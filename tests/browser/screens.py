@@ -192,3 +192,49 @@ def open_room_and_present(page, lang: str, room_code_px: float) -> None:
     page.locator(f"{SIDEBAR} label", has_text=tr("presentation_mode", lang)).click()
     page.wait_for_function("() => location.search.includes('present=1')")
     settle(page)
+
+
+# -- the numbers written on bar charts, as a class reads them (issue 50 item 9) ----------------------
+# Measured as rendered, in the phone walk (test_screens.py, >= 12 px) and the projector's
+# (test_projector.py, a room open, presentation mode: >= 18 px), on every page, in both languages:
+# the text's font size times the scale Plotly applies to it (Plotly shrank outside values to their
+# bar's width: 8.4 px on a phone, 14 px on the projector), and no two values drawn over each other.
+# (tests/browser/test_bar_values.py measured generation and lessons alone on both screens, 35 s of
+# phase 2, until 2026-12-05.)
+BAR_PHONE_MIN, BAR_PROJECTOR_MIN = 12, 18
+PAGES_WITH_BARS = ("generation",)  # whose first chart (after Step) is bars with values: must be found
+BAR_VALUES_JS = """() => Array.from(document.querySelectorAll("[data-testid='stMain'] svg text.bartext"))
+  .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
+  .map(t => {
+    const m = t.getScreenCTM(), svg = t.ownerSVGElement.getScreenCTM();
+    const scale = Math.hypot(m.a, m.b) / Math.hypot(svg.a, svg.b);
+    const r = t.getBoundingClientRect();
+    return {px: Math.round(parseFloat(getComputedStyle(t).fontSize) * scale * 10) / 10, text: t.textContent,
+            box: [r.left, r.top, r.right, r.bottom]};
+  })"""
+
+
+def overlapping(values) -> list:
+    """Pairs of values drawn over each other (boxes sharing more than a pixel both ways)."""
+    out = []
+    for i, a in enumerate(values):
+        for b in values[i + 1 :]:
+            (l1, t1, r1, b1), (l2, t2, r2, b2) = a["box"], b["box"]
+            if min(r1, r2) - max(l1, l2) > 1 and min(b1, b2) - max(t1, t2) > 1:
+                out.append((a["text"], b["text"]))
+    return out
+
+
+def bar_value_problems(page, path: str, where: str, floor: float) -> tuple[list[str], float | None]:
+    """What is wrong with the bar values PATH's page draws now (none drawn where PAGES_WITH_BARS
+    says there must be, one under floor px, two over each other), and the smallest one's size."""
+    values = page.evaluate(BAR_VALUES_JS)
+    px = min(v["px"] for v in values) if values else None
+    bad = []
+    if px is None and path in PAGES_WITH_BARS:
+        bad.append(f"{where}: no bar values drawn")
+    elif px is not None and px < floor:
+        bad.append(f"{where}: bar values at {px} px: {values[:4]}")
+    if overlapping(values):
+        bad.append(f"{where}: bar values drawn over each other: {overlapping(values)[:4]}")
+    return bad, px

@@ -6,7 +6,7 @@ Plotly's x axis with its tick labels and title; the in-browser attention view's 
 1920x1080 it ends on that screen too and the first row's plot areas (the drawn data, not the
 chart's box) take >= 60 % of the width. Presentation mode's main slot (ui.layout.main_area) holds a
 chart that starts in the first three quarters of both screens and spans >= 60 % of their width,
-with no chart label under 16 px; axe-core finds nothing serious or critical. The room code outside
+with no chart label under 16 px and no bar value under 18 px or over another; axe-core finds nothing serious or critical. The room code outside
 presentation mode is >= 32 px, in it >= 48 px, and its QR code one click away; the page menu lists
 every page and keeps presentation mode, with the sidebar closed. No button or page-link label is
 cut ("Run to th...") on any page. Three pages draw their main chart after a click, as in class,
@@ -39,11 +39,13 @@ from .helpers import (
     settle,
 )
 from .screens import (
+    BAR_PROJECTOR_MIN,
     CHARTS_JS,
     CUT_JS,
     NO_CHART_FIRST,
     PAGES,
     arrived,
+    bar_value_problems,
     first_action,
     first_row,
     first_screen_checks,
@@ -86,7 +88,7 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
         "() => parseFloat(getComputedStyle(document.querySelector('.st-key-room_banner strong')).fontSize)"
     )
     assert code_px >= ROOM_CODE_PRESENT_PX, f"the room code on the projector is {code_px} px"
-    bad, seen = [], {}
+    bad, seen, bars = [], {}, {}
     for i, (path, _) in enumerate(PAGES):
         page.set_viewport_size({"width": 1280, "height": 800})
         go_present(page, lang, i, path)
@@ -103,6 +105,8 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
         found = serious(axe_violations(page))
         if found:
             bad.append(f"{path} 1280 {lang}: axe {found}")
+        found, bars[path] = bar_value_problems(page, path, f"{path} 1280 {lang}", BAR_PROJECTOR_MIN)
+        bad += found
         small, small_m = page.evaluate(CHARTS_JS), measure(page)
         page.screenshot(path=str(SCREENSHOTS / f"projector-{path}-1280-{lang}.png"))
         if not small:
@@ -125,6 +129,7 @@ def test_with_a_room_open_every_first_chart_ends_on_the_projector_screen(app_ser
             if path not in NO_CHART_FIRST:
                 bad += first_screen_checks(m, f"{path} {w}x{h} {lang}")
     print(f"with a room, presentation ({lang}): 1280x800, 1920x1080: {seen}")
+    print(f"smallest bar value on the projector ({lang}): { {p: px for p, px in bars.items() if px is not None} }")
     assert len(seen) >= len(PAGES) - len(NO_CHART_FIRST), f"charts on only {sorted(seen)}"
     assert not bad, "\n".join(bad)
 

@@ -5,7 +5,8 @@ links).
 A phone (390x844, touch): nothing scrolls sideways, no chart text under 11 px, no label cut, every
 tab on screen, every legend inside its chart, the first chart as wide as the screen, Plotly's
 toolbar never over a chart's title after a tap, the skip link in the reader's language, and the
-sidebar closed after Apply and after a language is picked. On every page, too: axe-core
+sidebar closed after Apply and after a language is picked, every bar value at >= 12 px and none
+over another. On every page, too: axe-core
 (tests/browser/node, pinned) finds 0 serious or critical violations (other moderate ones are
 printed) and no heading-order jump, and every chart has a text alternative in the page's language
 that takes no room on screen.
@@ -38,7 +39,18 @@ from .helpers import (
     settle,
     show_every_page,
 )
-from .screens import BAD, CUT_JS, NO_CHART_FIRST, PAGES, arrived, first_action, serious, tr
+from .screens import (
+    BAD,
+    BAR_PHONE_MIN,
+    CUT_JS,
+    NO_CHART_FIRST,
+    PAGES,
+    arrived,
+    bar_value_problems,
+    first_action,
+    serious,
+    tr,
+)
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 PHONE_MIN_PX = 11  # chart text on a phone (issue 37.5)
@@ -119,14 +131,15 @@ def phone_checks(page, path: str, lang: str) -> tuple[list[str], dict]:
     if alt["seenPx"] > 1:
         bad.append(f"{where}: the text alternative takes {alt['seenPx']} px on screen")
     m["described"] = (alt["first"] or "")[:70]
-    return bad, m
+    found, m["bar_px"] = bar_value_problems(page, path, where, BAR_PHONE_MIN)
+    return bad + found, m
 
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, new_page, lang):
     page = new_page(**PHONE)
     goto(page, f"{app_server.url}/?lang={lang}", 300)
-    bad, smallest, tabs, moderate, described = [], {}, {}, {}, {}
+    bad, smallest, tabs, moderate, described, bars = [], {}, {}, {}, {}, {}
     skip = page.locator("[data-testid='stSkipToContent']")
     show_every_page(page)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
     links = page.locator("a[data-testid='stSidebarNavLink']")
@@ -142,6 +155,8 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
         smallest[name(path)] = m["min_text"]["px"] if m["min_text"] else None
         tabs[name(path)] = len(m["tabs"])
         moderate[name(path)], described[name(path)] = m["moderate"], m["described"]
+        if m["bar_px"] is not None:
+            bars[name(path)] = m["bar_px"]
         if skip.text_content() != tr("skip_to_content", lang):
             bad.append(f"{name(path)} {lang}: the skip link reads {skip.text_content()!r}")
         if path == "architecture":  # its charts have titles at the top, where the toolbar appears
@@ -157,6 +172,7 @@ def test_a_phone_reads_every_chart_every_label_and_its_own_language(app_server, 
     print(f"phone ({lang}): smallest chart text {smallest}; tabs on screen {tabs}")
     print(f"axe ({lang}), moderate and minor: {moderate}")
     print(f"first chart's text alternative ({lang}): {described}")
+    print(f"smallest bar value ({lang}): {bars}")
     assert any(described.values()), described  # the check can fail: some page drew a Plotly chart
     # the checks can fail: the attention page's three tabs and its attention view's three were
     # measured, and some page drew chart text
