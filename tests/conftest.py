@@ -471,9 +471,8 @@ LONG_SERVER_FILES = (
     "test_live_temperature.py",  # the temperature page in the browser, five models (~150 s at load 16)
     "test_live_compare.py",  # compare in the browser, five models (~90 s at load 16)
     "test_security.py",  # ~170 s
-    "test_screens.py",  # ~145 s
     "test_projector.py",  # ~135 s
-    "test_classhour.py",  # ~90 s
+    "test_screens.py",  # ~75 s (the phone walks, 41 + 28 s, and the normal view's checks in them since 2026-12-05)
     "test_pages.py",  # ~70 s
     "test_walk.py",  # ~60 s (the attention page's tabs and tiles; a lesson by Next; Chinese every lesson and question type)
     "test_attention_view.py",  # ~60 s of untimed tests
@@ -484,6 +483,7 @@ LONG_SERVER_FILES = (
     "test_lesson_editor.py",  # ~37 s
     "test_first_screen.py",  # ~34 s of tests (41 s alone at load 2.6)
     "test_new_page_and_lesson.py",  # ~30 s: the contributor's copy served and walked
+    "test_classhour.py",  # ~25 s: the repeated word in two languages (every question type's walk went, 2026-12-05)
     "test_attention_view_hf.py",  # ~25 s
 )
 

@@ -1,7 +1,9 @@
 """A class's hour in the lesson editor (issue 37), in a real browser, in English and Chinese, on
 one server and browser: a repeated word is graded at the occurrence the teacher chose (row "mat",
-key the second "the": the weight on that "the", not on "The"); every question type opens on
-defaults that build with no warning."""
+key the second "the": the weight on that "the", not on "The"), picked from the editor's lists by
+typing, as a teacher does. (That every question type opens on defaults that build with no warning
+is tests/test_editor.py's, for every model: the browser's walk of it, the translator in English and
+the GPT in Chinese, read the same warnings, 46 s of phase 2, until 2026-12-05.)"""
 
 from __future__ import annotations
 
@@ -66,16 +68,3 @@ def test_a_repeated_word_is_graded_at_the_chosen_occurrence(app_server, new_page
     assert f"{computed}{want['params']['weight']}".replace(" ", "") in line.replace(" ", ""), line
     assert "the₂" in line, line  # the question names the occurrence
     assert not warnings(page) and not exceptions(page)
-
-
-@pytest.mark.parametrize("lang, name", [("en", "translator"), ("zh", "gpt")])
-def test_every_question_type_opens_on_defaults_with_no_warning(app_server, new_page, lang, name):
-    page = new_page()
-    goto(page, app_server.url + f"/editor?model={name}&lang={lang}", 300)
-    warned = {}
-    for q in queries.QUERIES:
-        pick(page, TABLE["ed_query"][lang], TABLE[f"ed_query_{q}"][lang])  # settles after its rerun
-        if warnings(page):
-            warned[q] = warnings(page)
-    assert not warned, warned
-    assert not exceptions(page)
