@@ -431,10 +431,11 @@ def recompute_post(runner, w, a):
 # @pytest.mark.timed). The explorer and the other AppTest walks over every page are marked slow, so
 # `-m "not browser and not slow"` is the fast loop (CONTRIBUTING.md).
 SERVER_FILES = ("test_protocol.py", "test_sentence_in_browser.py")
-# test_protocol.py bounds memory (the server's RSS), not time: it runs with the untimed ones
+# test_protocol.py bounds memory (the server's RSS), not time: it runs with the untimed ones;
+# test_votes.py (one vote after a reload) waits up to 15 s for a vote and times nothing: with the
+# untimed ones since 2026-12-05 (about 10 s of the timed phase)
 TIMED_FILES = (
     "test_rooms.py",
-    "test_votes.py",
     "test_timeline_play.py",
     "test_production.py",
 )

@@ -25,3 +25,25 @@ def test_every_context_counts_the_runs_and_an_uncounted_page_is_refused(app_serv
             arm(page)
     finally:
         ctx.close()
+
+
+_KEPT: dict[str, object] = {}  # the second visitor's context, from the test before the next one
+
+
+def test_each_visitor_of_a_test_has_a_context_of_its_own(new_page):
+    """new_page (tests/browser/conftest.py): a test's second visitor of the same screen is another
+    browser context (its own cookies: a student beside a teacher), the session's second one, kept
+    warm for the next test's second visitor."""
+    a, b = new_page(), new_page()
+    assert a.context is not b.context
+    a.context.add_cookies([{"name": "attn_teach", "value": "x", "url": "http://127.0.0.1:1"}])
+    assert not b.context.cookies(), b.context.cookies()
+    _KEPT["second"] = b.context
+
+
+def test_the_second_visitor_of_the_next_test_reuses_that_context_its_cookies_cleared(new_page):
+    a, b = new_page(), new_page()
+    if "second" not in _KEPT:
+        pytest.skip("runs after the test above")
+    assert b.context is _KEPT["second"] and a.context is not b.context
+    assert not a.context.cookies() and not b.context.cookies()

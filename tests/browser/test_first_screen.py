@@ -66,6 +66,8 @@ def test_a_page_opens_by_its_plain_name(app_server, new_page, lang):
     other = [p for p, _ in PAGES[1:] if p in ("lessons", "attention")] or [PAGES[1][0]]
     asked = [(home, home), (home.upper(), home), ("index", home)]
     asked += [(p.capitalize(), p) for p in other] + [(p + "/", p) for p in other]
+    if lang != "en":  # which page a name opens is the same in every language; what it says is not:
+        asked = [(home.upper(), home), (other[0].capitalize(), other[0])]  # two titles, and the dialog below
     for path, want in asked:
         goto(page, f"{app_server.url}/{path}?lang={lang}")
         page.wait_for_timeout(500)  # the dialog comes with the first run's navigation message

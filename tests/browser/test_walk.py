@@ -1,8 +1,8 @@
 """The page explorer's idea in a real browser, for what AppTest cannot see (fragments, tab bars,
-tile clicks): every tab and every model-view tile of the attention page in both languages, a lesson
-walked by Next by a reader with no room and every step of the lessons this server does not offer in
-English, and in Chinese every lesson and every question type, with no error box and no exception
-after any of them. Every step of every offered lesson: test_room_walk.py, in a room."""
+tile clicks): every tab of the attention page in both languages and every model-view tile in
+English, a lesson walked by Next by a reader with no room and every step of the lessons this
+server does not offer in English, and in Chinese every lesson and every question type, with no
+error box and no exception after any of them. Every step of every offered lesson: test_room_walk.py, in a room."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ def test_attention_every_tab_and_every_tile(app_server, new_page, lang):
     for i in range(page_tabs.count()):
         click_and_settle(page_tabs.nth(i), page)
         assert not trouble(page), (i, trouble(page))
+    if lang != "en":  # a tile's click is the same in every language (8 reruns): English's walk has it
+        return
     # the attention view's model view: each tile once; the link says which head was chosen
     click_and_settle(page_tabs.first, page)
     page.locator(".av [role='tab'][data-tab='model']").click()
