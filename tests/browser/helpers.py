@@ -131,8 +131,8 @@ def served(log_name: str, env: dict | None = None):
 
 # -- axe-core (npm, pinned in tests/browser/node/package.json; scripts/test installs it) ----------
 AXE_JS = ROOT / "tests" / "browser" / "node" / "node_modules" / "axe-core" / "axe.min.js"
-_AXE_RUN = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
+_AXE_RUN = """async (within) => {
+  const r = await axe.run(within ? document.querySelector(within) : document, {resultTypes: ['violations']});
   return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ').slice(-120))}));
 }"""
@@ -147,11 +147,13 @@ def axe_problem() -> str | None:
     )
 
 
-def axe_violations(page) -> list[dict]:
-    """axe-core's violations on the page as it is now: [{id, impact, help, nodes}]."""
+def axe_violations(page, within: str | None = None) -> list[dict]:
+    """axe-core's violations on the page as it is now: [{id, impact, help, nodes}]; within: a CSS
+    selector, the part of the page checked (the whole document's rules, such as its language, then
+    skipped)."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
-    return page.evaluate(_AXE_RUN)
+    return page.evaluate(_AXE_RUN, within)
 
 
 # every canvas fillText with whether the transform in force turns the text (its matrix's b is not 0):
