@@ -7,7 +7,8 @@ Checked: no error box (but a wrong prediction's), exception or JavaScript error 
 screens at any step (test_walk.py's trouble); every answer option fits the projector and the phone
 (test_teacher_reveal.py's OPTIONS_JS: none cut, none in a box that scrolls sideways), before and
 after the reveal; the projector shows the answer once revealed and never shows the teacher's own verdict or score; axe-core finds nothing serious or critical with the room open and
-a step revealed; the class's results CSV holds every answer the students gave (the sum of its
+a step revealed, on the projector and on both students' pages (the students' own test,
+test_student_reveal.py, walked a room to its first reveal twice more until 2026-12-05); the class's results CSV holds every answer the students gave (the sum of its
 "students" column, per lesson); after the check lesson (pre / post steps) the teacher's
 "what the class learned" CSV has a row per objective, each counting both students' answers before
 and after; and the server's log of the whole walk holds no exception or traceback.
@@ -44,6 +45,8 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 LOG_BAD = re.compile(r"Traceback|Exception|Error:|\bERROR\b")
 ASKED = "[data-testid='stButtonGroup'], [data-testid='stSlider']"  # a step's question, answerable
 LOADING_MS = 300_000
+# a student's page once the step is revealed: its verdict on the student's own answer
+VERDICT = "() => document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stAlert']\").length > 0"
 
 
 def main(page):
@@ -216,10 +219,14 @@ def _walk(server, new_page) -> None:
             assert not [p for p in personal if p in shown], (lesson, i, "the projector shows a personal result")
             assert not trouble(teacher), (lesson, i, trouble(teacher))
             fits(teacher, (lesson, i, "projector, revealed"))
-            if not axe_done:
+            if not axe_done:  # the first reveal: axe on the projector and on each student's page
                 teacher.screenshot(path=str(SCREENSHOTS / "room-walk-teacher.png"))
-                phone.screenshot(path=str(SCREENSHOTS / "room-walk-phone.png"))
-                bad = serious(axe_violations(teacher))
+                bad = [f"projector: {v}" for v in serious(axe_violations(teacher))]
+                for student, lang in ((laptop, "en"), (phone, "zh")):
+                    student.wait_for_function(VERDICT, timeout=30_000)  # the reveal reached the student
+                    settle(student)
+                    student.screenshot(path=str(SCREENSHOTS / f"student-reveal-{lang}.png"), full_page=True)
+                    bad += [f"student ({lang}): {v}" for v in serious(axe_violations(student))]
                 assert not bad, bad
                 axe_done = True
             if i < len(steps):
