@@ -469,7 +469,6 @@ LONG_SERVER_FILES = (
     # 20:12 clean-clone run, 147 s, one worker running it while the other had finished)
     "test_bench_attacks.py",
     "test_live_model.py",  # the in-browser model, five models x knobs (~2 min at load 10-20)
-    "test_live_temperature.py",  # the temperature page in the browser, five models (~150 s at load 16)
     "test_live_compare.py",  # compare in the browser, five models (~90 s at load 16)
     "test_security.py",  # ~170 s
     "test_projector.py",  # ~135 s
@@ -477,6 +476,7 @@ LONG_SERVER_FILES = (
     "test_pages.py",  # ~70 s
     "test_walk.py",  # ~60 s (the attention page's tabs and tiles; a lesson by Next; Chinese every lesson and question type)
     "test_attention_view.py",  # ~60 s of untimed tests
+    "test_live_temperature.py",  # the temperature page in the browser, the two families (~40 s; five models: ~150 s at load 16)
     "test_bench_smallest.py",  # ~57 s
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
     "test_protocol.py",  # tests/: ~50 s of untimed tests (a server of its own, two more started)

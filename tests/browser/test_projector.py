@@ -4,10 +4,11 @@ The real case: a teacher with a room open, in presentation mode, at 1280x800. On
 app.py's PAGES that draws a chart, the first chart's x axis ends on the first screen (y <= 800:
 Plotly's x axis with its tick labels and title; the in-browser attention view's canvas); at
 1920x1080 it ends on that screen too and the first row's plot areas (the drawn data, not the
-chart's box) take >= 60 % of the width (in English: LARGE_IN). Presentation mode's main slot (ui.layout.main_area) holds a
-chart that starts in the first three quarters of both screens and spans >= 60 % of their width,
-with no chart label under 16 px and no bar value under 18 px or over another; axe-core finds nothing serious or critical. The room code outside
-presentation mode is >= 32 px, in it >= 48 px, and its QR code one click away; the page menu lists
+chart's box) take >= 60 % of the width (in English: LARGE_IN). Presentation mode's main slot
+(ui.layout.main_area) holds a chart that starts in the first three quarters of both screens and
+spans >= 60 % of their width, with no chart label under 16 px and no bar value under 18 px or over
+another; axe-core finds nothing serious or critical. The room code outside presentation mode is
+>= 32 px, in it >= 48 px, and its QR code one click away; the page menu lists
 every page and keeps presentation mode, with the sidebar closed. No button or page-link label is
 cut ("Run to th...") on any page. Three pages draw their main chart after a click, as in class,
 and are measured after it (tests/browser/screens.py's first_action): generation after Step (the

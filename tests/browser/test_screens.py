@@ -6,10 +6,9 @@ A phone (390x844, touch): nothing scrolls sideways, no chart text under 11 px, n
 tab on screen, every legend inside its chart, the first chart as wide as the screen, Plotly's
 toolbar never over a chart's title after a tap, the skip link in the reader's language, and the
 sidebar closed after Apply and after a language is picked, every bar value at >= 12 px and none
-over another. On every page, too: axe-core
-(tests/browser/node, pinned) finds 0 serious or critical violations (other moderate ones are
-printed) and no heading-order jump, and every chart has a text alternative in the page's language
-that takes no room on screen.
+over another. On every page, too: axe-core (tests/browser/node, pinned) finds 0 serious or
+critical violations (other moderate ones are printed) and no heading-order jump, and every chart
+has a text alternative in the page's language that takes no room on screen.
 
 One browser context per language walks the pages of app.py's PAGES one after another inside its
 Streamlit session, by the sidebar's links; a page whose main chart follows a click (generation's
