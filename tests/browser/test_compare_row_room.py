@@ -13,7 +13,9 @@ READY = "() => window.__attentionViews && window.__attentionViews.cmp_view && wi
 ROW = "() => window.__attentionViews.cmp_view.state.q"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+# English: a row follows the same in every language, and the room's controls in Chinese are opened
+# by the Chinese projector and first-screen walks (this test ran in both until 2026-12-05, 12 s each)
+@pytest.mark.parametrize("lang", ["en"])
 def test_a_student_follows_the_teachers_row_on_compare(app_server, new_page, lang):
     from ui.i18n import TABLE
 

@@ -147,12 +147,18 @@ def hostile_query(payload: str) -> str:
     return "&".join(f"{p}={quote(payload, safe='')}" for p in URL_PARAMS)
 
 
-@pytest.mark.parametrize("path", ["/", "/attention"])
+# home gets every payload in its link; the attention explorer, whose link is read by the same code
+# (ui/state.py), the ones that could break markup or layout, as in the sidebar (SIDEBAR_CASES)
+LINK_CASES = {"/": tuple(PAYLOADS), "/attention": ("long", "zero_width", "control", *XSS)}
+
+
+@pytest.mark.parametrize("path", list(LINK_CASES))
 def test_hostile_values_in_the_link(app_server, new_page, path):
     """Every view setting of the link set to each payload: defaults with a notice, nothing runs."""
     page = new_page()
     report = {}
-    for name, payload in PAYLOADS.items():
+    for name in LINK_CASES[path]:
+        payload = PAYLOADS[name]
         url = f"{app_server.url}{path}?{hostile_query(payload)}"
         try:
             response = page.goto(url, wait_until="domcontentloaded")
