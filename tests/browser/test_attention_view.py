@@ -22,6 +22,7 @@ from ui.context import DEFAULT_TEXT
 from ui.i18n import text_in
 
 from .helpers import MODELS, Sent, drag_temperature, goto, settle, show_every_page
+from .screens import open_room
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
 VIEW = "() => window.__attentionViews && window.__attentionViews.att_view && window.__attentionViews.att_view.ready"
@@ -317,10 +318,7 @@ def test_with_a_room_open_the_views_end_on_the_projectors_first_screen(app_serve
     no text under 16 px."""
     page = new_page(viewport={"width": 1280, "height": 800})
     goto(page, f"{app_server.url}/attention")
-    page.get_by_text("Classroom").first.click()
-    page.get_by_role("button", name="Open a room (teacher)").click()
-    page.wait_for_function("() => location.search.includes('room=')")
-    settle(page)
+    open_room(page)
     page.locator("section[data-testid='stSidebar'] label", has_text="Presentation mode").click()
     page.wait_for_function("() => location.search.includes('present=1')")
     settle(page)
@@ -366,11 +364,7 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
     every layer, the model re-run; compare: A and B at that T)."""
     teacher = new_page()
     goto(teacher, f"{app_server.url}/temperature?model=gpt&head=2&q=2")
-    teacher.get_by_text("Classroom").first.click()
-    teacher.get_by_role("button", name="Open a room (teacher)").click()
-    teacher.wait_for_function("() => location.search.includes('room=')")
-    settle(teacher)
-    code = parse_qs(urlparse(teacher.url).query)["room"][0]
+    code = open_room(teacher)
     student = new_page()
     goto(student, f"{app_server.url}/?room={code}")
     student.wait_for_function(TEMP_VIEW, timeout=30_000)  # the teacher's page

@@ -3,11 +3,10 @@ browser: compare's row was not in its link, so a student's view stayed on its ow
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
-
 import pytest
 
 from .helpers import goto, settle
+from .screens import open_room
 
 READY = "() => window.__attentionViews && window.__attentionViews.cmp_view && window.__attentionViews.cmp_view.ready"
 ROW = "() => window.__attentionViews.cmp_view.state.q"
@@ -17,15 +16,10 @@ ROW = "() => window.__attentionViews.cmp_view.state.q"
 # by the Chinese projector and first-screen walks (this test ran in both until 2026-12-05, 12 s each)
 @pytest.mark.parametrize("lang", ["en"])
 def test_a_student_follows_the_teachers_row_on_compare(app_server, new_page, lang):
-    from ui.i18n import TABLE
 
     teacher = new_page()
     goto(teacher, f"{app_server.url}/compare?model=gpt&lang={lang}")
-    teacher.get_by_text(TABLE["room_section"][lang], exact=True).first.click()
-    teacher.get_by_role("button", name=TABLE["room_open"][lang]).click()
-    teacher.wait_for_function("() => location.search.includes('room=')")
-    settle(teacher)
-    code = parse_qs(urlparse(teacher.url).query)["room"][0]
+    code = open_room(teacher, lang)
     student = new_page()
     goto(student, f"{app_server.url}/?room={code}&lang={lang}")
     for page in (teacher, student):

@@ -16,8 +16,8 @@ import json
 
 import pytest
 
-from .helpers import SIDEBAR, click_and_settle, goto, show_every_page
-from .screens import PAGES, tr
+from .helpers import goto, show_every_page
+from .screens import PAGES, open_room, tr
 
 FOLD = 800
 # the bottom of each control in the sidebar, found by its label in the reader's language
@@ -47,9 +47,7 @@ def test_a_teachers_controls_are_on_the_first_screen(app_server, new_page, lang)
     assert all(where.values()), f"a control was not found: {where}"
     assert max(where.values()) <= FOLD, f"below the first screen at 1280 x {FOLD}: {where}"
     # with a room open (the section expanded, its QR code below), the same controls stay put
-    page.locator(SIDEBAR).get_by_text(tr("room_section", lang), exact=True).click()
-    click_and_settle(page.get_by_role("button", name=tr("room_open", lang)), page)
-    page.wait_for_function("() => location.search.includes('room=')")
+    open_room(page, lang)
     opened = page.evaluate(BOTTOMS_JS, labels)
     assert max(opened.values()) <= FOLD, f"with a room open: {opened}"
     # the menu lists a few pages, and every one of them after "View more"

@@ -14,6 +14,7 @@ import time
 from lessons import schema
 
 from .helpers import SCREENSHOTS, click_and_settle, exceptions, goto, settle, show_every_page
+from .screens import open_room
 
 STEPS = [  # the query's name as the editor shows it; the first is the editor's default query
     None,
@@ -79,10 +80,7 @@ def test_a_teacher_writes_a_lesson_and_runs_it_in_a_room(app_server, new_page, t
     fresh.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(path))
     main(fresh).get_by_text("Loaded a lesson with 5 steps").wait_for(timeout=30_000)
     settle(fresh)
-    fresh.get_by_text("Classroom").first.click()
-    click_and_settle(fresh.get_by_role("button", name="Open a room (teacher)"), fresh)
-    fresh.wait_for_function("() => location.search.includes('room=')")
-    code = re.search(r"room=([2-9A-Z]{8})", fresh.evaluate("() => location.search")).group(1)
+    code = open_room(fresh)
     show_every_page(fresh)  # the menu lists ui.layout.NAV_SHOWN pages before "View more"
     fresh.locator("[data-testid='stSidebarNav'] a[href*='lessons']").click()
     fresh.wait_for_function("() => location.pathname.endsWith('/lessons')")

@@ -32,7 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from .helpers import ROOT, SCREENSHOTS, AppServer, app_env, exceptions, free_port, goto, settle, submit_text
-from .test_rooms import FOLLOW_S, query, sentence, wait_until
+from .screens import open_room
+from .test_rooms import FOLLOW_S, sentence, wait_until
 
 # every test here starts the whole stack (about 20 s): never in the fast loop, even the one that
 # needs no browser (tests/browser/conftest.py marks `browser` only by the browser fixtures)
@@ -220,11 +221,7 @@ def test_a_room_across_replicas_survives_a_replica_restart(stack, new_page):
     teacher, student = new_page(), new_page()
     teacher_seen, student_seen = on(teacher, stack, "a"), on(student, stack, "b")
     goto(teacher, stack.url + "/", 300)
-    teacher.get_by_text("Classroom").first.click()
-    teacher.get_by_role("button", name="Open a room (teacher)").click()
-    teacher.wait_for_function("() => location.search.includes('room=')")
-    settle(teacher)
-    code = query(teacher)["room"]
+    code = open_room(teacher)
     goto(student, stack.url + f"/?room={code}", 300)
     assert student.get_by_text("Following the teacher").first.is_visible()
     submit_text(teacher, "狗咬人")

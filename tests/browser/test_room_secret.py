@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from .helpers import SCREENSHOTS, click_and_settle, exceptions, goto, served, settle
+from .screens import open_room
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +51,7 @@ def is_teacher(page) -> bool:
 def test_the_secret_never_in_the_address_and_rotating_it_locks_out_an_old_copy(server, new_page):
     teacher = new_page()
     goto(teacher, server.url + "/", 300)
-    teacher.get_by_text("Classroom").first.click()
-    open_button = teacher.get_by_role("button", name="Open a room (teacher)")
-    open_button.wait_for(state="visible")
-    click_and_settle(open_button, teacher)
-    assert wait_for(teacher, lambda: "room" in query(teacher), 60), teacher.screenshot(
-        path=str(SCREENSHOTS / "room-secret-open.png")
-    )
-    code = query(teacher)["room"]
+    code = open_room(teacher)
     assert wait_for(teacher, lambda: teacher_cookie(teacher) is not None), "no teacher cookie written"
     cookie = teacher_cookie(teacher)
     room_code, _, token = cookie.partition(".")

@@ -25,6 +25,7 @@ from .helpers import (
     show_every_page,
     submit_text,
 )
+from .screens import open_room
 
 FOLLOW_S = 3.0  # a student sees each change within 2 s on a quiet machine; 3 s leaves room for a loaded CI run (measured 0.56-2.43 s with the suite on 2 workers)
 
@@ -85,11 +86,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
         warm.context.close()
     teacher = new_page()
     goto(teacher, a.url + "/", 300)  # the first visit imports torch and the models
-    teacher.get_by_text("Classroom").first.click()
-    teacher.get_by_role("button", name="Open a room (teacher)").click()
-    teacher.wait_for_function("() => location.search.includes('room=')")
-    settle(teacher)
-    code = query(teacher)["room"]
+    code = open_room(teacher)
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{8}", code)
     banner = teacher.get_by_text(f"Room {code[:4]}-{code[4:]}")
     assert banner.first.is_visible()

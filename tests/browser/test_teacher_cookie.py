@@ -11,7 +11,8 @@ import urllib.request
 import pytest
 
 from .helpers import SCREENSHOTS, AppServer, app_env, click_and_settle, goto, settle
-from .test_room_secret import is_teacher, query, wait_for
+from .screens import open_room
+from .test_room_secret import is_teacher, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +35,7 @@ def teach_cookie(page) -> dict | None:
 def test_the_teacher_cookie_is_httponly(production, new_page):
     teacher = new_page()
     goto(teacher, production.url + "/", 300)
-    teacher.get_by_text("Classroom").first.click()
-    click_and_settle(teacher.get_by_role("button", name="Open a room (teacher)"), teacher)
-    assert wait_for(teacher, lambda: "room" in query(teacher), 60)
-    code = query(teacher)["room"]
+    code = open_room(teacher)
     assert wait_for(teacher, lambda: teach_cookie(teacher) is not None), "no teacher cookie"
     cookie = teach_cookie(teacher)
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["value"].startswith(code + ".")

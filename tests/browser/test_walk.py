@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from .helpers import click_and_settle, exceptions, goto, settle, view_tile_xy
+from .screens import open_room
 
 ERROR_BOX = "[data-testid='stAlertContentError']"
 
@@ -159,12 +160,8 @@ def test_a_sentence_typed_but_not_applied_gives_way_to_the_teachers(app_server, 
 
     teacher = new_page()
     goto(teacher, app_server.url + "/", 300)
-    teacher.get_by_text("Classroom").first.click()
-    teacher.get_by_role("button", name="Open a room (teacher)").click()
-    teacher.wait_for_function("() => /Room [2-9A-Z]{4}-[2-9A-Z]{4}/.test(document.body.innerText)")
-    settle(teacher)
-    found = re.search(r"Room ([2-9A-Z]{4})-([2-9A-Z]{4})", teacher.locator("body").inner_text())
-    code = found.group(1) + found.group(2)
+    code = open_room(teacher)
+    assert f"Room {code[:4]}-{code[4:]}" in teacher.locator("body").inner_text()
     student = new_page()
     goto(student, f"{app_server.url}/?room={code}", 300)
     settle(student)
