@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from .helpers import CHROMIUM, ROOT, VIEWPORT, chromium_problem, launch, served
+from .helpers import CHROMIUM, ROOT, VIEWPORT, axe_problem, chromium_problem, launch, served
 
 BROWSER_FIXTURES = {"app_server", "browser", "new_page"}
 SKIP = os.environ.get("ATTN_SKIP_BROWSER") == "1"
@@ -167,3 +167,13 @@ def slug(url: str) -> str:
 
 
 __all__ = ["ROOT", "slug"]
+
+
+@pytest.fixture(scope="module")
+def axe_installed():
+    """For a module whose tests run axe-core (`pytestmark = pytest.mark.usefixtures("axe_installed")`):
+    where axe-core is missing, the module fails at its start saying how to install it, not after a
+    walk of every page (three modules wrote this fixture out until 2026-12-05)."""
+    problem = axe_problem()
+    if problem:
+        pytest.fail(problem, pytrace=False)

@@ -31,7 +31,6 @@ from .helpers import (
     SCREENSHOTS,
     SIDEBAR,
     arm,
-    axe_problem,
     axe_violations,
     exceptions,
     goto,
@@ -66,11 +65,7 @@ ROOM_CODE_PRESENT_PX = 48  # on the projector
 LARGE_IN = "en"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _axe_installed():
-    problem = axe_problem()
-    if problem:
-        pytest.fail(problem, pytrace=False)
+pytestmark = pytest.mark.usefixtures("axe_installed")  # tests/browser/conftest.py
 
 
 def go_present(page, lang: str, i: int, path: str) -> None:

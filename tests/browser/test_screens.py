@@ -31,7 +31,6 @@ from .helpers import (
     SCREENSHOTS,
     SIDEBAR,
     arm,
-    axe_problem,
     axe_violations,
     goto,
     measure,
@@ -59,11 +58,7 @@ def name(path: str) -> str:
     return path or "home"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _axe_installed():
-    problem = axe_problem()
-    if problem:
-        pytest.fail(problem, pytrace=False)
+pytestmark = pytest.mark.usefixtures("axe_installed")  # tests/browser/conftest.py
 
 
 _SIDEBAR_OPEN = (

@@ -10,7 +10,7 @@ import pytest
 
 from ui.i18n import LANGS, text_in
 
-from .helpers import SCREENSHOTS, axe_problem, axe_violations, exceptions, goto, settle
+from .helpers import SCREENSHOTS, axe_violations, exceptions, goto, settle
 from .screens import open_room_and_present, serious
 
 # every answer option of the main area: its box against the screen, and any box around it that
@@ -36,11 +36,7 @@ OPTIONS_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _axe_installed():
-    problem = axe_problem()
-    if problem:
-        pytest.fail(problem, pytrace=False)
+pytestmark = pytest.mark.usefixtures("axe_installed")  # tests/browser/conftest.py
 
 
 def _personal(lang: str) -> list[str]:
