@@ -172,3 +172,20 @@ def test_one_command_publishes_the_graphs_everywhere():
         text = (root / f).read_text(encoding="utf-8")
         assert "ui.browser_model" in text, f
         assert "export-onnx shipped" not in text and '"export-onnx"' not in text, f
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_the_command_refuses_a_number_of_exports_below_one(value, capsys, monkeypatch):
+    """`python -m ui.browser_model --jobs 0` ran one export, quietly, until 2026-12-05: a count under
+    one, or no number, is refused with a line that says why, before anything is exported."""
+    from ui.browser_model import __main__ as command
+
+    def publish(**_):
+        raise AssertionError(f"--jobs {value} was not refused: the export started")
+
+    monkeypatch.setattr(command, "publish", publish)
+    main = command.main
+    with pytest.raises(SystemExit) as stop:
+        main(["--jobs", value])
+    assert stop.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
