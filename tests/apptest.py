@@ -1,9 +1,11 @@
 """Opening one page of the app the way a shared link does, for the AppTest tests."""
 
 import ast
+import atexit
 import base64
 import functools
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -98,6 +100,9 @@ def app_copy(page: str) -> Path:
         f"key=lambda p: p[0] != {page!r})",
     )
     folder = Path(tempfile.mkdtemp(prefix="apptest_"))
+    # removed as the process ends (its pages/ link unlinked, not followed): a folder a page and a
+    # process, 184 of them left in /tmp by a day of runs until 2026-12-05
+    atexit.register(shutil.rmtree, folder, True)
     root = Path(APP).parent
     (folder / "pages").symlink_to(root / "pages", target_is_directory=True)
     (folder / "app.py").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,4 +1,10 @@
-"""tests/apptest.py's helpers as a test writer uses them: a page opened in 中文 needs no fixture."""
+"""tests/apptest.py's helpers as a test writer uses them: a page opened in 中文 needs no fixture; the
+copies of app.py it makes are removed with their process (184 such folders were left in /tmp by a
+day of runs until 2026-12-05)."""
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,3 +27,16 @@ def test_an_unknown_language_fails_with_the_app_s_languages():
 
 def test_the_language_is_the_default_again_after_a_test():
     assert i18n.DEFAULT_LANG == apptest.ORIGINAL_LANG
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_an_app_copy_is_removed_with_its_process_and_pages_stay():
+    code = "from tests import apptest; p = apptest.app_copy('pages/home.py'); print(p.parent); assert (p.parent / 'pages').is_symlink()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    folder = Path(done.stdout.strip().splitlines()[-1])
+    assert folder.name.startswith("apptest_"), done.stdout
+    assert not folder.exists(), f"{folder} is still there after its process ended"
+    assert (ROOT / "pages" / "home.py").exists()
