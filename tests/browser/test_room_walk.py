@@ -182,8 +182,7 @@ def _walk(server, new_page) -> None:
     assert "check" in lessons and len(lessons) >= 3, lessons
     teacher = new_page(viewport={"width": 1280, "height": 800})
     goto(teacher, f"{server.url}/lessons?lang=en&lesson={lessons[0]}", 300)
-    open_room_and_present(teacher, "en", 32)
-    code = parse_qs(urlparse(teacher.url).query)["room"][0]
+    code = open_room_and_present(teacher, "en", 32)
     laptop = new_page(viewport={"width": 1280, "height": 800})
     phone = new_page(**PHONE, locale="zh-CN")
     for page, lang in ((laptop, "en"), (phone, "zh")):
