@@ -168,7 +168,7 @@ def record_releases(
     from playwright.sync_api import sync_playwright
 
     from bench.views import Runs
-    from drive.browser import goto, launch, settle
+    from drive.browser import goto, launch, reach_model, settle
 
     sent: list[bytes] = []
     with sync_playwright() as pw:
@@ -187,6 +187,7 @@ def record_releases(
             settle(page, timeout)
             if move == "type":  # the page's own model loaded, its box listened to (or the release says why not)
                 try:
+                    reach_model(page, "att_view")  # a student reaches for the box: the model loads
                     page.wait_for_function(
                         "() => window.__attentionViews.att_view.liveReady",
                         timeout=60_000,

@@ -189,7 +189,7 @@ def page_path(page, url: str, n: int, moves: int, rates=RATES, timeout: float = 
     in-browser path (no move() in its test API, or its model did not load)."""
     from urllib.parse import quote
 
-    from drive.browser import goto
+    from drive.browser import goto, reach_model
     from model import load as load_model
 
     c = load_model(MODEL).config
@@ -197,6 +197,7 @@ def page_path(page, url: str, n: int, moves: int, rates=RATES, timeout: float = 
     names = [p for p in COLUMNS if p.startswith("attention page")]
     goto(page, f"{url}/attention?model={MODEL}&text={quote(t['text'])}", timeout=timeout)
     try:
+        reach_model(page, "att_view")  # the model loads when the reader reaches for it, not with the page
         page.wait_for_function(PAGE_READY, timeout=60_000)
     except Exception:  # noqa: BLE001  (a page without the hook, or whose model did not load)
         why = page.evaluate(

@@ -61,7 +61,7 @@ sys.path.insert(0, str(ROOT))
 from bench import synthetic  # noqa: E402
 from bench.interactions import choose, open_list, timed  # noqa: E402
 from bench.views import VIEW_DRAWN, Runs  # noqa: E402
-from drive.browser import Sent, goto, launch, settle  # noqa: E402
+from drive.browser import Sent, goto, launch, reach_model, settle  # noqa: E402
 from drive.server import SCREENSHOTS, AppServer  # noqa: E402
 
 OLD_PAGE_COMMIT = "9bb939fc84e9d153682954b91b68df88114c1c6a"  # the last Plotly attention page
@@ -352,6 +352,9 @@ def new_temperature(page, url, n, moves, log) -> list[dict]:
     goto(page, url, timeout=300)
     page.wait_for_function("() => window.__attentionViews && window.__attentionViews.temp_view", timeout=120_000)
     view = "window.__attentionViews.temp_view"
+    # the model loads when the reader reaches for it (here, before the drag: its moves are timed, not its load)
+    reach_model(page, "temp_view")
+    page.wait_for_function(f"() => {view}.liveReady || {view}.liveReason", timeout=120_000)
     drawn = page.evaluate(f"() => {view}.frames.length")
     answered = page.evaluate(f"() => {view}.liveFrames.length")  # the model's runs in the browser (our models)
     before = sent.frames

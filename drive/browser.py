@@ -436,6 +436,20 @@ def screenshot(page, name: str) -> Path:
 
 
 # -- the model view: one image of every head, with an invisible marker per tile (customdata [layer, head]) --
+def reach_model(page, key: str, timeout: float = 60) -> None:
+    """The reader reaches for the in-browser model of attention view KEY (ui/attention_view/view.js,
+    armReach: it loads on a pointer, touch, key or focus in the view or the sentence box, not with
+    the page): focus on the view's chart, as a keyboard reader's Tab gives it. Focus, not a
+    pointer: it needs no spot on the screen that nothing covers (a phone's open sidebar covers the
+    chart), and it neither scrolls the page nor shows a tip. Waits for the view first."""
+    page.wait_for_function(
+        "k => window.__attentionViews && window.__attentionViews[k] && window.__attentionViews[k].ready",
+        arg=key,
+        timeout=timeout * 1000,
+    )
+    page.evaluate("k => window.__attentionViews[k].canvas.focus({preventScroll: true})", key)
+
+
 _MODEL_VIEW = """Array.from(document.querySelectorAll('.js-plotly-plot'))
     .find(g => g.offsetWidth && (g.data || []).some(t => t.type === 'image'))"""
 SCROLL_TO_MODEL_VIEW = f"""() => {_MODEL_VIEW}?.scrollIntoView({{block: 'center'}})"""

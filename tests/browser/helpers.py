@@ -30,6 +30,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     measure,
     nav_links,
     plot_summaries,
+    reach_model,
     relaid,
     screenshot,
     settle,
@@ -54,6 +55,21 @@ def live_ready(key: str) -> str:
     """A function for wait_for_function: view KEY is loaded and its chart is the browser's run."""
     v = view_js(key)
     return f"() => {v} && {v}.ready && {v}.source === 'browser'"
+
+
+def wait_live(page, key: str, timeout: float = 60) -> None:
+    """The reader reaches for view KEY's model (drive.browser.reach_model: it loads then, not with
+    the page), and the chart becomes the browser's run: waited for."""
+    reach_model(page, key, timeout)
+    page.wait_for_function(live_ready(key), timeout=timeout * 1000)
+
+
+def live_settled(page, key: str, timeout: float = 60) -> None:
+    """The reader reaches for view KEY's model, and it either loads or says why it cannot (no graph
+    published: "off"): what the view computes is then fixed for the test's moves."""
+    reach_model(page, key, timeout)
+    v = view_js(key)
+    page.wait_for_function(f"() => {v}.liveReady || {v}.liveReason", timeout=timeout * 1000)
 
 
 def view_api(page, key: str, expr: str):

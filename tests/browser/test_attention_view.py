@@ -21,7 +21,7 @@ import model
 from ui.context import DEFAULT_TEXT
 from ui.i18n import text_in
 
-from .helpers import MODELS, Sent, drag_temperature, goto, settle, show_every_page
+from .helpers import MODELS, Sent, drag_temperature, goto, live_settled, settle, show_every_page
 from .screens import open_room
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
@@ -76,6 +76,7 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     sent = Sent(page)
     goto(page, f"{app_server.url}/attention?model={name}&kind={kind}&head=2&q=1")
     page.wait_for_function(VIEW, timeout=30_000)
+    live_settled(page, "att_view")  # the drag below is answered by the one path, not by both in turn
     assert view(page)["head"] == 1 and view(page)["q"] == 1  # the link's view (head 2, 1-based)
     s = scores(name, kind)
     layer = view(page)["layer"]

@@ -17,7 +17,7 @@ import model
 from model.registry import read_config
 from ui.context import DEFAULT_TEXT
 
-from .helpers import MODELS, goto, live_ready, open_without_webassembly, type_in_box, view_api, view_js
+from .helpers import MODELS, goto, open_without_webassembly, type_in_box, view_api, view_js, wait_live
 
 pytestmark = pytest.mark.slow
 TOL = 1e-5
@@ -64,7 +64,7 @@ def test_both_runs_in_the_browser_equal_pytorch(app_server, new_page, published,
     page = new_page()
     for i, (link, label, a_set, b_set) in enumerate(comparisons(name)):
         goto(page, f"{app_server.url}/compare?model={name}&ckind={kind}&{link}")
-        page.wait_for_function(live_ready(KEY), timeout=60_000)
+        wait_live(page, KEY, 60)
         text = DEFAULT_TEXT
         if i == 0:  # typing: A (and every B that reads the box's sentence) re-run here, nothing sent
             assert type_in_box(page, KEY, TYPED) == 0, "websocket messages while typing"

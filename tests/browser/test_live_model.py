@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import model
+from ui.i18n import text_in
 
 from .helpers import (
     MODELS,
@@ -25,9 +26,11 @@ from .helpers import (
     live_ready,
     open_without_webassembly,
     sentence_box,
+    settle,
     view_api,
     view_js,
     view_move,
+    wait_live,
 )
 
 pytestmark = pytest.mark.slow
@@ -91,7 +94,7 @@ def test_typing_and_every_knob_in_the_browser_equal_pytorch(app_server, new_page
     page = new_page()
     sent = Sent(page)
     goto(page, f"{app_server.url}/attention?model={name}&kind={kinds[0]}")
-    page.wait_for_function(LIVE, timeout=60_000)
+    wait_live(page, KEY, 60)
     assert page.locator(".av-source").get_attribute("data-source") == "browser"
     # typing: each keystroke runs the model here; nothing goes to the server until the box is left
     sentence_box(page).click()
@@ -105,7 +108,7 @@ def test_typing_and_every_knob_in_the_browser_equal_pytorch(app_server, new_page
     for kind in kinds:
         if kind != kinds[0]:
             goto(page, f"{app_server.url}/attention?model={name}&kind={kind}&text={text.replace(' ', '+')}")
-            page.wait_for_function(LIVE, timeout=60_000)
+            wait_live(page, KEY, 60)
         # every knob on the first kind; the other kinds come from the same run: one knob each
         for knobs, settings in KNOBS if kind == kinds[0] else (KNOBS[0], KNOBS[3]):
             knobs, settings = filled(knobs, kind), filled(settings, kind)
@@ -123,10 +126,32 @@ def test_typing_and_every_knob_in_the_browser_equal_pytorch(app_server, new_page
     assert not page.rec.errors, page.rec.errors
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_model_loads_when_the_reader_reaches_for_it_not_with_the_page(app_server, new_page, published, lang):
+    """A page only looked at (a class following the projector) fetches neither the runtime nor a
+    graph, and its chart, the server's, says when the model comes; a click in the sentence box
+    (the reader about to type) loads it, and the chart becomes the browser's run."""
+    page = new_page()
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if "/ort/" in r.url or ".onnx" in r.url else None)
+    goto(page, f"{app_server.url}/?model=gpt&lang={lang}")
+    page.wait_for_function(f"() => {view_js('home_view')} && {view_js('home_view')}.ready", timeout=60_000)
+    settle(page)
+    page.wait_for_timeout(1000)  # a load started with the page would have fetched by now
+    assert fetched == [], fetched
+    source = page.locator(".av-source")
+    assert source.get_attribute("data-source") == "server"
+    assert source.inner_text() == text_in(lang, "av_src_waiting")
+    sentence_box(page).click()
+    page.wait_for_function(live_ready("home_view"), timeout=60_000)
+    assert any(u.endswith(".wasm.gz") for u in fetched) and any("/gpt.onnx" in u for u in fetched), fetched
+    assert source.get_attribute("data-source") == "browser"
+
+
 def test_leaving_the_box_writes_the_sentence_back_and_the_server_agrees(app_server, new_page, published):
     page = new_page()
     goto(page, f"{app_server.url}/attention?model=gpt")
-    page.wait_for_function(LIVE, timeout=60_000)
+    wait_live(page, KEY, 60)
     sentence_box(page).click()
     page.keyboard.press("End")
     page.keyboard.type(" and the dog sat", delay=20)
@@ -144,7 +169,7 @@ def test_leaving_the_box_writes_the_sentence_back_and_the_server_agrees(app_serv
 def test_a_head_off_reaches_the_link_on_release(app_server, new_page, published):
     page = new_page()
     goto(page, f"{app_server.url}/attention?model=gpt&head=2&layer=1")
-    page.wait_for_function(LIVE, timeout=60_000)
+    wait_live(page, KEY, 60)
     page.locator(".av-off").click()
     page.locator(".av-nopos").check()
     page.wait_for_function(
@@ -173,7 +198,7 @@ def test_each_move_is_one_frame(app_server, new_page, published, tokens):
 
     page = new_page()
     goto(page, f"{app_server.url}/attention?model=gpt")
-    page.wait_for_function(LIVE, timeout=60_000)
+    wait_live(page, KEY, 60)
     tok = model.load("gpt").tokenizer
     words, n = "the cat sat on the mat and the dog ate the fish".split(), 0
     while len(tok.encode(" ".join(words[i % len(words)] for i in range(n + 1)))) < tokens - 1:

@@ -31,6 +31,7 @@ from .helpers import (
     view_api,
     view_js,
     view_move,
+    wait_live,
 )
 
 pytestmark = pytest.mark.slow
@@ -73,7 +74,7 @@ def test_typing_and_the_slider_rerun_the_model_in_the_browser(app_server, new_pa
     kinds = KINDS.get(name, ("decoder",))
     page = new_page()
     goto(page, f"{app_server.url}/temperature?model={name}&kind={kinds[0]}&head=2&q=1")
-    page.wait_for_function(live_ready(KEY), timeout=60_000)
+    wait_live(page, KEY, 60)
     assert page.locator(".av-source").get_attribute("data-source") == "browser"
     # typing: the model runs here at each frame, nothing goes to the server until the box is left
     assert type_in_box(page, KEY, TYPED) == 0, "websocket messages while typing"
@@ -104,7 +105,7 @@ def test_typing_and_the_slider_rerun_the_model_in_the_browser(app_server, new_pa
             page,
             f"{app_server.url}/temperature?model={name}&kind={kind}&tlayer={layer + 1}&text={TEXT.replace(' ', '+')}",
         )
-        page.wait_for_function(live_ready(KEY), timeout=60_000)
+        wait_live(page, KEY, 60)
         view_move(page, KEY, ltemp=t)
         settings = {"temperature": t, "temperature_layer": layer}
         check(page, m, TEXT, kind, settings, f"{name} {kind} T = {t} in layer {layer + 1}")
@@ -126,7 +127,7 @@ def test_the_server_release_and_the_browser_agree_and_the_export_says_which(app_
     m = model.load("gpt")
     page = new_page()
     goto(page, f"{app_server.url}/temperature?model=gpt&head=1&q=2&temp=0.3")
-    page.wait_for_function(live_ready(KEY), timeout=60_000)
+    wait_live(page, KEY, 60)
     page.wait_for_function(f"() => {view_js(KEY)}.panelSource(1) === 'browser'", timeout=30_000)
     T = view_api(page, KEY, "v.state.ltemp")
     assert T == pytest.approx(0.3)

@@ -333,12 +333,12 @@ def test_a_sentence_left_in_the_box_reaches_its_replica_without_a_rerun(stack, n
 
     from ui import said
 
-    from .helpers import Sent, live_ready, sentence_box, view_api
+    from .helpers import Sent, sentence_box, view_api, wait_live
 
     page = new_page()
     seen = on(page, stack, "a")
     goto(page, f"{stack.url}/attention?model=gpt&text={quote('The cat sat on the mat')}", 300)
-    page.wait_for_function(live_ready("att_view"), timeout=120_000)
+    wait_live(page, "att_view", 120)
     settle(page)
     posts = []
     page.on("response", lambda r: posts.append(r) if r.url.endswith("/" + said.ROUTE) else None)
@@ -374,7 +374,7 @@ def test_a_sentence_left_in_the_box_reaches_its_replica_without_a_rerun(stack, n
     other = new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     on(other, stack, "a")
     goto(other, link, 300)
-    other.wait_for_function(live_ready("att_view"), timeout=120_000)
+    wait_live(other, "att_view", 120)
     assert sentence_box(other).input_value() == "The mouse hid under the table"
     sidebar = "() => document.querySelector(\"[data-testid='stSidebar']\").getAttribute('data-collapsed')"
     if other.evaluate(sidebar) != "false":

@@ -94,6 +94,7 @@ STRINGS = {
     "src_browser": "av_src_browser",
     "src_server": "av_src_server",
     "src_loading": "av_src_loading",
+    "src_waiting": "av_src_waiting",
     "cannot": "av_cannot",
     "cannot_no-webassembly": "av_cannot_no_webassembly",
     "cannot_no-simd": "av_cannot_no_simd",

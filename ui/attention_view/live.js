@@ -12,12 +12,32 @@
 // cannot run it: "no-webassembly", "no-simd", "memory", "error")
 const LOADED = new Map();
 
+// a full address: the component's own script has no base to resolve "/app/static/..." against
+function rootOf(base) {
+  return new URL(base, location.href).href.replace(/\/$/, "");
+}
+
+// Why this browser cannot run our models ("no-webassembly", "no-simd", "memory"), or null: model.js
+// alone (a few kB), so a page says so at once, before the reader reaches for the model
+export async function liveCannot(base) {
+  try {
+    const can = (await import(`${rootOf(base)}/browser_model/model.js`)).canRun();
+    return can.ok ? null : can.reason;
+  } catch (e) {
+    return "error";
+  }
+}
+
+// whether this page has loaded (or is loading) the model already: a view asking again costs nothing
+export function liveLoaded(base, name) {
+  return LOADED.has(`${base}|${name}`);
+}
+
 export function loadLive(base, name) {
   const key = `${base}|${name}`;
   if (!LOADED.has(key)) {
     LOADED.set(key, (async () => {
-      // a full address: the component's own script has no base to resolve "/app/static/..." against
-      const root = new URL(base, location.href).href.replace(/\/$/, "");
+      const root = rootOf(base);
       const mod = await import(`${root}/browser_model/model.js`);
       const can = mod.canRun();
       if (!can.ok) return { reason: can.reason };

@@ -16,7 +16,7 @@ import { pageRows } from "./layout.js";
 import { cellAt, tileCentre } from "./hit.js";
 import { fileName, headCsv, headJson, headSvg, panelsCsv, panelsJson, panelsSvg } from "./export.js";
 import { paintHeatmap, paintLines, paintModel, paintPanels } from "./paint.js";
-import { liveKnobs, liveRun, loadLive } from "./live.js";
+import { liveCannot, liveKnobs, liveLoaded, liveRun, loadLive } from "./live.js";
 import { LINK_TEXT_MAX, PHONE_MAX_PX } from "./shared.js";
 
 const VIEWS = new WeakMap();
@@ -29,6 +29,8 @@ const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of a
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64;
+// what a reader does to reach for the in-browser model (armReach): events on the document, captured
+const REACH = ["pointerover", "pointerdown", "touchstart", "focusin", "keydown"];
 const THUMB = 48; // viz/attention_view.THUMB: the model view's thumbnails of a sentence the browser ran
 
 // the sidebar's box applied as Streamlit applies it on Ctrl+Enter (a rerun)
@@ -141,14 +143,31 @@ class View {
     return v.head === "mean" ? null : `${this.h.kind}:${this.layerNo(v)}:${v.head + 1}`;
   }
 
-  // the header's live spec: load the model (once per page), listen to the sidebar's sentence box
+  // the header's live spec: listen to the sidebar's sentence box; load the model (once per page)
+  // when the reader reaches for what it answers (reach, below), or at once where this page has it
   startLive(spec) {
     const same = this.live && this.live.spec.model === spec.model && this.live.spec.base === spec.base;
     // a new spec is a new run of the page: the sentence it was drawn for is the one the server knows
     this.live = same ? { ...this.live, spec, said: null } : { spec, lm: null, reason: null, ms: null, output: null, on: false, said: null };
     this.listenBox(spec.box);
     if (same && this.live.lm) { this.liveAgain(); return; }
+    if (this.reached || liveLoaded(spec.base, spec.model)) { this.fetchLive(); return; }
+    this.armReach();
+    this.drawSource();
     const live = this.live;
+    // a browser that cannot run the model says so before anyone reaches for it (model.js alone)
+    liveCannot(spec.base).then((reason) => {
+      if (this.live !== live || !reason || live.lm) return;
+      live.reason = reason;
+      this.drawSource();
+      this.report();
+    });
+  }
+
+  fetchLive() {
+    const live = this.live, spec = live.spec;
+    live.asked = true;
+    this.drawSource();
     loadLive(spec.base, spec.model).then((lm) => {
       if (this.live !== live && (!this.live || this.live.spec.model !== spec.model)) return;
       this.live.lm = lm.reason ? null : lm;
@@ -157,6 +176,38 @@ class View {
       // a browser that cannot run the model says so once: the server then draws every sentence
       if (this.live.lm) this.liveAgain(); else { this.drawSource(); this.report(); }
     });
+  }
+
+  // The model (the runtime's 14 MB and a graph of 4-6 MB, about 1 s of a laptop's CPU to compile)
+  // loads when the reader first reaches for what it answers: a pointer over the view or its
+  // controls, a touch, a key, focus in the view or in the sidebar's sentence box. A page that is
+  // only looked at (a class following the teacher's projector, a link opened to be read) costs the
+  // browser none of it; until then the server computes the chart, as it does for every move. Once
+  // reached, the view loads every later model of the page at once.
+  armReach() {
+    if (this.onReach) return;
+    // on the view itself (it may sit in a shadow root, whose events reach the document retargeted
+    // to its host) and on the document for the sidebar's box
+    this.onReach = (e) => {
+      const t = e.target;
+      if (e.currentTarget === document && !(this.boxKey && t && t.closest && t.closest(`.st-key-${CSS.escape(this.boxKey)}`))) return;
+      this.reached = true;
+      this.disarmReach();
+      if (this.live && !this.live.lm && !this.live.asked && !this.live.reason) this.fetchLive();
+    };
+    for (const type of REACH) {
+      this.el.addEventListener(type, this.onReach, true);
+      document.addEventListener(type, this.onReach, true);
+    }
+  }
+
+  disarmReach() {
+    if (!this.onReach) return;
+    for (const type of REACH) {
+      this.el.removeEventListener(type, this.onReach, true);
+      document.removeEventListener(type, this.onReach, true);
+    }
+    this.onReach = null;
   }
 
   // the sidebar's sentence box (its widget key's container, st-key-KEY): every keystroke runs the
@@ -344,7 +395,7 @@ class View {
     el.hidden = false;
     if (live.on && live.lm) el.textContent = fill(s.src_browser, { ms: live.ms == null ? "–" : live.ms.toFixed(1) });
     else if (live.reason) el.textContent = `${s.src_server} ${fill(s.cannot, { reason: s[`cannot_${live.reason}`] || live.reason })}`;
-    else el.textContent = s.src_loading;
+    else el.textContent = live.asked ? s.src_loading : s.src_waiting;
     el.dataset.source = live.on && live.lm ? "browser" : "server";
     const out = this.$(".av-live-output"), lines = [];
     if (live.on && live.output != null && live.text !== live.spec.text) lines.push(fill(s.live_output, { text: live.output }));
@@ -988,6 +1039,7 @@ class View {
     clearTimeout(this.timer);
     if (this.onBox) document.removeEventListener("input", this.onBox, true);
     if (this.onBoxLeft) document.removeEventListener("focusout", this.onBoxLeft, true);
+    this.disarmReach();
     this.resize.disconnect();
   }
 }
