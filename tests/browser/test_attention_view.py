@@ -69,7 +69,9 @@ def note(page) -> str:
     return page.locator(".av-temp-note").inner_text()
 
 
-@pytest.mark.timed  # its frames' median: alone on the cores (./scripts/test's last phase)
+# untimed: what a redraw costs is bench/moves.py's figure ("attention view, heatmap": the drag's
+# work and its frame), guarded by tests/browser/test_bench_smallest.py; a median bound here ran
+# seven page loads alone on the cores, in the timed phase, until 2026-12-05
 @pytest.mark.parametrize("name,kind", KINDS)
 def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_page, name, kind):
     page = new_page()
@@ -91,9 +93,7 @@ def test_drag_and_moves_stay_in_the_browser_and_match_the_model(app_server, new_
     v = view(page)
     assert v["q"] == 2 and v["head"] == 2 and v["ltemp"] > 1.5
     ms = frames(page)[drawn:]
-    assert len(ms) >= 20
-    print(f"{name} {kind}: {len(ms)} redraws, median {statistics.median(ms):.2f} ms, max {max(ms):.2f} ms")
-    assert statistics.median(ms) < 100  # a loose bound on this shared machine; bench/ has the figures
+    assert len(ms) >= 20  # the drag and the keys redrew here, each move (their ms: bench/moves.py)
     # the browser's numbers at T: where the page runs the whole model in the browser (live.js), the
     # model's trace with T in this layer (every attention of it, as the server's re-run: for the
     # translator the encoder's layer too, which the decoder reads); else softmax(s / T) of that
