@@ -29,8 +29,10 @@ const REPORT_MS = 350; // one report per gesture: a drag's release, a burst of a
 // the table lists every key up to this many; past it, the strongest TABLE_ROWS of the row (a
 // 512-row table cost more to update than the 262,144-cell heatmap; the CSV has every key)
 const TABLE_ROWS = 64;
-// what a reader does to reach for the in-browser model (armReach): events on the document, captured
+// what a reader does to reach for the in-browser model (armReach), listened to on the view and on
+// the document (the sidebar's box); passive: a touch that starts a scroll is never held up by it
 const REACH = ["pointerover", "pointerdown", "touchstart", "focusin", "keydown"];
+const REACH_OPTIONS = { capture: true, passive: true };
 const THUMB = 48; // viz/attention_view.THUMB: the model view's thumbnails of a sentence the browser ran
 
 // the sidebar's box applied as Streamlit applies it on Ctrl+Enter (a rerun)
@@ -178,8 +180,8 @@ class View {
     });
   }
 
-  // The model (the runtime's 14 MB and a graph of 4-6 MB, about 1 s of a laptop's CPU to compile)
-  // loads when the reader first reaches for what it answers: a pointer over the view or its
+  // The model (the runtime's 14 MB and a graph of 4-6 MB: a home page load cost Chromium 2.4 s of
+  // CPU with it and 0.8 s without, on the 2-core development machine, docs/architecture.md) loads when the reader first reaches for what it answers: a pointer over the view or its
   // controls, a touch, a key, focus in the view or in the sidebar's sentence box. A page that is
   // only looked at (a class following the teacher's projector, a link opened to be read) costs the
   // browser none of it; until then the server computes the chart, as it does for every move. Once
@@ -196,16 +198,16 @@ class View {
       if (this.live && !this.live.lm && !this.live.asked && !this.live.reason) this.fetchLive();
     };
     for (const type of REACH) {
-      this.el.addEventListener(type, this.onReach, true);
-      document.addEventListener(type, this.onReach, true);
+      this.el.addEventListener(type, this.onReach, REACH_OPTIONS);
+      document.addEventListener(type, this.onReach, REACH_OPTIONS);
     }
   }
 
   disarmReach() {
     if (!this.onReach) return;
     for (const type of REACH) {
-      this.el.removeEventListener(type, this.onReach, true);
-      document.removeEventListener(type, this.onReach, true);
+      this.el.removeEventListener(type, this.onReach, REACH_OPTIONS);
+      document.removeEventListener(type, this.onReach, REACH_OPTIONS);
     }
     this.onReach = null;
   }
