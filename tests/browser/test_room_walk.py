@@ -101,8 +101,14 @@ def download(page, key: str, summary: str) -> str:
 
 def fits(page, where) -> None:
     """Every answer option of the screen's main area fits it: none cut, none in a sideways-scrolling
-    box (a step that asks nothing has none)."""
+    box (a step that asks nothing has none). Read on a settled page: a reading taken as a rerun
+    redraws (the teacher's results refresh every 3 s) can catch options at no width for a frame
+    (README's run at da35fbc, 2026-12-05: four of eight, the check lesson's step 11), so a reading
+    that finds one is taken again once the page has settled, and that one is asserted."""
     options = page.evaluate(OPTIONS_JS)
+    if options["cut"] or options["scrolls"]:
+        settle(page)
+        options = page.evaluate(OPTIONS_JS)
     assert not options["cut"] and not options["scrolls"], (where, options)
 
 
