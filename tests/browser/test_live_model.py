@@ -189,11 +189,15 @@ def test_without_webassembly_the_server_computes_it_and_says_so(app_server, new_
     np.testing.assert_allclose(np.array(api(page, "v.weightsAt(0, 2, 1, 1)")), want[2, 1].ravel(), atol=TOL)
 
 
-@pytest.mark.timed  # its medians: alone on the cores (./scripts/test's last phase)
+# untimed since 2026-12-05: how long each move takes is bench/model_moves.py's figure (20 moves of
+# each, at 1x and 4x CPU throttling, the load stated; its guard is test_bench_smallest.py). This test
+# keeps what a bench does not assert: at 16 and 128 tokens each of the four moves is answered in the
+# browser with the view's new shape, under a bound that only a hang breaks (it ran alone on the cores
+# for its medians until then: 15 s of the timed phase).
 @pytest.mark.parametrize("tokens", [16, 128])
-def test_each_move_is_one_frame(app_server, new_page, published, tokens):
-    """Median of 20 of each move, performance.now() around the forward and the redraw (figures
-    printed; the bound here is loose: the machine is shared; bench/ states the load)."""
+def test_each_move_is_answered_in_the_browser(app_server, new_page, published, tokens):
+    """Three of each move through the view's test API, performance.now() around the forward and
+    the redraw (the median printed)."""
     import os
 
     page = new_page()
@@ -208,19 +212,16 @@ def test_each_move_is_one_frame(app_server, new_page, published, tokens):
     move(page, text=text)
     assert api(page, "v.shape.Q") == tokens
     moves = {
-        "type a character": [{"text": text[: -1 - (i % 2)]} for i in range(20)],
-        "every-layer T": [{"temp": 0.5 + i / 10} for i in range(20)],
-        "head off": [{"ltemp": 1, "off": [f"decoder:{1 + i % 3}:{1 + i % 4}"]} for i in range(20)],
-        "positions off": [{"off": [], "nopos": i % 2 == 0} for i in range(20)],
+        "type a character": [{"text": text[: -1 - (i % 2)]} for i in range(3)],
+        "every-layer T": [{"temp": 0.5 + i / 10} for i in range(3)],
+        "head off": [{"ltemp": 1, "off": [f"decoder:{1 + i % 3}:{1 + i % 4}"]} for i in range(3)],
+        "positions off": [{"off": [], "nopos": i % 2 == 0} for i in range(3)],
     }
-    cdp = page.context.new_cdp_session(page)
-    for rate in (1, 4) if tokens == 16 else (1,):  # 4: Chrome's CPU throttling, a phone stand-in
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
-        figures = {label: statistics.median([move(page, **p) for p in patches]) for label, patches in moves.items()}
-        cpu = "" if rate == 1 else f", CPU {rate}x slower"
-        print(
-            f"{tokens} tokens{cpu}, load {os.getloadavg()[0]:.1f}: "
-            + ", ".join(f"{k} {v:.1f} ms" for k, v in figures.items())
-        )
-        assert max(figures.values()) < 1000
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    ms = {label: [move(page, **p) for p in patches] for label, patches in moves.items()}
+    # every move answered by the model in the browser (the API's move gives no ms for one it did not)
+    assert all(isinstance(x, (int, float)) for xs in ms.values() for x in xs), ms
+    figures = {label: statistics.median(xs) for label, xs in ms.items()}
+    print(
+        f"{tokens} tokens, load {os.getloadavg()[0]:.1f}: " + ", ".join(f"{k} {v:.1f} ms" for k, v in figures.items())
+    )
+    assert max(figures.values()) < 5000  # a hang, not a speed: bench/model_moves.py times them
