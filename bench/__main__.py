@@ -1,6 +1,6 @@
 """Run the benchmarks, print a table, write it to bench/results.md.
 
-    bench/run.sh [--quick] [--only views,bertviz,moves,class,capture,interactions,first,cpu,memory,load,replicas,real]
+    bench/run.sh [--quick] [--only views,bertviz,moves,class,capture,interactions,first,cpu,memory,load,replicas,real,follow]
     python -m bench ...        (BertViz needs bench/.venv, which bench/run.sh makes)
 
 Targets (issue 15), every one printed with met / not met at the end:
@@ -21,6 +21,8 @@ Targets (issue 15), every one printed with met / not met at the end:
   sentence every 10 s cost the server at most 1/10 of the CPU on the browser path.
   The real models (issue 49, bench/convert.py, section real): each installed one's cached start,
   the whole fresh process from launch to the loaded model, within 6 s (median of 5 starts).
+  A room (bench/follow.py, section follow): three students following a teacher in Chromium, five
+  new sentences; every student within 2 s of every sentence.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ SECTIONS = (
     "load",
     "replicas",
     "real",
+    "follow",
 )
 VIEW_TARGETS = {
     "heatmap": {16: 0.25, 128: 0.4, 512: 1.0},
@@ -588,6 +591,20 @@ def main(argv=None):
                 "exit after it (the interpreter's teardown) is not part of the start.\n\n" + md + "\n"
             )
             targets += real_targets
+    if "follow" in only:
+        from bench import follow
+
+        section("follow", lambda: follow.measure(students=3, changes=3 if a.quick else 5))
+        if results.get("follow"):
+            md, follow_targets = follow.markdown(results["follow"])
+            parts.append(
+                "\n## A room: students following their teacher (`python -m bench.follow`)\n\n"
+                "A teacher and three students, each its own browser context in Chromium, on one app "
+                "server; the teacher types each sentence in the sidebar's box. Seconds from the "
+                "teacher's page having drawn it to each student's link holding it (the student's "
+                "page asks the room every second, then runs the page).\n\n" + md + "\n"
+            )
+            targets += follow_targets
     if targets:
         summary = table(["target", "measured", "met"], [[t_, f, met(ok)] for t_, f, ok in targets])
         n_met = sum(ok for _, _, ok in targets)

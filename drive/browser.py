@@ -328,6 +328,37 @@ NAV_LINK = "a[data-testid='stSidebarNavLink']"
 MENU_LINK = "[data-testid='stPopoverBody'] a[data-testid='stPageLink-NavLink']"
 
 
+_ROOM_IN_LINK = "() => new URLSearchParams(location.search).has('room')"
+
+
+def open_room(page, button_label: str, section_label: str, timeout: float = 60) -> str:
+    """The teacher opens a room from the sidebar's classroom section (section_label, opened where
+    it is closed) with its button (button_label): the room's code, once the link holds it. The one
+    way every browser test (tests/browser/screens.open_room, the labels in a language) and bench
+    opens a room (eleven copies until 2026-12-05, most clicking with no wait for the run:
+    test_walk.py's teacher, in a phase-2 run at 16:00 UTC, clicked and saw no room in 30 s). Where
+    the click started no run that opened one within half the timeout and the button is still
+    there, it is clicked once more (a click lost as the page redrew)."""
+    from urllib.parse import parse_qs, urlparse
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    button = page.get_by_role("button", name=button_label)  # shown ones only (a hidden copy too)
+    if not button.is_visible():
+        page.locator(f"{SIDEBAR} summary").filter(has_text=section_label).first.click()
+        button.wait_for(state="visible", timeout=timeout * 1000)
+    for attempt in range(2):
+        click_and_settle(button, page, timeout)
+        try:
+            page.wait_for_function(_ROOM_IN_LINK, timeout=timeout * 500)
+            break
+        except PlaywrightTimeout:
+            if attempt or not button.is_visible():
+                raise
+    settle(page, timeout)
+    return parse_qs(urlparse(page.evaluate("() => location.href")).query)["room"][0]
+
+
 def show_every_page(page) -> None:
     """The sidebar's menu with every page listed: it shows ui.layout.NAV_SHOWN of them and a
     "View N more" button (app.py); that button clicked where it is there and says more."""

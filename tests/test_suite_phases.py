@@ -24,7 +24,6 @@ TESTS = ROOT / "tests"
         (conftest.LONG_SERVER_FILES, ("browser", ".")),  # browser files and tests/' server tests
         (conftest.MODEL_FILES, "."),
         (conftest.SLOW_FILES, "."),
-        (conftest.TIMED_FILES, "browser"),
     ],
 )
 def test_every_file_a_list_names_exists(names, folder):

@@ -6,10 +6,7 @@ page draws its main chart, as in class.
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
-
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
+from drive import browser as drive_browser
 from lessons.pages import file_of
 from tests.apptest import page_statement, pages_of_app
 from ui.i18n import TABLE
@@ -177,30 +174,10 @@ def first_screen_checks(m: dict, where: str) -> list[str]:
     return bad
 
 
-_ROOM_IN_LINK = "() => new URLSearchParams(location.search).has('room')"
-
-
 def open_room(page, lang: str = "en", timeout: float = 60) -> str:
-    """The teacher opens a room from the sidebar's classroom section (opened where it is closed):
-    the room's code, once the link holds it. The one way every browser test opens a room (eleven
-    copies until 2026-12-05, most clicking with no wait for the run: test_walk.py's teacher, in a
-    phase-2 run at 16:00 UTC, clicked and saw no room in 30 s). Where the click started no run
-    that opened one within half the timeout and the button is still there, it is clicked once more
-    (a click lost as the page redrew)."""
-    button = page.get_by_role("button", name=tr("room_open", lang))  # shown ones only (a hidden copy too)
-    if not button.is_visible():
-        page.locator(f"{SIDEBAR} summary").filter(has_text=tr("room_section", lang)).first.click()
-        button.wait_for(state="visible", timeout=timeout * 1000)
-    for attempt in range(2):
-        click_and_settle(button, page, timeout)
-        try:
-            page.wait_for_function(_ROOM_IN_LINK, timeout=timeout * 500)
-            break
-        except PlaywrightTimeout:
-            if attempt or not button.is_visible():
-                raise
-    settle(page, timeout)
-    return parse_qs(urlparse(page.evaluate("() => location.href")).query)["room"][0]
+    """The teacher opens a room from the sidebar, its labels in LANG: the room's code
+    (drive.browser.open_room)."""
+    return drive_browser.open_room(page, tr("room_open", lang), tr("room_section", lang), timeout)
 
 
 def open_room_and_present(page, lang: str, room_code_px: float) -> str:

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from bench import class_cpu, model_moves, moves, views
+from bench import class_cpu, follow, model_moves, moves, views
 
 # each starts its own app server(s) on bench/views_app.py and its own Chromium: about 20 s apiece
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -104,3 +104,17 @@ def test_class_cpu_runs_both_paths_at_its_smallest(move):
     ids = [w.id for w in m.rerun_script.widget_states.widgets]
     assert any(i.endswith("-att_view") for i in ids), ids
     assert "text=The+cat+sat" in m.rerun_script.query_string
+
+
+def test_follow_times_every_student_on_every_sentence():
+    """bench/follow.py at its smallest: a teacher and two students, two sentences. Every student
+    followed every sentence (a finite figure under the bench's hang bound), and the table and the
+    target line are written from them. How soon is the bench's figure, not asserted here."""
+    r = _alone(follow.measure, students=2, changes=2, log=lambda *_: None)
+    assert [row["sentence"] for row in r["rows"]] == list(follow.SENTENCES[:2])
+    for row in r["rows"]:
+        assert len(row["waits"]) == 2 and all(0 <= w < follow.HANG_S for w in row["waits"]), row
+        assert 0 < row["teacher_s"] < 120, row
+    assert r["max_s"] == max(w for row in r["rows"] for w in row["waits"]) and r["median_s"] <= r["max_s"]
+    md, ((target, figure, met),) = follow.markdown(r)
+    assert f"| {follow.SENTENCES[0]} |" in md and figure == f"{r['max_s']:.2f} s" and met == (r["max_s"] <= 2.0)

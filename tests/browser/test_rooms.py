@@ -1,17 +1,20 @@
 """Following the teacher, in real browsers: a teacher and three students, each in a separate
 browser context (its own Streamlit session), on two app servers that share one SQLite room
 store as two replicas would. Students see the teacher's sentence, view settings (the query
-token), model and page within 2 s; a student who detaches stays where they are while the others
-follow, and re-attaches with one click; a student's own change moves nobody; the teacher sees
+token), model and page (how soon: bench/follow.py); a student who detaches stays where they are
+while the others follow, and re-attaches with one click; a student's own change moves nobody; the teacher sees
 the class's answers to a lesson step."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from ui.classroom import POLL_S
 
 from .helpers import (
     SCREENSHOTS,
@@ -27,7 +30,24 @@ from .helpers import (
 )
 from .screens import open_room
 
-FOLLOW_S = 3.0  # a student sees each change within 2 s on a quiet machine; 3 s leaves room for a loaded CI run (measured 0.56-2.43 s with the suite on 2 workers)
+# How soon a student follows is bench/follow.py's figure, on a quiet machine with its load stated
+# (its target: 2 s; 0.29-1.07 s for three students at load 2, 2026-12-05). This file asserted a 3 s
+# bound until then, and so ran alone in the suite's timed phase; it now runs beside the other
+# browser tests and asserts that every student follows every change (wait_until's 30 s: a follow
+# that never comes), and what a detached student must not do. SLOWEST holds this run's follows.
+SLOWEST: list[float] = []
+
+
+def followed(waits: list[float]) -> bool:
+    """Every page followed (a finite wait); its slowest kept for unmoved_s."""
+    SLOWEST.append(max(waits))
+    return all(math.isfinite(w) for w in waits)
+
+
+def unmoved_s() -> float:
+    """How long to watch a student who must not move: twice the slowest follow of this run, and at
+    least two of the room's polls and a second, so that a follow that was coming would have come."""
+    return max(2 * max(SLOWEST, default=0.0), 2 * POLL_S) + 1.0
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +130,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
     waits = wait_until(students, lambda p: sentence(p) == "狗咬人", 30)
     print(f"students followed a new sentence after {', '.join(f'{w:.2f}' for w in waits)} s")
     shots([teacher, *students], "sentence")
-    assert max(waits) <= FOLLOW_S, (waits, [url(s) for s in students])
+    assert followed(waits), (waits, [url(s) for s in students])
     for s in students:
         settle(s)
         assert s.locator("section[data-testid='stSidebar'] textarea").input_value() == "狗咬人"
@@ -124,7 +144,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
     teacher.wait_for_function("() => new URLSearchParams(location.search).get('q') === '2'", timeout=15_000)
     waits = wait_until(students, lambda p: query(p).get("q") == "2", 30)
     print(f"students followed the query token after {', '.join(f'{w:.2f}' for w in waits)} s")
-    assert max(waits) <= FOLLOW_S, waits
+    assert followed(waits), waits
     for s in students:  # their view shows that row
         s.wait_for_function("() => window.__attentionViews.home_view.state.q === 2", timeout=15_000)
 
@@ -135,7 +155,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
         assert query(teacher)["model"] == name
         waits = wait_until(students, lambda p: query(p).get("model") == name, 30)
         print(f"students followed the model {name} after {', '.join(f'{w:.2f}' for w in waits)} s")
-        assert max(waits) <= FOLLOW_S, waits
+        assert followed(waits), waits
         for s in students:
             settle(s)
             assert s.locator(f"{SIDEBAR} [data-testid='stSelectbox'] input").first.input_value() == label
@@ -148,14 +168,14 @@ def test_a_teacher_and_three_students(replicas, new_page):
     teacher.wait_for_function("() => location.pathname.endsWith('/attention')")
     settle(teacher)
     waits = wait_until(students, lambda p: urlparse(p.url).path.endswith("/attention"), 30)
-    assert max(waits) <= FOLLOW_S, waits
+    assert followed(waits), waits
     # (the layer is the attention view's own select box: drawn in the browser, reported on change)
     teacher.locator(".av-layer").select_option("0")
     teacher.wait_for_function("() => new URLSearchParams(location.search).get('layer') === '1'", timeout=15_000)
     settle(teacher)
     waits = wait_until(students, lambda p: query(p).get("layer") == "1", 30)
     print(f"students followed a layer change in a fragment after {', '.join(f'{w:.2f}' for w in waits)} s")
-    assert max(waits) <= FOLLOW_S, waits
+    assert followed(waits), waits
     for s in students:  # and their view moved to it
         s.wait_for_function("() => window.__attentionViews.att_view.state.layer === 0", timeout=15_000)
 
@@ -166,7 +186,7 @@ def test_a_teacher_and_three_students(replicas, new_page):
     settle(teacher)
     waits = wait_until(students, lambda p: urlparse(p.url).path.endswith("/lessons"), 30)
     print(f"students followed to the lessons page after {', '.join(f'{w:.2f}' for w in waits)} s")
-    assert max(waits) <= FOLLOW_S, waits
+    assert followed(waits), waits
 
     # student 0 detaches; the teacher changes the sentence; the others follow, student 0 stays
     settle(students[0])
@@ -174,20 +194,20 @@ def test_a_teacher_and_three_students(replicas, new_page):
     students[0].get_by_role("button", name="Follow the teacher again").wait_for()
     submit_text(teacher, "人咬狗")
     waits = wait_until(students[1:], lambda p: sentence(p) == "人咬狗", 30)
-    assert max(waits) <= FOLLOW_S, waits
-    students[0].wait_for_timeout((FOLLOW_S + 1) * 1000)
+    assert followed(waits), waits
+    students[0].wait_for_timeout(unmoved_s() * 1000)
     assert sentence(students[0]) == "狗咬人"
     assert students[0].locator("section[data-testid='stSidebar'] textarea").input_value() == "狗咬人"
 
     # a student's own change moves nobody: not the teacher, not the other students
     submit_text(students[0], "The dog saw the cat")
-    students[0].wait_for_timeout((FOLLOW_S + 1) * 1000)
+    students[0].wait_for_timeout(unmoved_s() * 1000)
     assert sentence(teacher) == "人咬狗" and all(sentence(s) == "人咬狗" for s in students[1:])
 
     # one click re-attaches: the teacher's view comes back
     students[0].get_by_role("button", name="Follow the teacher again").click()
     waits = wait_until([students[0]], lambda p: sentence(p) == "人咬狗", 30)
-    assert waits[0] <= FOLLOW_S, waits
+    assert followed(waits), waits
 
     # the students predict; the teacher's screen counts the answers
     for i, s in enumerate(students):
