@@ -359,7 +359,7 @@ def test_on_a_phone_no_text_of_the_two_views_is_under_11_px(app_server, new_page
 
 
 # untimed: it waits up to 30 s for the student's view to move (a room that follows at all); how
-# soon a room follows is test_rooms.py's bound (14 s of the timed phase until 2026-12-05)
+# soon a room follows is bench/follow.py's figure (14 s of the timed phase until 2026-12-05)
 def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_page):
     """The room (ui/classroom.py) follows the link: the teacher's drag stays in the teacher's
     browser, the release reports T, and the student's view moves to it (temperature page: T in

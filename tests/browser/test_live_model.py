@@ -191,8 +191,8 @@ def test_without_webassembly_the_server_computes_it_and_says_so(app_server, new_
 
 # untimed since 2026-12-05: how long each move takes is bench/model_moves.py's figure (20 moves of
 # each, at 1x and 4x CPU throttling, the load stated; its guard is test_bench_smallest.py). This test
-# keeps what a bench does not assert: at 16 and 128 tokens each of the four moves is answered in the
-# browser with the view's new shape, under a bound that only a hang breaks (it ran alone on the cores
+# keeps what a bench does not assert: at 16 and 128 tokens (the view's shape checked) each of the
+# four moves is answered by the browser's model, under a bound that only a hang breaks (it ran alone on the cores
 # for its medians until then: 15 s of the timed phase).
 @pytest.mark.parametrize("tokens", [16, 128])
 def test_each_move_is_answered_in_the_browser(app_server, new_page, published, tokens):
