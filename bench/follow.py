@@ -19,32 +19,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import time
-from urllib.parse import parse_qs, urlparse
 
-from drive.browser import goto, launch, open_room, settle, sidebar_text
+from drive.browser import goto, launch, link_sentence, open_room, settle, sidebar_text, wait_until
 from drive.server import SCREENSHOTS, AppServer, app_env
 from ui.i18n import TABLE
 
 FOLLOW_TARGET_S = 2.0
 SENTENCES = ("狗咬人", "人咬狗", "The cat sat on the mat", "The dog saw the cat", "猫坐在垫子上")
 HANG_S = 30.0  # a student that has not followed by then never will: a failure, not a figure
-
-
-def sentence(page) -> str:
-    """The sentence in the address bar now (page.url is updated only inside a Playwright call)."""
-    return parse_qs(urlparse(page.evaluate("() => location.href")).query).get("text", [""])[0]
-
-
-def waits_until(pages, text: str, timeout: float = HANG_S) -> list[float]:
-    """Seconds until each page's link held text (inf where it never did within timeout)."""
-    start, done = time.perf_counter(), {}
-    while time.perf_counter() - start < timeout and len(done) < len(pages):
-        for i, p in enumerate(pages):
-            if i not in done and sentence(p) == text:
-                done[i] = time.perf_counter() - start
-        pages[0].wait_for_timeout(50)
-    return [done.get(i, float("inf")) for i in range(len(pages))]
 
 
 def measure(students: int = 3, changes: int = 5, log=print) -> dict:
@@ -72,7 +54,9 @@ def measure(students: int = 3, changes: int = 5, log=print) -> dict:
                     box = sidebar_text(teacher)
                     box.fill(text)
                     box.press("Control+Enter")  # the clock starts as the teacher applies it
-                    teacher_s, *waits = waits_until([teacher, *pupils], text)
+                    teacher_s, *waits = wait_until(
+                        [teacher, *pupils], lambda p, text=text: link_sentence(p) == text, HANG_S
+                    )
                     rows.append({"sentence": text, "teacher_s": teacher_s, "waits": waits})
                     log(f"  {text!r}: the teacher's link after {teacher_s:.2f} s; the students' after {waits} s")
                     for p in (teacher, *pupils):  # the next sentence starts from pages at rest

@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from .server import SCREENSHOTS
@@ -357,6 +358,37 @@ def open_room(page, button_label: str, section_label: str, timeout: float = 60) 
                 raise
     settle(page, timeout)
     return parse_qs(urlparse(page.evaluate("() => location.href")).query)["room"][0]
+
+
+def link_address(page) -> str:
+    """The address bar now. Not page.url: the sync API updates that only while it handles the
+    browser's events (inside a Playwright call), so a loop of page.url and time.sleep reads an old
+    address for ever."""
+    return page.evaluate("() => location.href")
+
+
+def link_query(page) -> dict:
+    """The link's query now, one value a key."""
+    from urllib.parse import parse_qs, urlparse
+
+    return {k: v[0] for k, v in parse_qs(urlparse(link_address(page)).query).items()}
+
+
+def link_sentence(page) -> str:
+    """The sentence the link holds now (a room's students follow it: tests/browser/test_rooms.py,
+    bench/follow.py)."""
+    return link_query(page).get("text", "")
+
+
+def wait_until(pages, check, timeout: float) -> list[float]:
+    """Seconds until check(page) held, for each page (inf where it never did within timeout)."""
+    start, done = time.perf_counter(), {}
+    while time.perf_counter() - start < timeout and len(done) < len(pages):
+        for i, p in enumerate(pages):
+            if i not in done and check(p):
+                done[i] = time.perf_counter() - start
+        pages[0].wait_for_timeout(50)
+    return [done.get(i, float("inf")) for i in range(len(pages))]
 
 
 def show_every_page(page) -> None:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import urlparse
 
 import pytest
 
+from drive.browser import link_address as url
+from drive.browser import link_query as query
+from drive.browser import link_sentence as sentence
+from drive.browser import wait_until
 from ui.classroom import POLL_S
 
 from .helpers import (
@@ -67,35 +70,9 @@ def replicas(tmp_path_factory):
         s.stop()
 
 
-def url(page) -> str:
-    """The address bar now. Not page.url: the sync API updates that only while it handles the
-    browser's events (inside a Playwright call), so a loop of page.url and time.sleep reads an old
-    address for ever."""
-    return page.evaluate("() => location.href")
-
-
-def query(page) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlparse(url(page)).query).items()}
-
-
-def wait_until(pages, check, timeout: float) -> list[float]:
-    """Seconds until check(page) held, for each page (inf where it never did within timeout)."""
-    start, done = time.time(), {}
-    while time.time() - start < timeout and len(done) < len(pages):
-        for i, p in enumerate(pages):
-            if i not in done and check(p):
-                done[i] = time.time() - start
-        pages[0].wait_for_timeout(50)
-    return [done.get(i, float("inf")) for i in range(len(pages))]
-
-
 def shots(pages, name: str) -> None:
     for i, p in enumerate(pages):
         p.screenshot(path=str(SCREENSHOTS / f"rooms-{name}-{i}.png"))
-
-
-def sentence(page) -> str:
-    return query(page).get("text", "")
 
 
 def test_a_teacher_and_three_students(replicas, new_page):
