@@ -4,15 +4,10 @@ link in step. Screenshots land in screenshots/."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
-
 from analysis import cost
+from drive.browser import link_query as query
 
 from .helpers import click_and_settle, exceptions, goto, plot_summaries, screenshot
-
-
-def query(page) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
 def test_cost_page_from_a_link_draws_the_masks_and_keeps_the_link(app_server, new_page):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from drive.browser import link_query as query
 from ui.i18n import TABLE
 
 from .conftest import slug
@@ -40,10 +40,6 @@ SECOND_SENTENCE = "狗咬人"
 
 def untranslated(text: str) -> list[str]:
     return [k for k in KEYS if re.search(rf"(?<![\w/]){re.escape(k)}(?![\w/])", text)]
-
-
-def query(page) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
 def problems_on(page) -> list[str]:

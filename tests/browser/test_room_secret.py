@@ -6,9 +6,11 @@ notice; a ?teach= in a link is removed from the address and refused."""
 from __future__ import annotations
 
 import time
-from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from drive.browser import link_address as href
+from drive.browser import link_query as query
 
 from .helpers import SCREENSHOTS, click_and_settle, exceptions, goto, served, settle
 from .screens import open_room
@@ -18,14 +20,6 @@ from .screens import open_room
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"
     yield from served("streamlit-room-secret.log", {"ATTN_ROOMS": f"sqlite:///{store}"})
-
-
-def href(page) -> str:
-    return page.evaluate("() => location.href")
-
-
-def query(page) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlparse(href(page)).query).items()}
 
 
 def teacher_cookie(page) -> str | None:
