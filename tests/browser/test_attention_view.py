@@ -23,7 +23,7 @@ from drive.browser import link_address
 from ui.context import DEFAULT_TEXT
 from ui.i18n import text_in
 
-from .helpers import MODELS, SCREENSHOTS, Sent, drag_temperature, goto, live_settled, settle, show_every_page
+from .helpers import MODELS, Sent, drag_temperature, goto, live_settled, screenshot, settle, show_every_page
 from .screens import open_room
 
 KINDS = [(m, k) for m in MODELS for k in (("encoder", "decoder", "cross") if m == "translator" else ("decoder",))]
@@ -386,7 +386,7 @@ def test_a_student_follows_the_teachers_temperature_on_release(app_server, new_p
                     timeout=30_000,
                 )
             except PlaywrightTimeout:  # what the student's screen shows, for the report
-                student.screenshot(path=str(SCREENSHOTS / "follow-temperature-student-stuck.png"))
+                screenshot(student, "follow-temperature-student-stuck")
                 raise AssertionError(
                     f"the student did not follow to compare in 30 s: student at {link_address(student)}, "
                     f"teacher at {link_address(teacher)}; the student's page: {student.locator('[data-testid=stMain]').inner_text()[:400]!r}"
