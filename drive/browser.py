@@ -310,12 +310,20 @@ def submit_text(page, text: str, timeout: float = 120) -> bool:
     return started
 
 
-def click_and_settle(locator, page, timeout: float = 120) -> bool:
+def act_and_settle(action, page, timeout: float = 120) -> bool:
+    """Do ACTION (a callable), wait for the run it causes to start (False if none did within
+    10 s), then settle. settle() alone is not enough after an action whose run starts late:
+    Streamlit's slider sends a keyboard move 200 ms after the key (its debounce), after
+    settle's 150 ms quiet window (a CI run of test_timeline.py, 2026-12-06, read the old step)."""
     since = arm(page)
-    locator.click()
+    action()
     started = wait_for_run_start(page, since=since)
     settle(page, timeout)
     return started
+
+
+def click_and_settle(locator, page, timeout: float = 120) -> bool:
+    return act_and_settle(locator.click, page, timeout)
 
 
 # Where the app's own link to a page is: its index among the sidebar navigation's links (the
@@ -435,15 +443,25 @@ def go_in_app(page, path: str, timeout: float = 120) -> None:
     assert here == path, f"went to /{here}, not /{path}"
 
 
+# The attention views in the document, found by their elements (each .av element holds its view's
+# test API) rather than by window.__attentionViews' keys: a key names one view per key, and a view
+# replaced in the document may hold it a moment after (a clean clone's run read "no chart" on
+# home while the screenshot showed the view drawn, 2026-12-05 and 2026-12-06)
+VIEWS_IN_PAGE = (
+    "Array.from(document.querySelectorAll(\"[data-testid='stBidiComponentIsolated']\"))"
+    ".map(c => (c.shadowRoot || c).querySelector('.av')).filter(av => av && av.__attentionView)"
+    ".map(av => av.__attentionView)"
+)
+
 # every visible chart drawn at its box's width: plotly's figure (it lays out again after its box
 # changes: a new window size, a column's width) and the attention view (it redraws on a resize)
 _LAID_OUT_JS = """() => {
   const shown = e => e.offsetWidth || e.offsetHeight;
   const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(shown);
-  const views = Object.values(window.__attentionViews || {}).filter(v => v.element.isConnected && shown(v.element));
+  const views = VIEWS_IN_PAGE.filter(v => shown(v.element));
   return plots.every(gd => gd._fullLayout && Math.abs(gd._fullLayout.width - gd.offsetWidth) < 2)
       && views.every(v => v.drawnWidth === v.element.clientWidth);
-}"""
+}""".replace("VIEWS_IN_PAGE", VIEWS_IN_PAGE)
 
 
 def relaid(page, timeout: float = 30) -> None:
@@ -488,7 +506,8 @@ def plot_summaries(page) -> list[dict]:
 def view_summaries(page) -> list[dict]:
     """Each attention view (ui/attention_view, drawn on canvas in a shadow root) as plot_summaries
     describes a chart: visible, drawn, its rows (y: the query labels) and keys (x)."""
-    return page.evaluate("""() => Object.values(window.__attentionViews || {}).filter(v => v.canvas && v.canvas.isConnected)
+    return page.evaluate(
+        """() => VIEWS_IN_PAGE.filter(v => v.canvas)
       .map(v => ({
         visible: !!(v.canvas.offsetWidth || v.canvas.offsetHeight),
         drawn: !!(v.ready && v.canvas.width),
@@ -497,7 +516,8 @@ def view_summaries(page) -> list[dict]:
         x: v.ready ? Array.from(v.labels.k).map(String) : null,
         shapes: 0,
         title: '',
-      }))""")
+      }))""".replace("VIEWS_IN_PAGE", VIEWS_IN_PAGE)
+    )
 
 
 def chart_summaries(page) -> list[dict]:

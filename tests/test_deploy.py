@@ -59,3 +59,33 @@ def test_compose_rewrites_lines_that_exist():
     for pattern in re.findall(r"-e '(?:/([^/]+)/d|s#([^#]+)#)", COMPOSE):
         text = (pattern[0] or pattern[1]).replace("\\", "")
         assert text in NGINX, text
+
+
+def seconds(text: str) -> float:
+    """An nginx time ("4s", "500ms", "1m", "60") in seconds."""
+    n, unit = re.fullmatch(r"(\d+)(ms|s|m|h)?", text).groups()
+    return int(n) * {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[unit]
+
+
+def replica_keep_alive() -> float:
+    """How long a replica keeps an idle HTTP connection open: uvicorn's timeout_keep_alive, as
+    Streamlit configures uvicorn (it sets none: uvicorn's default)."""
+    import inspect
+
+    import uvicorn
+    from streamlit.web.server.starlette import starlette_server
+
+    given = starlette_server._get_uvicorn_config_kwargs().get("timeout_keep_alive")
+    return given if given is not None else inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
+
+
+def test_nginx_lets_an_idle_replica_connection_go_before_the_replica_closes_it():
+    """nginx keeps idle connections to the replicas (keepalive); one the replica closes first can
+    be closed under a request in flight, which nginx then passes to the other replica, splitting a
+    browser's session across the two. So nginx's upstream keepalive_timeout (its default: 60 s)
+    must be set, and shorter than the replica's own, with a second to spare."""
+    upstream = re.search(r"upstream attention_explorer \{([^}]*)\}", NGINX).group(1)
+    assert re.search(r"^\s*keepalive \d+;", upstream, re.M), "nginx keeps no idle connections: nothing to check"
+    m = re.search(r"^\s*keepalive_timeout (\w+);", upstream, re.M)
+    assert m, "the upstream's keepalive_timeout is nginx's default, 60 s: longer than a replica keeps one"
+    assert seconds(m.group(1)) <= replica_keep_alive() - 1, (m.group(1), replica_keep_alive())

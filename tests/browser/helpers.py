@@ -17,6 +17,7 @@ from drive.browser import (  # noqa: F401  (the tests import these from here)
     TILE_XY,
     VIEWPORT,
     Sent,
+    act_and_settle,
     app_state,
     arm,
     chart_summaries,

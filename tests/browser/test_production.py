@@ -158,6 +158,20 @@ class Stack:
                 return value
         raise AssertionError(f"no cookie among 200 reaches replica {name}")
 
+    def strays(self, pages: dict) -> str:
+        """For a failed "every response from its replica": each response that came from another
+        replica (its X-Replica: "A, B" is a request nginx passed on after A failed) and nginx's
+        error log, which says why it passed one on."""
+        out = [
+            f"{name}'s page got {r} (X-Replica {x}) for {url}"
+            for name, page in pages.items()
+            for r, x, url in page.answers
+            if r != name
+        ]
+        log = f"{self.dir}/nginx.error.log"
+        tail = open(log).read().splitlines()[-15:] if os.path.exists(log) else []
+        return "\n".join(out + ["nginx's error log:", *tail])
+
     def stop(self) -> None:
         for r in self.replicas:
             r.stop()
@@ -197,9 +211,12 @@ def on(page, stack, name: str) -> list[str]:
     page.context.add_cookies([{"name": COOKIE, "value": page.cookie, "url": stack.url}])
     seen: list[str] = []
 
+    page.answers = []  # (replica, X-Replica, url) of each response: a stray's story on a failure
+
     def record(r):
         if r.url.startswith(stack.url):  # not data: or blob: URLs, which no server answers
             seen.append(stack.replica_of(r.headers.get("x-replica")) or r.url)
+            page.answers.append((seen[-1], r.headers.get("x-replica"), r.url[len(stack.url) :][:80]))
 
     page.on("response", record)
     # the browser's HTTP cache off: a response served from the cache reached no replica, yet
@@ -229,7 +246,7 @@ def test_a_room_across_replicas_survives_a_replica_restart(stack, new_page):
     print(f"the student on replica b followed the teacher on replica a after {waits[0]:.2f} s")
     assert followed(waits), waits
     # every response each browser got came from its own replica: the room really spans the two
-    assert set(teacher_seen) == {"a"} and set(student_seen) == {"b"}, (set(teacher_seen), set(student_seen))
+    assert set(teacher_seen) == {"a"} and set(student_seen) == {"b"}, stack.strays({"a": teacher, "b": student})
 
     # replica b (the student's) restarts mid-class: its sessions are gone; the room is in Redis
     import redis
@@ -295,7 +312,7 @@ def test_the_lesson_editor_uploads_through_nginx(stack, new_page):
     page.locator("[data-testid='stMain']").get_by_text(f"Loaded a lesson with {steps} steps").wait_for(timeout=30_000)
     settle(page)
     assert not exceptions(page)
-    assert set(seen) == {"a"}, set(seen)  # the upload reached the replica that holds the session
+    assert set(seen) == {"a"}, stack.strays({"a": page})  # the upload reached the replica that holds the session
 
 
 def test_the_upload_bound_and_the_closed_routes(stack):
@@ -387,7 +404,7 @@ def test_a_sentence_left_in_the_box_reaches_its_replica_without_a_rerun(stack, n
     assert posted.value.status == 204
     other.wait_for_function(f"() => ({sidebar})() === 'true'", timeout=10_000)
     assert not exceptions(page) and not exceptions(other) and not page.rec.errors and not other.rec.errors
-    assert set(seen) == {"a"}, set(seen)
+    assert set(seen) == {"a"}, stack.strays({"a": page})
     # a token the server never gave: nothing taken, whatever its replica
     status, headers, _ = get(stack.url + "/" + said.ROUTE, stack.cookie_for("a"), "POST", b"x", {said.HEADER: "x" * 32})
     assert status == 404 and stack.replica_of(headers.get("X-Replica")) == "a", status

@@ -66,9 +66,11 @@ INJECTED = """() => {
 
 
 def chart_shown(page, seconds: float = 10) -> bool:
-    """A visible chart within SECONDS of the settled page: a clean clone's run of b0138b4 read none
-    once (the Chinese sentence on home) while the screenshot taken right after showed the view
-    drawn, "computed in your browser" (why the settled page had none visible is not known yet)."""
+    """A visible chart within SECONDS of the settled page. Two runs (a clean clone of b0138b4, the
+    README's run of c74a8f7) read none for the Chinese sentence on home while the screenshot taken
+    right after showed the view drawn: views were then found by window.__attentionViews' keys,
+    where a view leaving the page could hold the key over the one shown. They are now found by
+    their elements (drive.browser.VIEWS_IN_PAGE), and a view registers at every payload."""
     deadline = time.monotonic() + seconds
     while not [p for p in chart_summaries(page) if p["visible"]]:
         if time.monotonic() > deadline:

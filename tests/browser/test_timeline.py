@@ -11,7 +11,7 @@ import pytest
 
 from model import registry
 
-from .helpers import click_and_settle, exceptions, goto, plot_summaries, screenshot, settle
+from .helpers import act_and_settle, click_and_settle, exceptions, goto, plot_summaries, screenshot, settle
 
 pytestmark = pytest.mark.skipif(
     not (registry.snapshots_of("translator") and registry.snapshots_of("gpt")),
@@ -42,8 +42,7 @@ def test_link_slider_keyboard_and_play(app_server, new_page):
     # the slider's thumb (a range input) takes the keyboard: one step right is the next snapshot
     thumb = page.locator("[data-testid='stSlider'] input[type='range']").first
     thumb.focus()
-    thumb.press("ArrowRight")
-    settle(page)
+    assert act_and_settle(lambda: thumb.press("ArrowRight"), page), "the key ran no page"
     assert link_step(page) == ss[1]
     assert main.get_by_text(f"At step {ss[1]:,}:").count() == 1
 

@@ -411,12 +411,14 @@ class View {
   load(bytes, setStateValue) {
     this.setStateValue = setStateValue;
     const { header, headerText, arrays } = decode(bytes);
+    // tests and the bench read the numbers and frame times back through this. Registered at every
+    // payload, an unchanged one too: where an element is replaced, the view leaving may load once
+    // more after the one arriving, and the key must end on the view the page shows
+    (window.__attentionViews = window.__attentionViews || {})[header.key] = this.el.__attentionView;
     if (headerText === this.headerText) return; // the same trace and imposed view: keep the reader's view
     const sameTrace = this.h && header.trace === this.h.trace;
     this.headerText = headerText;
     this.h = header;
-    // tests and the bench read the numbers and frame times back through this
-    (window.__attentionViews = window.__attentionViews || {})[header.key] = this.el.__attentionView;
     const [L, H, Q, K] = header.shape;
     this.L = L; this.H = H; this.Q = Q; this.K = K;
     this.w = {};
@@ -1038,6 +1040,8 @@ class View {
   }
 
   destroy() {
+    // its window.__attentionViews entry stays until the next view of its key loads: tests wait on
+    // that entry's fields, and a missing entry throws where a stale one reads false
     clearTimeout(this.timer);
     if (this.onBox) document.removeEventListener("input", this.onBox, true);
     if (this.onBoxLeft) document.removeEventListener("focusout", this.onBoxLeft, true);
