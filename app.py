@@ -55,7 +55,7 @@ try:
             position="hidden" if ctx.presentation else "sidebar",
             expanded=layout.NAV_SHOWN,
         )
-        classroom.banner(pages)  # the teacher's room code; a student's follow / detach line
+        classroom.banner(pages, nav.url_path)  # the teacher's room code; a student's follow / detach line
         nav.run()
 except (
     slots.OverBudget

@@ -352,6 +352,20 @@ def test_redis_down_is_a_store_error():
             call()
 
 
+def test_a_student_poll_applies_a_new_version_and_a_switch_that_never_arrived():
+    """ui/classroom.to_apply: a poll opens the teacher's view for a version not yet applied, and
+    again for one applied whose page switch has not arrived (a rerun took its place: the student of
+    test_attention_view.py's follow once stayed on the old page for 30 s); never for one applied and
+    arrived, wherever the student went since."""
+    from ui.classroom import to_apply
+
+    assert to_apply(5, None, None, "") and to_apply(5, -1, None, "") and to_apply(6, 5, None, "compare")
+    assert to_apply(5, 5, "compare", "temperature")  # asked for compare, still on temperature
+    assert to_apply(5, 5, "", "compare")  # asked for home (url_path "")
+    assert not to_apply(5, 5, "compare", "compare")  # arrived
+    assert not to_apply(5, 5, None, "steps")  # arrived, then went elsewhere: the student's own move
+
+
 # -- in the app (AppTest): a full server and a broken store are notices, the page runs on --
 
 

@@ -430,9 +430,10 @@ def sidebar_panel() -> None:
             st.success(info, icon="🔑")
 
 
-def banner(pages) -> None:
+def banner(pages, here: str | None = None) -> None:
     """At the top of every page: the teacher's room code (and its QR code on demand); a student's
-    follow / detach line, with the fragment that keeps the student on the teacher's view."""
+    follow / detach line, with the fragment that keeps the student on the teacher's view. here:
+    the url_path of the page this run shows."""
     note = st.session_state.get("_room_notice")
     if note and time.time() - note[1] < NOTICE_S:
         st.warning(note[0], icon="🔒")
@@ -443,7 +444,7 @@ def banner(pages) -> None:
             return  # on the projector: one line in the title row (title_badge, from ui.layout.page_header)
         title_badge()
     elif following():
-        _follow(pages)
+        _follow(pages, here)
     elif code():
         # detached: no polling; the button reruns the whole app, whose banner then follows again at once
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -467,8 +468,17 @@ def title_badge() -> None:
             st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
+def to_apply(version: int, applied: int | None, arriving: str | None, here: str | None) -> bool:
+    """Whether a poll opens the room's view: a version this student has not applied, or one applied
+    whose page switch never arrived (arriving: the page _apply switched to, until a run shows it).
+    The version is marked applied as the switch is asked for (the sentence box's key is built from
+    it, ui/context.py), so a switch that a rerun took the place of would otherwise leave the student
+    on the old page until the teacher's next change."""
+    return version != applied or (arriving is not None and arriving != here)
+
+
 @st.fragment(run_every=POLL_S)
-def _follow(pages) -> None:
+def _follow(pages, here: str | None = None) -> None:
     try:
         room = _store().get(code()) if code() else None
     except StoreError as e:  # the store is down for a moment: say so, keep polling, keep the page
@@ -483,7 +493,10 @@ def _follow(pages) -> None:
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown(t("room_following", code=format_code(room.code)))
         st.button(t("room_detach"), on_click=_detach, key="_room_detach_btn", icon="🧭")
-    if room.version != st.session_state.get("_room_version") and "page" in room.state:
+    if st.session_state.get("_room_arriving") == here:
+        st.session_state.pop("_room_arriving", None)  # the switch arrived (or none was pending)
+    applied, arriving = st.session_state.get("_room_version"), st.session_state.get("_room_arriving")
+    if to_apply(room.version, applied, arriving, here) and "page" in room.state:
         # the room this poll read, applied from here: st.switch_page asks for one full rerun on the
         # teacher's page (a rerun of the app first, then a second store read, cost two more)
         _apply(room, pages)
@@ -503,6 +516,7 @@ def _apply(room, pages) -> None:
         del st.session_state[key]
     st.session_state.update(kept)
     st.session_state["_room_version"] = room.version
+    st.session_state["_room_arriving"] = target.url_path  # cleared by the poll of the page it opens
     st.session_state["_room_link"] = room.code
     st.switch_page(target, query_params=params)
 
