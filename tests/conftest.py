@@ -101,6 +101,21 @@ def page_language(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def heavy_budget_off(monkeypatch):
+    """ui/slots.py's per-session budget of heavy CPU seconds is off in this process: a test's
+    AppTest session runs many heavy computations in seconds (the editor's walk of every question
+    type, every control of a page), a robot, not the visitor the budget is for, and its CPU seconds
+    grow with the machine's load (the README's run of 2026-12-06 05:19 UTC, phase 1 at 458 s against
+    300 s in a quiet hour, refused the editor's walk of the translator at its question type token_count).
+    A test of the budget installs its own (slots.HEAVY_BUDGET, tests/test_hostile_lanes.py,
+    tests/test_lesson_budget.py); a served app (a subprocess: the browser tests, the benches) keeps
+    its own."""
+    from ui import slots
+
+    monkeypatch.setattr(slots.HEAVY_BUDGET, "budget", 0.0)
+
+
+@pytest.fixture(autouse=True)
 def language_restored():
     """open_page(..., lang=) sets ui.i18n's fallback language for the AppTest it opens (see
     tests/apptest.use_language); after each test it is the default again. The module is imported
