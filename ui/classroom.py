@@ -430,7 +430,7 @@ def sidebar_panel() -> None:
             st.success(info, icon="🔑")
 
 
-def banner(pages, here: str | None = None) -> None:
+def banner(pages, here: str) -> None:
     """At the top of every page: the teacher's room code (and its QR code on demand); a student's
     follow / detach line, with the fragment that keeps the student on the teacher's view. here:
     the url_path of the page this run shows."""
@@ -478,7 +478,7 @@ def to_apply(version: int, applied: int | None, arriving: str | None, here: str 
 
 
 @st.fragment(run_every=POLL_S)
-def _follow(pages, here: str | None = None) -> None:
+def _follow(pages, here: str) -> None:
     try:
         room = _store().get(code()) if code() else None
     except StoreError as e:  # the store is down for a moment: say so, keep polling, keep the page
