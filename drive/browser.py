@@ -18,7 +18,7 @@ from .server import SCREENSHOTS
 # Debian's chromium-headless-shell where it is installed (./scripts/test installs it): the same
 # Blink and V8 as Debian's chromium, built for headless use only (Playwright's own default for
 # headless). The browser phase's pages cost its processes 20 % less CPU than chromium's headless
-# mode (13.6-13.7 s against 17.2 s for 12 loads of four pages, 2026-12-05, CONTRIBUTING.md).
+# mode (13.6-13.7 s against 17.2 s for 12 loads of four pages, 2026-12-05, docs/suite-time.md).
 # ATTN_CHROMIUM names another binary (`ATTN_CHROMIUM=chromium` for the full browser).
 # The binary itself: Debian's /usr/bin/chromium-headless-shell is a script that does not exec it,
 # so a browser killed at a timeout would leave the shell's chromium running.
