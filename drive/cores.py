@@ -53,7 +53,7 @@ def report(lines: list[str], hz: int, cores: int) -> list[str]:
 
     def row(name, a, b):
         wall, work = b[1] - a[1], (b[2] - a[2]) / hz
-        share = work / (wall * cores) if wall > 0 else 0.0
+        share = (b[2] - a[2]) / (b[3] - a[3]) if b[3] > a[3] else 0.0  # of every core's ticks between the marks
         return f"{name}: {wall:.0f} s of wall, {work:.0f} core-seconds of work ({share:.0%} of {cores} cores busy)"
 
     for a, b in zip(marks, marks[1:]):
