@@ -4,7 +4,7 @@ Linux's /proc/stat (every process on the machine, the tests' browsers and server
 scripts/test marks the start and the end of each phase and prints the report at its end, so every
 run of the whole suite says its work in core-seconds beside its wall time. The work divided by
 the cores is the least wall time the run could take on this machine, however its tests were
-scheduled: 1,866 core-seconds on 2 cores (a clean clone, 2026-12-06) can take no less than 933 s.
+scheduled: 1,865 core-seconds on 2 cores (a clean clone, 2026-12-06) can take no less than 933 s.
 A run over its time budget then says whether the schedule or the work is over it.
 
     python3 -m drive.cores mark FILE LABEL   # appends "LABEL EPOCH BUSY TOTAL" (ticks) to FILE

@@ -468,7 +468,7 @@ def title_badge() -> None:
             st.markdown(t("room_join_at", code=format_code(code()), link=room_link(code())))
 
 
-def to_apply(version: int, applied: int | None, arriving: str | None, here: str | None) -> bool:
+def to_apply(version: int, applied: int | None, arriving: str | None, here: str) -> bool:
     """Whether a poll opens the room's view: a version this student has not applied, or one applied
     whose page switch never arrived (arriving: the page _apply switched to, until a run shows it).
     The version is marked applied as the switch is asked for (the sentence box's key is built from
