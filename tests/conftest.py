@@ -16,7 +16,8 @@ os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-WEIGHTS = Path(__file__).resolve().parent.parent / "model" / "weights"
+TESTS_DIR = Path(__file__).resolve().parent
+WEIGHTS = TESTS_DIR.parent / "model" / "weights"
 
 
 def pytest_configure(config):
@@ -495,7 +496,7 @@ LONG_SERVER_FILES = (
     "test_walk.py",  # ~60 s (the attention page's tabs and tiles; a lesson by Next; Chinese every lesson and question type)
     "test_attention_view.py",  # ~60 s of untimed tests
     "test_live_temperature.py",  # the temperature page in the browser, the two families (~40 s; five models: ~150 s at load 16)
-    "test_bench_smallest.py",  # ~57 s
+    "browser/test_bench_smallest.py",  # ~57 s
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
     "test_protocol.py",  # tests/: ~50 s of untimed tests (a server of its own, two more started)
     "test_teacher_reveal.py",  # ~45 s
@@ -528,13 +529,41 @@ MODEL_FILES = (
 )
 
 
+# The first phase's longest files (no server), longest first: handed out at its start, so that the
+# phase does not end on one worker running them while the other has finished (a clean clone's
+# phase 1, 2026-12-06: Gemma's first conversion, 29 s, came last, 28 s of one core idle).
+LONG_FILES = (
+    "test_gguf_convert.py",  # SmolLM2's and Gemma's first conversions (10 s and 29 s)
+    "test_image.py",  # the image's context installed and every page opened from it (29-34 s)
+    "test_explore.py",  # every control of every page, one at a time (2-14 s a page)
+)
+
+# The server phase's tests that mostly wait (a room's one-second polls, the class's results every
+# 3 s, a bench's timed phases) or start servers of their own (nginx, Redis and replicas; a bench's
+# app and Chromium): marked `waits`, ./scripts/test runs them in one process of their own beside the
+# other server tests' two workers, so that what one waits the others fill (the phase alone on two
+# workers kept the cores 82 % busy; with this lane beside them, 94 %: 573 s against 636 s in the
+# same hour, 2026-12-06). A file here is a server file (serial) and keeps its place in
+# LONG_SERVER_FILES, the order its lane runs in. Paths under tests/: tests/test_rooms.py (the room
+# store, no server) is not tests/browser/test_rooms.py.
+WAITING_FILES = (
+    "browser/test_room_walk.py",  # 148 s of wall, 96 s of CPU (2026-12-06)
+    "browser/test_rooms.py",  # 43 s, 33 s
+    "browser/test_bench_smallest.py",  # 105 s, 38 s
+    "test_bench_attacks.py",  # 47 s, 21 s
+    "browser/test_production.py",  # 36 s, 34 s: a stack of its own (nginx, Redis, two replicas)
+)
+
+
 REAL_MODEL_FIXTURES = ("smollm", "gemma")  # the fixtures below: a test that uses one is slow
 
 
 def run_order(item) -> tuple[int, int]:
-    """The model's tests first, then the long server files, longest first; the rest as collected."""
+    """The model's tests first, then the long files (the server phase's, then the first phase's),
+    longest first; the rest as collected."""
     path = Path(str(item.fspath))
-    long = LONG_SERVER_FILES.index(path.name) if path.name in LONG_SERVER_FILES else len(LONG_SERVER_FILES)
+    order = LONG_SERVER_FILES + LONG_FILES
+    long = order.index(path.name) if path.name in order else len(order)
     return (not (path.name in MODEL_FILES and path.parent.name == "tests"), long)
 
 
@@ -547,6 +576,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
+        if path.relative_to(TESTS_DIR).as_posix() in WAITING_FILES:
+            item.add_marker(pytest.mark.waits)  # a lane of its own in ./scripts/test's server phase
         # the tiny Hugging Face models (`tiny`): transformers imported, tokenizers trained and four
         # models saved, in each worker that runs one (25-50 s of a worker's setup at load 12-20)
         # a real pretrained model (`smollm`, `gemma`): loaded once in each worker that runs one (the

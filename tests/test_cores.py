@@ -60,7 +60,15 @@ def test_scripts_test_marks_every_phase_of_the_whole_suite_and_reports():
     lines = [line.strip() for line in whole.splitlines() if line.strip() and not line.strip().startswith("#")]
     runs = [i for i, line in enumerate(lines) if line.startswith(".venv/bin/python -m pytest")]
     assert len(runs) >= 3, lines  # the phases
+    marks = [i for i, line in enumerate(lines) if line.startswith('python3 -m drive.cores mark "$CORES_LOG"')]
     for i in runs:
-        assert lines[i + 1].startswith('python3 -m drive.cores mark "$CORES_LOG"'), lines[i : i + 2]
+        if lines[i].endswith("&"):  # a lane in the background: waited for before the phase's mark
+            mark = next(m for m in marks if m > i)
+            assert any(line.startswith("wait ") for line in lines[i + 1 : mark]), lines[i : mark + 1]
+        else:  # in the foreground: its mark next, or the wait for its phase's lane, then the mark
+            after = lines[i + 1 : i + 3]
+            assert after[0].startswith('python3 -m drive.cores mark "$CORES_LOG"') or (
+                after[0].startswith("wait ") and after[1].startswith('python3 -m drive.cores mark "$CORES_LOG"')
+            ), after
     assert lines.index('python3 -m drive.cores report "$CORES_LOG" || true') > runs[-1]
     assert 'python3 -m drive.cores mark "$CORES_LOG" start' in script[: script.index("scripts/venv")]

@@ -24,6 +24,8 @@ TESTS = ROOT / "tests"
         (conftest.LONG_SERVER_FILES, ("browser", ".")),  # browser files and tests/' server tests
         (conftest.MODEL_FILES, "."),
         (conftest.SLOW_FILES, "."),
+        (conftest.LONG_FILES, "."),
+        (conftest.WAITING_FILES, "."),  # paths under tests/
     ],
 )
 def test_every_file_a_list_names_exists(names, folder):
@@ -36,8 +38,44 @@ def test_every_file_a_list_names_exists(names, folder):
 def test_the_server_phase_keeps_the_collections_order():
     """xdist's own order for --dist loadfile (most tests first) would undo LONG_SERVER_FILES."""
     script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
-    phase = next(line for line in script.splitlines() if '-m "serial and not timed"' in line)
+    phase = next(line for line in script.splitlines() if '-m "serial and not timed and not waits"' in line)
     assert "--dist loadfile" in phase and "--no-loadscope-reorder" in phase, phase
+
+
+def test_the_waiting_lane_runs_beside_the_server_phase_and_counts():
+    """The tests marked waits run in a process of their own, started in the background before the
+    server phase's workers and waited for right after them, before the timed phase; its exit status
+    is the run's too (an empty lane, pytest's status 5, fails the run: a list that selects nothing
+    is a mistake)."""
+    lines = (ROOT / "scripts" / "test").read_text(encoding="utf-8").splitlines()
+    lane = next(i for i, line in enumerate(lines) if '-m "serial and not timed and waits"' in line)
+    workers = next(i for i, line in enumerate(lines) if '-m "serial and not timed and not waits"' in line)
+    assert lines[lane].rstrip().endswith("&") and "-n " not in lines[lane], lines[lane]
+    assert lane < workers, "the lane starts before the workers, so both run at once"
+    assert lines[workers + 1].strip() == 'wait "$waits_pid" || status=$((status ? status : $?))', lines[workers + 1]
+    assert workers + 1 < next(i for i, line in enumerate(lines) if '-m "timed"' in line), (
+        "the lane ends before the timed phase"
+    )
+
+
+def test_every_waiting_file_is_a_server_file_marked_waits():
+    """A file of WAITING_FILES is collected as serial and waits (so it runs in the lane, not twice,
+    and not in the first phase); a server file not listed is serial without waits."""
+    assert conftest.WAITING_FILES
+    for name in conftest.WAITING_FILES:
+        path = TESTS / name
+        items = [_Collected(path), _Collected(TESTS / "browser" / "test_cost.py")]
+        if path.parent == TESTS:  # a server test in tests/ is serial by its own file's pytestmark
+            assert "pytest.mark.serial" in path.read_text(encoding="utf-8"), name
+            items[0].marks.append("serial")
+            # the same name in tests/browser/ would be another file: not in the lane
+        conftest.pytest_collection_modifyitems(None, items)
+        assert {"serial", "waits"} <= set(items[0].marks), (name, items[0].marks)
+        assert "serial" in items[1].marks and "waits" not in items[1].marks
+    # tests/test_rooms.py (the room store) shares a name with tests/browser/test_rooms.py: not a waiting file
+    store = _Collected(TESTS / "test_rooms.py")
+    conftest.pytest_collection_modifyitems(None, [store])
+    assert "waits" not in store.marks and "serial" not in store.marks
 
 
 class _Item:
