@@ -6,6 +6,8 @@ page draws its main chart, as in class.
 
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from drive import browser as drive_browser
 from lessons.pages import file_of
 from tests.apptest import page_statement, pages_of_app
@@ -243,3 +245,22 @@ def bar_value_problems(page, path: str, where: str, floor: float) -> tuple[list[
     if overlapping(values):
         bad.append(f"{where}: bar values drawn over each other: {overlapping(values)[:4]}")
     return bad, px
+
+
+def revealed(page, line: str) -> str:
+    """The projector's main area once the revealed answer's line is drawn, waited for up to 30 s:
+    settle() can end in a quiet moment of the teacher's reruns (the class's results refresh every
+    3 s) while the main area holds the room's bar and the results but not the step (a clean clone's
+    room walk, 2026-12-05, the check lesson's step 3; test_teacher_reveal.py in Chinese with the
+    server tests' waiting lane beside it, 2026-12-06), and each passed alone right after. Every
+    reveal a test asserts on reads the projector through this. The text is returned either way, so
+    the assertion still says what the projector showed."""
+    try:
+        page.wait_for_function(
+            "([sel, line]) => (document.querySelector(sel)?.innerText || '').includes(line)",
+            arg=["[data-testid='stMain']", line],
+            timeout=30_000,
+        )
+    except PlaywrightTimeout:
+        pass
+    return page.locator("[data-testid='stMain']").inner_text()

@@ -36,7 +36,7 @@ from ui.i18n import text_in
 from ui.lessons import offered
 
 from .helpers import SCREENSHOTS, axe_violations, goto, settle
-from .screens import open_room_and_present, serious
+from .screens import open_room_and_present, revealed, serious
 from .test_teacher_reveal import OPTIONS_JS, _personal
 from .test_walk import trouble
 
@@ -110,23 +110,6 @@ def fits(page, where) -> None:
         settle(page)
         options = page.evaluate(OPTIONS_JS)
     assert not options["cut"] and not options["scrolls"], (where, options)
-
-
-def revealed(page, line: str) -> str:
-    """The projector's main area once the revealed answer's line is drawn, waited for up to 30 s:
-    in a clean clone's run (2026-12-05, the check lesson's step 3) settle() ended while the main area
-    held the room's bar and the results but not the step, a quiet moment of the teacher's reruns
-    (the class's results refresh every 3 s), and the walk passed alone right after. The text is
-    returned either way, so the assertion still says what the projector showed."""
-    try:
-        page.wait_for_function(
-            "([sel, line]) => (document.querySelector(sel)?.innerText || '').includes(line)",
-            arg=["[data-testid='stMain']", line],
-            timeout=30_000,
-        )
-    except PlaywrightTimeout:
-        pass
-    return main(page).inner_text()
 
 
 def next_step(teacher, lesson: str, step: int) -> None:
