@@ -496,7 +496,7 @@ LONG_SERVER_FILES = (
     "test_walk.py",  # ~60 s (the attention page's tabs and tiles; a lesson by Next; Chinese every lesson and question type)
     "test_attention_view.py",  # ~60 s of untimed tests
     "test_live_temperature.py",  # the temperature page in the browser, the two families (~40 s; five models: ~150 s at load 16)
-    "browser/test_bench_smallest.py",  # ~57 s
+    "test_bench_smallest.py",  # ~57 s
     "test_browser_model.py",  # ~50 s (the graphs' export in its setup on a fresh clone)
     "test_protocol.py",  # tests/: ~50 s of untimed tests (a server of its own, two more started)
     "test_teacher_reveal.py",  # ~45 s
