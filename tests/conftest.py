@@ -576,7 +576,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
         if path.name in SLOW_FILES or path.name.startswith("test_app_") or path.name in SERVER_FILES:
             item.add_marker(pytest.mark.slow)
-        if path.relative_to(TESTS_DIR).as_posix() in WAITING_FILES:
+        if path.is_relative_to(TESTS_DIR) and path.relative_to(TESTS_DIR).as_posix() in WAITING_FILES:
             item.add_marker(pytest.mark.waits)  # a lane of its own in ./scripts/test's server phase
         # the tiny Hugging Face models (`tiny`): transformers imported, tokenizers trained and four
         # models saved, in each worker that runs one (25-50 s of a worker's setup at load 12-20)

@@ -11,7 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from drive import browser as drive_browser
 from lessons.pages import file_of
 from tests.apptest import page_statement, pages_of_app
-from ui.i18n import TABLE
+from ui.i18n import TABLE, text_in
 
 from .helpers import SIDEBAR, arm, click_and_settle, relaid, settle, wait_for_run_start
 
@@ -245,6 +245,12 @@ def bar_value_problems(page, path: str, where: str, floor: float) -> tuple[list[
     if overlapping(values):
         bad.append(f"{where}: bar values drawn over each other: {overlapping(values)[:4]}")
     return bad, px
+
+
+def answer_line(lang: str) -> str:
+    """The start of the line the projector shows once a step is revealed ("The model's answer is"),
+    as a page's text reads it (markdown's asterisks gone)."""
+    return text_in(lang, "lesson_the_answer", answer="\x00").split("\x00")[0].replace("*", "")
 
 
 def revealed(page, line: str) -> str:

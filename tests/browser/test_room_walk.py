@@ -36,7 +36,7 @@ from ui.i18n import text_in
 from ui.lessons import offered
 
 from .helpers import SCREENSHOTS, axe_violations, goto, settle
-from .screens import open_room_and_present, revealed, serious
+from .screens import answer_line, open_room_and_present, revealed, serious
 from .test_teacher_reveal import OPTIONS_JS, _personal
 from .test_walk import trouble
 
@@ -177,7 +177,7 @@ def _walk(server, new_page) -> None:
     for page, lang in ((laptop, "en"), (phone, "zh")):
         goto(page, f"{server.url}/?room={code}&lang={lang}", 300)
     personal = _personal("en")
-    answer_line = text_in("en", "lesson_the_answer", answer="\x00").split("\x00")[0].replace("*", "")
+    line = answer_line("en")
     axe_done = False
     for n, lesson in enumerate(lessons):
         steps = builtin(lesson).steps
@@ -202,8 +202,8 @@ def _walk(server, new_page) -> None:
             reveal = main(teacher).get_by_role("button", name=text_in("en", "lesson_reveal"))
             reveal.click(timeout=LOADING_MS)
             settle(teacher)
-            shown = revealed(teacher, answer_line)
-            assert answer_line in shown, (lesson, i, "the projector shows no answer after the reveal")
+            shown = revealed(teacher, line)
+            assert line in shown, (lesson, i, "the projector shows no answer after the reveal")
             assert not [p for p in personal if p in shown], (lesson, i, "the projector shows a personal result")
             assert not trouble(teacher), (lesson, i, trouble(teacher))
             fits(teacher, (lesson, i, "projector, revealed"))

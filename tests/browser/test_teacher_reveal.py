@@ -11,7 +11,7 @@ import pytest
 from ui.i18n import LANGS, text_in
 
 from .helpers import SCREENSHOTS, axe_violations, exceptions, goto, settle
-from .screens import open_room_and_present, revealed, serious
+from .screens import answer_line, open_room_and_present, revealed, serious
 
 # every answer option of the main area: its box against the screen, and any box around it that
 # scrolls sideways (a hidden option a keyboard cannot reach)
@@ -69,7 +69,7 @@ def test_the_teacher_reveals_every_step_and_the_projector_shows_no_score(app_ser
         settle(page)
         options = page.evaluate(OPTIONS_JS)  # beside the charts now, in a third of the screen
         assert not options["cut"] and not options["scrolls"], (n_steps, options)
-        line = text_in(lang, "lesson_the_answer", answer="\x00").split("\x00")[0].replace("*", "")
+        line = answer_line(lang)
         shown = revealed(page, line)
         assert line in shown, (n_steps, "the projector shows no answer after the reveal")
         for personal in _personal(lang):
